@@ -1,0 +1,24 @@
+# The two commands: `make run` and `make test` (see README.md).
+GO      ?= go
+PKGS    ?= ./...
+TESTFLAGS ?= -race -count=1 -timeout 30m
+
+.PHONY: run test check generate build
+
+run:
+	./scripts/with-pg.sh $(GO) run ./cmd/haulgraph serve --seed-demo
+
+test: check
+	./scripts/with-pg.sh $(GO) test $(TESTFLAGS) $(PKGS)
+
+# The gates CI enforces: generated code is current, formatting, vet.
+check:
+	./scripts/check-generated.sh
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.data/*')); test -z "$$unformatted" || { echo "gofmt would change: $$unformatted"; exit 1; }
+	$(GO) vet ./...
+
+generate:
+	$(GO) generate ./...
+
+build:
+	$(GO) build -o bin/haulgraph ./cmd/haulgraph

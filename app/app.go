@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// App is one running instance of HaulGraph.
+type App struct {
+	Config  Config
+	DB      *storage.DB
+	Log     *slog.Logger
+	handler http.Handler
+}
+
+// New opens the database, applies migrations and assembles the handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	db, err := storage.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{Config: cfg, DB: db, Log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", a.healthz)
+	a.handler = mux
+	return a, nil
+}
+
+// Handler is the HTTP face of the instance.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Run starts the background workers and blocks until ctx ends.
+func (a *App) Run(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+// Close releases the database.
+func (a *App) Close() { a.DB.Close() }
+
+func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "application/json")
+	if err := a.DB.Ping(ctx); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "database": "unreachable"})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
+}

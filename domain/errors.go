@@ -1,0 +1,92 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code classifies an error for every transport: REST maps it to an HTTP
+// status in one place, GraphQL to extensions.code.
+type Code string
+
+const (
+	CodeInvalid         Code = "BAD_USER_INPUT"
+	CodeUnauthenticated Code = "UNAUTHENTICATED"
+	CodeForbidden       Code = "FORBIDDEN"
+	CodeNotFound        Code = "NOT_FOUND"
+	CodeConflict        Code = "CONFLICT"
+	CodeTooLarge        Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedType Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeRateLimited     Code = "RATE_LIMITED"
+	CodeInternal        Code = "INTERNAL"
+)
+
+// Error is a domain error a client may see: a code, a safe message, and for
+// validation failures the offending fields with their messages.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  map[string][]string
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) == 0 {
+		return e.Message
+	}
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+": "+strings.Join(e.Fields[k], "; "))
+	}
+	return e.Message + ": " + strings.Join(parts, ", ")
+}
+
+// NotFound reports a missing resource (or one of another tenant: the two are
+// indistinguishable on purpose).
+func NotFound(format string, args ...any) error {
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid reports bad input that is not tied to one field.
+func Invalid(format string, args ...any) error {
+	return &Error{Code: CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// Forbidden reports a permission failure.
+func Forbidden(format string, args ...any) error {
+	return &Error{Code: CodeForbidden, Message: fmt.Sprintf(format, args...)}
+}
+
+// Validation collects field errors; Err returns nil when there are none.
+type Validation struct{ fields map[string][]string }
+
+// Add records msg against field (a JSON path such as "StatementDateRange.End").
+func (v *Validation) Add(field, msg string) {
+	if v.fields == nil {
+		v.fields = map[string][]string{}
+	}
+	v.fields[field] = append(v.fields[field], msg)
+}
+
+// Err is the collected validation error, or nil.
+func (v *Validation) Err() error {
+	if len(v.fields) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: "the request has invalid fields", Fields: v.fields}
+}
+
+// CodeOf returns the code of err, CodeInternal for anything not a domain error.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

@@ -1,0 +1,16 @@
+package domain
+
+// Event types of spec 6.1.
+const (
+	EventWebhookVerification = "webhook.verification"
+	EventLoadChanged         = "load.changed"
+	EventLoadStatusChanged   = "load.status.changed"
+	EventTripChanged         = "trip.changed"
+)
+
+// EventTypes are the business event types a webhook can subscribe to, in the
+// order of the event-type list (spec 4.8).
+var EventTypes = []string{EventLoadChanged, EventLoadStatusChanged, EventTripChanged}
+
+// EventPayloadVersion is the envelope's version field (spec 6.3).
+const EventPayloadVersion = "v1"

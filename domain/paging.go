@@ -1,0 +1,67 @@
+package domain
+
+// MaxPageSize bounds every list (spec 8 for statements; DESIGN.md: every list
+// is bounded).
+const MaxPageSize = 100
+
+// Window selects part of an ordered list: an offset page (Page/PageSize) or,
+// for Relay connections, the items after a keyset cursor. Storage answers
+// both with one query per list.
+type Window struct {
+	Limit  int
+	Offset int
+	// After is an opaque keyset position returned in Page.Cursors; when set,
+	// Offset is ignored.
+	After string
+}
+
+// Page is one window of a list with the total of all matching items.
+type Page[T any] struct {
+	Items []T
+	// Cursors[i] is the keyset position of Items[i].
+	Cursors []string
+	Total   int
+	// HasMore reports whether items follow the window.
+	HasMore bool
+}
+
+// offsetWindow validates spec-style Page/PageSize paging (Page 0-based).
+func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize int) Window {
+	w := Window{}
+	switch {
+	case pageSize == nil:
+		v.Add("PageSize", "PageSize is required")
+	case *pageSize <= 0:
+		v.Add("PageSize", "PageSize must be greater than 0")
+	case maxSize > 0 && *pageSize > maxSize:
+		v.Add("PageSize", "PageSize must be at most 100")
+	default:
+		w.Limit = *pageSize
+	}
+	if page == nil {
+		if requirePage {
+			v.Add("Page", "Page is required")
+		}
+	} else if *page < 0 {
+		v.Add("Page", "Page must be 0 or greater")
+	} else if w.Limit > 0 {
+		w.Offset = *page * w.Limit
+	}
+	return w
+}
+
+// CursorWindow validates Relay paging (first/after): first in 1..100.
+func CursorWindow(first *int, after *string) (Window, error) {
+	var v Validation
+	w := Window{Limit: 20}
+	if first != nil {
+		if *first <= 0 || *first > MaxPageSize {
+			v.Add("first", "first must be between 1 and 100")
+		}
+		w.Limit = *first
+	}
+	if after != nil {
+		w.After = *after
+	}
+	return w, v.Err()
+}

@@ -1,0 +1,45 @@
+package domain
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Principal is who is calling: the verified token's tenant, client and scopes.
+type Principal struct {
+	TenantID  uuid.UUID
+	ClientID  string
+	Scopes    []Scope
+	ExpiresAt time.Time
+}
+
+// Has reports whether the principal holds scope s (the empty scope: always).
+func (p *Principal) Has(s Scope) bool { return s == "" || slices.Contains(p.Scopes, s) }
+
+type principalKey struct{}
+
+// WithPrincipal stores p in ctx.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the caller, or nil when the request is anonymous.
+func PrincipalFrom(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
+
+// Authorize checks that ctx's caller may perform op, returning the principal.
+func Authorize(ctx context.Context, op Operation) (*Principal, error) {
+	p := PrincipalFrom(ctx)
+	if p == nil {
+		return nil, &Error{Code: CodeUnauthenticated, Message: "a valid bearer token is required"}
+	}
+	if s := RequiredScope[op]; !p.Has(s) {
+		return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope " + string(s), Fields: map[string][]string{"scope": {string(s)}}}
+	}
+	return p, nil
+}

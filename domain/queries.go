@@ -1,0 +1,318 @@
+package domain
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ReadStore is the storage port behind every read of spec section 4. Each
+// method is tenant-scoped; a row of another tenant is simply not found.
+type ReadStore interface {
+	InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*Invoice, error)
+	InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number string) (*Invoice, error)
+	SearchStatements(ctx context.Context, tenant uuid.UUID, q StatementQuery) (Page[Statement], error)
+	StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*Statement, error)
+	ListTrailers(ctx context.Context, tenant uuid.UUID, w Window) (Page[Trailer], error)
+	SearchLocations(ctx context.Context, tenant uuid.UUID, q LocationQuery) (Page[Location], error)
+	SearchUsers(ctx context.Context, tenant uuid.UUID, q UserQuery) (Page[User], error)
+	LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber string) (*Load, error)
+}
+
+// Reads is the read service: it authorizes the caller, applies the spec's
+// rules and asks storage. REST and GraphQL both call it.
+type Reads struct{ Store ReadStore }
+
+// InvoiceKey names an invoice by id or by number: exactly one (spec 4.1).
+type InvoiceKey struct{ ID, Number *string }
+
+// Invoice answers spec 4.1.
+func (r *Reads) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error) {
+	p, err := Authorize(ctx, OpReadInvoice)
+	if err != nil {
+		return nil, err
+	}
+	id, number := trimmed(key.ID), trimmed(key.Number)
+	var v Validation
+	switch {
+	case id == "" && number == "":
+		v.Add("id", "id is required when invoiceNumber is empty")
+		v.Add("invoiceNumber", "invoiceNumber is required when id is empty")
+	case id != "" && number != "":
+		v.Add("id", "give either id or invoiceNumber, not both")
+	}
+	var uid uuid.UUID
+	if id != "" && number == "" {
+		if uid, err = uuid.Parse(id); err != nil {
+			v.Add("id", "id must be a UUID")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if id != "" {
+		return r.Store.InvoiceByID(ctx, p.TenantID, uid)
+	}
+	return r.Store.InvoiceByNumber(ctx, p.TenantID, number)
+}
+
+// DateRangeInput is a window as the client sent it.
+type DateRangeInput struct{ Start, End *time.Time }
+
+// StatementSearchInput is spec 4.2's request as sent (nil = absent).
+type StatementSearchInput struct {
+	Page, PageSize     *int
+	StatementDateRange *DateRangeInput
+	DriverType         *string
+	DriverID           *string
+	// First/After select Relay paging instead of Page/PageSize.
+	First *int
+	After *string
+}
+
+// StatementQuery is a validated statement search.
+type StatementQuery struct {
+	From, To   Date // inclusive whole UTC days
+	DriverType *DriverType
+	DriverID   *uuid.UUID
+	Window     Window
+}
+
+// Validate applies every rule of spec 4.2.
+func (in StatementSearchInput) Validate() (StatementQuery, error) {
+	var v Validation
+	var q StatementQuery
+	if in.First != nil || in.After != nil {
+		w, err := CursorWindow(in.First, in.After)
+		if err != nil {
+			return q, err
+		}
+		q.Window = w
+	} else {
+		q.Window = offsetWindow(&v, in.Page, in.PageSize, true, MaxPageSize)
+	}
+	switch r := in.StatementDateRange; {
+	case r == nil:
+		v.Add("StatementDateRange", "StatementDateRange is required")
+	default:
+		if r.Start == nil {
+			v.Add("StatementDateRange.Start", "Start is required")
+		} else if !wholeUTCDay(*r.Start) {
+			v.Add("StatementDateRange.Start", "Start must be a whole UTC day (00:00:00Z)")
+		} else {
+			q.From = DateOf(*r.Start)
+		}
+		if r.End == nil {
+			v.Add("StatementDateRange.End", "End is required: an open-ended range is rejected")
+		} else if !wholeUTCDay(*r.End) {
+			v.Add("StatementDateRange.End", "End must be a whole UTC day (00:00:00Z)")
+		} else {
+			q.To = DateOf(*r.End)
+		}
+		if r.Start != nil && r.End != nil && r.End.Before(*r.Start) {
+			v.Add("StatementDateRange", "End must not be before Start")
+		}
+	}
+	if s := trimmed(in.DriverType); s != "" {
+		if t, ok := ParseDriverType(s); ok {
+			q.DriverType = &t
+		} else {
+			v.Add("DriverType", "DriverType must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
+		}
+	}
+	if s := trimmed(in.DriverID); s != "" {
+		if id, err := uuid.Parse(s); err == nil {
+			q.DriverID = &id
+		} else {
+			v.Add("DriverId", "DriverId must be a UUID")
+		}
+	}
+	return q, v.Err()
+}
+
+// SearchStatements answers spec 4.2.
+func (r *Reads) SearchStatements(ctx context.Context, in StatementSearchInput) (Page[Statement], error) {
+	p, err := Authorize(ctx, OpSearchStatements)
+	if err != nil {
+		return Page[Statement]{}, err
+	}
+	q, err := in.Validate()
+	if err != nil {
+		return Page[Statement]{}, err
+	}
+	return r.Store.SearchStatements(ctx, p.TenantID, q)
+}
+
+// Statement answers spec 4.3: unknown or in-flight numbers are not found.
+func (r *Reads) Statement(ctx context.Context, number int32) (*Statement, error) {
+	p, err := Authorize(ctx, OpReadStatement)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.StatementByNumber(ctx, p.TenantID, number)
+}
+
+// Trailers answers spec 4.4 (REST: the whole list, bounded by storage;
+// GraphQL: a window).
+func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
+	p, err := Authorize(ctx, OpListTrailers)
+	if err != nil {
+		return Page[Trailer]{}, err
+	}
+	return r.Store.ListTrailers(ctx, p.TenantID, w)
+}
+
+// LocationSearchInput is spec 4.5's request as sent.
+type LocationSearchInput struct {
+	Page, PageSize   *int
+	Status           []string
+	LocationIDs      []string
+	CreatedDateRange *DateRangeInput
+	First            *int
+	After            *string
+}
+
+// LocationQuery is a validated location search.
+type LocationQuery struct {
+	Statuses      []LocationStatus
+	IDs           []uuid.UUID
+	CreatedAfter  *time.Time // inclusive
+	CreatedBefore *time.Time // inclusive
+	Window        Window
+}
+
+// Validate applies spec 4.5's rules.
+func (in LocationSearchInput) Validate() (LocationQuery, error) {
+	var v Validation
+	var q LocationQuery
+	if in.First != nil || in.After != nil {
+		w, err := CursorWindow(in.First, in.After)
+		if err != nil {
+			return q, err
+		}
+		q.Window = w
+	} else {
+		q.Window = offsetWindow(&v, in.Page, in.PageSize, false, MaxPageSize)
+	}
+	for _, s := range in.Status {
+		ok := false
+		for _, st := range LocationStatuses {
+			if strings.EqualFold(s, string(st)) {
+				q.Statuses, ok = append(q.Statuses, st), true
+			}
+		}
+		if !ok {
+			v.Add("Status", "unknown status "+quote(s)+": use Active, Disabled or Inactive")
+		}
+	}
+	if len(in.LocationIDs) > MaxPageSize {
+		v.Add("LocationIds", "at most 100 ids")
+	}
+	for _, s := range in.LocationIDs {
+		id, err := uuid.Parse(strings.TrimSpace(s))
+		if err != nil {
+			v.Add("LocationIds", quote(s)+" is not a UUID")
+			continue
+		}
+		q.IDs = append(q.IDs, id)
+	}
+	if r := in.CreatedDateRange; r != nil {
+		q.CreatedAfter, q.CreatedBefore = r.Start, r.End
+		if r.Start != nil && r.End != nil && r.End.Before(*r.Start) {
+			v.Add("CreatedDateRange", "End must not be before Start")
+		}
+	}
+	return q, v.Err()
+}
+
+// SearchLocations answers spec 4.5.
+func (r *Reads) SearchLocations(ctx context.Context, in LocationSearchInput) (Page[Location], error) {
+	p, err := Authorize(ctx, OpSearchLocations)
+	if err != nil {
+		return Page[Location]{}, err
+	}
+	q, err := in.Validate()
+	if err != nil {
+		return Page[Location]{}, err
+	}
+	return r.Store.SearchLocations(ctx, p.TenantID, q)
+}
+
+// UserSearchInput is spec 4.6's request as sent.
+type UserSearchInput struct {
+	Page, PageSize *int
+	Keyword        *string
+	First          *int
+	After          *string
+}
+
+// MaxKeywordLength bounds the user search text.
+const MaxKeywordLength = 200
+
+// UserQuery is a validated user search.
+type UserQuery struct {
+	Keyword string // lower-cased, trimmed; empty matches all
+	Window  Window
+}
+
+// Validate applies spec 4.6's rules.
+func (in UserSearchInput) Validate() (UserQuery, error) {
+	var v Validation
+	var q UserQuery
+	if in.First != nil || in.After != nil {
+		w, err := CursorWindow(in.First, in.After)
+		if err != nil {
+			return q, err
+		}
+		q.Window = w
+	} else {
+		q.Window = offsetWindow(&v, in.Page, in.PageSize, true, MaxPageSize)
+	}
+	q.Keyword = strings.ToLower(trimmed(in.Keyword))
+	if len(q.Keyword) > MaxKeywordLength {
+		v.Add("Keyword", "Keyword must be at most 200 characters")
+	}
+	return q, v.Err()
+}
+
+// SearchUsers answers spec 4.6.
+func (r *Reads) SearchUsers(ctx context.Context, in UserSearchInput) (Page[User], error) {
+	p, err := Authorize(ctx, OpSearchUsers)
+	if err != nil {
+		return Page[User]{}, err
+	}
+	q, err := in.Validate()
+	if err != nil {
+		return Page[User]{}, err
+	}
+	return r.Store.SearchUsers(ctx, p.TenantID, q)
+}
+
+// Load answers DESIGN.md's load read endpoint.
+func (r *Reads) Load(ctx context.Context, loadNumber string) (*Load, error) {
+	p, err := Authorize(ctx, OpReadLoad)
+	if err != nil {
+		return nil, err
+	}
+	n := strings.TrimSpace(loadNumber)
+	if n == "" || len(n) > 64 {
+		return nil, &Error{Code: CodeInvalid, Message: "invalid load number", Fields: map[string][]string{"loadNumber": {"loadNumber must be 1 to 64 characters"}}}
+	}
+	return r.Store.LoadByNumber(ctx, p.TenantID, n)
+}
+
+func wholeUTCDay(t time.Time) bool {
+	u := t.UTC()
+	return u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0
+}
+
+func trimmed(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}
+
+func quote(s string) string { return "\"" + s + "\"" }

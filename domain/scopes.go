@@ -1,0 +1,129 @@
+package domain
+
+import (
+	"slices"
+	"strings"
+)
+
+// Scope is a permission of the form <entity>:<permission> (spec 5.3).
+type Scope string
+
+// Scopes the API checks (DESIGN.md's endpoint → scope table).
+const (
+	ScopeInvoiceRead   Scope = "invoice:read"
+	ScopeDriverRead    Scope = "driver:read"
+	ScopeTrailerRead   Scope = "trailer:read"
+	ScopeCustomerRead  Scope = "customer:read"
+	ScopeUserRead      Scope = "user:read"
+	ScopeLoadRead      Scope = "load:read"
+	ScopeLoadCreate    Scope = "load:create"
+	ScopeLoadUpdate    Scope = "load:update"
+	ScopeTripRead      Scope = "trip:read"
+	ScopeTripUpdate    Scope = "trip:update"
+	ScopeDriverUpdate  Scope = "driver:update"
+	ScopeCarrierUpdate Scope = "carrier:update"
+	ScopeWebhookManage Scope = "webhook:manage"
+)
+
+// scopeEntities lists spec 5.3's entities with their permissions.
+var scopeEntities = []struct {
+	entity string
+	perms  []string
+}{
+	{"customer", crud}, {"driver", crud}, {"fuel", crud}, {"invoice", crud}, {"load", crud},
+	{"maintenance", crud}, {"toll", crud}, {"trailer", crud}, {"trip", crud}, {"truck", crud},
+	{"user", crud}, {"visibility", crud}, {"dispatch", []string{"read", "update"}}, {"carrier", crud},
+	{"webhook", []string{"manage"}},
+}
+
+var crud = []string{"read", "create", "update", "delete"}
+
+// ScopeCatalogue is every grantable scope, in spec order.
+var ScopeCatalogue = func() []Scope {
+	var out []Scope
+	for _, e := range scopeEntities {
+		for _, p := range e.perms {
+			out = append(out, Scope(e.entity+":"+p))
+		}
+	}
+	return out
+}()
+
+// ReadScopes are the scopes a legacy token without a scope claim acts with
+// (spec 5.4): every ":read" scope.
+var ReadScopes = func() []Scope {
+	var out []Scope
+	for _, s := range ScopeCatalogue {
+		if strings.HasSuffix(string(s), ":read") {
+			out = append(out, s)
+		}
+	}
+	return out
+}()
+
+// KnownScope reports whether s is in the catalogue.
+func KnownScope(s Scope) bool { return slices.Contains(ScopeCatalogue, s) }
+
+// ParseScopes splits a space-separated scope string, dropping empties.
+func ParseScopes(s string) []Scope {
+	var out []Scope
+	for _, f := range strings.Fields(s) {
+		out = append(out, Scope(f))
+	}
+	return out
+}
+
+// JoinScopes renders scopes as the space-separated scope claim.
+func JoinScopes(scopes []Scope) string {
+	parts := make([]string, len(scopes))
+	for i, s := range scopes {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Operation names an API operation for the endpoint → scope table. REST
+// routes and GraphQL fields both name their operation and read its scope here.
+type Operation string
+
+const (
+	OpReadInvoice      Operation = "invoice.read"
+	OpSearchStatements Operation = "statement.search"
+	OpReadStatement    Operation = "statement.read"
+	OpListTrailers     Operation = "trailer.list"
+	OpSearchLocations  Operation = "location.search"
+	OpSearchUsers      Operation = "user.search"
+	OpReadLoad         Operation = "load.read"
+	OpCreateLoad       Operation = "load.create"
+	OpUpdateLoad       Operation = "load.update"
+	OpReadTrip         Operation = "trip.read"
+	OpUpdateTrip       Operation = "trip.update"
+	OpUploadLoadDoc    Operation = "load.document"
+	OpUploadTripDoc    Operation = "trip.document"
+	OpUploadDriverDoc  Operation = "driver.document"
+	OpUploadCarrierDoc Operation = "carrier.document"
+	OpListEventTypes   Operation = "webhook.eventtypes"
+	OpManageWebhooks   Operation = "webhook.manage"
+)
+
+// RequiredScope is DESIGN.md's endpoint → scope table. An empty scope means
+// any valid token (the event-type list).
+var RequiredScope = map[Operation]Scope{
+	OpReadInvoice:      ScopeInvoiceRead,
+	OpSearchStatements: ScopeDriverRead,
+	OpReadStatement:    ScopeDriverRead,
+	OpListTrailers:     ScopeTrailerRead,
+	OpSearchLocations:  ScopeCustomerRead,
+	OpSearchUsers:      ScopeUserRead,
+	OpReadLoad:         ScopeLoadRead,
+	OpCreateLoad:       ScopeLoadCreate,
+	OpUpdateLoad:       ScopeLoadUpdate,
+	OpReadTrip:         ScopeTripRead,
+	OpUpdateTrip:       ScopeTripUpdate,
+	OpUploadLoadDoc:    ScopeLoadUpdate,
+	OpUploadTripDoc:    ScopeTripUpdate,
+	OpUploadDriverDoc:  ScopeDriverUpdate,
+	OpUploadCarrierDoc: ScopeCarrierUpdate,
+	OpListEventTypes:   "",
+	OpManageWebhooks:   ScopeWebhookManage,
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Fails when `go generate ./...` changes generated code: it hashes the
+# directories gqlgen writes before and after running it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dirs="graph resolvers"
+digest() { { find $dirs -type f 2>/dev/null || true; } | LC_ALL=C sort | xargs -r sha256sum | sha256sum; }
+before=$(digest)
+go generate ./...
+after=$(digest)
+if [ "$before" != "$after" ]; then
+  echo "go generate changed the tree: run 'make generate' and commit the result" >&2
+  git status --short -- $dirs >&2 || true
+  exit 1
+fi

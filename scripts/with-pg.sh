@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# with-pg.sh CMD...: runs CMD with DATABASE_URL pointing at a PostgreSQL.
+# When DATABASE_URL is already set it is used as is. Otherwise a private cluster
+# lives under .data/pg (initdb once, then reused), listens only on a Unix socket
+# in .data/run (so it never collides with a system server), and is stopped again
+# on exit if, and only if, this script started it.
+set -euo pipefail
+
+if [ -n "${DATABASE_URL:-}" ]; then exec "$@"; fi
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+data="$root/.data"
+pgdata="$data/pg"
+sock="$data/run"
+
+find_bindir() {
+  if command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ]; then pg_config --bindir; return; fi
+  local d
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    [ -x "$d/initdb" ] && { echo "$d"; return; }
+  done
+  command -v initdb >/dev/null 2>&1 && dirname "$(command -v initdb)"
+}
+
+bindir=$(find_bindir || true)
+if [ -z "$bindir" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "with-pg: installing Debian's postgresql package" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
+    bindir=$(find_bindir)
+  else
+    echo "with-pg: PostgreSQL server binaries not found: install PostgreSQL (Debian: apt-get install postgresql) or set DATABASE_URL" >&2
+    exit 1
+  fi
+fi
+
+# PostgreSQL refuses to run as root: run it as the postgres user then.
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+mkdir -p "$data"
+if [ ! -s "$pgdata/PG_VERSION" ]; then
+  mkdir -p "$pgdata" "$sock"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$pgdata" "$sock"
+  chmod 700 "$pgdata"
+  as_pg "$bindir/initdb" -D "$pgdata" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$data/initdb.log" 2>&1 ||
+    { cat "$data/initdb.log" >&2; exit 1; }
+  cat >>"$pgdata/postgresql.conf" <<CONF
+listen_addresses = ''
+unix_socket_directories = '$sock'
+max_connections = 300
+shared_buffers = 256MB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+CONF
+fi
+mkdir -p "$sock" "$data/log"
+[ "$(id -u)" = 0 ] && chown postgres:postgres "$sock" "$data/log"
+
+started=0
+if ! as_pg "$bindir/pg_ctl" -D "$pgdata" status >/dev/null 2>&1; then
+  as_pg "$bindir/pg_ctl" -D "$pgdata" -l "$data/log/postgres.log" -w -t 60 start >/dev/null ||
+    { tail -20 "$data/log/postgres.log" >&2; exit 1; }
+  started=1
+fi
+stop() { [ "$started" = 1 ] && as_pg "$bindir/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1 || true; }
+trap stop EXIT INT TERM
+
+if ! "$bindir/psql" -h "$sock" -U postgres -d postgres -tAc "select 1 from pg_database where datname='haulgraph'" | grep -q 1; then
+  "$bindir/psql" -h "$sock" -U postgres -d postgres -qc "create database haulgraph" >/dev/null
+fi
+
+export DATABASE_URL="postgres://postgres@/haulgraph?host=$sock&sslmode=disable"
+"$@"

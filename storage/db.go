@@ -1,0 +1,77 @@
+// Package storage is HaulGraph's PostgreSQL layer: bun over pgx, embedded
+// migrations, tenant-isolated transactions and the repositories of each domain.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// DB is the one handle to PostgreSQL: bun for queries and the pgx pool beneath
+// it for what bun does not do (LISTEN/NOTIFY, COPY).
+type DB struct {
+	Bun  *bun.DB
+	Pool *pgxpool.Pool
+}
+
+// Open connects to the database at url and checks that it answers.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("storage: parse DATABASE_URL: %w", err)
+	}
+	if cfg.MaxConns < 20 {
+		cfg.MaxConns = 20
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("storage: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("storage: ping: %w", err)
+	}
+	sqldb := stdlib.OpenDBFromPool(pool)
+	return &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool}, nil
+}
+
+// Close releases every connection.
+func (db *DB) Close() {
+	_ = db.Bun.Close()
+	db.Pool.Close()
+}
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
+
+// InTenant runs fn in a transaction bound to one tenant: the role switches to
+// haulgraph_tenant, which row-level security confines to app.tenant_id, so a
+// query that forgets its tenant_id filter still sees only this tenant's rows.
+func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx context.Context, tx bun.Tx) error) error {
+	if tenantID == uuid.Nil {
+		return errors.New("storage: tenant transaction without a tenant")
+	}
+	return db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SELECT set_config('app.tenant_id', ?, true)", tenantID.String()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE haulgraph_tenant"); err != nil {
+			return err
+		}
+		return fn(ctx, tx)
+	})
+}
+
+// InSystem runs fn in a transaction with the owner's rights, across tenants.
+// Only the token service, the outbox relay, webhook workers and seeding use it.
+func (db *DB) InSystem(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.Bun.RunInTx(ctx, &sql.TxOptions{}, fn)
+}
