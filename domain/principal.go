@@ -32,11 +32,32 @@ func PrincipalFrom(ctx context.Context) *Principal {
 	return p
 }
 
+type authFailureKey struct{}
+
+// WithAuthFailure records why the presented bearer token was refused (expired,
+// wrong audience, ...), so the 401 can say so.
+func WithAuthFailure(ctx context.Context, reason string) context.Context {
+	return context.WithValue(ctx, authFailureKey{}, reason)
+}
+
+// Authenticated returns the caller or the UNAUTHENTICATED error explaining why
+// there is none.
+func Authenticated(ctx context.Context) (*Principal, error) {
+	if p := PrincipalFrom(ctx); p != nil {
+		return p, nil
+	}
+	msg := "a valid bearer token is required"
+	if reason, _ := ctx.Value(authFailureKey{}).(string); reason != "" {
+		msg = "the bearer token was refused: " + reason
+	}
+	return nil, &Error{Code: CodeUnauthenticated, Message: msg}
+}
+
 // Authorize checks that ctx's caller may perform op, returning the principal.
 func Authorize(ctx context.Context, op Operation) (*Principal, error) {
-	p := PrincipalFrom(ctx)
-	if p == nil {
-		return nil, &Error{Code: CodeUnauthenticated, Message: "a valid bearer token is required"}
+	p, err := Authenticated(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if s := RequiredScope[op]; !p.Has(s) {
 		return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope " + string(s), Fields: map[string][]string{"scope": {string(s)}}}
