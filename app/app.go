@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -31,7 +32,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, DB: db, Log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
-	a.handler = mux
+	// REST, rate limits, logging/metrics/tracing (rest helper).
+	chain := newAPIChain(cfg, db, log)
+	a.handler = mountREST(mux, chain, &domain.Reads{}, log)
 	return a, nil
 }
 
