@@ -95,7 +95,7 @@ func TestTraceparentPropagated(t *testing.T) {
 		t.Fatalf("problem traceId = %q, want %q", p.TraceID, trace)
 	}
 	tp := res.Header.Get("traceparent")
-	if !regexp.MustCompile(`^00-` + trace + `-[0-9a-f]{16}-01$`).MatchString(tp) || strings.Contains(tp, "00f067aa0ba902b7") {
+	if !regexp.MustCompile(`^00-`+trace+`-[0-9a-f]{16}-01$`).MatchString(tp) || strings.Contains(tp, "00f067aa0ba902b7") {
 		t.Fatalf("response traceparent = %q, want the same trace with this server's span", tp)
 	}
 	// A malformed traceparent starts a new trace.
