@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/haulgraph/haulgraph/apptest"
 )
 
 // do sends one request and returns the response with its body read.
@@ -35,6 +37,9 @@ func do(t *testing.T, method, url string, header map[string]string, body string)
 	}
 	return res, b
 }
+
+// startServer starts an instance with the default (generous) test limits.
+func startServer(t *testing.T) *apptest.Server { return apptest.Start(t, apptest.Options{}) }
 
 // problem is the RFC 9457 body the tests inspect.
 type problem struct {
