@@ -35,17 +35,18 @@ type keyRing struct {
 	box     *secretbox.Box
 	keepFor time.Duration // how long a retired key keeps verifying
 
-	mu       sync.Mutex
-	active   *signingKey
-	byKID    map[string]*signingKey
-	loadedAt time.Time
+	mu         sync.Mutex
+	active     *signingKey
+	byKID      map[string]*signingKey
+	loadedAt   time.Time
+	lastMissAt time.Time // last reload caused by an unknown kid
 }
 
 // keyRefresh bounds how stale the cache may get, and how often an unknown
 // kid may send us back to the database.
 const (
 	keyRefresh       = time.Minute
-	unknownKIDReload = time.Second
+	unknownKIDReload = 200 * time.Millisecond
 	keyLockID        = 7340218 // advisory lock serializing key creation and rotation
 )
 
@@ -174,12 +175,16 @@ func (k *keyRing) signer(ctx context.Context) (*signingKey, error) {
 	return active, nil
 }
 
-// lookup returns the public key for kid, going back to the database (at most
-// once a second) when the kid is unknown: another instance may have rotated.
+// lookup returns the public key for kid, going back to the database when
+// the kid is unknown (another instance may have rotated) — at most five
+// times a second, so tokens with made-up kids cannot flood the database.
 func (k *keyRing) lookup(ctx context.Context, kid string) (*ecdsa.PublicKey, bool) {
 	k.mu.Lock()
 	sk, ok := k.byKID[kid]
-	canReload := time.Since(k.loadedAt) > unknownKIDReload
+	canReload := time.Since(k.lastMissAt) > unknownKIDReload
+	if !ok && canReload {
+		k.lastMissAt = time.Now()
+	}
 	k.mu.Unlock()
 	if !ok && canReload {
 		if err := k.reload(ctx); err == nil {
