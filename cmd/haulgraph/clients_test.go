@@ -11,7 +11,8 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/haulgraph/haulgraph/apptest")
+	"github.com/haulgraph/haulgraph/apptest"
+)
 
 func runCLI(t *testing.T, srv *apptest.Server, args ...string) (string, error) {
 	t.Helper()
