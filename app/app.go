@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -17,10 +18,17 @@ type App struct {
 	DB      *storage.DB
 	Log     *slog.Logger
 	handler http.Handler
+
+	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
+	Auth *auth.Service
 }
 
 // New opens the database, applies migrations and assembles the handler.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	cfg, err := withEncryptionKey(cfg)
+	if err != nil {
+		return nil, err
+	}
 	db, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -32,8 +40,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, DB: db, Log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
+	if err := a.wireAuth(ctx, mux); err != nil {
+		db.Close()
+		return nil, err
+	}
 	// REST, rate limits, logging/metrics/tracing (rest helper).
-	chain := newAPIChain(cfg, db, log)
+	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
 	a.handler = mountREST(mux, chain, &domain.Reads{}, log)
 	return a, nil
 }

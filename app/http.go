@@ -21,10 +21,11 @@ const (
 // apiChain holds what every API request (REST and GraphQL) passes through
 // after authentication: the per-client and per-tenant rate limits.
 type apiChain struct {
+	authn  func(http.Handler) http.Handler
 	limits *rest.RateLimits
 }
 
-func newAPIChain(cfg Config, db *storage.DB, log *slog.Logger) *apiChain {
+func newAPIChain(cfg Config, db *storage.DB, authn func(http.Handler) http.Handler, log *slog.Logger) *apiChain {
 	client, tenant := cfg.ClientRateLimit, cfg.TenantRateLimit
 	if client <= 0 {
 		client = DefaultClientRateLimit
@@ -32,7 +33,7 @@ func newAPIChain(cfg Config, db *storage.DB, log *slog.Logger) *apiChain {
 	if tenant <= 0 {
 		tenant = DefaultTenantRateLimit
 	}
-	return &apiChain{limits: &rest.RateLimits{
+	return &apiChain{authn: authn, limits: &rest.RateLimits{
 		Limiter: ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, cfg.RateLimitClock),
 		Client:  ratelimit.PerSecond(client),
 		Tenant:  ratelimit.PerSecond(tenant),
@@ -40,10 +41,9 @@ func newAPIChain(cfg Config, db *storage.DB, log *slog.Logger) *apiChain {
 	}}
 }
 
-// wrap puts an API handler (REST or GraphQL) behind the rate limits. The
-// auth middleware, which sets the Principal the limits key on, goes around
-// this.
-func (c *apiChain) wrap(h http.Handler) http.Handler { return c.limits.Wrap(h) }
+// wrap puts an API handler (REST or GraphQL) behind authentication and the
+// rate limits, which key on the Principal authentication puts in the context.
+func (c *apiChain) wrap(h http.Handler) http.Handler { return c.authn(c.limits.Wrap(h)) }
 
 // mountREST serves the REST routes, the OpenAPI document and /metrics on
 // mux, and returns the outermost handler: request logging, metrics and
