@@ -3,6 +3,7 @@ package rest_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Routes that need no token to be told apart: a supported version on a real
@@ -160,4 +162,28 @@ func TestRateLimitAnonymous(t *testing.T) {
 	clk.Advance(time.Duration(retry) * time.Second)
 	res, body = do(t, "GET", url, nil, "")
 	wantProblem(t, res, body, http.StatusUnauthorized)
+}
+
+// The token endpoint, described in the same document, answers as described.
+func TestOpenAPITokenEndpoint(t *testing.T) {
+	srv := startServer(t)
+	c := newOpenAPIChecker(t, srv.URL)
+	tenant := apptest.NewTenant(t, srv, "acme")
+	id, secret := srv.Client(t, tenant, domain.ScopeUserRead)
+	form := "application/x-www-form-urlencoded"
+	for _, r := range []struct {
+		ct, body string
+		status   int
+	}{
+		{form, "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret + "&audience=" + url.QueryEscape(srv.Config.Audience), 200},
+		{"application/json", `{"grant_type":"client_credentials","client_id":"` + id + `","client_secret":"` + secret + `","audience":"` + srv.Config.Audience + `"}`, 200},
+		{form, "grant_type=client_credentials&client_id=" + id + "&client_secret=wrong&audience=" + url.QueryEscape(srv.Config.Audience), 401},
+		{form, "grant_type=password&client_id=" + id + "&client_secret=" + secret + "&audience=" + url.QueryEscape(srv.Config.Audience), 400},
+	} {
+		res, body := do(t, "POST", srv.URL+"/oauth/token", map[string]string{"Content-Type": r.ct}, r.body)
+		if res.StatusCode != r.status {
+			t.Fatalf("%s: %d %s, want %d", r.body, res.StatusCode, body, r.status)
+		}
+		c.check(t, "POST", srv.URL+"/oauth/token", r.ct, r.body, res, body)
+	}
 }
