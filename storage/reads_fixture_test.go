@@ -15,7 +15,7 @@ import (
 // readFixture is a small, fully known tenant for the read tests.
 type readFixture struct {
 	Tenant, Sub, Fleet, Customer, Vendor, Carrier, Invoice, Load, Trailer, Location uuid.UUID
-	Drivers                                                                        [3]uuid.UUID // COMPANY, OWNER_OPERATOR, CONTRACTOR
+	Drivers                                                                         [3]uuid.UUID // COMPANY, OWNER_OPERATOR, CONTRACTOR
 }
 
 var day0 = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
