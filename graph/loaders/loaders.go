@@ -56,7 +56,9 @@ func loader[V any](tenant uuid.UUID, fetch func(context.Context, uuid.UUID, []uu
 type ctxKey struct{}
 
 // With stores l in ctx.
-func With(ctx context.Context, l *Loaders) context.Context { return context.WithValue(ctx, ctxKey{}, l) }
+func With(ctx context.Context, l *Loaders) context.Context {
+	return context.WithValue(ctx, ctxKey{}, l)
+}
 
 // From returns the request's loaders.
 func From(ctx context.Context) *Loaders {
