@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -16,6 +17,9 @@ type App struct {
 	DB      *storage.DB
 	Log     *slog.Logger
 	handler http.Handler
+
+	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
+	GraphQL *graph.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -31,6 +35,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, DB: db, Log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
+	a.wireGraphQL(mux, func(h http.Handler) http.Handler { return h }) // TODO(reads): auth middleware once it lands
 	a.handler = mux
 	return a, nil
 }
