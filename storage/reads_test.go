@@ -9,17 +9,18 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 
 func stmtQuery(from, to int, w domain.Window) domain.StatementQuery {
-	return domain.StatementQuery{From: domain.DateOf(day0.AddDate(0, 0, from)), To: domain.DateOf(day0.AddDate(0, 0, to)), Window: w}
+	return domain.StatementQuery{From: domain.DateOf(readstest.Day0.AddDate(0, 0, from)), To: domain.DateOf(readstest.Day0.AddDate(0, 0, to)), Window: w}
 }
 
 func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	f := seedReads(t, db, "acme")
-	seedReads(t, db, "other") // same numbers in another tenant must not show
+	f := readstest.NewTenant(t, db, "acme")
+	readstest.NewTenant(t, db, "other") // same numbers in another tenant must not show
 	r := &storage.Reads{DB: db}
 
 	// Days 0..9 hold statements 1..10; 6 (Generating) and 7 (Draft) are hidden.
@@ -67,7 +68,7 @@ func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
 func TestSearchStatementsFilters(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	f := seedReads(t, db, "acme")
+	f := readstest.NewTenant(t, db, "acme")
 	r := &storage.Reads{DB: db}
 	oo := domain.OwnerOperator
 	q := stmtQuery(0, 29, domain.Window{Limit: 100})
@@ -103,7 +104,7 @@ func TestSearchStatementsFilters(t *testing.T) {
 func TestSearchStatementsOffsetAndCursorPagesAgree(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	f := seedReads(t, db, "acme")
+	f := readstest.NewTenant(t, db, "acme")
 	r := &storage.Reads{DB: db}
 	var byOffset, byCursor []int32
 	for p := 0; ; p++ {
@@ -155,7 +156,7 @@ func TestSearchStatementsOffsetAndCursorPagesAgree(t *testing.T) {
 func TestStatementByNumber(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	f := seedReads(t, db, "acme")
+	f := readstest.NewTenant(t, db, "acme")
 	r := &storage.Reads{DB: db}
 	s, err := r.StatementByNumber(ctx, f.Tenant, 5)
 	if err != nil || s.Status != domain.StatementFailed || len(s.LineItems) != 2 || s.Driver == nil {
@@ -174,8 +175,8 @@ func TestStatementByNumber(t *testing.T) {
 func TestInvoiceFullyPopulated(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	f := seedReads(t, db, "acme")
-	other := seedReads(t, db, "other")
+	f := readstest.NewTenant(t, db, "acme")
+	other := readstest.NewTenant(t, db, "other")
 	r := &storage.Reads{DB: db}
 	byID, err := r.InvoiceByID(ctx, f.Tenant, f.Invoice)
 	if err != nil {
@@ -212,8 +213,8 @@ func TestInvoiceFullyPopulated(t *testing.T) {
 func TestTrailersLocationsUsersLoad(t *testing.T) {
 	ctx := context.Background()
 	db := dbtest.New(t)
-	f := seedReads(t, db, "acme")
-	seedReads(t, db, "other")
+	f := readstest.NewTenant(t, db, "acme")
+	readstest.NewTenant(t, db, "other")
 	r := &storage.Reads{DB: db}
 
 	tr, err := r.ListTrailers(ctx, f.Tenant, domain.Window{})
@@ -233,8 +234,8 @@ func TestTrailersLocationsUsersLoad(t *testing.T) {
 	if len(locs.Items[0].Notes) != 1 || locs.Items[0].Notes[0].User != "bob" || locs.Items[0].Email[0] != "x@y.test" {
 		t.Errorf("location %+v", locs.Items[0])
 	}
-	after := day0.AddDate(0, 0, 1)
-	before := day0.AddDate(0, 0, 3)
+	after := readstest.Day0.AddDate(0, 0, 1)
+	before := readstest.Day0.AddDate(0, 0, 3)
 	locs, err = r.SearchLocations(ctx, f.Tenant, domain.LocationQuery{CreatedAfter: &after, CreatedBefore: &before, Window: domain.Window{Limit: 10}})
 	if err != nil || locs.Total != 3 {
 		t.Errorf("created window: total %d %v, want 3 (inclusive)", locs.Total, err)
