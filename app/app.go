@@ -9,6 +9,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -21,6 +22,8 @@ type App struct {
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
+	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
+	GraphQL *graph.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -44,9 +47,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	// REST, rate limits, logging/metrics/tracing (rest helper).
+	// REST, rate limits, logging/metrics/tracing (rest helper); GraphQL
+	// passes through the same authentication and rate limits.
 	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
-	a.handler = mountREST(mux, chain, &domain.Reads{}, log)
+	a.wireGraphQL(mux, chain.wrap)
+	a.handler = mountREST(mux, chain, &domain.Reads{Store: &storage.Reads{DB: db}}, log)
 	return a, nil
 }
 

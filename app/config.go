@@ -38,6 +38,9 @@ type Config struct {
 	// RateLimitClock replaces time.Now in the rate limiter (tests move it
 	// instead of sleeping).
 	RateLimitClock func() time.Time
+	// DisableIntrospection turns GraphQL introspection off
+	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
+	DisableIntrospection bool
 }
 
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
@@ -77,6 +80,13 @@ func FromEnv() (Config, error) {
 			}
 			*dst = f
 		}
+	}
+	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("HAULGRAPH_GRAPHQL_INTROSPECTION: %w", err)
+		}
+		c.DisableIntrospection = !b
 	}
 	if v := os.Getenv("HAULGRAPH_TOKEN_TTL"); v != "" {
 		d, err := time.ParseDuration(v)

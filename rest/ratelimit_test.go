@@ -75,6 +75,16 @@ func TestRateLimitPerClientAndTenant(t *testing.T) {
 		t.Fatalf("tenant other throttled by acme: %d", res.StatusCode)
 	}
 	headers(res, "3", "2")
+	// GraphQL spends from the same buckets, with the same headers.
+	res, body = do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
+	if res.StatusCode != 200 {
+		t.Fatalf("GraphQL: %d %s", res.StatusCode, body)
+	}
+	headers(res, "3", "1")
+	do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", map[string]string{"Authorization": "Bearer " + three}, "")
+	res, body = do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
+	wantProblem(t, res, body, http.StatusTooManyRequests)
+
 	// Recovery: after Retry-After the client is served again.
 	clk.Advance(time.Duration(retry) * time.Second)
 	if res, body := get(one); res.StatusCode != 200 {
