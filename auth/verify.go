@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -118,7 +119,8 @@ func describeVerifyError(err error) error {
 
 // newVerifier builds the go-oidc verifier. For our own issuer the keys come
 // from the database through dbKeySet; for an external issuer they come from
-// its discovery document, fetched on first use and retried until it answers.
+// its discovery document, fetched on first use and retried until it answers
+// (an API may start before its issuer).
 func (s *Service) newVerifier() func(context.Context) (*oidc.IDTokenVerifier, error) {
 	cfg := &oidc.Config{ClientID: s.cfg.Audience, SupportedSigningAlgs: ownAlgs}
 	if s.cfg.TrustedIssuer == s.cfg.Issuer {
@@ -126,25 +128,38 @@ func (s *Service) newVerifier() func(context.Context) (*oidc.IDTokenVerifier, er
 		return func(context.Context) (*oidc.IDTokenVerifier, error) { return v, nil }
 	}
 	cfg.SupportedSigningAlgs = externalAlgs
+	// The client bounds every discovery and JWKS request; the context is
+	// go-oidc's configuration bag, so it carries no deadline of its own.
+	base := oidc.ClientContext(context.Background(), &http.Client{Timeout: 10 * time.Second})
 	var (
-		mu sync.Mutex
-		v  *oidc.IDTokenVerifier
+		mu       sync.Mutex
+		v        *oidc.IDTokenVerifier
+		failedAt time.Time
+		lastErr  error
 	)
-	return func(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+	return func(context.Context) (*oidc.IDTokenVerifier, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if v != nil {
 			return v, nil
 		}
-		// The provider's key set outlives this request: detach its context.
-		p, err := oidc.NewProvider(context.WithoutCancel(ctx), s.cfg.TrustedIssuer)
+		if time.Since(failedAt) < discoveryRetry { // do not hammer an issuer that is down
+			return nil, lastErr
+		}
+		ctx, cancel := context.WithTimeout(base, 10*time.Second)
+		defer cancel()
+		p, err := oidc.NewProvider(ctx, s.cfg.TrustedIssuer)
 		if err != nil {
-			return nil, fmt.Errorf("auth: discover issuer %s: %w", s.cfg.TrustedIssuer, err)
+			failedAt, lastErr = time.Now(), fmt.Errorf("auth: discover issuer %s: %w", s.cfg.TrustedIssuer, err)
+			return nil, lastErr
 		}
 		v = p.Verifier(cfg)
 		return v, nil
 	}
 }
+
+// discoveryRetry spaces out discovery attempts against an unreachable issuer.
+const discoveryRetry = 5 * time.Second
 
 // dbKeySet is go-oidc's KeySet over our own signing keys.
 type dbKeySet struct{ keys *keyRing }
