@@ -69,15 +69,24 @@ func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principa
 	if err != nil {
 		return nil, describeVerifyError(err)
 	}
-	var c accessClaims
+	// go-oidc has checked iss, aud (string or array) and exp; read the rest.
+	var c struct {
+		Subject  string  `json:"sub"`
+		ClientID string  `json:"client_id"`
+		TenantID string  `json:"tenant_id"`
+		Scope    *string `json:"scope"`
+	}
 	if err := tok.Claims(&c); err != nil {
 		return nil, invalid("the token's claims are malformed")
 	}
-	tenant, err := uuid.Parse(c.TenantID)
-	if err != nil || c.Subject == "" {
-		return nil, invalid("the token lacks a valid tenant_id or sub claim")
+	if c.ClientID == "" {
+		c.ClientID = c.Subject
 	}
-	p := &domain.Principal{TenantID: tenant, ClientID: c.Subject, ExpiresAt: tok.Expiry}
+	tenant, err := uuid.Parse(c.TenantID)
+	if err != nil || c.ClientID == "" {
+		return nil, invalid("the token lacks a valid tenant_id or client_id claim")
+	}
+	p := &domain.Principal{TenantID: tenant, ClientID: c.ClientID, ExpiresAt: tok.Expiry}
 	if c.Scope != nil {
 		p.Scopes = domain.ParseScopes(*c.Scope)
 		return p, nil
@@ -85,11 +94,16 @@ func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principa
 	// A legacy token (no scope claim) acts with every read scope until the
 	// transition ends (spec 5.4).
 	if !time.Now().Before(s.cfg.LegacyCutoff) {
-		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted since %s; obtain a token from /oauth/token",
-			s.cfg.LegacyCutoff.UTC().Format(time.DateOnly))
+		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted, the transition ended on %s; obtain a token from /oauth/token",
+			lastDay(s.cfg.LegacyCutoff))
 	}
 	p.Scopes = append([]domain.Scope(nil), domain.ReadScopes...)
 	return p, nil
+}
+
+// lastDay is the last day before cutoff, as the spec names it (2025-07-31).
+func lastDay(cutoff time.Time) string {
+	return cutoff.UTC().Add(-time.Nanosecond).Format(time.DateOnly)
 }
 
 func isAccessTokenType(typ string) bool {
