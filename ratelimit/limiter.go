@@ -25,6 +25,7 @@ func PerSecond(rate float64) Limit {
 // Store is where the shared buckets live (PGStore in production and tests).
 type Store interface {
 	Lease(ctx context.Context, key string, l Limit, want int, now time.Time) (granted int, left float64, err error)
+	Prune(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Decision is the outcome of one Take, with what the RateLimit-* headers say.
@@ -41,6 +42,13 @@ type Decision struct {
 // outlives it would let a client exceed its burst after the bucket refilled.
 const leaseTTL = time.Second
 
+// pruneEvery is how often an instance deletes buckets idle for pruneIdle,
+// by when a bucket of PerSecond is full again for any rate of one an hour or more.
+const (
+	pruneEvery = 10 * time.Minute
+	pruneIdle  = time.Hour
+)
+
 // sweepAbove is the number of idle keys that triggers forgetting them.
 const sweepAbove = 10000
 
@@ -51,6 +59,9 @@ type Limiter struct {
 
 	mu   sync.Mutex
 	keys map[string]*slice
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time
 }
 
 // slice is this instance's share of one bucket.
@@ -92,6 +103,7 @@ func (lm *Limiter) Take(ctx context.Context, key string, l Limit) (Decision, err
 		if err != nil {
 			return d, err
 		}
+		lm.maybePrune(ctx, now)
 		s.tokens, s.shared, s.expires = granted, left, now.Add(leaseTTL)
 		if granted == 0 {
 			wait := time.Duration((1 - left) / l.Rate * float64(time.Second))
@@ -106,6 +118,19 @@ func (lm *Limiter) Take(ctx context.Context, key string, l Limit) (Decision, err
 	d.Remaining = min(l.Burst, int(math.Floor(have)))
 	d.Reset = l.fill(have)
 	return d, nil
+}
+
+// maybePrune deletes idle buckets at most every pruneEvery; a failure only
+// postpones it.
+func (lm *Limiter) maybePrune(ctx context.Context, now time.Time) {
+	lm.pruneMu.Lock()
+	defer lm.pruneMu.Unlock()
+	if now.Sub(lm.lastPrune) < pruneEvery {
+		return
+	}
+	if _, err := lm.store.Prune(ctx, now.Add(-pruneIdle)); err == nil {
+		lm.lastPrune = now
+	}
 }
 
 // fill is how long a bucket holding have tokens takes to be full.

@@ -143,3 +143,30 @@ func TestLeasedTokensExpire(t *testing.T) {
 		t.Fatalf("allowed %d after a long pause, want the burst of 50", allowed)
 	}
 }
+
+// Buckets idle for an hour are deleted (they are full, as a new one would
+// be), so callers from many addresses do not accumulate rows.
+func TestIdleBucketsArePruned(t *testing.T) {
+	db := dbtest.New(t)
+	clk := newClock()
+	lm := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	ctx := context.Background()
+	rows := func(key string) int {
+		var n int
+		if err := db.Pool.QueryRow(ctx, "SELECT count(*) FROM rate_limit_buckets WHERE key = $1", key).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	lm.Take(ctx, "addr:192.0.2.1", ratelimit.PerSecond(10))
+	clk.Advance(30 * time.Minute)
+	lm.Take(ctx, "addr:192.0.2.2", ratelimit.PerSecond(10))
+	if rows("addr:192.0.2.1") != 1 {
+		t.Fatal("a bucket idle for 30 minutes was pruned")
+	}
+	clk.Advance(2 * time.Hour)
+	lm.Take(ctx, "addr:192.0.2.3", ratelimit.PerSecond(10))
+	if rows("addr:192.0.2.1") != 0 || rows("addr:192.0.2.2") != 0 || rows("addr:192.0.2.3") != 1 {
+		t.Fatal("idle buckets were not pruned, or the fresh one was")
+	}
+}

@@ -22,3 +22,13 @@ func (s PGStore) Lease(ctx context.Context, key string, l Limit, want int, now t
 	}
 	return granted, left, nil
 }
+
+// Prune deletes the buckets not leased from since before: an idle bucket is
+// full, exactly what a missing one becomes on its next lease.
+func (s PGStore) Prune(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := s.Pool.Exec(ctx, "DELETE FROM rate_limit_buckets WHERE refreshed_at < $1", before)
+	if err != nil {
+		return 0, fmt.Errorf("ratelimit: prune: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

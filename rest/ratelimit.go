@@ -40,6 +40,9 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 		var binding ratelimit.Decision
 		for i, c := range checks {
 			d, err := rl.Limiter.Take(ctx, c.key, c.limit)
+			if err != nil && ctx.Err() != nil {
+				return // the caller has gone
+			}
 			if err != nil {
 				// The database being unreachable must not take the API
 				// down with it: fail open, loudly.

@@ -7,6 +7,9 @@ CREATE TABLE rate_limit_buckets (
   tokens       double precision NOT NULL,
   refreshed_at timestamptz NOT NULL
 );
+-- Idle buckets are full again and are pruned (callers from many addresses
+-- would otherwise accumulate rows).
+CREATE INDEX rate_limit_buckets_refreshed_at ON rate_limit_buckets (refreshed_at);
 
 -- rate_limit_lease refills the bucket for the time elapsed since its last
 -- lease (p_rate tokens per second, at most p_burst), takes up to p_want whole
