@@ -61,7 +61,6 @@ func (s *seeder) locations(ctx context.Context) error {
 		"street", "city", "state", "zip_code", "email", "phone", "fax", "date_created", "external_id")
 	notes := newTable("location_notes", "id", "tenant_id", "location_id", "description", "note_type", "time", "author")
 	b := s.batch(locs, notes)
-	s.prog.start("locations", s.n.locations)
 	rl := newRows("location")
 	noteN := 0
 	for i := 0; i < s.n.locations; i++ {
@@ -100,7 +99,7 @@ func (s *seeder) locations(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.locations, 1)
 	}
 	return b.flush(ctx)
 }

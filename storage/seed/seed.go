@@ -15,6 +15,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -107,19 +108,29 @@ func sizesFor(n int) sizes {
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
-// seeder carries one run's state.
+// seeder carries one run's state; each concurrent worker has its own copy
+// with its own transaction and partial Result.
 type seeder struct {
 	tx   pgx.Tx
 	ids  ids
 	n    sizes
 	res  *Result
 	prog *progress
+	ph   phases
 	tid  uuid.UUID
 }
 
-// Run creates the tenant opt.Tenant and fills it, all in one transaction:
-// either the whole tenant exists afterwards or nothing was written. It fails
-// with ErrTenantExists when the slug is taken.
+type phases struct{ reference, trailers, locations, users, loads, invoices, statements *phase }
+
+// statementWorkers split the statements (the bulk of the rows) between
+// connections: foreign-key checks, not Go, are what takes the time.
+const statementWorkers = 2
+
+// Run creates the tenant opt.Tenant and fills it. The tenant, its reference
+// data, trailers, locations and users are written in one transaction; then
+// loads with invoices and the statements are copied concurrently on their
+// own connections. If anything fails, every row of the new tenant is deleted
+// again. Run fails with ErrTenantExists when the slug is taken.
 func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 	if !slugPattern.MatchString(opt.Tenant) {
 		return nil, fmt.Errorf("seed: tenant slug %q must match %s", opt.Tenant, slugPattern)
@@ -134,51 +145,184 @@ func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 		opt.Name = displayName(opt.Tenant)
 	}
 	n := sizesFor(opt.Scale)
+	tid := tenantID(opt.Tenant)
+	p := &progress{w: opt.Progress, bar: opt.Bar, last: -1}
 	s := &seeder{
-		ids: ids{slug: opt.Tenant},
-		n:   n,
-		tid: tenantID(opt.Tenant),
-		res: &Result{
-			Tenant: opt.Tenant, Scale: opt.Scale, TenantID: tenantID(opt.Tenant),
-			Statements:          map[domain.StatementStatus]int32{},
-			VisibleByDriverType: map[domain.DriverType]int{},
-			Counts:              map[string]int{},
+		ids: ids{slug: opt.Tenant}, n: n, tid: tid, prog: p,
+		ph: phases{
+			reference: p.add("reference", n.subsidiaries+n.fleets+n.vendors+n.customers+n.carriers+n.drivers+n.trucks),
+			trailers:  p.add("trailers", n.trailers), locations: p.add("locations", n.locations),
+			users: p.add("users", n.users), loads: p.add("loads", n.loads),
+			invoices: p.add("invoices", n.invoices), statements: p.add("statements", n.statements),
 		},
-		prog: &progress{w: opt.Progress, bar: opt.Bar},
 	}
-	s.prog.total = n.subsidiaries + n.fleets + n.vendors + n.customers + n.carriers + n.drivers + n.trucks +
-		n.trailers + n.locations + n.users + n.loads + n.invoices + n.statements
+	res := newResult()
+	res.Tenant, res.Scale, res.TenantID = opt.Tenant, opt.Scale, tid
+	res.StatementFrom = domain.DateOf(firstStatementDate)
+	res.StatementTo = domain.DateOf(firstStatementDate.AddDate(0, 0, 7*(statementWeeks-1)))
 
+	created := false
+	err := s.inTx(ctx, db, res, func(ctx context.Context, w *seeder) error {
+		tag, err := w.tx.Exec(ctx, `INSERT INTO tenants (id, slug, name, created_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, tid, opt.Tenant, opt.Name, epoch)
+		if err != nil {
+			return fmt.Errorf("seed: create tenant: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%w: %q", ErrTenantExists, opt.Tenant)
+		}
+		w.res.Counts["tenants"] = 1
+		for _, phase := range []func(context.Context) error{w.reference, w.trailers, w.locations, w.users} {
+			if err := phase(ctx); err != nil {
+				return err
+			}
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	work := []func(context.Context, *seeder) error{
+		func(ctx context.Context, w *seeder) error {
+			if err := w.loads(ctx); err != nil {
+				return err
+			}
+			return w.invoices(ctx) // invoices link loads: same transaction
+		},
+	}
+	for k := 0; k < statementWorkers; k++ {
+		from, to := n.statements*k/statementWorkers, n.statements*(k+1)/statementWorkers
+		work = append(work, func(ctx context.Context, w *seeder) error { return w.statements(ctx, from, to) })
+	}
+	if err := s.concurrently(ctx, db, res, work); err != nil {
+		if created {
+			if cerr := deleteTenant(context.WithoutCancel(ctx), db, tid); cerr != nil {
+				err = fmt.Errorf("%w (and removing the partial tenant failed: %v)", err, cerr)
+			}
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// inTx runs fn on a worker copy of s bound to a new transaction and merges
+// the worker's partial result into res once the transaction committed.
+func (s *seeder) inTx(ctx context.Context, db *storage.DB, res *Result, fn func(context.Context, *seeder) error) error {
 	tx, err := db.Pool.Begin(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("seed: begin: %w", err)
+		return fmt.Errorf("seed: begin: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	s.tx = tx
-
-	tag, err := tx.Exec(ctx, `INSERT INTO tenants (id, slug, name, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT DO NOTHING`, s.tid, opt.Tenant, opt.Name, epoch)
-	if err != nil {
-		return nil, fmt.Errorf("seed: create tenant: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return nil, fmt.Errorf("%w: %q", ErrTenantExists, opt.Tenant)
-	}
-	s.res.Counts["tenants"] = 1
-
-	phases := []func(context.Context) error{
-		s.reference, s.trailers, s.locations, s.users, s.loads, s.invoices, s.statements,
-	}
-	for _, phase := range phases {
-		if err := phase(ctx); err != nil {
-			return nil, err
-		}
+	w := *s
+	w.tx, w.res = tx, newResult()
+	if err := fn(ctx, &w); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("seed: commit: %w", err)
+		return fmt.Errorf("seed: commit: %w", err)
 	}
-	s.prog.finish()
-	return s.res, nil
+	res.merge(w.res)
+	return nil
+}
+
+// concurrently runs each job in its own transaction; the first failure
+// cancels the others and is returned.
+func (s *seeder) concurrently(ctx context.Context, db *storage.DB, res *Result, jobs []func(context.Context, *seeder) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	for _, job := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part := newResult()
+			err := s.inTx(ctx, db, part, job)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = err
+				}
+				cancel()
+				return
+			}
+			res.merge(part)
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// deleteTenant removes every row seeding wrote for the tenant, children first.
+func deleteTenant(ctx context.Context, db *storage.DB, tid uuid.UUID) error {
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
+	for _, t := range []string{"statement_sub_lines", "statement_line_items", "settlement_statements",
+		"invoice_payments", "invoice_loads", "invoice_line_items", "invoices", "trips", "stops", "loads",
+		"location_notes", "locations", "users", "trailers", "trucks", "drivers", "carriers", "customers",
+		"vendors", "fleets", "subsidiaries"} {
+		if _, err := tx.Exec(ctx, "DELETE FROM "+t+" WHERE tenant_id = $1", tid); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM tenants WHERE id = $1", tid); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+func newResult() *Result {
+	return &Result{
+		Statements:          map[domain.StatementStatus]int32{},
+		VisibleByDriverType: map[domain.DriverType]int{},
+		Counts:              map[string]int{},
+	}
+}
+
+// merge adds a worker's partial result: counts add up, the well-known
+// statement of a status is the lowest number, other keys are set by one
+// worker only.
+func (r *Result) merge(p *Result) {
+	for k, v := range p.Counts {
+		r.Counts[k] += v
+	}
+	for st, num := range p.Statements {
+		if cur, ok := r.Statements[st]; !ok || num < cur {
+			r.Statements[st] = num
+		}
+	}
+	r.VisibleStatements += p.VisibleStatements
+	for dt, v := range p.VisibleByDriverType {
+		r.VisibleByDriverType[dt] += v
+	}
+	r.DriverVisibleStatements += p.DriverVisibleStatements
+	r.SubsidiaryIDs = append(r.SubsidiaryIDs, p.SubsidiaryIDs...)
+	r.Invoices = append(r.Invoices, p.Invoices...)
+	r.LocationIDs = append(r.LocationIDs, p.LocationIDs...)
+	for _, kv := range []struct{ dst, src *uuid.UUID }{{&r.SubsidiaryID, &p.SubsidiaryID}, {&r.TripID, &p.TripID},
+		{&r.DriverID, &p.DriverID}, {&r.CarrierID, &p.CarrierID}, {&r.TrailerID, &p.TrailerID}} {
+		if *kv.src != uuid.Nil {
+			*kv.dst = *kv.src
+		}
+	}
+	if p.Invoice.Number != "" {
+		r.Invoice = p.Invoice
+	}
+	if p.LoadWithTrips != "" {
+		r.LoadWithTrips = p.LoadWithTrips
+	}
+	if p.LoadWithoutTrips != "" {
+		r.LoadWithoutTrips = p.LoadWithoutTrips
+	}
 }
 
 // displayName turns "acme-freight" into "Acme Freight".
