@@ -137,7 +137,14 @@ func (s *seeder) statements(ctx context.Context, from, to int) error {
 			optNum(t.tripValue, computed && t.trips > 0), opt(t.trips, computed),
 			miles(t.loadedMiles), miles(t.emptyMiles), opt(hours, hours != nil && computed))
 
-		if _, ok := s.res.Statements[status]; !ok {
+		// The well-known Processed statement has lines of every category.
+		rich := true
+		if status == domain.StatementProcessed {
+			for _, cat := range []string{catPerTrip, catAccessorial, catFuel, catDeduction, catEscrow} {
+				rich = rich && has(cat)
+			}
+		}
+		if _, ok := s.res.Statements[status]; !ok && rich {
 			s.res.Statements[status] = number
 		}
 		if status == domain.StatementProcessed || status == domain.StatementFailed {
@@ -175,7 +182,10 @@ var accessorials = []string{"Detention", "Stop Pay", "Layover", "Tarp Pay", "Haz
 // statementLines writes statement i's lines by driver type.
 func (s *seeder) statementLines(r *rand.Rand, l *stmtLines, i int, dtype domain.DriverType) stmtTotals {
 	var t stmtTotals
-	t.trips = r.IntN(5)
+	t.trips = 1 + r.IntN(4)
+	if r.IntN(15) == 0 {
+		t.trips = 0 // a week off: no pay, only deductions
+	}
 	policy := policies[dtype]
 	for k := 0; k < t.trips; k++ {
 		li := pick("statement-trip", i*8+k, s.n.loads)
