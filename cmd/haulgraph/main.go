@@ -23,6 +23,8 @@ const usage = `usage: haulgraph <command> [flags]
 commands:
   serve     run the API (migrates first; --seed-demo seeds an empty database)
   migrate   apply database migrations
+  clients   manage API client credentials (create, list, revoke, edit)
+  keys      rotate the token signing key (keys rotate)
   seed      create a tenant filled with deterministic demo data (--tenant SLUG [--scale N])
 `
 
@@ -39,6 +41,10 @@ func main() {
 		err = serve(ctx, os.Args[2:])
 	case "migrate":
 		err = migrate(ctx)
+	case "clients":
+		err = clientsCmd(ctx, os.Args[2:])
+	case "keys":
+		err = keysCmd(ctx, os.Args[2:])
 	case "seed":
 		err = seedCommand(ctx, os.Args[2:])
 	case "-h", "--help", "help":
@@ -91,9 +97,13 @@ func serve(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		// Hook: when demo != nil the tenant was just created; the demo API
-		// client (id and secret printed once) is created here once auth lands.
-		_ = demo
+		if demo != nil {
+			if err := createDemoClient(ctx, a, demo); err != nil {
+				return err
+			}
+		} else {
+			savedDemoCredentials(cfg)
+		}
 	}
 
 	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
