@@ -38,6 +38,9 @@ type Options struct {
 	Scale    int       // 1 = ~1,000 statements and loads; 0 means 1
 	Progress io.Writer // where progress goes; nil for silence
 	Bar      bool      // redraw one bar line (a terminal) instead of plain lines
+	// CheckReferences keeps the database's per-row foreign-key checks even
+	// where seeding could skip them (see bulkMode): slower, same rows.
+	CheckReferences bool
 }
 
 // InvoiceRef names one seeded invoice.
@@ -159,8 +162,10 @@ func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 		},
 	}
 	var err error
-	if s.skipRI, err = bulkMode(ctx, db); err != nil {
-		return nil, err
+	if !opt.CheckReferences {
+		if s.skipRI, err = bulkMode(ctx, db); err != nil {
+			return nil, err
+		}
 	}
 	res := newResult()
 	res.Tenant, res.Scale, res.TenantID = opt.Tenant, opt.Scale, tid
