@@ -68,7 +68,7 @@ func (s *seeder) locations(ctx context.Context) error {
 		l := s.locationAt(r, i)
 		created := day(2023, 1, 1).Add(time.Duration(r.IntN(730*24*60)) * time.Minute)
 		slug := strings.ToLower(strings.Fields(l.name)[0])
-		var email []string
+		email := []string{}
 		for k := r.IntN(3); k > 0; k-- {
 			email = append(email, fmt.Sprintf("%s%d@%s.example", []string{"dock", "receiving", "office"}[k-1], i+1, slug))
 		}
@@ -79,9 +79,6 @@ func (s *seeder) locations(ctx context.Context) error {
 		fax := ""
 		if r.IntN(2) == 0 {
 			fax = phone(r)
-		}
-		if email == nil {
-			email = []string{}
 		}
 		locs.add(l.id, s.tid, l.name, fmt.Sprintf("C%05d", 10001+i), l.typ, string(l.status),
 			l.street, l.place.city, l.place.state, l.place.zip, email, phones, fax, created,

@@ -30,7 +30,7 @@ func (s *seeder) reference(ctx context.Context) error {
 	trucks := newTable("trucks", "id", "tenant_id", "number")
 	b := s.batch(subs, fleets, vendors, customers, carriers, drivers, trucks)
 
-	base := displayNameOf(s)
+	base := displayName(s.ids.slug)
 	for i := 0; i < s.n.subsidiaries; i++ {
 		id := s.ids.of("subsidiary", i)
 		subs.add(id, s.tid, base+" "+subsidiaryNames[i%len(subsidiaryNames)])
@@ -119,8 +119,6 @@ func driverType(d int) domain.DriverType {
 	}
 	return domain.CompanyDriver
 }
-
-func displayNameOf(s *seeder) string { return displayName(s.ids.slug) }
 
 func customerName(r *rand.Rand, i int) string {
 	return companyWords[i%len(companyWords)] + " " + oneOf(r, customerSuffixes)

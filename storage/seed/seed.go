@@ -15,7 +15,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -172,7 +171,6 @@ func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 	res.StatementFrom = domain.DateOf(firstStatementDate)
 	res.StatementTo = domain.DateOf(firstStatementDate.AddDate(0, 0, 7*(statementWeeks-1)))
 
-	created := false
 	err = s.inTx(ctx, db, res, func(ctx context.Context, w *seeder) error {
 		tag, err := w.tx.Exec(ctx, `INSERT INTO tenants (id, slug, name, created_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT DO NOTHING`, tid, opt.Tenant, opt.Name, epoch)
@@ -188,7 +186,6 @@ func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 				return err
 			}
 		}
-		created = true
 		return nil
 	})
 	if err != nil {
@@ -208,159 +205,12 @@ func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 		work = append(work, func(ctx context.Context, w *seeder) error { return w.statements(ctx, from, to) })
 	}
 	if err := s.concurrently(ctx, db, res, work); err != nil {
-		if created {
-			if cerr := deleteTenant(context.WithoutCancel(ctx), db, tid); cerr != nil {
-				err = fmt.Errorf("%w (and removing the partial tenant failed: %v)", err, cerr)
-			}
+		if cerr := deleteTenant(context.WithoutCancel(ctx), db, tid); cerr != nil {
+			err = fmt.Errorf("%w (and removing the partial tenant failed: %v)", err, cerr)
 		}
 		return nil, err
 	}
 	return res, nil
-}
-
-// inTx runs fn on a worker copy of s bound to a new transaction and merges
-// the worker's partial result into res once the transaction committed.
-func (s *seeder) inTx(ctx context.Context, db *storage.DB, res *Result, fn func(context.Context, *seeder) error) error {
-	tx, err := db.Pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("seed: begin: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	if s.skipRI {
-		// pg_restore --disable-triggers' technique: no per-row foreign-key
-		// trigger. Only chosen when no other trigger would be skipped; the
-		// generator's references are checked by the package tests.
-		if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
-			return fmt.Errorf("seed: %w", err)
-		}
-	}
-	w := *s
-	w.tx, w.res = tx, newResult()
-	if err := fn(ctx, &w); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("seed: commit: %w", err)
-	}
-	res.merge(w.res)
-	return nil
-}
-
-// concurrently runs each job in its own transaction; the first failure
-// cancels the others and is returned.
-func (s *seeder) concurrently(ctx context.Context, db *storage.DB, res *Result, jobs []func(context.Context, *seeder) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
-	for _, job := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			part := newResult()
-			err := s.inTx(ctx, db, part, job)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if first == nil {
-					first = err
-				}
-				cancel()
-				return
-			}
-			res.merge(part)
-		}()
-	}
-	wg.Wait()
-	return first
-}
-
-// seededTables are every table seeding writes, parents first.
-var seededTables = []string{"tenants", "subsidiaries", "fleets", "vendors", "customers", "carriers", "drivers",
-	"trucks", "trailers", "locations", "location_notes", "users", "loads", "stops", "trips", "invoices",
-	"invoice_line_items", "invoice_loads", "invoice_payments", "settlement_statements", "statement_line_items",
-	"statement_sub_lines"}
-
-// bulkMode reports whether seeding may skip the per-row foreign-key
-// triggers, which are most of the database's work: only as a superuser
-// (session_replication_role needs it) and only when no table seeding writes
-// has a trigger of its own that replica mode would silently skip too.
-func bulkMode(ctx context.Context, db *storage.DB) (bool, error) {
-	var ok bool
-	err := db.Pool.QueryRow(ctx, `SELECT r.rolsuper AND NOT EXISTS (
-			SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-			WHERE NOT t.tgisinternal AND c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1))
-		FROM pg_roles r WHERE r.rolname = current_user`, seededTables).Scan(&ok)
-	if err != nil {
-		return false, fmt.Errorf("seed: %w", err)
-	}
-	return ok, nil
-}
-
-// deleteTenant removes every row seeding wrote for the tenant, children first.
-func deleteTenant(ctx context.Context, db *storage.DB, tid uuid.UUID) error {
-	tx, err := db.Pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
-	for i := len(seededTables) - 1; i > 0; i-- {
-		if _, err := tx.Exec(ctx, "DELETE FROM "+seededTables[i]+" WHERE tenant_id = $1", tid); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.Exec(ctx, "DELETE FROM tenants WHERE id = $1", tid); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
-
-func newResult() *Result {
-	return &Result{
-		Statements:          map[domain.StatementStatus]int32{},
-		VisibleByDriverType: map[domain.DriverType]int{},
-		Counts:              map[string]int{},
-	}
-}
-
-// merge adds a worker's partial result: counts add up, the well-known
-// statement of a status is the lowest number, other keys are set by one
-// worker only.
-func (r *Result) merge(p *Result) {
-	for k, v := range p.Counts {
-		r.Counts[k] += v
-	}
-	for st, num := range p.Statements {
-		if cur, ok := r.Statements[st]; !ok || num < cur {
-			r.Statements[st] = num
-		}
-	}
-	r.VisibleStatements += p.VisibleStatements
-	for dt, v := range p.VisibleByDriverType {
-		r.VisibleByDriverType[dt] += v
-	}
-	r.DriverVisibleStatements += p.DriverVisibleStatements
-	r.SubsidiaryIDs = append(r.SubsidiaryIDs, p.SubsidiaryIDs...)
-	r.Invoices = append(r.Invoices, p.Invoices...)
-	r.LocationIDs = append(r.LocationIDs, p.LocationIDs...)
-	for _, kv := range []struct{ dst, src *uuid.UUID }{{&r.SubsidiaryID, &p.SubsidiaryID}, {&r.TripID, &p.TripID},
-		{&r.DriverID, &p.DriverID}, {&r.CarrierID, &p.CarrierID}, {&r.TrailerID, &p.TrailerID}} {
-		if *kv.src != uuid.Nil {
-			*kv.dst = *kv.src
-		}
-	}
-	if p.Invoice.Number != "" {
-		r.Invoice = p.Invoice
-	}
-	if p.LoadWithTrips != "" {
-		r.LoadWithTrips = p.LoadWithTrips
-	}
-	if p.LoadWithoutTrips != "" {
-		r.LoadWithoutTrips = p.LoadWithoutTrips
-	}
 }
 
 // displayName turns "acme-freight" into "Acme Freight".
