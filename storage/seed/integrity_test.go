@@ -112,3 +112,27 @@ func TestSeedRemovesAPartialTenant(t *testing.T) {
 		t.Fatalf("reseed wrote %d statements", res.Counts["settlement_statements"])
 	}
 }
+
+// TestSeedNeverSkipsAnotherAreasTrigger: when a table seeding writes has a
+// trigger of its own, seeding must not copy in replica mode (which would
+// skip it with the foreign-key checks): the trigger fires for every row.
+func TestSeedNeverSkipsAnotherAreasTrigger(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	_, err := db.Pool.Exec(ctx, `
+		CREATE TABLE seen_loads (load_id uuid PRIMARY KEY);
+		CREATE FUNCTION note_load() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN INSERT INTO seen_loads VALUES (NEW.id); RETURN NULL; END $$;
+		CREATE TRIGGER note_load AFTER INSERT ON loads FOR EACH ROW EXECUTE FUNCTION note_load();`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, db, "acme", 1)
+	var seen int
+	if err := db.Pool.QueryRow(ctx, "SELECT count(*) FROM seen_loads").Scan(&seen); err != nil {
+		t.Fatal(err)
+	}
+	if seen != res.Counts["loads"] {
+		t.Fatalf("the loads trigger fired %d times for %d loads", seen, res.Counts["loads"])
+	}
+}
