@@ -63,7 +63,7 @@ func (p *progress) draw() {
 	}
 	pct := p.done * 100 / p.total
 	if !p.bar {
-		fmt.Fprintf(p.w, "seed: %3d%%  %s\n", pct, strings.Join(active, ", "))
+		fmt.Fprintln(p.w, strings.TrimSpace(fmt.Sprintf("seed: %3d%%  %s", pct, strings.Join(active, ", "))))
 		return
 	}
 	const width = 30
