@@ -215,10 +215,11 @@ func (w walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
 		if def == nil || def.IsLeafType() {
 			return
 		}
-		each := 1 + w.cost(f.SelectionSet, def)
+		children := w.cost(f.SelectionSet, def)
+		each := 1 + children
 		switch n, paged := w.listSize(f); {
 		case paged:
-			total += 1 + n*each // a connection: the object, then n elements
+			total += 1 + n*children // a connection: the object, its lists n times
 		case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
 			total += each // items/edges of a connection: already multiplied
 		case fd.Type.Elem != nil:
