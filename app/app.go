@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -20,10 +21,16 @@ type App struct {
 
 	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
 	GraphQL *graph.Handler
+	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
+	Auth *auth.Service
 }
 
 // New opens the database, applies migrations and assembles the handler.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	cfg, err := withEncryptionKey(cfg)
+	if err != nil {
+		return nil, err
+	}
 	db, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -35,7 +42,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, DB: db, Log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
-	a.wireGraphQL(mux, func(h http.Handler) http.Handler { return h }) // TODO(reads): auth middleware once it lands
+	if err := a.wireAuth(ctx, mux); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.wireGraphQL(mux, a.Auth.Middleware)
 	a.handler = mux
 	return a, nil
 }
