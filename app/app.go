@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
 

@@ -1,8 +1,8 @@
 package graph_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
