@@ -93,9 +93,9 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 	if len(out.Errors) > 0 || cost.Requested != 41 || cost.Actual != 2 || cost.Throttle.Available != 58 {
 		t.Fatalf("first: %+v %+v", out.Errors, cost)
 	}
-	out = gql(t, u, tok, `{ trailers(first: 40) { items { trailerNum } } a: trailers(first: 40) { items { trailerNum } } }`, nil)
-	if out.code(0) != "THROTTLED" {
-		t.Errorf("82 points of 58 available: %+v", out)
+	res, out := do(t, u, tok, "application/json", map[string]any{"query": `{ trailers(first: 40) { items { trailerNum } } a: trailers(first: 40) { items { trailerNum } } }`})
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || out.code(0) != "RATE_LIMITED" || out.Data != nil {
+		t.Errorf("82 points of 58 available: %d Retry-After %q %+v", res.StatusCode, res.Header.Get("Retry-After"), out)
 	}
 }
 
