@@ -19,10 +19,10 @@ type App struct {
 	Log     *slog.Logger
 	handler http.Handler
 
-	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
-	GraphQL *graph.Handler
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
+	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
+	GraphQL *graph.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
