@@ -88,6 +88,7 @@ func NewHandler(deps Deps) *Handler {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(loaderExtension{src: deps.Loaders})
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
@@ -126,14 +127,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	p, err := domain.Authenticated(r.Context())
-	if err != nil {
+	if _, err := domain.Authenticated(r.Context()); err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
 		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
 		return
 	}
 	o := &outcome{}
-	ctx := context.WithValue(loaders.With(r.Context(), loaders.New(h.deps.Loaders, p.TenantID)), outcomeKey{}, o)
+	ctx := context.WithValue(r.Context(), outcomeKey{}, o)
 	h.Server.ServeHTTP(&statusWriter{ResponseWriter: w, outcome: o}, r.WithContext(ctx))
 }
 
