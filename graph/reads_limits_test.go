@@ -156,3 +156,28 @@ func TestIntrospectionCanBeTurnedOff(t *testing.T) {
 		t.Errorf("introspection off: %d %+v", res.StatusCode, out)
 	}
 }
+
+// introspectionQuery is GraphiQL's standard introspection query.
+const introspectionQuery = `query IntrospectionQuery { __schema { queryType { name } mutationType { name } subscriptionType { name }
+	types { ...FullType } directives { name description locations args { ...InputValue } } } }
+fragment FullType on __Type { kind name description
+	fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+	inputFields { ...InputValue } interfaces { ...TypeRef } enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+	possibleTypes { ...TypeRef } }
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }`
+
+func TestIntrospectionBounded(t *testing.T) {
+	w := newWorld(t, 1)
+	tok := w.token(t, "trailer:read")
+	out := gql(t, w.srv.URL, tok, introspectionQuery, nil)
+	if len(out.Errors) > 0 || !strings.Contains(string(out.Data["__schema"]), `"SettlementStatement"`) {
+		t.Fatalf("standard introspection: %+v", out.Errors)
+	}
+	// Lists nested beyond the standard query only multiply the answer:
+	// gqlparser's introspection-depth rule refuses them.
+	out = gql(t, w.srv.URL, tok, `{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }`, nil)
+	if out.code(0) != "GRAPHQL_VALIDATION_FAILED" || out.Data != nil {
+		t.Errorf("nested introspection: %+v", out)
+	}
+}
