@@ -270,3 +270,27 @@ func TestTrailersLocationsUsersLoad(t *testing.T) {
 		t.Errorf("drivers %v %v", drivers, err)
 	}
 }
+
+func TestBatchLoadersStayInTenant(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	a := readstest.NewTenant(t, db, "acme")
+	b := readstest.NewTenant(t, db, "other")
+	r := &storage.Reads{DB: db}
+	mixed := []uuid.UUID{a.Drivers[0], b.Drivers[0]}
+	if d, err := r.DriversByIDs(ctx, a.Tenant, mixed); err != nil || len(d) != 1 || d[a.Drivers[0]].Name == "" {
+		t.Errorf("drivers: %v %v, want only A's", d, err)
+	}
+	if m, err := r.TrailersByIDs(ctx, a.Tenant, []uuid.UUID{b.Trailer}); err != nil || len(m) != 0 {
+		t.Errorf("trailers: %v %v", m, err)
+	}
+	if m, err := r.CarriersByIDs(ctx, a.Tenant, []uuid.UUID{a.Carrier, b.Carrier}); err != nil || len(m) != 1 {
+		t.Errorf("carriers: %v %v", m, err)
+	}
+	if m, err := r.LocationsByIDs(ctx, a.Tenant, []uuid.UUID{b.Location}); err != nil || len(m) != 0 {
+		t.Errorf("locations: %v %v", m, err)
+	}
+	if m, err := r.LoadsByIDs(ctx, a.Tenant, []uuid.UUID{a.Load, b.Load}); err != nil || len(m) != 1 || len(m[a.Load].Trips) != 1 {
+		t.Errorf("loads: %v %v", m, err)
+	}
+}
