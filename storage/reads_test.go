@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"encoding/base64"
 	"testing"
 
 	"github.com/google/uuid"
@@ -147,9 +148,12 @@ func TestSearchStatementsOffsetAndCursorPagesAgree(t *testing.T) {
 			t.Fatalf("offset %v != cursor %v", byOffset, byCursor)
 		}
 	}
-	_, err := r.SearchStatements(ctx, f.Tenant, stmtQuery(0, 29, domain.Window{Limit: 7, After: "not-a-cursor"}))
-	if domain.CodeOf(err) != domain.CodeInvalid {
-		t.Errorf("bad cursor: %v, want BAD_USER_INPUT", err)
+	forged := base64.RawURLEncoding.EncodeToString([]byte(`["2025-02-30","1"]`)) // well-formed, not a date
+	for _, c := range []string{"not-a-cursor", forged} {
+		_, err := r.SearchStatements(ctx, f.Tenant, stmtQuery(0, 29, domain.Window{Limit: 7, After: c}))
+		if domain.CodeOf(err) != domain.CodeInvalid {
+			t.Errorf("cursor %q: %v, want BAD_USER_INPUT", c, err)
+		}
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-
 func TestDecimalIsExact(t *testing.T) {
 	d, err := UnmarshalDecimal(json.Number("12345678901234567.89"))
 	if err != nil || d.String() != "12345678901234567.89" {
