@@ -107,7 +107,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		w.Header().Set("Allow", "GET, POST")
-		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", "BAD_REQUEST")
+		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", string(domain.CodeInvalid))
 		return
 	}
 	if r.Method == http.MethodPost {
