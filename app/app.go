@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -16,6 +17,9 @@ type App struct {
 	DB      *storage.DB
 	Log     *slog.Logger
 	handler http.Handler
+	// Documents is the document service (uploads, signed links).
+	Documents *domain.Documents
+	closers   []func()
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -31,6 +35,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, DB: db, Log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
+	if err := a.mountDocuments(ctx, mux); err != nil {
+		db.Close()
+		return nil, err
+	}
 	a.handler = mux
 	return a, nil
 }
@@ -45,7 +53,12 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 // Close releases the database.
-func (a *App) Close() { a.DB.Close() }
+func (a *App) Close() {
+	for _, c := range a.closers {
+		c()
+	}
+	a.DB.Close()
+}
 
 func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Config is everything the service reads from its environment.
@@ -22,6 +24,9 @@ type Config struct {
 	// (HAULGRAPH_PUBLIC_URL, default http://<addr>).
 	PublicURL string
 	BlobURL   string // HAULGRAPH_BLOB_URL
+	// UploadMaxBytes overrides the 25 MB document limit per target
+	// (HAULGRAPH_UPLOAD_MAX_BYTES_LOAD, _TRIP, _DRIVER, _CARRIER).
+	UploadMaxBytes map[domain.DocumentParentType]int64
 	// DevAllowHTTPWebhooks lets webhooks target http://127.0.0.1 (tests only).
 	DevAllowHTTPWebhooks bool
 	// EncryptionKey encrypts webhook secrets and signing keys at rest
@@ -61,6 +66,11 @@ func FromEnv() (Config, error) {
 		}
 		c.DevAllowHTTPWebhooks = b
 	}
+	limits, err := uploadLimitsFromEnv()
+	if err != nil {
+		return c, err
+	}
+	c.UploadMaxBytes = limits
 	if v := os.Getenv("HAULGRAPH_TOKEN_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
