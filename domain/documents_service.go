@@ -162,13 +162,21 @@ func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) er
 	lr := &limitReader{r: br, left: max}
 	if err := u.svc.Blobs.Write(ctx, key, ct, lr); err != nil {
 		if errors.Is(err, errTooLarge) {
-			return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the file exceeds the limit of %d bytes (%d MB) for %s documents", max, max>>20, strings.ToLower(string(u.target.Parent)))}
+			return DocumentTooLarge(u.target.Parent, max)
 		}
 		return err
 	}
 	u.key, u.contentType, u.size = key, ct, max-lr.left
 	return nil
 }
+
+// DocumentTooLarge is the 413 of a file over the target's limit.
+func DocumentTooLarge(t DocumentParentType, max int64) error {
+	return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the file exceeds the limit of %d bytes (%d MB) for %s documents", max, max>>20, strings.ToLower(string(t)))}
+}
+
+// Target is the upload's target.
+func (u *Upload) Target() DocumentParentType { return u.target.Parent }
 
 // Finish checks that the upload is complete and records it. On any error the
 // stored bytes are removed (by Abort), so neither half is visible alone.

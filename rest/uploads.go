@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -55,7 +54,7 @@ func (h uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limit := up.MaxBytes() + multipartOverhead
 	if r.ContentLength > limit {
 		w.Header().Set("Connection", "close")
-		WriteError(w, r, tooLarge(up.MaxBytes()))
+		WriteError(w, r, domain.DocumentTooLarge(up.Target(), up.MaxBytes()))
 		return
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -65,7 +64,7 @@ func (h uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := readUploadParts(r, up); err != nil {
-		WriteError(w, r, uploadError(err, up.MaxBytes()))
+		WriteError(w, r, uploadError(err, up))
 		return
 	}
 	doc, err := up.Finish(r.Context())
@@ -127,14 +126,14 @@ func readField(p *multipart.Part, name string) (string, error) {
 
 // uploadError turns transport failures into the client's error: a body over
 // the limit is 413, a malformed or truncated multipart body 400.
-func uploadError(err error, max int64) error {
+func uploadError(err error, up *domain.Upload) error {
 	var mbe *http.MaxBytesError
 	var de *domain.Error
 	switch {
 	case errors.As(err, &de):
 		return err
 	case errors.As(err, &mbe):
-		return tooLarge(max)
+		return domain.DocumentTooLarge(up.Target(), up.MaxBytes())
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, http.ErrNotMultipart), errors.Is(err, http.ErrMissingBoundary),
 		strings.HasPrefix(err.Error(), "multipart:"):
 		return domain.Invalid("the multipart body is malformed or incomplete")
@@ -142,9 +141,6 @@ func uploadError(err error, max int64) error {
 	return err
 }
 
-func tooLarge(max int64) error {
-	return &domain.Error{Code: domain.CodeTooLarge, Message: fmt.Sprintf("the upload exceeds the file size limit of %d bytes (%d MB)", max, max>>20)}
-}
 
 // uploadVersionOK accepts DESIGN.md's versions. TODO(rest): replace with the
 // shared version parser once the rest area provides it.
