@@ -141,7 +141,6 @@ func uploadError(err error, up *domain.Upload) error {
 	return err
 }
 
-
 // uploadVersionOK accepts DESIGN.md's versions. TODO(rest): replace with the
 // shared version parser once the rest area provides it.
 func uploadVersionOK(v string) bool {
