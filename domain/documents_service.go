@@ -214,6 +214,26 @@ func (u *Upload) Finish(ctx context.Context) (Document, error) {
 	return d, nil
 }
 
+// UploadFile is one whole upload when all fields are at hand (GraphQL):
+// the DocumentType is checked before a byte of the file is stored.
+func (s *Documents) UploadFile(ctx context.Context, t DocumentParentType, parentID, documentType string, fileName *string, partName string, r io.Reader) (Document, error) {
+	up, err := s.BeginUpload(ctx, t, parentID)
+	if err != nil {
+		return Document{}, err
+	}
+	defer up.Abort(context.WithoutCancel(ctx))
+	if err := up.SetDocumentType(documentType); err != nil {
+		return Document{}, err
+	}
+	if fileName != nil {
+		up.SetFileName(*fileName)
+	}
+	if err := up.WriteFile(ctx, partName, r); err != nil {
+		return Document{}, err
+	}
+	return up.Finish(ctx)
+}
+
 // Abort removes the stored bytes of an upload that did not finish.
 func (u *Upload) Abort(ctx context.Context) {
 	if u.done || u.key == "" {
