@@ -16,7 +16,7 @@ import (
 )
 
 // Blobs is the domain.BlobStore on a gocloud.dev bucket (file:// by default;
-// other schemes need their driver registered, see documents_blob_drivers.go).
+// s3:// and gs:// are registered by cmd/haulgraph/blob_drivers.go).
 type Blobs struct{ Bucket *blob.Bucket }
 
 var _ domain.BlobStore = (*Blobs)(nil)
