@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -20,10 +22,19 @@ type App struct {
 	// Documents is the document service (uploads, signed links).
 	Documents *domain.Documents
 	closers   []func()
+
+	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
+	Auth *auth.Service
+	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
+	GraphQL *graph.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	cfg, err := withEncryptionKey(cfg)
+	if err != nil {
+		return nil, err
+	}
 	db, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -35,10 +46,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Config: cfg, DB: db, Log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
-	if err := a.mountDocuments(ctx, mux); err != nil {
+	if err := a.wireAuth(ctx, mux); err != nil {
 		db.Close()
 		return nil, err
 	}
+	if err := a.mountDocuments(ctx, mux, a.Auth.Middleware); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.wireGraphQL(mux, a.Auth.Middleware)
 	a.handler = mux
 	return a, nil
 }

@@ -27,6 +27,9 @@ type Config struct {
 	// UploadMaxBytes overrides the 25 MB document limit per target
 	// (HAULGRAPH_UPLOAD_MAX_BYTES_LOAD, _TRIP, _DRIVER, _CARRIER).
 	UploadMaxBytes map[domain.DocumentParentType]int64
+	// Now is the clock of document download links; nil is time.Now (tests
+	// set it to reach expiry without sleeping).
+	Now func() time.Time
 	// DevAllowHTTPWebhooks lets webhooks target http://127.0.0.1 (tests only).
 	DevAllowHTTPWebhooks bool
 	// EncryptionKey encrypts webhook secrets and signing keys at rest
@@ -35,6 +38,9 @@ type Config struct {
 	TokenTTL      time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
+	// DisableIntrospection turns GraphQL introspection off
+	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
+	DisableIntrospection bool
 }
 
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
@@ -71,6 +77,13 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.UploadMaxBytes = limits
+	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("HAULGRAPH_GRAPHQL_INTROSPECTION: %w", err)
+		}
+		c.DisableIntrospection = !b
+	}
 	if v := os.Getenv("HAULGRAPH_TOKEN_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {

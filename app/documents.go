@@ -16,8 +16,9 @@ import (
 )
 
 // mountDocuments builds the document service (PostgreSQL rows, gocloud blob
-// bytes, signed links) and mounts its REST routes.
-func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
+// bytes, signed links) and mounts its REST routes behind auth. GraphQL
+// reaches it through graph.Deps.Documents (wireGraphQL).
+func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux, auth func(http.Handler) http.Handler) error {
 	blobs, err := storage.OpenBlobs(ctx, a.Config.BlobURL)
 	if err != nil {
 		return err
@@ -36,8 +37,9 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 		Links: domain.NewLinkSigner(secret, strings.TrimRight(a.Config.PublicURL, "/")),
 
 		MaxBytes: a.Config.UploadMaxBytes,
+		Now:      a.Config.Now,
 	}
-	rest.MountUploads(mux, a.Documents)
+	rest.MountUploads(mux, a.Documents, auth)
 	return nil
 }
 

@@ -71,6 +71,22 @@ func (s *Documents) MaxBytesFor(t DocumentParentType) int64 {
 	return DefaultMaxDocumentBytes
 }
 
+// MaxFileBytes is the largest limit of any target (the transport's bound).
+func (s *Documents) MaxFileBytes() int64 {
+	var max int64
+	for t := range DocumentTargets {
+		max = maxInt64(max, s.MaxBytesFor(t))
+	}
+	return max
+}
+
+func maxInt64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
 // Upload is one upload in progress. Its parts may arrive in any order
 // (multipart does not fix the order of form fields): a DocumentType is
 // checked as soon as it is known; when it comes after the file, the stored

@@ -1,16 +1,20 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/resolvers"
 )
 
 // UploadTransport is the GraphQL multipart request transport (document
@@ -86,4 +90,20 @@ func (w *tooLargeWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return w.ResponseWriter.Write(p)
+}
+
+// isMultipart reports a GraphQL multipart request (an upload), which
+// UploadTransport bounds itself instead of the 1 MiB JSON body limit.
+func isMultipart(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "multipart/form-data"
+}
+
+// enableDocuments turns on document uploads (the multipart transport) and
+// the batched documents fields of loads, trips, drivers and carriers.
+func enableDocuments(srv *handler.Server, docs *domain.Documents) {
+	srv.AddTransport(UploadTransport(docs.MaxFileBytes()))
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		return next(resolvers.WithDocumentLoaders(ctx, docs))
+	})
 }

@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -31,7 +30,7 @@ func (r *Resolver) documentModel(p *domain.Principal, d domain.Document) *model.
 		AttachmentPath: d.AttachmentPath,
 		AttachmentType: d.AttachmentType,
 		AttachmentSize: int(d.AttachmentSize),
-		UploadedAt:     d.UploadedAt.UTC().Format(time.RFC3339Nano),
+		UploadedAt:     d.UploadedAt.UTC(),
 		ParentID:       d.ParentID,
 		ParentType:     string(d.ParentType),
 		ContentType:    d.ContentType,

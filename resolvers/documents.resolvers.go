@@ -14,6 +14,18 @@ import (
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
+func (r *carrierResolver) Documents(ctx context.Context, obj *domain.Carrier) ([]*model.Document, error) {
+	return r.documentsOf(ctx, domain.ParentCarrier, obj.ID)
+}
+
+func (r *driverResolver) Documents(ctx context.Context, obj *domain.Driver) ([]*model.Document, error) {
+	return r.documentsOf(ctx, domain.ParentDriver, obj.ID)
+}
+
+func (r *loadResolver) Documents(ctx context.Context, obj *domain.Load) ([]*model.Document, error) {
+	return r.documentsOf(ctx, domain.ParentLoad, obj.ID)
+}
+
 func (r *mutationResolver) UploadLoadDocument(ctx context.Context, loadNumber string, documentType string, file graphql.Upload, fileName *string) (*model.Document, error) {
 	return r.uploadDocument(ctx, domain.ParentLoad, loadNumber, documentType, file, fileName)
 }
@@ -28,6 +40,10 @@ func (r *mutationResolver) UploadDriverDocument(ctx context.Context, driverID st
 
 func (r *mutationResolver) UploadCarrierDocument(ctx context.Context, carrierID string, documentType string, file graphql.Upload, fileName *string) (*model.Document, error) {
 	return r.uploadDocument(ctx, domain.ParentCarrier, carrierID, documentType, file, fileName)
+}
+
+func (r *tripResolver) Documents(ctx context.Context, obj *domain.Trip) ([]*model.Document, error) {
+	return r.documentsOf(ctx, domain.ParentTrip, obj.ID)
 }
 
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }

@@ -19,16 +19,17 @@ const multipartOverhead = 64 << 10
 // maxFieldBytes bounds the text fields (DocumentType, FileName).
 const maxFieldBytes = 1024
 
-// MountUploads registers spec 4.7's four upload routes and the signed
-// document download on mux.
-func MountUploads(mux *http.ServeMux, docs *domain.Documents) {
+// MountUploads registers spec 4.7's four upload routes, wrapped in auth
+// (the bearer-token middleware), and the signed document download, which
+// needs no token: its signature is the credential.
+func MountUploads(mux *http.ServeMux, docs *domain.Documents, auth func(http.Handler) http.Handler) {
 	for path, t := range map[string]domain.DocumentParentType{
 		"loads/{id}/document":    domain.ParentLoad,
 		"trips/{id}/document":    domain.ParentTrip,
 		"drivers/{id}/document":  domain.ParentDriver,
 		"carriers/{id}/document": domain.ParentCarrier,
 	} {
-		mux.Handle("POST /api/p/{version}/"+path, uploadHandler{docs: docs, target: t})
+		mux.Handle("POST /api/p/{version}/"+path, auth(uploadHandler{docs: docs, target: t}))
 	}
 	mux.Handle("GET /api/p/documents/{id}/content", downloadHandler{docs: docs})
 }

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/textproto"
 	"path/filepath"
 	"strings"
@@ -20,21 +18,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/99designs/gqlgen/graphql/handler"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
-
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph"
-	"github.com/haulgraph/haulgraph/graph/generated"
-	"github.com/haulgraph/haulgraph/resolvers"
-	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
-// uploadEnv is a real instance (fresh database, real listener, file blobs in
-// a temp dir) with two tenants' fixtures.
+// uploadEnv is a real instance (fresh database, real listener, real tokens,
+// file blobs in a temp dir) with two tenants' fixtures.
 type uploadEnv struct {
 	t       *testing.T
+	srv     *apptest.Server
 	url     string
 	app     *app.App
 	blobDir string
@@ -43,6 +36,7 @@ type uploadEnv struct {
 }
 
 type tenantFixture struct {
+	tenant         apptest.Tenant
 	tenantID       uuid.UUID
 	loadNumber     string // a load with a trip
 	emptyLoad      string // a load without trips
@@ -53,83 +47,44 @@ type tenantFixture struct {
 
 type testClock struct{ ns atomic.Int64 }
 
-func (c *testClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *testClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *testClock) Set(t time.Time)         { c.ns.Store(t.UnixNano()) }
 func (c *testClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-// testPrincipalHeader carries "tenant-uuid scope scope..." for the stand-in
-// authentication below.
-const testPrincipalHeader = "X-Test-Principal"
-
-// startUploads starts the instance. Until the auth area's token middleware
-// is on main, requests are authenticated by a stand-in that reads the tenant
-// and scopes from testPrincipalHeader; everything else is the real server.
 func startUploads(t *testing.T) *uploadEnv {
 	t.Helper()
 	blobDir := t.TempDir()
-	srv := httptest.NewUnstartedServer(nil)
-	cfg := app.Config{
-		DatabaseURL:   dbtest.URL(t),
-		Addr:          srv.Listener.Addr().String(),
-		Audience:      app.DefaultAudience,
-		PublicURL:     "http://" + srv.Listener.Addr().String(),
-		BlobURL:       "file://" + blobDir,
-		EncryptionKey: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
-	}
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &testClock{}
 	clock.Set(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	a.Documents.Now = clock.Now
-	// TODO(reads): app.New mounts /graphql once the graph server lands on
-	// main; until then the test mounts the generated schema itself.
-	gql := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: &resolvers.Resolver{Documents: a.Documents}}))
-	gql.AddTransport(transport.POST{})
-	gql.AddTransport(graph.UploadTransport(domain.DefaultMaxDocumentBytes))
-	mux := http.NewServeMux()
-	mux.Handle("/", a.Handler())
-	mux.Handle("POST /graphql", gql)
-	h := http.Handler(mux)
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if f := strings.Fields(r.Header.Get(testPrincipalHeader)); len(f) > 0 {
-			p := &domain.Principal{TenantID: uuid.MustParse(f[0]), ClientID: "test"}
-			for _, s := range f[1:] {
-				p.Scopes = append(p.Scopes, domain.Scope(s))
-			}
-			r = r.WithContext(domain.WithPrincipal(r.Context(), p))
-		}
-		h.ServeHTTP(w, r)
-	})
-	srv.Start()
-	t.Cleanup(func() { srv.Close(); a.Close() })
-	e := &uploadEnv{t: t, url: srv.URL, app: a, blobDir: blobDir, clock: clock}
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.BlobURL = "file://" + blobDir
+		c.Now = clock.Now
+	}})
+	e := &uploadEnv{t: t, srv: srv, url: srv.URL, app: srv.App, blobDir: blobDir, clock: clock}
 	e.a = e.fixture("alpha", "L-100")
 	e.b = e.fixture("beta", "L-200")
 	return e
 }
 
 func (e *uploadEnv) fixture(slug, loadNumber string) tenantFixture {
-	f := tenantFixture{tenantID: uuid.New(), loadNumber: loadNumber, emptyLoad: loadNumber + "-EMPTY",
+	tn := apptest.NewTenant(e.t, e.srv, slug)
+	f := tenantFixture{tenant: tn, tenantID: tn.ID, loadNumber: loadNumber, emptyLoad: loadNumber + "-EMPTY",
 		loadID: uuid.New(), tripID: uuid.New(), driverID: uuid.New(), carrierID: uuid.New()}
-	sub := uuid.New()
+	sub := tn.SubsidiaryID
 	now := time.Now()
 	err := e.app.DB.InSystem(context.Background(), func(ctx context.Context, tx bun.Tx) error {
 		for _, q := range []struct {
 			sql  string
 			args []any
 		}{
-			{`INSERT INTO tenants (id, slug, name) VALUES (?, ?, ?)`, []any{f.tenantID, slug, slug}},
-			{`INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'Main')`, []any{sub, f.tenantID}},
 			{`INSERT INTO loads (id, tenant_id, load_number, status, billing_status, subsidiary_id, created_at, updated_at)
 			  VALUES (?, ?, ?, 'Dispatched', 'Released', ?, ?, ?)`, []any{f.loadID, f.tenantID, f.loadNumber, sub, now, now}},
 			{`INSERT INTO loads (id, tenant_id, load_number, status, billing_status, subsidiary_id, created_at, updated_at)
 			  VALUES (?, ?, ?, 'Open', 'Released', ?, ?, ?)`, []any{uuid.New(), f.tenantID, f.emptyLoad, sub, now, now}},
 			{`INSERT INTO carriers (id, tenant_id, name) VALUES (?, ?, 'Carrier')`, []any{f.carrierID, f.tenantID}},
 			{`INSERT INTO drivers (id, tenant_id, name, type) VALUES (?, ?, 'Driver', 'COMPANY')`, []any{f.driverID, f.tenantID}},
-			{`INSERT INTO trips (id, tenant_id, load_id, trip_number, status, carrier_id, created_at, updated_at)
-			  VALUES (?, ?, ?, '1', 'Dispatched', ?, ?, ?)`, []any{f.tripID, f.tenantID, f.loadID, f.carrierID, now, now}},
+			{`INSERT INTO trips (id, tenant_id, load_id, trip_number, status, driver_ids, carrier_id, created_at, updated_at)
+			  VALUES (?, ?, ?, '1', 'Dispatched', ARRAY[?]::uuid[], ?, ?, ?)`, []any{f.tripID, f.tenantID, f.loadID, f.driverID, f.carrierID, now, now}},
 		} {
 			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
 				return err
@@ -146,7 +101,11 @@ func (e *uploadEnv) fixture(slug, loadNumber string) tenantFixture {
 // every upload scope
 const allUploadScopes = "load:update trip:update driver:update carrier:update"
 
-func (f tenantFixture) principal(scopes string) string { return f.tenantID.String() + " " + scopes }
+// token is a real access token of the fixture's tenant with scopes.
+func (e *uploadEnv) token(f tenantFixture, scopes string) string {
+	e.t.Helper()
+	return e.srv.Token(e.t, f.tenant, domain.ParseScopes(scopes)...)
+}
 
 // part is one multipart part; file parts have a filename.
 type part struct {
@@ -193,7 +152,7 @@ func (e *uploadEnv) do(path, principal, contentType string, body io.Reader) (int
 	req, _ := http.NewRequest(http.MethodPost, e.url+path, body)
 	req.Header.Set("Content-Type", contentType)
 	if principal != "" {
-		req.Header.Set(testPrincipalHeader, principal)
+		req.Header.Set("Authorization", "Bearer "+principal)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

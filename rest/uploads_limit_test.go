@@ -49,7 +49,7 @@ func streamedUpload(t *testing.T, e *uploadEnv, path string, n int64, sent *atom
 	body := io.MultiReader(strings.NewReader(head.String()), &pdfStream{left: n, sent: sent}, strings.NewReader(tail))
 	req, _ := http.NewRequest(http.MethodPost, e.url+path, body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set(testPrincipalHeader, e.a.principal(allUploadScopes))
+	req.Header.Set("Authorization", "Bearer "+e.token(e.a, allUploadScopes))
 	if withLength {
 		req.ContentLength = int64(head.Len()) + n + int64(len(tail))
 	}

@@ -13,7 +13,7 @@ import (
 
 func TestUploadEveryAllowedTypePerTarget(t *testing.T) {
 	e := startUploads(t)
-	who := e.a.principal(allUploadScopes)
+	who := e.token(e.a, allUploadScopes)
 	types := map[string]struct {
 		path, parentID string
 		values         []string
@@ -75,7 +75,7 @@ func TestUploadEveryAllowedTypePerTarget(t *testing.T) {
 
 func TestUploadRejections(t *testing.T) {
 	e := startUploads(t)
-	who := e.a.principal(allUploadScopes)
+	who := e.token(e.a, allUploadScopes)
 	load := "/api/p/v1/loads/" + e.a.loadNumber + "/document"
 	trip := "/api/p/v1/trips/" + e.a.tripID.String() + "/document"
 	pdf := fileP("a.pdf", pdfBytes)
@@ -110,8 +110,8 @@ func TestUploadRejections(t *testing.T) {
 		{"another tenant's driver", "/api/p/v1/drivers/" + e.b.driverID.String() + "/document", who, []part{fieldP("DocumentType", "License"), pdf}, 404, `driver "` + e.b.driverID.String() + `" was not found`},
 		{"another tenant's carrier", "/api/p/v1/carriers/" + e.b.carrierID.String() + "/document", who, []part{fieldP("DocumentType", "Carrier Agreement"), pdf}, 404, `carrier "` + e.b.carrierID.String() + `" was not found`},
 		{"no token", load, "", []part{docType, pdf}, 401, "bearer token"},
-		{"wrong scope", load, e.a.principal("load:read trip:update"), []part{docType, pdf}, 403, "load:update"},
-		{"driver scope on a carrier", "/api/p/v1/carriers/" + e.a.carrierID.String() + "/document", e.a.principal("driver:update"), []part{fieldP("DocumentType", "Carrier Agreement"), pdf}, 403, "carrier:update"},
+		{"wrong scope", load, e.token(e.a, "load:read trip:update"), []part{docType, pdf}, 403, "load:update"},
+		{"driver scope on a carrier", "/api/p/v1/carriers/" + e.a.carrierID.String() + "/document", e.token(e.a, "driver:update"), []part{fieldP("DocumentType", "Carrier Agreement"), pdf}, 403, "carrier:update"},
 		{"unsupported version", "/api/p/v3/loads/" + e.a.loadNumber + "/document", who, []part{docType, pdf}, 404, "unsupported API version"},
 	}
 	for _, c := range cases {
@@ -156,7 +156,7 @@ func problemText(p map[string]any) string {
 
 func TestUploadNotMultipart(t *testing.T) {
 	e := startUploads(t)
-	status, body, _ := e.do("/api/p/v1/loads/"+e.a.loadNumber+"/document", e.a.principal(allUploadScopes),
+	status, body, _ := e.do("/api/p/v1/loads/"+e.a.loadNumber+"/document", e.token(e.a, allUploadScopes),
 		"application/json", strings.NewReader(`{"File":"x"}`))
 	if status != 415 || !strings.Contains(problemText(body), "multipart/form-data") {
 		t.Fatalf("status %d %v", status, body)
@@ -165,7 +165,7 @@ func TestUploadNotMultipart(t *testing.T) {
 
 func TestUploadFieldsInAnyOrder(t *testing.T) {
 	e := startUploads(t)
-	who := e.a.principal(allUploadScopes)
+	who := e.token(e.a, allUploadScopes)
 	path := "/api/p/v1/drivers/" + e.a.driverID.String() + "/document"
 	// File before DocumentType and FileName: accepted.
 	status, doc, _ := e.post(path, who, fileP("part-name.png", pngBytes), fieldP("FileName", "cdl front.png"), fieldP("DocumentType", "Driver License"))
@@ -191,7 +191,7 @@ func TestUploadFieldsInAnyOrder(t *testing.T) {
 
 func TestUploadFileNameCannotEscape(t *testing.T) {
 	e := startUploads(t)
-	who := e.a.principal(allUploadScopes)
+	who := e.token(e.a, allUploadScopes)
 	path := "/api/p/v1/carriers/" + e.a.carrierID.String() + "/document"
 	ms := strconv.FormatInt(e.clock.Now().UnixMilli(), 10)
 	for _, c := range []struct{ fileName, partName, want string }{
@@ -227,7 +227,7 @@ func TestUploadFileNameCannotEscape(t *testing.T) {
 
 func TestUploadLinkWorksThenExpires(t *testing.T) {
 	e := startUploads(t)
-	status, doc, _ := e.post("/api/p/v1/loads/"+e.a.loadNumber+"/document", e.a.principal(allUploadScopes),
+	status, doc, _ := e.post("/api/p/v1/loads/"+e.a.loadNumber+"/document", e.token(e.a, allUploadScopes),
 		fieldP("DocumentType", "Bill of Lading"), fileP("bol.gif", gifBytes))
 	if status != 200 {
 		t.Fatalf("upload: %d %v", status, doc)
