@@ -51,7 +51,7 @@ func (c *testClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).
 func (c *testClock) Set(t time.Time)         { c.ns.Store(t.UnixNano()) }
 func (c *testClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-func startUploads(t *testing.T) *uploadEnv {
+func startUploads(t *testing.T, configure ...func(*app.Config)) *uploadEnv {
 	t.Helper()
 	blobDir := t.TempDir()
 	clock := &testClock{}
@@ -59,6 +59,9 @@ func startUploads(t *testing.T) *uploadEnv {
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.BlobURL = "file://" + blobDir
 		c.Now = clock.Now
+		for _, f := range configure {
+			f(c)
+		}
 	}})
 	e := &uploadEnv{t: t, srv: srv, url: srv.URL, app: srv.App, blobDir: blobDir, clock: clock}
 	e.a = e.fixture("alpha", "L-100")

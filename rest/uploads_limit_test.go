@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // pdfStream produces a PDF-looking file of n bytes without holding it in
@@ -100,5 +103,24 @@ func TestUploadOverLimitIsRefusedWhileStreaming(t *testing.T) {
 	status, body = streamedUpload(t, e, path, 25<<20, &sent, false)
 	if status != 200 || body["AttachmentSize"] != float64(25<<20) {
 		t.Fatalf("25 MB upload: status %d %v", status, body)
+	}
+}
+
+func TestUploadLimitIsConfigurablePerTarget(t *testing.T) {
+	e := startUploads(t, func(c *app.Config) {
+		c.UploadMaxBytes = map[domain.DocumentParentType]int64{domain.ParentDriver: 1000}
+	})
+	who := e.token(e.a, allUploadScopes)
+	big := append(append([]byte{}, pdfBytes...), make([]byte, 1500)...)
+	status, body, _ := e.post("/api/p/v1/drivers/"+e.a.driverID.String()+"/document", who, fieldP("DocumentType", "License"), fileP("l.pdf", big))
+	if status != 413 || !strings.Contains(problemText(body), "limit of 1000 bytes") {
+		t.Errorf("driver over its 1000-byte limit: %d %v", status, body)
+	}
+	exact := append(append([]byte{}, pdfBytes...), make([]byte, 1000-len(pdfBytes))...)
+	if status, body, _ := e.post("/api/p/v1/drivers/"+e.a.driverID.String()+"/document", who, fieldP("DocumentType", "License"), fileP("l.pdf", exact)); status != 200 {
+		t.Errorf("driver at exactly its limit: %d %v", status, body)
+	}
+	if status, body, _ := e.post("/api/p/v1/carriers/"+e.a.carrierID.String()+"/document", who, fieldP("DocumentType", "Other Documents"), fileP("l.pdf", big)); status != 200 {
+		t.Errorf("carrier keeps the default limit: %d %v", status, body)
 	}
 }
