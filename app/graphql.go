@@ -15,8 +15,10 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 	a.GraphQL = graph.NewHandler(graph.Deps{
 		Reads:   &domain.Reads{Store: reads},
 		Loaders: reads,
-		Log:     a.Log,
-		Options: graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+		// Document uploads (GraphQL multipart) and Document.downloadUrl.
+		Documents: a.Documents,
+		Log:       a.Log,
+		Options:   graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
 	})
 	mux.Handle("/graphql", auth(a.GraphQL))
 }

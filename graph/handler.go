@@ -46,6 +46,9 @@ type Deps struct {
 	Loaders loaders.Source
 	Log     *slog.Logger
 	Options Options
+	// Documents serves the upload mutations (GraphQL multipart request
+	// spec) and Document.downloadUrl; nil leaves uploads off.
+	Documents *domain.Documents
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -76,12 +79,15 @@ func NewHandler(deps Deps) *Handler {
 		deps.Log = slog.Default()
 	}
 	es := generated.NewExecutableSchema(generated.Config{
-		Resolvers:  &resolvers.Resolver{Reads: deps.Reads},
+		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
+	if deps.Documents != nil {
+		enableDocuments(srv, deps.Documents)
+	}
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(20000)
 	if !o.DisableIntrospection {
@@ -110,7 +116,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", string(domain.CodeInvalid))
 		return
 	}
-	if r.Method == http.MethodPost {
+	// Multipart uploads stream under their own bound (UploadTransport).
+	if r.Method == http.MethodPost && !isMultipart(r) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.deps.Options.MaxBodyBytes))
 		var tooLarge *http.MaxBytesError
 		switch {
