@@ -51,7 +51,8 @@ func (c *apiChain) wrap(h http.Handler) http.Handler { return c.authn(c.limits.W
 func mountREST(mux *http.ServeMux, chain *apiChain, reads *domain.Reads, log *slog.Logger) http.Handler {
 	reg := prometheus.NewRegistry()
 	obs := rest.NewObserver(log, reg)
-	mux.Handle(rest.Prefix, chain.wrap(rest.NewAPI(rest.Deps{Reads: reads})))
+	api := rest.NewAPI(rest.Deps{Reads: reads})
+	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
 	mux.Handle("GET /metrics", rest.MetricsHandler(reg))
 	return obs.Wrap(mux)
 }

@@ -33,8 +33,26 @@ type Deps struct {
 	Extra []Route
 }
 
-// NewAPI returns the handler of every REST route, mounted at Prefix.
-func NewAPI(d Deps) http.Handler {
+// API is the handler of every REST route, mounted at Prefix.
+type API struct{ mux *http.ServeMux }
+
+// ServeHTTP answers one REST request.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+
+// Labelled records the REST route pattern of each request before next runs,
+// so that what answers before the routes (a 429 of the rate limits) is still
+// logged and counted under its route.
+func (a *API) Labelled(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := a.mux.Handler(r); pattern != "" {
+			SetRoute(r.Context(), pattern)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// NewAPI returns the REST routes.
+func NewAPI(d Deps) *API {
 	h := &handlers{reads: d.Reads}
 	routes := append(h.routes(), d.Extra...)
 	mux := http.NewServeMux()
@@ -44,7 +62,7 @@ func NewAPI(d Deps) http.Handler {
 	}
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
 	mux.Handle(Prefix, notFound(mux))
-	return mux
+	return &API{mux: mux}
 }
 
 // endpoint applies the rules common to every route (spec 4): version,

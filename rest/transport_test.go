@@ -162,6 +162,11 @@ func TestRateLimitAnonymous(t *testing.T) {
 	clk.Advance(time.Duration(retry) * time.Second)
 	res, body = do(t, "GET", url, nil, "")
 	wantProblem(t, res, body, http.StatusUnauthorized)
+	// The refusal is counted under its route.
+	_, metrics := do(t, "GET", srv.URL+"/metrics", nil, "")
+	if want := `haulgraph_http_requests_total{method="GET",route="GET /api/p/{version}/webhooks/event-types",status="429"} 1`; !strings.Contains(string(metrics), want) {
+		t.Fatalf("/metrics lacks %s", want)
+	}
 }
 
 // The token endpoint, described in the same document, answers as described.
