@@ -50,9 +50,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	// REST, rate limits, logging/metrics/tracing (rest helper): REST, the
-	// document uploads and GraphQL all pass through the same authentication
-	// and rate limits.
+	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
+	// uploads pass through the same authentication and rate limits.
 	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
 	if err := a.mountDocuments(ctx, mux, chain.wrap); err != nil {
 		db.Close()

@@ -80,6 +80,11 @@ func FromEnv() (Config, error) {
 		}
 		c.DevAllowHTTPWebhooks = b
 	}
+	limits, err := uploadLimitsFromEnv()
+	if err != nil {
+		return c, err
+	}
+	c.UploadMaxBytes = limits
 	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit} {
 		if v := os.Getenv(env); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
@@ -89,11 +94,6 @@ func FromEnv() (Config, error) {
 			*dst = f
 		}
 	}
-	limits, err := uploadLimitsFromEnv()
-	if err != nil {
-		return c, err
-	}
-	c.UploadMaxBytes = limits
 	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
