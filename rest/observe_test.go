@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -61,5 +62,36 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 	}
 	if _, ok := rec["latency_ms"].(float64); !ok {
 		t.Errorf("log lacks latency_ms: %v", rec)
+	}
+}
+
+// The observer stays out of the way of WebSocket upgrades (the GraphQL
+// subscriptions transport hijacks the connection through it).
+func TestObserverLetsWebSocketsUpgrade(t *testing.T) {
+	var buf syncBuffer
+	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), prometheus.NewRegistry())
+	up := websocket.Upgrader{}
+	srv := httptest.NewServer(obs.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, msg, err := c.ReadMessage()
+		if err == nil {
+			_ = c.WriteMessage(websocket.TextMessage, append([]byte("echo "), msg...))
+		}
+	})))
+	defer srv.Close()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatalf("upgrade through the observer: %v", err)
+	}
+	defer c.Close()
+	if err := c.WriteMessage(websocket.TextMessage, []byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, err := c.ReadMessage(); err != nil || string(msg) != "echo hi" {
+		t.Fatalf("read %q, %v", msg, err)
 	}
 }
