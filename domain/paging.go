@@ -1,5 +1,7 @@
 package domain
 
+import "math"
+
 // MaxPageSize bounds every list (spec 8 for statements; DESIGN.md: every list
 // is bounded).
 const MaxPageSize = 100
@@ -45,10 +47,18 @@ func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize 
 	} else if *page < 0 {
 		v.Add("Page", "Page must be 0 or greater")
 	} else if w.Limit > 0 {
-		w.Offset = *page * w.Limit
+		if *page > MaxOffset/w.Limit {
+			// Page × PageSize would overflow and wrap to another page.
+			v.Add("Page", "Page is beyond the end of any list: Page × PageSize must not exceed 2147483647")
+		} else {
+			w.Offset = *page * w.Limit
+		}
 	}
 	return w
 }
+
+// MaxOffset bounds how deep offset paging reaches (Page × PageSize).
+const MaxOffset = math.MaxInt32
 
 // CursorWindow validates Relay paging (first/after): first in 1..100.
 func CursorWindow(first *int, after *string) (Window, error) {

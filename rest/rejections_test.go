@@ -32,6 +32,8 @@ func TestRejections(t *testing.T) {
 		{"statement search PageSize negative", "POST", search, `{"Page":0,"PageSize":-5,` + window + `}`, "PageSize"},
 		{"statement search PageSize 101", "POST", search, `{"Page":0,"PageSize":101,` + window + `}`, "PageSize"},
 		{"statement search PageSize absent", "POST", search, `{"Page":0,` + window + `}`, "PageSize"},
+		{"statement search Page beyond any list", "POST", search, `{"Page":100000000000000000,"PageSize":100,` + window + `}`, "Page"},
+		{"user search Page beyond any list", "POST", "/api/p/v1/users/search", `{"Page":9223372036854775807,"PageSize":2}`, "Page"},
 		{"statement search negative Page", "POST", search, `{"Page":-1,"PageSize":10,` + window + `}`, "Page"},
 		{"statement search unknown DriverType", "POST", search, `{"Page":0,"PageSize":10,"DriverType":"TRUCKER",` + window + `}`, "DriverType"},
 		{"statement search DriverId not a UUID", "POST", search, `{"Page":0,"PageSize":10,"DriverId":"driver-7",` + window + `}`, "DriverId"},
