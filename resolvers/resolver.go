@@ -2,5 +2,10 @@
 // arguments and call domain services.
 package resolvers
 
+import "github.com/haulgraph/haulgraph/domain"
+
 // Resolver is the root resolver; its fields are the domain services.
-type Resolver struct{}
+type Resolver struct {
+	LoadWrites    *domain.LoadWrites
+	Subscriptions *domain.Subscriptions
+}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -21,7 +23,9 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Mutation() MutationResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 }
 
 type DirectiveRoot struct {
@@ -29,8 +33,118 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Address struct {
+		City    func(childComplexity int) int
+		State   func(childComplexity int) int
+		Street  func(childComplexity int) int
+		ZipCode func(childComplexity int) int
+	}
+
+	Change struct {
+		Kind   func(childComplexity int) int
+		Target func(childComplexity int) int
+	}
+
+	ChangeTarget struct {
+		ID   func(childComplexity int) int
+		Type func(childComplexity int) int
+	}
+
+	EventDiff struct {
+		Changes            func(childComplexity int) int
+		PreviousAttributes func(childComplexity int) int
+	}
+
+	Load struct {
+		BillingStatus  func(childComplexity int) int
+		Commodity      func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		CustomerID     func(childComplexity int) int
+		EquipmentType  func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LoadNumber     func(childComplexity int) int
+		OrderNumber    func(childComplexity int) int
+		PONumber       func(childComplexity int) int
+		Rate           func(childComplexity int) int
+		Source         func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Stops          func(childComplexity int) int
+		SubsidiaryID   func(childComplexity int) int
+		SubsidiaryName func(childComplexity int) int
+		Trips          func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		Weight         func(childComplexity int) int
+	}
+
+	LoadEvent struct {
+		Data      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+		Type      func(childComplexity int) int
+		Version   func(childComplexity int) int
+	}
+
+	LoadEventData struct {
+		Diff func(childComplexity int) int
+		Load func(childComplexity int) int
+	}
+
+	Money struct {
+		Amount   func(childComplexity int) int
+		Currency func(childComplexity int) int
+	}
+
+	Mutation struct {
+		ChangeLoadStatus func(childComplexity int, loadNumber string, status domain.LoadStatus) int
+		CreateLoad       func(childComplexity int, input model.CreateLoadInput) int
+		UpdateLoad       func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
+		UpdateTrip       func(childComplexity int, id string, input model.UpdateTripInput) int
+	}
+
 	Query struct {
 		EventTypes func(childComplexity int) int
+	}
+
+	Stop struct {
+		Address          func(childComplexity int) int
+		AppointmentEnd   func(childComplexity int) int
+		AppointmentStart func(childComplexity int) int
+		ArrivedAt        func(childComplexity int) int
+		DepartedAt       func(childComplexity int) int
+		LocationID       func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Sequence         func(childComplexity int) int
+		Type             func(childComplexity int) int
+	}
+
+	Subscription struct {
+		LoadChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
+		LoadStatusChanged func(childComplexity int, filter *model.LoadEventFilter) int
+		TripChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
+	}
+
+	Trip struct {
+		CarrierID  func(childComplexity int) int
+		DriverIDs  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Status     func(childComplexity int) int
+		TrailerID  func(childComplexity int) int
+		TripNumber func(childComplexity int) int
+		TruckID    func(childComplexity int) int
+	}
+
+	TripEvent struct {
+		Data      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+		Type      func(childComplexity int) int
+		Version   func(childComplexity int) int
+	}
+
+	TripEventData struct {
+		Diff func(childComplexity int) int
+		Load func(childComplexity int) int
+		Trip func(childComplexity int) int
 	}
 }
 
@@ -48,12 +162,469 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Address.city":
+		if e.ComplexityRoot.Address.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.City(childComplexity), true
+	case "Address.state":
+		if e.ComplexityRoot.Address.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.State(childComplexity), true
+	case "Address.street":
+		if e.ComplexityRoot.Address.Street == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.Street(childComplexity), true
+	case "Address.zipCode":
+		if e.ComplexityRoot.Address.ZipCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.ZipCode(childComplexity), true
+
+	case "Change.kind":
+		if e.ComplexityRoot.Change.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Kind(childComplexity), true
+	case "Change.target":
+		if e.ComplexityRoot.Change.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Target(childComplexity), true
+
+	case "ChangeTarget.id":
+		if e.ComplexityRoot.ChangeTarget.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeTarget.ID(childComplexity), true
+	case "ChangeTarget.type":
+		if e.ComplexityRoot.ChangeTarget.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeTarget.Type(childComplexity), true
+
+	case "EventDiff.changes":
+		if e.ComplexityRoot.EventDiff.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDiff.Changes(childComplexity), true
+	case "EventDiff.previousAttributes":
+		if e.ComplexityRoot.EventDiff.PreviousAttributes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDiff.PreviousAttributes(childComplexity), true
+
+	case "Load.billingStatus":
+		if e.ComplexityRoot.Load.BillingStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.BillingStatus(childComplexity), true
+	case "Load.commodity":
+		if e.ComplexityRoot.Load.Commodity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Commodity(childComplexity), true
+	case "Load.createdAt":
+		if e.ComplexityRoot.Load.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.CreatedAt(childComplexity), true
+	case "Load.customerId":
+		if e.ComplexityRoot.Load.CustomerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.CustomerID(childComplexity), true
+	case "Load.equipmentType":
+		if e.ComplexityRoot.Load.EquipmentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.EquipmentType(childComplexity), true
+	case "Load.id":
+		if e.ComplexityRoot.Load.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.ID(childComplexity), true
+	case "Load.loadNumber":
+		if e.ComplexityRoot.Load.LoadNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.LoadNumber(childComplexity), true
+	case "Load.orderNumber":
+		if e.ComplexityRoot.Load.OrderNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.OrderNumber(childComplexity), true
+	case "Load.poNumber":
+		if e.ComplexityRoot.Load.PONumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.PONumber(childComplexity), true
+	case "Load.rate":
+		if e.ComplexityRoot.Load.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Rate(childComplexity), true
+	case "Load.source":
+		if e.ComplexityRoot.Load.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Source(childComplexity), true
+	case "Load.status":
+		if e.ComplexityRoot.Load.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Status(childComplexity), true
+	case "Load.stops":
+		if e.ComplexityRoot.Load.Stops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Stops(childComplexity), true
+	case "Load.subsidiaryId":
+		if e.ComplexityRoot.Load.SubsidiaryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.SubsidiaryID(childComplexity), true
+	case "Load.subsidiaryName":
+		if e.ComplexityRoot.Load.SubsidiaryName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.SubsidiaryName(childComplexity), true
+	case "Load.trips":
+		if e.ComplexityRoot.Load.Trips == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Trips(childComplexity), true
+	case "Load.updatedAt":
+		if e.ComplexityRoot.Load.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.UpdatedAt(childComplexity), true
+	case "Load.weight":
+		if e.ComplexityRoot.Load.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Weight(childComplexity), true
+
+	case "LoadEvent.data":
+		if e.ComplexityRoot.LoadEvent.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Data(childComplexity), true
+	case "LoadEvent.id":
+		if e.ComplexityRoot.LoadEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.ID(childComplexity), true
+	case "LoadEvent.timestamp":
+		if e.ComplexityRoot.LoadEvent.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Timestamp(childComplexity), true
+	case "LoadEvent.type":
+		if e.ComplexityRoot.LoadEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Type(childComplexity), true
+	case "LoadEvent.version":
+		if e.ComplexityRoot.LoadEvent.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Version(childComplexity), true
+
+	case "LoadEventData.diff":
+		if e.ComplexityRoot.LoadEventData.Diff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEventData.Diff(childComplexity), true
+	case "LoadEventData.load":
+		if e.ComplexityRoot.LoadEventData.Load == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEventData.Load(childComplexity), true
+
+	case "Money.amount":
+		if e.ComplexityRoot.Money.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Money.Amount(childComplexity), true
+	case "Money.currency":
+		if e.ComplexityRoot.Money.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Money.Currency(childComplexity), true
+
+	case "Mutation.changeLoadStatus":
+		if e.ComplexityRoot.Mutation.ChangeLoadStatus == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_changeLoadStatus_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ChangeLoadStatus(childComplexity, args["loadNumber"].(string), args["status"].(domain.LoadStatus)), true
+	case "Mutation.createLoad":
+		if e.ComplexityRoot.Mutation.CreateLoad == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createLoad_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateLoad(childComplexity, args["input"].(model.CreateLoadInput)), true
+	case "Mutation.updateLoad":
+		if e.ComplexityRoot.Mutation.UpdateLoad == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateLoad_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateLoad(childComplexity, args["loadNumber"].(string), args["input"].(model.UpdateLoadInput)), true
+	case "Mutation.updateTrip":
+		if e.ComplexityRoot.Mutation.UpdateTrip == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTrip_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTrip(childComplexity, args["id"].(string), args["input"].(model.UpdateTripInput)), true
+
 	case "Query.eventTypes":
 		if e.ComplexityRoot.Query.EventTypes == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.EventTypes(childComplexity), true
+
+	case "Stop.address":
+		if e.ComplexityRoot.Stop.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Address(childComplexity), true
+	case "Stop.appointmentEnd":
+		if e.ComplexityRoot.Stop.AppointmentEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.AppointmentEnd(childComplexity), true
+	case "Stop.appointmentStart":
+		if e.ComplexityRoot.Stop.AppointmentStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.AppointmentStart(childComplexity), true
+	case "Stop.arrivedAt":
+		if e.ComplexityRoot.Stop.ArrivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.ArrivedAt(childComplexity), true
+	case "Stop.departedAt":
+		if e.ComplexityRoot.Stop.DepartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.DepartedAt(childComplexity), true
+	case "Stop.locationId":
+		if e.ComplexityRoot.Stop.LocationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.LocationID(childComplexity), true
+	case "Stop.name":
+		if e.ComplexityRoot.Stop.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Name(childComplexity), true
+	case "Stop.sequence":
+		if e.ComplexityRoot.Stop.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Sequence(childComplexity), true
+	case "Stop.type":
+		if e.ComplexityRoot.Stop.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Type(childComplexity), true
+
+	case "Subscription.loadChanged":
+		if e.ComplexityRoot.Subscription.LoadChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_loadChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.LoadChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+	case "Subscription.loadStatusChanged":
+		if e.ComplexityRoot.Subscription.LoadStatusChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_loadStatusChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.LoadStatusChanged(childComplexity, args["filter"].(*model.LoadEventFilter)), true
+	case "Subscription.tripChanged":
+		if e.ComplexityRoot.Subscription.TripChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_tripChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.TripChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+
+	case "Trip.carrierId":
+		if e.ComplexityRoot.Trip.CarrierID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.CarrierID(childComplexity), true
+	case "Trip.driverIds":
+		if e.ComplexityRoot.Trip.DriverIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.DriverIDs(childComplexity), true
+	case "Trip.id":
+		if e.ComplexityRoot.Trip.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.ID(childComplexity), true
+	case "Trip.status":
+		if e.ComplexityRoot.Trip.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.Status(childComplexity), true
+	case "Trip.trailerId":
+		if e.ComplexityRoot.Trip.TrailerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.TrailerID(childComplexity), true
+	case "Trip.tripNumber":
+		if e.ComplexityRoot.Trip.TripNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.TripNumber(childComplexity), true
+	case "Trip.truckId":
+		if e.ComplexityRoot.Trip.TruckID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.TruckID(childComplexity), true
+
+	case "TripEvent.data":
+		if e.ComplexityRoot.TripEvent.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Data(childComplexity), true
+	case "TripEvent.id":
+		if e.ComplexityRoot.TripEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.ID(childComplexity), true
+	case "TripEvent.timestamp":
+		if e.ComplexityRoot.TripEvent.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Timestamp(childComplexity), true
+	case "TripEvent.type":
+		if e.ComplexityRoot.TripEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Type(childComplexity), true
+	case "TripEvent.version":
+		if e.ComplexityRoot.TripEvent.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Version(childComplexity), true
+
+	case "TripEventData.diff":
+		if e.ComplexityRoot.TripEventData.Diff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEventData.Diff(childComplexity), true
+	case "TripEventData.load":
+		if e.ComplexityRoot.TripEventData.Load == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEventData.Load(childComplexity), true
+	case "TripEventData.trip":
+		if e.ComplexityRoot.TripEventData.Trip == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEventData.Trip(childComplexity), true
 
 	}
 	return 0, false
@@ -62,7 +633,16 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap()
+	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddressInput,
+		ec.unmarshalInputCreateLoadInput,
+		ec.unmarshalInputLoadEventFilter,
+		ec.unmarshalInputMoneyInput,
+		ec.unmarshalInputStopInput,
+		ec.unmarshalInputTripInput,
+		ec.unmarshalInputUpdateLoadInput,
+		ec.unmarshalInputUpdateTripInput,
+	)
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -96,6 +676,38 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 
 			return &response
 		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -122,6 +734,260 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/loads.graphqls", Input: `# Load and trip writes, and live subscriptions to the events they emit
+# (spec 6.1, 6.3, 6.4; DESIGN.md "Events"). Every write commits with its
+# events in the outbox; subscriptions receive them from every instance.
+
+"An amount as sent; currency defaults to 840 (USD)."
+input MoneyInput {
+  amount: Decimal!
+  currency: Int
+}
+
+input AddressInput {
+  street: String
+  city: String
+  state: String
+  zipCode: String
+}
+
+"One stop; its sequence is its position in the list."
+input StopInput {
+  type: StopType!
+  locationId: ID
+  name: String
+  address: AddressInput
+  appointmentStart: DateTime
+  appointmentEnd: DateTime
+  arrivedAt: DateTime
+  departedAt: DateTime
+}
+
+"A trip created with its load."
+input TripInput {
+  tripNumber: String!
+  driverIds: [ID!]
+  truckId: ID
+  trailerId: ID
+  carrierId: ID
+}
+
+input CreateLoadInput {
+  loadNumber: String!
+  "Open (default), Quoted or Reserved."
+  status: LoadStatus
+  "Released by default."
+  billingStatus: BillingStatus
+  subsidiaryId: ID!
+  customerId: ID
+  orderNumber: String
+  poNumber: String
+  source: String
+  rate: MoneyInput
+  weight: Decimal
+  commodity: String
+  equipmentType: String
+  "1 to 100 stops."
+  stops: [StopInput!]!
+  "At most 20 trips."
+  trips: [TripInput!]
+}
+
+"Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus."
+input UpdateLoadInput {
+  billingStatus: BillingStatus
+  "An empty string clears the customer."
+  customerId: ID
+  orderNumber: String
+  poNumber: String
+  source: String
+  rate: MoneyInput
+  weight: Decimal
+  commodity: String
+  equipmentType: String
+  stops: [StopInput!]
+}
+
+"Assignments of a trip; fields left out keep their value, an empty string clears an id."
+input UpdateTripInput {
+  driverIds: [ID!]
+  truckId: ID
+  trailerId: ID
+  carrierId: ID
+}
+
+type Mutation {
+  "Creates a load with its stops (and trips); emits load.changed without a diff."
+  createLoad(input: CreateLoadInput!): Load! @hasScope(scope: "load:create")
+  "Changes a load's rate and other fields; emits load.changed with a diff."
+  updateLoad(loadNumber: String!, input: UpdateLoadInput!): Load! @hasScope(scope: "load:update")
+  "Moves a load along the status transition table; emits load.changed and load.status.changed. An invalid transition is BAD_USER_INPUT naming the allowed next statuses."
+  changeLoadStatus(loadNumber: String!, status: LoadStatus!): Load! @hasScope(scope: "load:update")
+  "Assigns a trip's drivers, truck, trailer or carrier; emits trip.changed."
+  updateTrip(id: ID!, input: UpdateTripInput!): Trip! @hasScope(scope: "trip:update")
+}
+
+"Which events a subscription receives; every list left out matches all. Only the caller's tenant is ever seen."
+input LoadEventFilter {
+  "At most 100."
+  loadNumbers: [String!]
+  "The load's status after the write."
+  statuses: [LoadStatus!]
+  subsidiaryId: ID
+}
+
+"A data.diff.changes entry (spec 6.4)."
+type Change {
+  "StatusChanged, RateChanged or FieldChanged."
+  kind: String!
+  "For FieldChanged: {type: Field, id: <field name>}."
+  target: ChangeTarget
+}
+
+type ChangeTarget {
+  type: String!
+  id: String!
+}
+
+"A JSON object."
+scalar Map
+
+type EventDiff {
+  changes: [Change!]!
+  "Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true."
+  previousAttributes: Map
+}
+
+type LoadEventData {
+  "The load after the write: the snapshot of the load read endpoint."
+  load: Load!
+  "Absent on creation and on load.status.changed."
+  diff: EventDiff
+}
+
+"A load event: the envelope of spec 6.3."
+type LoadEvent {
+  "<uuid>-0 for load.changed, <uuid>-1 for load.status.changed."
+  id: String!
+  type: String!
+  "ISO 8601 with offset."
+  timestamp: String!
+  version: String!
+  data: LoadEventData!
+}
+
+type TripEventData {
+  trip: Trip!
+  "The trip's load after the write."
+  load: Load!
+  diff: EventDiff
+}
+
+"A trip.changed event."
+type TripEvent {
+  id: String!
+  type: String!
+  timestamp: String!
+  version: String!
+  data: TripEventData!
+}
+
+type Subscription {
+  "load.changed events (load:read)."
+  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): LoadEvent!
+  "load.status.changed events (load:read)."
+  loadStatusChanged(filter: LoadEventFilter): LoadEvent!
+  "trip.changed events (trip:read)."
+  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): TripEvent!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/loads_placeholder.graphqls", Input: `# TEMPORARY (events branch): the load snapshot types owned by the reads area
+# (schema/load_types.graphqls, schema/common.graphqls), minimal, so that the
+# events branch builds before reads is merged. Delete this file at merge.
+
+scalar Decimal
+
+type Money {
+  amount: Decimal!
+  currency: Int
+}
+
+type Address {
+  street: String!
+  city: String!
+  state: String!
+  zipCode: String!
+}
+
+enum LoadStatus {
+  Open
+  Quoted
+  Reserved
+  Covered
+  Dispatched
+  InTransit
+  Delivered
+  Cancelled
+  TONU
+}
+
+enum BillingStatus {
+  Released
+  Queued
+  Invoiced
+  Financed
+  Completed
+  Paid
+}
+
+enum StopType {
+  Pickup
+  Delivery
+}
+
+type Load {
+  id: ID!
+  loadNumber: String!
+  status: LoadStatus!
+  billingStatus: BillingStatus!
+  subsidiaryId: ID!
+  subsidiaryName: String!
+  customerId: ID
+  orderNumber: String!
+  poNumber: String!
+  source: String!
+  rate: Money!
+  weight: Decimal
+  commodity: String!
+  equipmentType: String!
+  stops: [Stop!]!
+  trips: [Trip!]!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+}
+
+type Stop {
+  sequence: Int!
+  type: StopType!
+  locationId: ID
+  name: String!
+  address: Address!
+  appointmentStart: DateTime
+  appointmentEnd: DateTime
+  arrivedAt: DateTime
+  departedAt: DateTime
+}
+
+type Trip {
+  id: ID!
+  tripNumber: String!
+  status: String!
+  driverIds: [ID!]!
+  truckId: ID
+  trailerId: ID
+  carrierId: ID
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# The root of HaulGraph's graph. Each area has its own file.
 
 "Requires the caller's token to hold the scope (DESIGN.md's endpoint → scope table)."
@@ -141,6 +1007,200 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Address(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "street":
+		return ec.fieldContext_Address_street(ctx, field)
+	case "city":
+		return ec.fieldContext_Address_city(ctx, field)
+	case "state":
+		return ec.fieldContext_Address_state(ctx, field)
+	case "zipCode":
+		return ec.fieldContext_Address_zipCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Address", field.Name)
+}
+
+func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Change_kind(ctx, field)
+	case "target":
+		return ec.fieldContext_Change_target(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Change", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeTarget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ChangeTarget_type(ctx, field)
+	case "id":
+		return ec.fieldContext_ChangeTarget_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeTarget", field.Name)
+}
+
+func (ec *executionContext) childFields_EventDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changes":
+		return ec.fieldContext_EventDiff_changes(ctx, field)
+	case "previousAttributes":
+		return ec.fieldContext_EventDiff_previousAttributes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventDiff", field.Name)
+}
+
+func (ec *executionContext) childFields_Load(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Load_id(ctx, field)
+	case "loadNumber":
+		return ec.fieldContext_Load_loadNumber(ctx, field)
+	case "status":
+		return ec.fieldContext_Load_status(ctx, field)
+	case "billingStatus":
+		return ec.fieldContext_Load_billingStatus(ctx, field)
+	case "subsidiaryId":
+		return ec.fieldContext_Load_subsidiaryId(ctx, field)
+	case "subsidiaryName":
+		return ec.fieldContext_Load_subsidiaryName(ctx, field)
+	case "customerId":
+		return ec.fieldContext_Load_customerId(ctx, field)
+	case "orderNumber":
+		return ec.fieldContext_Load_orderNumber(ctx, field)
+	case "poNumber":
+		return ec.fieldContext_Load_poNumber(ctx, field)
+	case "source":
+		return ec.fieldContext_Load_source(ctx, field)
+	case "rate":
+		return ec.fieldContext_Load_rate(ctx, field)
+	case "weight":
+		return ec.fieldContext_Load_weight(ctx, field)
+	case "commodity":
+		return ec.fieldContext_Load_commodity(ctx, field)
+	case "equipmentType":
+		return ec.fieldContext_Load_equipmentType(ctx, field)
+	case "stops":
+		return ec.fieldContext_Load_stops(ctx, field)
+	case "trips":
+		return ec.fieldContext_Load_trips(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Load_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Load_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Load", field.Name)
+}
+
+func (ec *executionContext) childFields_LoadEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_LoadEvent_id(ctx, field)
+	case "type":
+		return ec.fieldContext_LoadEvent_type(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_LoadEvent_timestamp(ctx, field)
+	case "version":
+		return ec.fieldContext_LoadEvent_version(ctx, field)
+	case "data":
+		return ec.fieldContext_LoadEvent_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoadEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_LoadEventData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "load":
+		return ec.fieldContext_LoadEventData_load(ctx, field)
+	case "diff":
+		return ec.fieldContext_LoadEventData_diff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoadEventData", field.Name)
+}
+
+func (ec *executionContext) childFields_Money(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "amount":
+		return ec.fieldContext_Money_amount(ctx, field)
+	case "currency":
+		return ec.fieldContext_Money_currency(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Money", field.Name)
+}
+
+func (ec *executionContext) childFields_Stop(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_Stop_sequence(ctx, field)
+	case "type":
+		return ec.fieldContext_Stop_type(ctx, field)
+	case "locationId":
+		return ec.fieldContext_Stop_locationId(ctx, field)
+	case "name":
+		return ec.fieldContext_Stop_name(ctx, field)
+	case "address":
+		return ec.fieldContext_Stop_address(ctx, field)
+	case "appointmentStart":
+		return ec.fieldContext_Stop_appointmentStart(ctx, field)
+	case "appointmentEnd":
+		return ec.fieldContext_Stop_appointmentEnd(ctx, field)
+	case "arrivedAt":
+		return ec.fieldContext_Stop_arrivedAt(ctx, field)
+	case "departedAt":
+		return ec.fieldContext_Stop_departedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Stop", field.Name)
+}
+
+func (ec *executionContext) childFields_Trip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Trip_id(ctx, field)
+	case "tripNumber":
+		return ec.fieldContext_Trip_tripNumber(ctx, field)
+	case "status":
+		return ec.fieldContext_Trip_status(ctx, field)
+	case "driverIds":
+		return ec.fieldContext_Trip_driverIds(ctx, field)
+	case "truckId":
+		return ec.fieldContext_Trip_truckId(ctx, field)
+	case "trailerId":
+		return ec.fieldContext_Trip_trailerId(ctx, field)
+	case "carrierId":
+		return ec.fieldContext_Trip_carrierId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Trip", field.Name)
+}
+
+func (ec *executionContext) childFields_TripEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TripEvent_id(ctx, field)
+	case "type":
+		return ec.fieldContext_TripEvent_type(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_TripEvent_timestamp(ctx, field)
+	case "version":
+		return ec.fieldContext_TripEvent_version(ctx, field)
+	case "data":
+		return ec.fieldContext_TripEvent_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TripEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_TripEventData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "trip":
+		return ec.fieldContext_TripEventData_trip(ctx, field)
+	case "load":
+		return ec.fieldContext_TripEventData_load(ctx, field)
+	case "diff":
+		return ec.fieldContext_TripEventData_diff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TripEventData", field.Name)
+}
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
