@@ -23,6 +23,8 @@ const usage = `usage: haulgraph <command> [flags]
 commands:
   serve     run the API (migrates first; --seed-demo seeds an empty database)
   migrate   apply database migrations
+  clients   manage API client credentials (create, list, revoke, edit)
+  keys      rotate the token signing key (keys rotate)
 `
 
 func main() {
@@ -38,6 +40,10 @@ func main() {
 		err = serve(ctx, os.Args[2:])
 	case "migrate":
 		err = migrate(ctx)
+	case "clients":
+		err = clientsCmd(ctx, os.Args[2:])
+	case "keys":
+		err = keysCmd(ctx, os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
