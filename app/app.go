@@ -20,6 +20,8 @@ type App struct {
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
+	// Events is the event bus: load writes, outbox relay, subscription hub.
+	Events *Events
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -43,6 +45,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := a.wireEvents(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.wireGraphQLPlaceholder(mux)
 	a.handler = mux
 	return a, nil
 }
@@ -52,7 +59,10 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Run starts the background workers and blocks until ctx ends.
 func (a *App) Run(ctx context.Context) error {
+	relayDone := make(chan struct{})
+	go func() { defer close(relayDone); _ = a.Events.Relay.Run(ctx) }()
 	<-ctx.Done()
+	<-relayDone
 	return nil
 }
 

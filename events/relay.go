@@ -30,11 +30,12 @@ type Relay struct {
 	// Batch is how many events one read takes (default 500).
 	Batch int
 
-	pos    int64
-	ready  chan struct{}
-	once   sync.Once
-	mu     sync.Mutex
-	wakers map[chan struct{}]struct{}
+	pos        int64
+	positioned bool
+	ready      chan struct{}
+	once       sync.Once
+	mu         sync.Mutex
+	wakers     map[chan struct{}]struct{}
 }
 
 func (r *Relay) init() {
@@ -76,6 +77,18 @@ func (r *Relay) wakeAll() {
 	}
 }
 
+// Position fixes where the tail starts: the outbox head now. Every event
+// committed after Position returns reaches the hub (the app calls it before
+// serving, so no write accepted by any instance falls between).
+func (r *Relay) Position(ctx context.Context) error {
+	head, err := r.Outbox.Head(ctx)
+	if err != nil {
+		return err
+	}
+	r.pos, r.positioned = head, true
+	return nil
+}
+
 // Run relays until ctx ends, reconnecting the listener when it drops.
 func (r *Relay) Run(ctx context.Context) error {
 	r.init()
@@ -85,13 +98,8 @@ func (r *Relay) Run(ctx context.Context) error {
 	if r.Batch <= 0 {
 		r.Batch = 500
 	}
-	for {
-		head, err := r.Outbox.Head(ctx)
-		if err == nil {
-			r.pos = head
-			break
-		}
-		if !r.pause(ctx, err) {
+	for !r.positioned {
+		if err := r.Position(ctx); err != nil && !r.pause(ctx, err) {
 			return nil
 		}
 	}

@@ -31,6 +31,9 @@ type WebsocketOptions struct {
 	KeepAlive time.Duration
 	// WriteTimeout bounds one message write to a client; default 10s.
 	WriteTimeout time.Duration
+	// SendBuffer is each connection's kernel send buffer in bytes (default
+	// 64 KiB): with the hub's bounded queue, what one subscriber may hold.
+	SendBuffer int
 	// CheckOrigin decides which browser origins may connect; nil accepts any
 	// (the bearer token, not a cookie, authenticates).
 	CheckOrigin func(r *http.Request) bool
@@ -50,6 +53,9 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second
 	}
+	if o.SendBuffer <= 0 {
+		o.SendBuffer = 64 << 10
+	}
 	check := o.CheckOrigin
 	if check == nil {
 		check = func(*http.Request) bool { return true }
@@ -59,6 +65,7 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 		Implementation: gorillaWebsocket{
 			upgrader:     websocket.Upgrader{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: check},
 			writeTimeout: o.WriteTimeout,
+			sendBuffer:   o.SendBuffer,
 		},
 		InitFunc:              o.init,
 		InitTimeout:           10 * time.Second,

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 type gorillaWebsocket struct {
 	upgrader     websocket.Upgrader
 	writeTimeout time.Duration
+	sendBuffer   int
 }
 
 func (g gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
@@ -23,6 +25,11 @@ func (g gorillaWebsocket) Accept(w http.ResponseWriter, r *http.Request, opts tr
 	c, err := up.Upgrade(w, r, opts.ResponseHeader)
 	if err != nil {
 		return nil, err
+	}
+	if tc, ok := c.NetConn().(*net.TCPConn); ok && g.sendBuffer > 0 {
+		// A fixed kernel send buffer: a client that stops reading pushes back
+		// after sendBuffer bytes instead of megabytes of autotuned buffer.
+		_ = tc.SetWriteBuffer(g.sendBuffer)
 	}
 	conn := &gorillaConn{c: c, writeTimeout: g.writeTimeout}
 	if slot, _ := r.Context().Value(connSlotKey{}).(*connSlot); slot != nil {
