@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -22,6 +23,8 @@ type App struct {
 	Auth *auth.Service
 	// Events is the event bus: load writes, outbox relay, subscription hub.
 	Events *Events
+	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
+	GraphQL *graph.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -49,7 +52,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQLPlaceholder(mux)
+	a.wireGraphQL(mux, a.Auth.Middleware)
 	a.handler = mux
 	return a, nil
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// SubscriberBuffer is how many events a live subscriber may have pending
 	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
 	SubscriberBuffer int
+	// DisableIntrospection turns GraphQL introspection off
+	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
+	DisableIntrospection bool
 }
 
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
@@ -70,6 +73,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_SUBSCRIBER_BUFFER: a positive integer, got %q", v)
 		}
 		c.SubscriberBuffer = n
+	}
+	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("HAULGRAPH_GRAPHQL_INTROSPECTION: %w", err)
+		}
+		c.DisableIntrospection = !b
 	}
 	if v := os.Getenv("HAULGRAPH_TOKEN_TTL"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -69,7 +69,7 @@ const clientLimitLock = 7340219 // advisory lock class: one client creation per 
 // CreateClient makes a credential set for tenant and returns it with its
 // secret, which exists only in this return value.
 func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec ClientSpec) (*Client, string, error) {
-	scopes, err := validateClient(spec.Name, spec.Description, spec.Scopes, true)
+	scopes, err := validateClient(spec.Name, spec.Description, spec.Scopes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -152,7 +152,7 @@ func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID s
 		if e.Scopes != nil {
 			scopes = e.Scopes
 		}
-		if c.Scopes, err = validateClient(c.Name, c.Description, scopes, true); err != nil {
+		if c.Scopes, err = validateClient(c.Name, c.Description, scopes); err != nil {
 			return err
 		}
 		switch {
@@ -218,7 +218,7 @@ const (
 
 // validateClient checks the administrator's choices and returns the scopes
 // deduplicated in catalogue order.
-func validateClient(name, description string, scopes []domain.Scope, needScopes bool) ([]string, error) {
+func validateClient(name, description string, scopes []domain.Scope) ([]string, error) {
 	var v domain.Validation
 	if strings.TrimSpace(name) == "" {
 		v.Add("name", "a name is required")
@@ -228,7 +228,7 @@ func validateClient(name, description string, scopes []domain.Scope, needScopes 
 	if utf8.RuneCountInString(description) > maxDescriptionLen {
 		v.Add("description", fmt.Sprintf("at most %d characters", maxDescriptionLen))
 	}
-	if needScopes && len(scopes) == 0 {
+	if len(scopes) == 0 {
 		v.Add("scopes", "choose at least one scope")
 	}
 	for _, sc := range scopes {

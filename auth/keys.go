@@ -47,6 +47,7 @@ type keyRing struct {
 const (
 	keyRefresh       = time.Minute
 	unknownKIDReload = 200 * time.Millisecond
+	jwksRefresh      = 5 * time.Second
 	keyLockID        = 7340218 // advisory lock serializing key creation and rotation
 )
 
@@ -201,8 +202,15 @@ func (k *keyRing) lookup(ctx context.Context, kid string) (*ecdsa.PublicKey, boo
 
 // publicJWKS is the key set served at /.well-known/jwks.json.
 func (k *keyRing) publicJWKS(ctx context.Context) (jose.JSONWebKeySet, error) {
-	if _, err := k.signer(ctx); err != nil { // refreshes a stale cache
-		return jose.JSONWebKeySet{}, err
+	// Verifiers elsewhere fetch this after seeing a new kid: serve what the
+	// database holds now, not the signing cache (which may lag a rotation).
+	k.mu.Lock()
+	fresh := time.Since(k.loadedAt) < jwksRefresh
+	k.mu.Unlock()
+	if !fresh {
+		if err := k.reload(ctx); err != nil {
+			return jose.JSONWebKeySet{}, err
+		}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -38,7 +38,9 @@ func (s *Service) JWKSHandler() http.Handler {
 		set, err := s.keys.publicJWKS(r.Context())
 		if err != nil {
 			slog.ErrorContext(r.Context(), "auth: jwks", "err", err)
-			http.Error(w, `{"error":"server_error"}`, http.StatusInternalServerError)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error":"server_error"}` + "\n"))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -158,14 +158,6 @@ func (w *wsClient) closeCode() int {
 	}
 }
 
-type gqlResponse struct {
-	Data   map[string]json.RawMessage `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
-}
-
 // gql posts one operation with a bearer token.
 func gql(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) gqlResponse {
 	t.Helper()

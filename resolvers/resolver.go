@@ -6,6 +6,7 @@ import "github.com/haulgraph/haulgraph/domain"
 
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
+	Reads         *domain.Reads
 	LoadWrites    *domain.LoadWrites
 	Subscriptions *domain.Subscriptions
 }

@@ -39,7 +39,7 @@ func (t *loadTx) LoadForUpdate(ctx context.Context, loadNumber string) (*domain.
 	if err != nil {
 		return nil, err
 	}
-	return loadSnapshot(ctx, t.tx, t.tenant, id)
+	return t.LoadSnapshot(ctx, id)
 }
 
 // TripForUpdate locks the trip's load: trip writes and load writes of one
@@ -54,7 +54,7 @@ func (t *loadTx) TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip,
 	if err != nil {
 		return nil, err
 	}
-	l, err := loadSnapshot(ctx, t.tx, t.tenant, loadID)
+	l, err := t.LoadSnapshot(ctx, loadID)
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,17 @@ func (t *loadTx) TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip,
 	return nil, domain.NotFound("trip %s not found", id)
 }
 
+// LoadSnapshot reads the snapshot with the load read endpoint's own query
+// (loadsWhere), so data.load is exactly what GET /loads/{loadNumber} answers.
 func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, error) {
-	return loadSnapshot(ctx, t.tx, t.tenant, id)
+	loads, err := loadsWhere(ctx, t.tx, t.tenant, "l.id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	if len(loads) == 0 {
+		return nil, domain.NotFound("load not found")
+	}
+	return &loads[0], nil
 }
 
 // refTables are the tables a write may reference (a whitelist: the name is
@@ -121,9 +130,9 @@ func (t *loadTx) InsertLoad(ctx context.Context, l *domain.Load) error {
 	if len(l.Trips) == 0 {
 		return nil
 	}
-	trips := make([]tripRow, len(l.Trips))
+	trips := make([]tripWriteRow, len(l.Trips))
 	for i, tr := range l.Trips {
-		trips[i] = tripRow{ID: tr.ID, TenantID: t.tenant, LoadID: l.ID, TripNumber: tr.TripNumber, Status: tr.Status,
+		trips[i] = tripWriteRow{ID: tr.ID, TenantID: t.tenant, LoadID: l.ID, TripNumber: tr.TripNumber, Status: tr.Status,
 			DriverIDs: uuidStrings(tr.DriverIDs), TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID,
 			CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 	}
@@ -140,14 +149,14 @@ func (t *loadTx) UpdateLoad(ctx context.Context, l *domain.Load, replaceStops bo
 	if err != nil || !replaceStops {
 		return err
 	}
-	if _, err := t.tx.NewDelete().Model((*stopRow)(nil)).Where("tenant_id = ? AND load_id = ?", t.tenant, l.ID).Exec(ctx); err != nil {
+	if _, err := t.tx.NewDelete().Model((*stopWriteRow)(nil)).Where("tenant_id = ? AND load_id = ?", t.tenant, l.ID).Exec(ctx); err != nil {
 		return err
 	}
 	return t.insertStops(ctx, l)
 }
 
 func (t *loadTx) UpdateTrip(ctx context.Context, tr *domain.Trip) error {
-	row := tripRow{DriverIDs: uuidStrings(tr.DriverIDs), TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID}
+	row := tripWriteRow{DriverIDs: uuidStrings(tr.DriverIDs), TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID}
 	_, err := t.tx.NewUpdate().Model(&row).Column("driver_ids", "truck_id", "trailer_id", "carrier_id").
 		Set("updated_at = now()").Where("tenant_id = ? AND id = ?", t.tenant, tr.ID).Exec(ctx)
 	return err
@@ -157,8 +166,8 @@ func (t *loadTx) AppendEvents(ctx context.Context, events []domain.Event) error 
 	return appendEvents(ctx, t.tx, events)
 }
 
-func (t *loadTx) row(l *domain.Load) loadRow {
-	row := loadRow{ID: l.ID, TenantID: t.tenant, LoadNumber: l.LoadNumber, Status: string(l.Status),
+func (t *loadTx) row(l *domain.Load) loadWriteRow {
+	row := loadWriteRow{ID: l.ID, TenantID: t.tenant, LoadNumber: l.LoadNumber, Status: string(l.Status),
 		BillingStatus: string(l.BillingStatus), SubsidiaryID: l.SubsidiaryID, CustomerID: l.CustomerID,
 		OrderNumber: l.OrderNumber, PONumber: l.PONumber, Source: l.Source, Rate: l.Rate.Amount, Currency: domain.USD,
 		Commodity: l.Commodity, EquipmentType: l.EquipmentType, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
@@ -175,9 +184,9 @@ func (t *loadTx) insertStops(ctx context.Context, l *domain.Load) error {
 	if len(l.Stops) == 0 {
 		return nil
 	}
-	stops := make([]stopRow, len(l.Stops))
+	stops := make([]stopWriteRow, len(l.Stops))
 	for i, s := range l.Stops {
-		stops[i] = stopRow{ID: uuid.New(), TenantID: t.tenant, LoadID: l.ID, Sequence: s.Sequence, Type: string(s.Type),
+		stops[i] = stopWriteRow{ID: uuid.New(), TenantID: t.tenant, LoadID: l.ID, Sequence: s.Sequence, Type: string(s.Type),
 			LocationID: s.LocationID, Name: s.Name, Street: s.Address.Street, City: s.Address.City, State: s.Address.State,
 			ZipCode: s.Address.ZipCode, AppointmentStart: s.AppointmentStart, AppointmentEnd: s.AppointmentEnd,
 			ArrivedAt: s.ArrivedAt, DepartedAt: s.DepartedAt}

@@ -37,6 +37,12 @@ type CreateLoadInput struct {
 	Trips []*TripInput `json:"trips,omitempty"`
 }
 
+// An inclusive UTC window. Rules for each list are in its description.
+type DateTimeRange struct {
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
+}
+
 type EventDiff struct {
 	Changes []*domain.Change `json:"changes"`
 	// Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true.
@@ -70,6 +76,30 @@ type LoadEventFilter struct {
 	SubsidiaryID *string             `json:"subsidiaryId,omitempty"`
 }
 
+type LocationConnection struct {
+	Page       *int               `json:"page,omitempty"`
+	PageSize   int                `json:"pageSize"`
+	Total      int                `json:"total"`
+	Items      []*domain.Location `json:"items"`
+	TotalCount int                `json:"totalCount"`
+	PageInfo   *PageInfo          `json:"pageInfo"`
+	Edges      []*LocationEdge    `json:"edges"`
+}
+
+type LocationEdge struct {
+	Cursor string           `json:"cursor"`
+	Node   *domain.Location `json:"node"`
+}
+
+type LocationFilter struct {
+	// Any of Active, Disabled, Inactive (case-insensitive).
+	Status []string `json:"status,omitempty"`
+	// At most 100 ids.
+	LocationIds []string `json:"locationIds,omitempty"`
+	// Inclusive UTC creation window; either bound may be omitted.
+	CreatedDateRange *DateTimeRange `json:"createdDateRange,omitempty"`
+}
+
 // An amount as sent; currency defaults to 840 (USD).
 type MoneyInput struct {
 	Amount   decimal.Decimal `json:"amount"`
@@ -79,7 +109,41 @@ type MoneyInput struct {
 type Mutation struct {
 }
 
+// Relay page information; paging is forward only (first/after).
+type PageInfo struct {
+	HasNextPage     bool    `json:"hasNextPage"`
+	HasPreviousPage bool    `json:"hasPreviousPage"`
+	StartCursor     *string `json:"startCursor,omitempty"`
+	EndCursor       *string `json:"endCursor,omitempty"`
+}
+
 type Query struct {
+}
+
+type SettlementStatementConnection struct {
+	// The spec's paged envelope: page index (null when paging by cursor).
+	Page     *int `json:"page,omitempty"`
+	PageSize int  `json:"pageSize"`
+	// All matching items (same as totalCount).
+	Total      int                        `json:"total"`
+	Items      []*domain.Statement        `json:"items"`
+	TotalCount int                        `json:"totalCount"`
+	PageInfo   *PageInfo                  `json:"pageInfo"`
+	Edges      []*SettlementStatementEdge `json:"edges"`
+}
+
+type SettlementStatementEdge struct {
+	Cursor string            `json:"cursor"`
+	Node   *domain.Statement `json:"node"`
+}
+
+type StatementFilter struct {
+	// Required; start and end both required and at 00:00:00Z.
+	StatementDateRange *DateTimeRange `json:"statementDateRange,omitempty"`
+	// COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive; omitted: all.
+	DriverType *string `json:"driverType,omitempty"`
+	// A driver's UUID.
+	DriverID *string `json:"driverId,omitempty"`
 }
 
 // One stop; its sequence is its position in the list.
@@ -95,6 +159,21 @@ type StopInput struct {
 }
 
 type Subscription struct {
+}
+
+type TrailerConnection struct {
+	Page       *int              `json:"page,omitempty"`
+	PageSize   int               `json:"pageSize"`
+	Total      int               `json:"total"`
+	Items      []*domain.Trailer `json:"items"`
+	TotalCount int               `json:"totalCount"`
+	PageInfo   *PageInfo         `json:"pageInfo"`
+	Edges      []*TrailerEdge    `json:"edges"`
+}
+
+type TrailerEdge struct {
+	Cursor string          `json:"cursor"`
+	Node   *domain.Trailer `json:"node"`
 }
 
 // A trip.changed event.
@@ -143,4 +222,19 @@ type UpdateTripInput struct {
 	TruckID   *string  `json:"truckId,omitempty"`
 	TrailerID *string  `json:"trailerId,omitempty"`
 	CarrierID *string  `json:"carrierId,omitempty"`
+}
+
+type UserConnection struct {
+	Page       *int           `json:"page,omitempty"`
+	PageSize   int            `json:"pageSize"`
+	Total      int            `json:"total"`
+	Items      []*domain.User `json:"items"`
+	TotalCount int            `json:"totalCount"`
+	PageInfo   *PageInfo      `json:"pageInfo"`
+	Edges      []*UserEdge    `json:"edges"`
+}
+
+type UserEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   *domain.User `json:"node"`
 }

@@ -13,12 +13,20 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // region    ************************** generated!.gotpl **************************
+
+type StopResolver interface {
+	Location(ctx context.Context, obj *domain.Stop) (*domain.Location, error)
+}
+type TripResolver interface {
+	Drivers(ctx context.Context, obj *domain.Trip) ([]*domain.Driver, error)
+	Trailer(ctx context.Context, obj *domain.Trip) (*domain.Trailer, error)
+	Carrier(ctx context.Context, obj *domain.Trip) (*domain.Carrier, error)
+}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -28,39 +36,39 @@ import (
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Address_street(ctx context.Context, field graphql.CollectedField, obj *domain.Address) (ret graphql.Marshaler) {
+func (ec *executionContext) _Carrier_id(ctx context.Context, field graphql.CollectedField, obj *domain.Carrier) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Address_street(ctx, field)
+			return ec.fieldContext_Carrier_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Street, nil
+			return obj.ID, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Address_street(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_Carrier_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Carrier", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Address_city(ctx context.Context, field graphql.CollectedField, obj *domain.Address) (ret graphql.Marshaler) {
+func (ec *executionContext) _Carrier_name(ctx context.Context, field graphql.CollectedField, obj *domain.Carrier) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Address_city(ctx, field)
+			return ec.fieldContext_Carrier_name(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.City, nil
+			return obj.Name, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -70,20 +78,20 @@ func (ec *executionContext) _Address_city(ctx context.Context, field graphql.Col
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Address_city(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_Carrier_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Carrier", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Address_state(ctx context.Context, field graphql.CollectedField, obj *domain.Address) (ret graphql.Marshaler) {
+func (ec *executionContext) _Carrier_mcNumber(ctx context.Context, field graphql.CollectedField, obj *domain.Carrier) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Address_state(ctx, field)
+			return ec.fieldContext_Carrier_mcNumber(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.State, nil
+			return obj.MCNumber, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -93,20 +101,20 @@ func (ec *executionContext) _Address_state(ctx context.Context, field graphql.Co
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Address_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_Carrier_mcNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Carrier", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Address_zipCode(ctx context.Context, field graphql.CollectedField, obj *domain.Address) (ret graphql.Marshaler) {
+func (ec *executionContext) _Carrier_dotNumber(ctx context.Context, field graphql.CollectedField, obj *domain.Carrier) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Address_zipCode(ctx, field)
+			return ec.fieldContext_Carrier_dotNumber(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ZipCode, nil
+			return obj.DOTNumber, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -116,8 +124,8 @@ func (ec *executionContext) _Address_zipCode(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Address_zipCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Address", field, false, false, errors.New("field of type String does not have child fields"))
+func (ec *executionContext) fieldContext_Carrier_dotNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Carrier", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Load_id(ctx context.Context, field graphql.CollectedField, obj *domain.Load) (ret graphql.Marshaler) {
@@ -561,52 +569,6 @@ func (ec *executionContext) fieldContext_Load_updatedAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("Load", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Money_amount(ctx context.Context, field graphql.CollectedField, obj *domain.Money) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Money_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
-			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Money_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Money", field, false, false, errors.New("field of type Decimal does not have child fields"))
-}
-
-func (ec *executionContext) _Money_currency(ctx context.Context, field graphql.CollectedField, obj *domain.Money) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Money_currency(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Currency, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Money_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Money", field, false, false, errors.New("field of type Int does not have child fields"))
-}
-
 func (ec *executionContext) _Stop_sequence(ctx context.Context, field graphql.CollectedField, obj *domain.Stop) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -674,6 +636,56 @@ func (ec *executionContext) _Stop_locationId(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Stop_locationId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Stop", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Stop_location(ctx context.Context, field graphql.CollectedField, obj *domain.Stop) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stop_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Stop().Location(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "customer:read")
+				if err != nil {
+					var zeroVal *domain.Location
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *domain.Location
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, obj, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Location) graphql.Marshaler {
+			return ec.marshalOLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stop_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Stop",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Location(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Stop_name(ctx context.Context, field graphql.CollectedField, obj *domain.Stop) (ret graphql.Marshaler) {
@@ -984,6 +996,156 @@ func (ec *executionContext) fieldContext_Trip_carrierId(_ context.Context, field
 	return graphql.NewScalarFieldContext("Trip", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
+func (ec *executionContext) _Trip_drivers(ctx context.Context, field graphql.CollectedField, obj *domain.Trip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trip_drivers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trip().Drivers(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "driver:read")
+				if err != nil {
+					var zeroVal []*domain.Driver
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal []*domain.Driver
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, obj, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*domain.Driver) graphql.Marshaler {
+			return ec.marshalODriver2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDriverᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trip_drivers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trip",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Driver(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trip_trailer(ctx context.Context, field graphql.CollectedField, obj *domain.Trip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trip_trailer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trip().Trailer(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "trailer:read")
+				if err != nil {
+					var zeroVal *domain.Trailer
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *domain.Trailer
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, obj, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Trailer) graphql.Marshaler {
+			return ec.marshalOTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trip_trailer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trip",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Trailer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Trip_carrier(ctx context.Context, field graphql.CollectedField, obj *domain.Trip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Trip_carrier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Trip().Carrier(ctx, obj)
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				scope, err := ec.unmarshalNString2string(ctx, "carrier:read")
+				if err != nil {
+					var zeroVal *domain.Carrier
+					return zeroVal, err
+				}
+				if ec.Directives.HasScope == nil {
+					var zeroVal *domain.Carrier
+					return zeroVal, errors.New("directive hasScope is not implemented")
+				}
+				return ec.Directives.HasScope(ctx, obj, directive0, scope)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Carrier) graphql.Marshaler {
+			return ec.marshalOCarrier2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCarrier(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Trip_carrier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Trip",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Carrier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -996,10 +1158,10 @@ func (ec *executionContext) fieldContext_Trip_carrierId(_ context.Context, field
 
 // region    **************************** object.gotpl ****************************
 
-var addressImplementors = []string{"Address"}
+var carrierImplementors = []string{"Carrier"}
 
-func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, obj *domain.Address) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, addressImplementors)
+func (ec *executionContext) _Carrier(ctx context.Context, sel ast.SelectionSet, obj *domain.Carrier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, carrierImplementors)
 
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -1007,24 +1169,24 @@ func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Address")
-		case "street":
-			out.Values[i] = ec._Address_street(ctx, field, obj)
+			out.Values[i] = graphql.MarshalString("Carrier")
+		case "id":
+			out.Values[i] = ec._Carrier_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "city":
-			out.Values[i] = ec._Address_city(ctx, field, obj)
+		case "name":
+			out.Values[i] = ec._Carrier_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "state":
-			out.Values[i] = ec._Address_state(ctx, field, obj)
+		case "mcNumber":
+			out.Values[i] = ec._Carrier_mcNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "zipCode":
-			out.Values[i] = ec._Address_zipCode(ctx, field, obj)
+		case "dotNumber":
+			out.Values[i] = ec._Carrier_dotNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1172,49 +1334,6 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var moneyImplementors = []string{"Money"}
-
-func (ec *executionContext) _Money(ctx context.Context, sel ast.SelectionSet, obj *domain.Money) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, moneyImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("Money")
-		case "amount":
-			out.Values[i] = ec._Money_amount(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "currency":
-			out.Values[i] = ec._Money_currency(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
-
-	return out
-}
-
 var stopImplementors = []string{"Stop"}
 
 func (ec *executionContext) _Stop(ctx context.Context, sel ast.SelectionSet, obj *domain.Stop) graphql.Marshaler {
@@ -1230,47 +1349,85 @@ func (ec *executionContext) _Stop(ctx context.Context, sel ast.SelectionSet, obj
 		case "sequence":
 			out.Values[i] = ec._Stop_sequence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "type":
 			out.Values[i] = ec._Stop_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "locationId":
 			out.Values[i] = ec._Stop_locationId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "location":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Stop_location(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "name":
 			out.Values[i] = ec._Stop_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "address":
 			out.Values[i] = ec._Stop_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "appointmentStart":
 			out.Values[i] = ec._Stop_appointmentStart(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "appointmentEnd":
 			out.Values[i] = ec._Stop_appointmentEnd(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "arrivedAt":
 			out.Values[i] = ec._Stop_arrivedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "departedAt":
 			out.Values[i] = ec._Stop_departedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -1308,38 +1465,152 @@ func (ec *executionContext) _Trip(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Trip_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tripNumber":
 			out.Values[i] = ec._Trip_tripNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._Trip_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "driverIds":
 			out.Values[i] = ec._Trip_driverIds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "truckId":
 			out.Values[i] = ec._Trip_truckId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "trailerId":
 			out.Values[i] = ec._Trip_trailerId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "carrierId":
 			out.Values[i] = ec._Trip_carrierId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "drivers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Trip_drivers(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "trailer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Trip_trailer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "carrier":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Trip_carrier(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1365,10 +1636,6 @@ func (ec *executionContext) _Trip(ctx context.Context, sel ast.SelectionSet, obj
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNAddress2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐAddress(ctx context.Context, sel ast.SelectionSet, v domain.Address) graphql.Marshaler {
-	return ec._Address(ctx, sel, &v)
-}
-
 func (ec *executionContext) unmarshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐBillingStatus(ctx context.Context, v any) (domain.BillingStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := domain.BillingStatus(tmp)
@@ -1378,22 +1645,6 @@ func (ec *executionContext) unmarshalNBillingStatus2githubᚗcomᚋhaulgraphᚋh
 func (ec *executionContext) marshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐBillingStatus(ctx context.Context, sel ast.SelectionSet, v domain.BillingStatus) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalString(string(v))
-	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-	}
-	return res
-}
-
-func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (decimal.Decimal, error) {
-	res, err := scalars.UnmarshalDecimal(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, sel ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
-	_ = sel
-	res := scalars.MarshalDecimal(v)
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1427,10 +1678,6 @@ func (ec *executionContext) marshalNLoadStatus2githubᚗcomᚋhaulgraphᚋhaulgr
 		}
 	}
 	return res
-}
-
-func (ec *executionContext) marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx context.Context, sel ast.SelectionSet, v domain.Money) graphql.Marshaler {
-	return ec._Money(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNStop2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStop(ctx context.Context, sel ast.SelectionSet, v domain.Stop) graphql.Marshaler {
@@ -1519,22 +1766,18 @@ func (ec *executionContext) marshalOBillingStatus2ᚖgithubᚗcomᚋhaulgraphᚋ
 	return res
 }
 
-func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (*decimal.Decimal, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := scalars.UnmarshalDecimal(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, sel ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
+func (ec *executionContext) marshalOCarrier2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCarrier(ctx context.Context, sel ast.SelectionSet, v *domain.Carrier) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	_ = sel
-	_ = ctx
-	res := scalars.MarshalDecimal(*v)
-	return res
+	return ec._Carrier(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoad(ctx context.Context, sel ast.SelectionSet, v *domain.Load) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Load(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOLoadStatus2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatusᚄ(ctx context.Context, v any) ([]domain.LoadStatus, error) {

@@ -1,0 +1,26 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// wireGraphQL mounts the GraphQL endpoint at /graphql (GET, POST; GraphiQL
+// for browsers). a.GraphQL.Server accepts further transports (WebSocket).
+func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
+	reads := &storage.Reads{DB: a.DB}
+	a.GraphQL = graph.NewHandler(graph.Deps{
+		Reads:         &domain.Reads{Store: reads},
+		LoadWrites:    a.Events.LoadWrites,
+		Subscriptions: a.Events.Subscriptions,
+		Loaders:       reads,
+		Log:           a.Log,
+		Options:       graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+	})
+	a.GraphQL.Server.AddTransport(a.websocketTransport())
+	a.GraphQL.Server.AroundResponses(graph.SubscriptionLoaders(reads))
+	mux.Handle("/graphql", auth(a.GraphQL))
+}
