@@ -177,8 +177,9 @@ func TestTripChangedSubscription(t *testing.T) {
 	if _, err := srv.DB.Pool.Exec(t.Context(), `INSERT INTO drivers (id, tenant_id, name, type) VALUES ($1, $2, 'Dana', 'COMPANY')`, driver, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	w := connect(t, srv, "graphql-transport-ws", srv.Token(t, a, domain.ScopeTripRead))
-	w.subscribe("t", `subscription { tripChanged(includePreviousAttributes: true) { id type data { trip { id driverIds } load { loadNumber }
+	w := connect(t, srv, "graphql-transport-ws", srv.Token(t, a, domain.ScopeTripRead, domain.ScopeDriverRead))
+	// drivers is a relation field: resolved per event through dataloaders.
+	w.subscribe("t", `subscription { tripChanged(includePreviousAttributes: true) { id type data { trip { id driverIds drivers { name } } load { loadNumber }
 		diff { changes { kind target { id } } previousAttributes } } } }`, nil)
 	waitSubscribers(t, srv, 1)
 	writeA := writer(t, srv, a)
@@ -187,7 +188,7 @@ func TestTripChangedSubscription(t *testing.T) {
 	mustGQL(t, srv, writeA, `mutation($id: ID!, $d: [ID!]) { updateTrip(id: $id, input: {driverIds: $d}) { id driverIds } }`,
 		map[string]any{"id": trip, "d": []string{driver}})
 	got := string(w.event("t").Data["tripChanged"])
-	for _, want := range []string{`"type":"trip.changed"`, `"driverIds":["` + driver + `"]`, `"loadNumber":"T-1"`,
+	for _, want := range []string{`"type":"trip.changed"`, `"driverIds":["` + driver + `"]`, `"drivers":[{"name":"Dana"}]`, `"loadNumber":"T-1"`,
 		`"changes":[{"kind":"FieldChanged","target":{"id":"DriverIds"}}]`, `"previousAttributes":{"DriverIds":[]}`} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("trip event %s lacks %s", got, want)
