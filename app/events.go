@@ -23,14 +23,14 @@ type Events struct {
 // wireEvents builds the bus and positions the relay at the outbox head before
 // the instance serves, so every write accepted afterwards reaches its hub.
 func (a *App) wireEvents(ctx context.Context) error {
-	hub := events.NewHub(a.Config.SubscriberBuffer)
+	hub := events.NewHub()
 	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Pool: a.DB.Pool, Hub: hub, Log: a.Log}
 	if err := relay.Position(ctx); err != nil {
 		return err
 	}
 	a.Events = &Events{
 		LoadWrites:    &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
-		Subscriptions: &domain.Subscriptions{Stream: hub},
+		Subscriptions: &domain.Subscriptions{Stream: hub, Buffer: a.Config.SubscriberBuffer},
 		Hub:           hub,
 		Relay:         relay,
 	}

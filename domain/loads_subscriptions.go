@@ -54,16 +54,21 @@ func (f EventFilter) Matches(ev *LiveEvent) bool {
 // EventStream is the live fan-out of committed events (the hub of this
 // instance).
 type EventStream interface {
-	Subscribe(tenant uuid.UUID, f EventFilter) EventSubscription
+	Subscribe(tenant uuid.UUID, f EventFilter, sink EventSink) EventSubscription
 }
 
-// EventSubscription is one live subscription. Events are buffered up to a
-// bound; a subscriber that falls behind is cut off: Done closes and Evicted
-// reports true.
+// EventSink receives a subscription's events. Deliver must not block: it
+// queues the event in the subscriber's bounded buffer, or reports false when
+// the buffer is full, and the stream then cuts the subscriber off. Ended runs
+// once when the subscription ends (evicted: it was cut off); no Deliver
+// follows it.
+type EventSink struct {
+	Deliver func(*LiveEvent) bool
+	Ended   func(evicted bool)
+}
+
+// EventSubscription is one live subscription; Close ends it (idempotent).
 type EventSubscription interface {
-	Events() <-chan *LiveEvent
-	Done() <-chan struct{}
-	Evicted() bool
 	Close()
 }
 
@@ -72,7 +77,12 @@ var ErrSlowConsumer = errors.New("subscriber too slow: its event buffer overflow
 
 // Subscriptions authorizes and validates live subscriptions (GraphQL
 // subscriptions, and any other streaming transport).
-type Subscriptions struct{ Stream EventStream }
+type Subscriptions struct {
+	Stream EventStream
+	// Buffer is how many events one subscriber may have pending before it
+	// is cut off as too slow.
+	Buffer int
+}
 
 // SubscriptionInput is a subscription's filter as sent.
 type SubscriptionInput struct {
@@ -83,7 +93,7 @@ type SubscriptionInput struct {
 
 // Subscribe opens a subscription to events of type eventType for the caller's
 // tenant: load events need load:read, trip events trip:read.
-func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in SubscriptionInput) (EventSubscription, error) {
+func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in SubscriptionInput, sink EventSink) (EventSubscription, error) {
 	op := OpReadLoad
 	if eventType == EventTripChanged {
 		op = OpReadTrip
@@ -117,7 +127,7 @@ func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in Subs
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	return s.Stream.Subscribe(p.TenantID, f), nil
+	return s.Stream.Subscribe(p.TenantID, f, sink), nil
 }
 
 type disconnectKey struct{}

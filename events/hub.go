@@ -16,41 +16,37 @@ import (
 // cut off.
 const DefaultBuffer = 64
 
-// Hub fans events out to the live subscriptions of one instance. Each
-// subscriber has a bounded buffer; Publish never blocks: a subscriber whose
-// buffer is full is evicted (its Done closes) instead of growing memory.
+// Hub fans events out to the live subscriptions of one instance. Publish
+// never blocks: each subscriber's sink queues into its own bounded buffer,
+// and a subscriber whose buffer is full is evicted (its sink ends) instead of
+// growing memory. Sinks are called under the hub's lock, so no delivery can
+// follow a subscriber's end.
 type Hub struct {
-	buffer   int
 	mu       sync.Mutex
 	byTenant map[uuid.UUID]map[*Subscription]struct{}
 	count    atomic.Int64
 	evicted  atomic.Int64
 }
 
-// NewHub makes a hub whose subscribers buffer up to buffer events.
-func NewHub(buffer int) *Hub {
-	if buffer <= 0 {
-		buffer = DefaultBuffer
-	}
-	return &Hub{buffer: buffer, byTenant: map[uuid.UUID]map[*Subscription]struct{}{}}
+// NewHub makes an empty hub.
+func NewHub() *Hub {
+	return &Hub{byTenant: map[uuid.UUID]map[*Subscription]struct{}{}}
 }
 
 var _ domain.EventStream = (*Hub)(nil)
 
 // Subscription is one subscriber of the hub.
 type Subscription struct {
-	hub     *Hub
-	tenant  uuid.UUID
-	filter  domain.EventFilter
-	ch      chan *domain.LiveEvent
-	done    chan struct{}
-	evicted atomic.Bool
-	closed  bool // guarded by hub.mu
+	hub    *Hub
+	tenant uuid.UUID
+	filter domain.EventFilter
+	sink   domain.EventSink
+	ended  bool // guarded by hub.mu
 }
 
 // Subscribe registers a subscriber of tenant's events that pass f.
-func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter) domain.EventSubscription {
-	s := &Subscription{hub: h, tenant: tenant, filter: f, ch: make(chan *domain.LiveEvent, h.buffer), done: make(chan struct{})}
+func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+	s := &Subscription{hub: h, tenant: tenant, filter: f, sink: sink}
 	h.mu.Lock()
 	subs := h.byTenant[tenant]
 	if subs == nil {
@@ -63,22 +59,22 @@ func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter) domain.EventSubs
 	return s
 }
 
-// Publish hands ev to every matching subscriber of its tenant without
-// blocking; only this tenant's subscribers are even looked at.
+// Publish hands ev to every matching subscriber of its tenant; only this
+// tenant's subscribers are even looked at.
 func (h *Hub) Publish(ev *domain.LiveEvent) {
+	var evicted []*Subscription
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for s := range h.byTenant[ev.TenantID] {
-		if !s.filter.Matches(ev) {
-			continue
-		}
-		select {
-		case s.ch <- ev:
-		default:
-			s.evicted.Store(true)
-			h.evicted.Add(1)
+		if s.filter.Matches(ev) && !s.sink.Deliver(ev) {
 			h.removeLocked(s)
+			evicted = append(evicted, s)
 		}
+	}
+	h.mu.Unlock()
+	for _, s := range evicted {
+		h.evicted.Add(1)
+		// Ending may write to a network connection: never under the lock.
+		go s.sink.Ended(true)
 	}
 }
 
@@ -88,32 +84,27 @@ func (h *Hub) Subscribers() int64 { return h.count.Load() }
 // Evictions counts subscribers cut off for being too slow.
 func (h *Hub) Evictions() int64 { return h.evicted.Load() }
 
-func (h *Hub) removeLocked(s *Subscription) {
-	if s.closed {
-		return
+// removeLocked unregisters s; it reports false when s had already ended.
+func (h *Hub) removeLocked(s *Subscription) bool {
+	if s.ended {
+		return false
 	}
-	s.closed = true
+	s.ended = true
 	subs := h.byTenant[s.tenant]
 	delete(subs, s)
 	if len(subs) == 0 {
 		delete(h.byTenant, s.tenant)
 	}
-	close(s.done)
 	h.count.Add(-1)
+	return true
 }
-
-// Events delivers the subscriber's events; it is never closed: select on Done.
-func (s *Subscription) Events() <-chan *domain.LiveEvent { return s.ch }
-
-// Done closes when the subscription ends (Close or eviction).
-func (s *Subscription) Done() <-chan struct{} { return s.done }
-
-// Evicted reports whether the hub cut the subscriber off for being too slow.
-func (s *Subscription) Evicted() bool { return s.evicted.Load() }
 
 // Close ends the subscription; calling it again does nothing.
 func (s *Subscription) Close() {
 	s.hub.mu.Lock()
-	s.hub.removeLocked(s)
+	first := s.hub.removeLocked(s)
 	s.hub.mu.Unlock()
+	if first {
+		s.sink.Ended(false)
+	}
 }

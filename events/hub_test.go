@@ -13,50 +13,76 @@ func loadEvent(tenant uuid.UUID, number string, status domain.LoadStatus) *domai
 		Data: domain.EventData{Load: &domain.Load{LoadNumber: number, Status: status}}}
 }
 
+// chanSink is a subscriber with a bounded buffer of n events.
+type chanSink struct {
+	ch      chan *domain.LiveEvent
+	ended   chan bool
+	evicted bool
+}
+
+func newSink(n int) *chanSink {
+	return &chanSink{ch: make(chan *domain.LiveEvent, n), ended: make(chan bool, 1)}
+}
+
+func (c *chanSink) sink() domain.EventSink {
+	return domain.EventSink{
+		Deliver: func(ev *domain.LiveEvent) bool {
+			select {
+			case c.ch <- ev:
+				return true
+			default:
+				return false
+			}
+		},
+		Ended: func(evicted bool) { c.ended <- evicted },
+	}
+}
+
 func TestHubIsolatesTenantsAndFilters(t *testing.T) {
-	h := NewHub(8)
+	h := NewHub()
 	a, b := uuid.New(), uuid.New()
-	all := h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadChanged}})
-	covered := h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadChanged}, Statuses: []domain.LoadStatus{domain.LoadCovered}})
-	other := h.Subscribe(b, domain.EventFilter{})
-	status := h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadStatusChanged}})
+	all, covered, other, status := newSink(8), newSink(8), newSink(8), newSink(8)
+	allSub := h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadChanged}}, all.sink())
+	h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadChanged}, Statuses: []domain.LoadStatus{domain.LoadCovered}}, covered.sink())
+	h.Subscribe(b, domain.EventFilter{}, other.sink())
+	h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadStatusChanged}}, status.sink())
 	h.Publish(loadEvent(a, "L1", domain.LoadOpen))
 	h.Publish(loadEvent(a, "L2", domain.LoadCovered))
-	if len(all.Events()) != 2 || len(covered.Events()) != 1 || len(other.Events()) != 0 || len(status.Events()) != 0 {
-		t.Fatalf("fan-out: all=%d covered=%d other=%d status=%d", len(all.Events()), len(covered.Events()), len(other.Events()), len(status.Events()))
+	if len(all.ch) != 2 || len(covered.ch) != 1 || len(other.ch) != 0 || len(status.ch) != 0 {
+		t.Fatalf("fan-out: all=%d covered=%d other=%d status=%d", len(all.ch), len(covered.ch), len(other.ch), len(status.ch))
 	}
-	if got := <-covered.Events(); got.Data.Load.LoadNumber != "L2" {
+	if got := <-covered.ch; got.Data.Load.LoadNumber != "L2" {
 		t.Fatalf("covered got %s", got.Data.Load.LoadNumber)
 	}
-	all.Close()
-	all.Close() // idempotent
-	if h.Subscribers() != 3 {
-		t.Fatalf("subscribers = %d", h.Subscribers())
+	allSub.Close()
+	allSub.Close() // idempotent: Ended runs once
+	if ev := <-all.ended; ev || len(all.ended) != 0 || h.Subscribers() != 3 {
+		t.Fatalf("close: evicted=%v subscribers=%d", ev, h.Subscribers())
+	}
+	h.Publish(loadEvent(a, "L3", domain.LoadOpen))
+	if len(all.ch) != 2 {
+		t.Fatal("delivered after Close")
 	}
 }
 
 func TestHubEvictsSlowSubscriber(t *testing.T) {
-	h := NewHub(4)
+	h := NewHub()
 	tenant := uuid.New()
-	slow := h.Subscribe(tenant, domain.EventFilter{})
-	fast := h.Subscribe(tenant, domain.EventFilter{})
+	slow, fast := newSink(4), newSink(4)
+	h.Subscribe(tenant, domain.EventFilter{}, slow.sink())
+	h.Subscribe(tenant, domain.EventFilter{}, fast.sink())
 	for i := 0; i < 10; i++ {
 		h.Publish(loadEvent(tenant, "L", domain.LoadOpen))
-		<-fast.Events() // the fast one keeps up
+		<-fast.ch // the fast one keeps up
 	}
-	select {
-	case <-slow.Done():
-	default:
-		t.Fatal("slow subscriber not cut off")
+	if evicted := <-slow.ended; !evicted {
+		t.Fatal("slow subscriber ended without eviction")
 	}
-	if !slow.Evicted() || fast.Evicted() || h.Evictions() != 1 || h.Subscribers() != 1 {
-		t.Fatalf("evicted slow=%v fast=%v evictions=%d subs=%d", slow.Evicted(), fast.Evicted(), h.Evictions(), h.Subscribers())
-	}
-	if len(slow.Events()) != 4 {
-		t.Fatalf("slow buffer holds %d, want its bound 4", len(slow.Events()))
+	if h.Evictions() != 1 || h.Subscribers() != 1 || len(slow.ch) != 4 {
+		t.Fatalf("evictions=%d subs=%d slow buffer=%d (bound 4)", h.Evictions(), h.Subscribers(), len(slow.ch))
 	}
 	h.Publish(loadEvent(tenant, "L", domain.LoadOpen))
-	if len(fast.Events()) != 1 {
+	if len(fast.ch) != 1 || len(fast.ended) != 0 {
 		t.Fatal("fast subscriber stopped receiving")
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay, *events.Hub) {
 	t.Helper()
-	hub := events.NewHub(16)
+	hub := events.NewHub()
 	r := &events.Relay{Outbox: &storage.Outbox{DB: db}, Pool: db.Pool, Hub: hub, Poll: poll,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -32,10 +32,27 @@ func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay
 	return r, hub
 }
 
-func receive(t *testing.T, sub domain.EventSubscription) *domain.LiveEvent {
+// subscribe registers a subscriber with a buffer of 16 events.
+func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *domain.LiveEvent, domain.EventSubscription) {
+	ch := make(chan *domain.LiveEvent, 16)
+	sub := hub.Subscribe(tenant, domain.EventFilter{}, domain.EventSink{
+		Deliver: func(ev *domain.LiveEvent) bool {
+			select {
+			case ch <- ev:
+				return true
+			default:
+				return false
+			}
+		},
+		Ended: func(bool) {},
+	})
+	return ch, sub
+}
+
+func receive(t *testing.T, ch chan *domain.LiveEvent) *domain.LiveEvent {
 	t.Helper()
 	select {
-	case ev := <-sub.Events():
+	case ev := <-ch:
 		return ev
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event within 10s")
@@ -66,8 +83,8 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 	relay, hub := startRelay(t, db, time.Hour)
 	wake, stop := relay.Wake()
 	defer stop()
-	s := hub.Subscribe(tenant, domain.EventFilter{})
-	defer s.Close()
+	s, subscription := subscribe(hub, tenant)
+	defer subscription.Close()
 
 	create("L-1")
 	ev := receive(t, s)
@@ -90,7 +107,7 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 	if ev := receive(t, s); ev.Data.Load.LoadNumber != "L-2" {
 		t.Fatalf("expected L-2 next (nothing replayed, nothing skipped), got %s", ev.Data.Load.LoadNumber)
 	}
-	if n := len(s.Events()); n != 0 {
+	if n := len(s); n != 0 {
 		t.Fatalf("%d unexpected extra events", n)
 	}
 }

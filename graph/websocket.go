@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -39,6 +40,8 @@ type WebsocketOptions struct {
 	CheckOrigin func(r *http.Request) bool
 }
 
+var writeBuffers = &sync.Pool{}
+
 // WebsocketTransport is gqlgen's WebSocket transport on gorilla/websocket,
 // speaking graphql-transport-ws and the legacy graphql-ws. The bearer token
 // comes in connection_init's payload (Authorization: "Bearer …"), is verified
@@ -63,7 +66,10 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	limit := int64(64 << 10)
 	return WebsocketTransport{transport.Websocket{
 		Implementation: gorillaWebsocket{
-			upgrader:     websocket.Upgrader{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 4096, CheckOrigin: check},
+			// Write buffers come from a pool and are held only while a message
+			// is written: an idle subscription keeps none.
+			upgrader: websocket.Upgrader{HandshakeTimeout: 10 * time.Second, WriteBufferSize: 4096,
+				WriteBufferPool: writeBuffers, CheckOrigin: check},
 			writeTimeout: o.WriteTimeout,
 			sendBuffer:   o.SendBuffer,
 		},

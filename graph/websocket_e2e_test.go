@@ -163,7 +163,7 @@ func TestSubscriptionEventShapes(t *testing.T) {
 		t.Fatalf("tenant B received %+v", e)
 	}
 	mustGQL(t, srv, writeA, `mutation { changeLoadStatus(loadNumber: "A-2", status: Covered) { status } }`, nil)
-	if e := field[loadEventOut](t, modern.event("status").Data["loadStatusChanged"]); e.Data.Load.LoadNumber != "A-2" {
+	if e := field[loadEventOut](t, modern.events(2)["status"].Data["loadStatusChanged"]); e.Data.Load.LoadNumber != "A-2" {
 		t.Fatalf("status filter: %+v", e)
 	}
 }

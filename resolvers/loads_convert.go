@@ -82,9 +82,10 @@ func str(s *string) string {
 	return *s
 }
 
-// stream opens a subscription and forwards its events, converted, to gqlgen.
-// The hub's bounded buffer is the only queue: when the client cannot keep
-// up, the hub cuts the subscriber off and the connection is ended.
+// stream opens a subscription whose events, converted, go straight into the
+// channel gqlgen reads: the channel's buffer is the subscriber's bounded
+// queue (no goroutine per subscription). When the client cannot keep up the
+// hub cuts the subscriber off and its connection is ended.
 func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
 	var in domain.SubscriptionInput
 	if f != nil {
@@ -93,42 +94,39 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 			in.Statuses = append(in.Statuses, string(s))
 		}
 	}
-	sub, err := subs.Subscribe(ctx, eventType, in)
+	buffer := subs.Buffer
+	if buffer <= 0 {
+		buffer = defaultSubscriberBuffer
+	}
+	out := make(chan T, buffer)
+	sub, err := subs.Subscribe(ctx, eventType, in, domain.EventSink{
+		Deliver: func(ev *domain.LiveEvent) bool {
+			select {
+			case out <- convert(ev):
+				return true
+			default:
+				return false
+			}
+		},
+		Ended: func(evicted bool) {
+			close(out)
+			if evicted {
+				domain.Disconnect(ctx, domain.ErrSlowConsumer)
+			}
+		},
+	})
 	if err != nil {
 		if c := domain.CodeOf(err); c == domain.CodeForbidden || c == domain.CodeUnauthenticated {
 			domain.Disconnect(ctx, err)
 		}
 		return nil, err
 	}
-	out := make(chan T)
-	go func() {
-		defer close(out)
-		defer sub.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-sub.Done():
-				if sub.Evicted() {
-					domain.Disconnect(ctx, domain.ErrSlowConsumer)
-				}
-				return
-			case ev := <-sub.Events():
-				select {
-				case out <- convert(ev):
-				case <-sub.Done():
-					if sub.Evicted() {
-						domain.Disconnect(ctx, domain.ErrSlowConsumer)
-					}
-					return
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
+	context.AfterFunc(ctx, sub.Close)
 	return out, nil
 }
+
+// defaultSubscriberBuffer applies when the configuration names none.
+const defaultSubscriberBuffer = 64
 
 func loadEvent(ev *domain.LiveEvent, previous bool) *model.LoadEvent {
 	return &model.LoadEvent{ID: ev.ID, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),

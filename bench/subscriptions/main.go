@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -115,6 +116,13 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	rss1 := rss(child.Process.Pid)
+	if f := os.Getenv("HG_BENCH_HEAP_PROFILE"); f != "" {
+		if resp, err := http.Get(info.URL + "/debug/pprof/heap"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			_ = os.WriteFile(f, b, 0o644)
+		}
+	}
 	setup := time.Since(opened)
 
 	burst := time.Now()

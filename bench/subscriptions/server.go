@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"runtime"
 
@@ -69,6 +70,7 @@ func serve(ctx context.Context) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", a.Handler())
+	mux.HandleFunc("GET /debug/pprof/heap", pprof.Index)
 	mux.HandleFunc("GET /bench/stats", func(w http.ResponseWriter, _ *http.Request) {
 		runtime.GC()
 		var m runtime.MemStats
