@@ -125,6 +125,19 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 	}
 	setup := time.Since(opened)
 
+	profiled := make(chan struct{})
+	if f := os.Getenv("HG_BENCH_CPU_PROFILE"); f != "" {
+		go func() { // the server's CPU during the burst
+			defer close(profiled)
+			if resp, err := http.Get(info.URL + "/debug/pprof/profile?seconds=5"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				_ = os.WriteFile(f, b, 0o644)
+			}
+		}()
+	} else {
+		close(profiled)
+	}
 	burst := time.Now()
 	if err := writeBurst(ctx, info, tok.AccessToken, writes, writers); err != nil {
 		return err
@@ -135,6 +148,7 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 	for rec.count.Load() < want && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+	<-profiled
 	final, _ := stats(info.URL)
 	lat := rec.sorted()
 

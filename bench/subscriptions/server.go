@@ -71,6 +71,7 @@ func serve(ctx context.Context) error {
 	mux := http.NewServeMux()
 	mux.Handle("/", a.Handler())
 	mux.HandleFunc("GET /debug/pprof/heap", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /bench/stats", func(w http.ResponseWriter, _ *http.Request) {
 		runtime.GC()
 		var m runtime.MemStats
