@@ -111,3 +111,31 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 		t.Fatalf("%d unexpected extra events", n)
 	}
 }
+
+// TestRelayPollsWhenNotificationsAreLost: with the NOTIFY trigger disabled,
+// the relay still delivers through its polling fallback.
+func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	tenant, sub := uuid.New(), uuid.New()
+	for _, q := range []string{
+		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'poll', 'P')`,
+		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
+		`ALTER TABLE events DISABLE TRIGGER events_notify`,
+	} {
+		if _, err := db.Pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, hub := startRelay(t, db, 50*time.Millisecond)
+	ch, subscription := subscribe(hub, tenant)
+	defer subscription.Close()
+	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate}})
+	if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: "P-1", SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := receive(t, ch); ev.Data.Load.LoadNumber != "P-1" {
+		t.Fatalf("polled event: %+v", ev)
+	}
+}
