@@ -1,12 +1,10 @@
 package graph_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net"
-	"net/http"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,29 +156,10 @@ func (w *wsClient) closeCode() int {
 	}
 }
 
-// gql posts one operation with a bearer token.
-func gql(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) gqlResponse {
-	t.Helper()
-	body := mustJSON(map[string]any{"query": query, "variables": vars})
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var r gqlResponse
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		t.Fatalf("decode (%d): %v", resp.StatusCode, err)
-	}
-	return r
-}
-
 // mustGQL posts an operation that must succeed.
 func mustGQL(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) gqlResponse {
 	t.Helper()
-	r := gql(t, srv, token, query, vars)
+	r := gql(t, srv.URL, token, query, vars)
 	if len(r.Errors) > 0 {
 		t.Fatalf("%s: %+v", query, r.Errors)
 	}

@@ -132,19 +132,19 @@ func TestSubscriptionEventShapes(t *testing.T) {
 	}
 
 	// Rejected transitions: BAD_USER_INPUT naming the allowed next states; no event.
-	r := gql(t, srv, writeA, `mutation { changeLoadStatus(loadNumber: "A-1", status: Delivered) { status } }`, nil)
+	r := gql(t, srv.URL, writeA, `mutation { changeLoadStatus(loadNumber: "A-1", status: Delivered) { status } }`, nil)
 	if len(r.Errors) != 1 || r.Errors[0].Extensions["code"] != "BAD_USER_INPUT" ||
 		!strings.Contains(r.Errors[0].Message, "allowed next statuses: Open, Dispatched, Cancelled") {
 		t.Fatalf("Covered → Delivered: %+v", r.Errors)
 	}
 	mustGQL(t, srv, writeA, createLoad, createLoadVars("A-2", a.SubsidiaryID.String(), 1))
 	mustGQL(t, srv, writeA, `mutation { changeLoadStatus(loadNumber: "A-2", status: Quoted) { status } }`, nil)
-	r = gql(t, srv, writeA, `mutation { changeLoadStatus(loadNumber: "A-2", status: Cancelled) { status } }`, nil)
+	r = gql(t, srv.URL, writeA, `mutation { changeLoadStatus(loadNumber: "A-2", status: Cancelled) { status } }`, nil)
 	if len(r.Errors) != 1 || r.Errors[0].Extensions["code"] != "BAD_USER_INPUT" || !strings.Contains(r.Errors[0].Message, "Open, Reserved, Covered") {
 		t.Fatalf("Quoted → Cancelled: %+v", r.Errors)
 	}
 	// A token without load:update is refused.
-	r = gql(t, srv, readA, `mutation { changeLoadStatus(loadNumber: "A-2", status: Open) { status } }`, nil)
+	r = gql(t, srv.URL, readA, `mutation { changeLoadStatus(loadNumber: "A-2", status: Open) { status } }`, nil)
 	if len(r.Errors) != 1 || r.Errors[0].Extensions["code"] != "FORBIDDEN" {
 		t.Fatalf("read-only token wrote: %+v", r.Errors)
 	}
@@ -200,7 +200,7 @@ func TestTripChangedSubscription(t *testing.T) {
 	if _, err := srv.DB.Pool.Exec(t.Context(), `INSERT INTO drivers (id, tenant_id, name, type) VALUES ($1, $2, 'Bo', 'COMPANY')`, bDriver, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	r := gql(t, srv, writeA, `mutation($id: ID!, $d: [ID!]) { updateTrip(id: $id, input: {driverIds: $d}) { id } }`,
+	r := gql(t, srv.URL, writeA, `mutation($id: ID!, $d: [ID!]) { updateTrip(id: $id, input: {driverIds: $d}) { id } }`,
 		map[string]any{"id": trip, "d": []string{bDriver}})
 	if len(r.Errors) != 1 || r.Errors[0].Extensions["code"] != "BAD_USER_INPUT" {
 		t.Fatalf("other tenant's driver: %+v", r.Errors)
