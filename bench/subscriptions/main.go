@@ -154,7 +154,7 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 
 	fmt.Printf("subscriptions      %d over %d WebSocket connections (graphql-transport-ws), opened in %s\n", n, conns, setup.Round(time.Millisecond))
 	fmt.Printf("burst              %d createLoad writes by %d writers in %s\n", writes, writers, wrote.Round(time.Millisecond))
-	fmt.Printf("events received    %d of %d (evicted slow subscribers: %d)\n", rec.count.Load(), want, final.Evictions)
+	fmt.Printf("events received    %d of %d (evicted slow subscribers: %d; refused subscribes retried: %d)\n", rec.count.Load(), want, final.Evictions, rec.retries.Load())
 	if len(lat) > 0 {
 		fmt.Printf("commit→receive     p50 %s   p99 %s   max %s\n", pct(lat, 0.50), pct(lat, 0.99), lat[len(lat)-1].Round(time.Microsecond))
 	}
@@ -215,32 +215,34 @@ func subscribe(base, token string, subs int) (*websocket.Conn, error) {
 	if err := c.ReadJSON(&ack); err != nil || ack.Type != "connection_ack" {
 		return nil, fmt.Errorf("connection_init: %v %s", err, ack.Type)
 	}
-	q, _ := json.Marshal(map[string]string{"query": `subscription { loadChanged { id timestamp data { load { loadNumber status } } } }`})
 	for i := 0; i < subs; i++ {
-		if err := c.WriteJSON(wsMsg{ID: strconv.Itoa(i), Type: "subscribe", Payload: q}); err != nil {
+		if err := c.WriteJSON(wsMsg{ID: strconv.Itoa(i), Type: "subscribe", Payload: subscription}); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
+var subscription, _ = json.Marshal(map[string]string{"query": `subscription { loadChanged { id timestamp data { load { loadNumber status } } } }`})
+
 // recorder collects the latency of every received event.
 type recorder struct {
-	mu    sync.Mutex
-	lat   []time.Duration
-	count atomic.Int64
+	wmu     sync.Mutex // serializes writes to the connections (pong, retries)
+	errOnce sync.Once
+	retries atomic.Int64
+	mu      sync.Mutex
+	lat     []time.Duration
+	count   atomic.Int64
 }
 
 func (r *recorder) read(c *websocket.Conn) {
 	var local []time.Duration
 	defer func() { r.mu.Lock(); r.lat = append(r.lat, local...); r.mu.Unlock() }()
-	var ev struct {
-		Type    string `json:"type"`
-		Payload struct {
-			Data struct {
-				LoadChanged struct{ Timestamp string } `json:"loadChanged"`
-			} `json:"data"`
-		} `json:"payload"`
+	var payload struct {
+		Errors []json.RawMessage `json:"errors"`
+		Data   struct {
+			LoadChanged struct{ Timestamp string } `json:"loadChanged"`
+		} `json:"data"`
 	}
 	for {
 		_, raw, err := c.ReadMessage()
@@ -248,14 +250,32 @@ func (r *recorder) read(c *websocket.Conn) {
 		if err != nil {
 			return
 		}
-		if bytes.Contains(raw, []byte(`"type":"ping"`)) {
-			_ = c.WriteJSON(wsMsg{Type: "pong"})
+		var m wsMsg
+		if err := json.Unmarshal(raw, &m); err != nil {
 			continue
 		}
-		if err := json.Unmarshal(raw, &ev); err != nil || ev.Type != "next" {
+		switch m.Type {
+		case "ping":
+			r.write(c, wsMsg{Type: "pong"})
+			continue
+		case "next":
+			payload.Errors = nil
+			if json.Unmarshal(m.Payload, &payload) == nil && len(payload.Errors) == 0 {
+				break
+			}
+			fallthrough
+		case "error":
+			// Refused, e.g. THROTTLED: one client opening thousands of
+			// subscriptions spends its query-cost budget. Retry later, as a
+			// well-behaved client does.
+			r.retries.Add(1)
+			r.errOnce.Do(func() { fmt.Fprintf(os.Stderr, "a subscription was refused (retrying after 1s): %s\n", raw) })
+			time.AfterFunc(time.Second, func() { r.write(c, wsMsg{ID: m.ID, Type: "subscribe", Payload: subscription}) })
+			continue
+		default:
 			continue
 		}
-		ts, err := time.Parse(time.RFC3339Nano, ev.Payload.Data.LoadChanged.Timestamp)
+		ts, err := time.Parse(time.RFC3339Nano, payload.Data.LoadChanged.Timestamp)
 		if err != nil {
 			continue
 		}
@@ -267,6 +287,12 @@ func (r *recorder) read(c *websocket.Conn) {
 			local = local[:0]
 		}
 	}
+}
+
+func (r *recorder) write(c *websocket.Conn, m wsMsg) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	_ = c.WriteJSON(m)
 }
 
 func (r *recorder) sorted() []time.Duration {
