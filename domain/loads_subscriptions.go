@@ -3,8 +3,10 @@ package domain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -127,7 +129,46 @@ func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in Subs
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
+	release, err := acquireStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ended := sink.Ended
+	sink.Ended = func(evicted bool) { release(); ended(evicted) }
 	return s.Stream.Subscribe(p.TenantID, f, sink), nil
+}
+
+// streamQuota bounds the live subscriptions of one connection.
+type streamQuota struct {
+	mu        sync.Mutex
+	open, max int
+}
+
+type streamQuotaKey struct{}
+
+// WithStreamQuota lets a streaming connection hold at most max subscriptions
+// at a time.
+func WithStreamQuota(ctx context.Context, max int) context.Context {
+	return context.WithValue(ctx, streamQuotaKey{}, &streamQuota{max: max})
+}
+
+// acquireStream takes one slot of the connection's quota (none: unbounded,
+// e.g. a single HTTP stream) and returns its release.
+func acquireStream(ctx context.Context) (func(), error) {
+	q, _ := ctx.Value(streamQuotaKey{}).(*streamQuota)
+	if q == nil {
+		return func() {}, nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.open >= q.max {
+		return nil, &Error{Code: CodeRateLimited, Message: fmt.Sprintf("at most %d subscriptions per connection: complete one first", q.max)}
+	}
+	q.open++
+	var once sync.Once
+	return func() {
+		once.Do(func() { q.mu.Lock(); q.open--; q.mu.Unlock() })
+	}, nil
 }
 
 type disconnectKey struct{}

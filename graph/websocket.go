@@ -35,6 +35,9 @@ type WebsocketOptions struct {
 	// SendBuffer is each connection's kernel send buffer in bytes (default
 	// 64 KiB): with the hub's bounded queue, what one subscriber may hold.
 	SendBuffer int
+	// MaxSubscriptions bounds the live subscriptions of one connection
+	// (default 100).
+	MaxSubscriptions int
 	// CheckOrigin decides which browser origins may connect; nil accepts any
 	// (the bearer token, not a cookie, authenticates).
 	CheckOrigin func(r *http.Request) bool
@@ -55,6 +58,9 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second
+	}
+	if o.MaxSubscriptions <= 0 {
+		o.MaxSubscriptions = 100
 	}
 	if o.SendBuffer <= 0 {
 		o.SendBuffer = 64 << 10
@@ -101,6 +107,7 @@ func (o WebsocketOptions) init(ctx context.Context, payload transport.InitPayloa
 	}
 	ctx = domain.WithPrincipal(ctx, p)
 	ctx = domain.WithDisconnect(ctx, func(reason error) { conn.end(closeFor(reason)) })
+	ctx = domain.WithStreamQuota(ctx, o.MaxSubscriptions)
 	if !p.ExpiresAt.IsZero() {
 		// Re-checked at expiry: the connection ends when the token does.
 		timer := time.AfterFunc(time.Until(p.ExpiresAt), func() { conn.end(CloseUnauthorized, "Unauthorized: the token expired") })

@@ -299,3 +299,27 @@ func TestSlowSubscriberIsCutOff(t *testing.T) {
 	}
 	t.Logf("slow subscriber cut off after %d events of ~%d bytes", sent, 100*120)
 }
+
+// TestSubscriptionsPerConnectionBounded: one connection holds at most 100
+// subscriptions; completing one frees its slot.
+func TestSubscriptionsPerConnectionBounded(t *testing.T) {
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "acme")
+	w := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead))
+	for i := 0; i < 100; i++ {
+		w.subscribe(fmt.Sprint(i), `subscription { loadChanged { id } }`, nil)
+	}
+	waitSubscribers(t, srv, 100)
+	w.subscribe("extra", `subscription { loadChanged { id } }`, nil)
+	m := w.read()
+	if m.ID != "extra" || (m.Type != "error" && m.Type != "next") || !strings.Contains(string(m.Payload), "at most 100 subscriptions per connection") {
+		t.Fatalf("101st subscription: %s %s %s", m.Type, m.ID, m.Payload)
+	}
+	for m.Type != "complete" && m.Type != "error" { // graphql-transport-ws ends the refused operation
+		m = w.read()
+	}
+	w.send(wsMsg{ID: "0", Type: "complete"})
+	waitSubscribers(t, srv, 99)
+	w.subscribe("again", `subscription { loadChanged { id } }`, nil)
+	waitSubscribers(t, srv, 100)
+}
