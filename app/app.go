@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -18,6 +19,9 @@ type App struct {
 	DB      *storage.DB
 	Log     *slog.Logger
 	handler http.Handler
+	// Documents is the document service (uploads, signed links).
+	Documents *domain.Documents
+	closers   []func()
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
@@ -52,8 +56,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, a.Auth.Middleware)
-	a.handler = mux
+	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
+	// uploads pass through the same authentication and rate limits.
+	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
+	if err := a.mountDocuments(ctx, mux, chain.wrap); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.wireGraphQL(mux, chain.wrap)
+	a.handler = mountREST(mux, chain, &domain.Reads{Store: &storage.Reads{DB: db}}, log)
 	return a, nil
 }
 
@@ -70,7 +81,12 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 // Close releases the database.
-func (a *App) Close() { a.DB.Close() }
+func (a *App) Close() {
+	for _, c := range a.closers {
+		c()
+	}
+	a.DB.Close()
+}
 
 func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)

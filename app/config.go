@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Config is everything the service reads from its environment.
@@ -22,6 +24,12 @@ type Config struct {
 	// (HAULGRAPH_PUBLIC_URL, default http://<addr>).
 	PublicURL string
 	BlobURL   string // HAULGRAPH_BLOB_URL
+	// UploadMaxBytes overrides the 25 MB document limit per target
+	// (HAULGRAPH_UPLOAD_MAX_BYTES_LOAD, _TRIP, _DRIVER, _CARRIER).
+	UploadMaxBytes map[domain.DocumentParentType]int64
+	// Now is the clock of document download links; nil is time.Now (tests
+	// set it to reach expiry without sleeping).
+	Now func() time.Time
 	// DevAllowHTTPWebhooks lets webhooks target http://127.0.0.1 (tests only).
 	DevAllowHTTPWebhooks bool
 	// EncryptionKey encrypts webhook secrets and signing keys at rest
@@ -33,6 +41,14 @@ type Config struct {
 	// SubscriberBuffer is how many events a live subscriber may have pending
 	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
 	SubscriberBuffer int
+	// Rate limits in requests per second (DESIGN.md), per client
+	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
+	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
+	ClientRateLimit float64
+	TenantRateLimit float64
+	// RateLimitClock replaces time.Now in the rate limiter (tests move it
+	// instead of sleeping).
+	RateLimitClock func() time.Time
 	// DisableIntrospection turns GraphQL introspection off
 	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
 	DisableIntrospection bool
@@ -73,6 +89,20 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_SUBSCRIBER_BUFFER: a positive integer, got %q", v)
 		}
 		c.SubscriberBuffer = n
+	}
+	limits, err := uploadLimitsFromEnv()
+	if err != nil {
+		return c, err
+	}
+	c.UploadMaxBytes = limits
+	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit} {
+		if v := os.Getenv(env); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 {
+				return c, fmt.Errorf("%s: want a positive number of requests per second, got %q", env, v)
+			}
+			*dst = f
+		}
 	}
 	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -13,10 +13,12 @@ import (
 func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
 	reads := &storage.Reads{DB: a.DB}
 	a.GraphQL = graph.NewHandler(graph.Deps{
-		Reads:         &domain.Reads{Store: reads},
+		Reads:   &domain.Reads{Store: reads},
+		Loaders: reads,
+		// Document uploads (GraphQL multipart) and Document.downloadUrl.
+		Documents:     a.Documents,
 		LoadWrites:    a.Events.LoadWrites,
 		Subscriptions: a.Events.Subscriptions,
-		Loaders:       reads,
 		Log:           a.Log,
 		Options:       graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
 	})

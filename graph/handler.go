@@ -42,13 +42,16 @@ func DefaultThrottle() *Throttle { return NewThrottle(20000, 1000) }
 
 // Deps are what the GraphQL server needs.
 type Deps struct {
-	Reads *domain.Reads
+	Reads   *domain.Reads
+	Loaders loaders.Source
+	Log     *slog.Logger
+	Options Options
+	// Documents serves the upload mutations (GraphQL multipart request
+	// spec) and Document.downloadUrl; nil leaves uploads off.
+	Documents *domain.Documents
 	// LoadWrites and Subscriptions serve schema/loads.graphqls.
 	LoadWrites    *domain.LoadWrites
 	Subscriptions *domain.Subscriptions
-	Loaders       loaders.Source
-	Log           *slog.Logger
-	Options       Options
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -79,12 +82,16 @@ func NewHandler(deps Deps) *Handler {
 		deps.Log = slog.Default()
 	}
 	es := generated.NewExecutableSchema(generated.Config{
-		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions},
+		Resolvers: &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents,
+			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
+	if deps.Documents != nil {
+		enableDocuments(srv, deps.Documents)
+	}
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(20000)
 	if !o.DisableIntrospection {
@@ -113,7 +120,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", string(domain.CodeInvalid))
 		return
 	}
-	if r.Method == http.MethodPost {
+	// Multipart uploads stream under their own bound (UploadTransport).
+	if r.Method == http.MethodPost && !isMultipart(r) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.deps.Options.MaxBodyBytes))
 		var tooLarge *http.MaxBytesError
 		switch {

@@ -49,11 +49,17 @@ func (r *tripResolver) Carrier(ctx context.Context, obj *domain.Trip) (*domain.C
 	return loaders.One(ctx, l.Carriers, obj.CarrierID)
 }
 
+func (r *Resolver) Carrier() generated.CarrierResolver { return &carrierResolver{r} }
+
+func (r *Resolver) Load() generated.LoadResolver { return &loadResolver{r} }
+
 func (r *Resolver) Stop() generated.StopResolver { return &stopResolver{r} }
 
 func (r *Resolver) Trip() generated.TripResolver { return &tripResolver{r} }
 
 type (
-	stopResolver struct{ *Resolver }
-	tripResolver struct{ *Resolver }
+	carrierResolver struct{ *Resolver }
+	loadResolver    struct{ *Resolver }
+	stopResolver    struct{ *Resolver }
+	tripResolver    struct{ *Resolver }
 )
