@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -265,5 +266,25 @@ func TestUploadLinkWorksThenExpires(t *testing.T) {
 	r := get(t, link)
 	if r.status != 403 || !strings.Contains(string(r.body), "expired") {
 		t.Errorf("expired link: %d %s", r.status, r.body)
+	}
+}
+
+func TestUploadNegotiatesJSON(t *testing.T) {
+	e := startUploads(t)
+	body, ct := multipartBody(t, fieldP("DocumentType", "Bill of Lading"), fileP("a.pdf", pdfBytes))
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/api/p/v1/loads/"+e.a.loadNumber+"/document", body)
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Accept", "text/html")
+	req.Header.Set("Authorization", "Bearer "+e.token(e.a, allUploadScopes))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusNotAcceptable || res.Header.Get("Content-Type") != rest.ProblemType {
+		t.Errorf("Accept: text/html: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	if e.documentRows() != 0 {
+		t.Error("a refused upload was stored")
 	}
 }
