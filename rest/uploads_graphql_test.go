@@ -216,3 +216,37 @@ func TestGraphQLDocumentsFieldsOnLoadTripDriverCarrier(t *testing.T) {
 		t.Errorf("carrier documents %+v", tr.Carrier)
 	}
 }
+
+// A GraphQL upload that declares a body over the bound is answered before
+// any of it is read.
+func TestGraphQLUploadDeclaredOverLimit(t *testing.T) {
+	e := startUploads(t)
+	var head strings.Builder
+	mw := multipart.NewWriter(&head)
+	q := `mutation($file: Upload!) { uploadLoadDocument(loadNumber: "` + e.a.loadNumber + `", documentType: "Bill of Lading", file: $file) { id } }`
+	ops, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]any{"file": nil}})
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0":["variables.file"]}`)
+	_, _ = mw.CreateFormFile("0", "big.pdf")
+	tail := "\r\n--" + mw.Boundary() + "--\r\n"
+	const size = 30 << 20
+	var sent atomic.Int64
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/graphql",
+		io.MultiReader(strings.NewReader(head.String()), &pdfStream{left: size, sent: &sent}, strings.NewReader(tail)))
+	req.ContentLength = int64(head.Len()) + size + int64(len(tail))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+e.token(e.a, allUploadScopes))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ans gqlAnswer
+	_ = json.NewDecoder(res.Body).Decode(&ans)
+	if res.StatusCode != 413 || len(ans.Errors) != 1 || ans.Errors[0].Extensions["code"] != "PAYLOAD_TOO_LARGE" {
+		t.Fatalf("declared 30 MB: %d %+v", res.StatusCode, ans)
+	}
+	if e.documentRows() != 0 || e.blobCount() != 0 {
+		t.Error("a refused upload left a row or a blob behind")
+	}
+}
