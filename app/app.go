@@ -25,6 +25,8 @@ type App struct {
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
+	// Events is the event bus: load writes, outbox relay, subscription hub.
+	Events *Events
 	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
 	GraphQL *graph.Handler
 }
@@ -50,6 +52,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := a.wireEvents(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
 	// uploads pass through the same authentication and rate limits.
 	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
@@ -67,7 +73,10 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Run starts the background workers and blocks until ctx ends.
 func (a *App) Run(ctx context.Context) error {
+	relayDone := make(chan struct{})
+	go func() { defer close(relayDone); _ = a.Events.Relay.Run(ctx) }()
 	<-ctx.Done()
+	<-relayDone
 	return nil
 }
 

@@ -16,9 +16,13 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Reads:   &domain.Reads{Store: reads},
 		Loaders: reads,
 		// Document uploads (GraphQL multipart) and Document.downloadUrl.
-		Documents: a.Documents,
-		Log:       a.Log,
-		Options:   graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+		Documents:     a.Documents,
+		LoadWrites:    a.Events.LoadWrites,
+		Subscriptions: a.Events.Subscriptions,
+		Log:           a.Log,
+		Options:       graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
 	})
+	a.GraphQL.Server.AddTransport(a.websocketTransport())
+	a.GraphQL.Server.AroundResponses(graph.SubscriptionLoaders(reads))
 	mux.Handle("/graphql", auth(a.GraphQL))
 }

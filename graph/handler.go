@@ -49,6 +49,9 @@ type Deps struct {
 	// Documents serves the upload mutations (GraphQL multipart request
 	// spec) and Document.downloadUrl; nil leaves uploads off.
 	Documents *domain.Documents
+	// LoadWrites and Subscriptions serve schema/loads.graphqls.
+	LoadWrites    *domain.LoadWrites
+	Subscriptions *domain.Subscriptions
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -79,7 +82,8 @@ func NewHandler(deps Deps) *Handler {
 		deps.Log = slog.Default()
 	}
 	es := generated.NewExecutableSchema(generated.Config{
-		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents},
+		Resolvers: &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents,
+			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)

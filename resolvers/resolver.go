@@ -6,6 +6,8 @@ import "github.com/haulgraph/haulgraph/domain"
 
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
-	Reads     *domain.Reads
-	Documents *domain.Documents
+	Reads         *domain.Reads
+	Documents     *domain.Documents
+	LoadWrites    *domain.LoadWrites
+	Subscriptions *domain.Subscriptions
 }
