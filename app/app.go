@@ -12,10 +12,12 @@ import (
 
 // App is one running instance of HaulGraph.
 type App struct {
-	Config  Config
-	DB      *storage.DB
-	Log     *slog.Logger
-	handler http.Handler
+	Config Config
+	DB     *storage.DB
+	Log    *slog.Logger
+	// Webhooks is webhook management and delivery (app/webhooks.go).
+	Webhooks webhookParts
+	handler  http.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -29,6 +31,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, DB: db, Log: log}
+	if err := a.wireWebhooks(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
 	a.handler = mux
@@ -40,7 +46,7 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Run starts the background workers and blocks until ctx ends.
 func (a *App) Run(ctx context.Context) error {
-	<-ctx.Done()
+	a.runWebhooks(ctx)
 	return nil
 }
 
