@@ -29,6 +29,8 @@ func NewWebhookStore(db *DB, box *secretbox.Box) *WebhookStore {
 
 var _ domain.WebhookStore = (*WebhookStore)(nil)
 
+var errNoKey = errors.New("webhooks: HAULGRAPH_ENCRYPTION_KEY is not set, so signing secrets cannot be stored")
+
 type webhookRow struct {
 	bun.BaseModel `bun:"table:webhooks"`
 
@@ -88,6 +90,9 @@ func (s *WebhookStore) CountWebhooks(ctx context.Context, tenantID uuid.UUID) (i
 
 // CreateWebhook stores w with its secret encrypted.
 func (s *WebhookStore) CreateWebhook(ctx context.Context, w *domain.Webhook, secret string) error {
+	if s.box == nil {
+		return errNoKey
+	}
 	row := &webhookRow{
 		ID: w.ID, TenantID: w.TenantID, SubsidiaryID: w.SubsidiaryID, Name: w.Name, URL: w.URL, EventTypes: w.EventTypes,
 		IncludePreviousAttributes: w.IncludePreviousAttributes, State: string(w.State),
@@ -159,6 +164,9 @@ func (s *WebhookStore) SetWebhookState(ctx context.Context, tenantID, id uuid.UU
 
 // RotateWebhookSecret replaces the secret, keeping the old one until ends.
 func (s *WebhookStore) RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret string, ends *time.Time) error {
+	if s.box == nil {
+		return errNoKey
+	}
 	return s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET
 			previous_secret_ciphertext = CASE WHEN ?::timestamptz IS NULL THEN NULL ELSE secret_ciphertext END,

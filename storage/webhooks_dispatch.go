@@ -113,6 +113,9 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		PreviousExpires           *time.Time      `bun:"previous_secret_expires_at"`
 		Payload                   json.RawMessage `bun:"payload,type:jsonb"`
 	}
+	if s.box == nil {
+		return nil, errNoKey
+	}
 	var rows []row
 	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
 		return tx.NewRaw(`WITH c AS (
