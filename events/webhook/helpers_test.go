@@ -2,10 +2,13 @@ package webhook
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -236,4 +239,18 @@ func (r *receiver) none(t *testing.T) {
 		t.Fatalf("unexpected delivery: %s", d.body)
 	default:
 	}
+}
+
+func splitHostPort(u string) (string, string, error) {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "", "", err
+	}
+	return net.SplitHostPort(parsed.Host)
+}
+
+func poolOf(srv *httptest.Server) *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(srv.Certificate())
+	return p
 }

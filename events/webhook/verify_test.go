@@ -96,11 +96,19 @@ func TestVerificationFailureModes(t *testing.T) {
 			time.Sleep(3500 * time.Millisecond) // the receiver is slow; the test waits for the verifier's verdict
 			_, _ = rw.Write([]byte(`{"challenge":"` + c + `"}`))
 		},
-		"non-200":          func(rw http.ResponseWriter, c string) { rw.WriteHeader(201); _, _ = rw.Write([]byte(`{"challenge":"` + c + `"}`)) },
-		"server error":     func(rw http.ResponseWriter, c string) { rw.WriteHeader(500) },
-		"plain text":       func(rw http.ResponseWriter, c string) { rw.Header().Set("Content-Type", "text/plain"); _, _ = rw.Write([]byte(c)) },
-		"wrapped":          func(rw http.ResponseWriter, c string) { _, _ = rw.Write([]byte(`{"data":{"challenge":"` + c + `"}}`)) },
-		"case-changed":     func(rw http.ResponseWriter, c string) { _, _ = rw.Write([]byte(`{"challenge":"` + strings.ToUpper(c) + `"}`)) },
+		"non-200": func(rw http.ResponseWriter, c string) {
+			rw.WriteHeader(201)
+			_, _ = rw.Write([]byte(`{"challenge":"` + c + `"}`))
+		},
+		"server error": func(rw http.ResponseWriter, c string) { rw.WriteHeader(500) },
+		"plain text": func(rw http.ResponseWriter, c string) {
+			rw.Header().Set("Content-Type", "text/plain")
+			_, _ = rw.Write([]byte(c))
+		},
+		"wrapped": func(rw http.ResponseWriter, c string) { _, _ = rw.Write([]byte(`{"data":{"challenge":"` + c + `"}}`)) },
+		"case-changed": func(rw http.ResponseWriter, c string) {
+			_, _ = rw.Write([]byte(`{"challenge":"` + strings.ToUpper(c) + `"}`))
+		},
 		"key case-changed": func(rw http.ResponseWriter, c string) { _, _ = rw.Write([]byte(`{"Challenge":"` + c + `"}`)) },
 		"extra property":   func(rw http.ResponseWriter, c string) { _, _ = rw.Write([]byte(`{"challenge":"` + c + `","ok":true}`)) },
 		"json string":      func(rw http.ResponseWriter, c string) { _, _ = rw.Write([]byte(`"` + c + `"`)) },
