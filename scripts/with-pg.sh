@@ -37,13 +37,27 @@ fi
 
 # PostgreSQL refuses to run as root: run it as the postgres user then.
 as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 mkdir -p "$data"
+if [ "$(id -u)" = 0 ]; then
+  id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/sh postgres
+  # A checkout the postgres user cannot reach (say under /root) keeps its
+  # cluster in a private directory of its own under /var/tmp, linked from .data.
+  if ! runuser -u postgres -- test -x "$data"; then
+    alt="/var/tmp/haulgraph-pg-$(printf '%s' "$root" | sha256sum | cut -c1-12)"
+    mkdir -p "$alt" && chown postgres:postgres "$alt" && chmod 700 "$alt"
+    pgdata="$alt/pg"
+    sock="$alt/run"
+    mkdir -p "$alt/log" && chown postgres:postgres "$alt/log"
+  fi
+fi
+logdir=$(dirname "$sock")/log
 if [ ! -s "$pgdata/PG_VERSION" ]; then
   mkdir -p "$pgdata" "$sock"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$pgdata" "$sock"
+  true
   chmod 700 "$pgdata"
   as_pg "$bindir/initdb" -D "$pgdata" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$data/initdb.log" 2>&1 ||
     { cat "$data/initdb.log" >&2; exit 1; }
@@ -57,13 +71,13 @@ synchronous_commit = off
 full_page_writes = off
 CONF
 fi
-mkdir -p "$sock" "$data/log"
-[ "$(id -u)" = 0 ] && chown postgres:postgres "$sock" "$data/log"
+mkdir -p "$sock" "$logdir"
+[ "$(id -u)" = 0 ] && chown postgres:postgres "$sock" "$logdir"
 
 started=0
 if ! as_pg "$bindir/pg_ctl" -D "$pgdata" status >/dev/null 2>&1; then
-  as_pg "$bindir/pg_ctl" -D "$pgdata" -l "$data/log/postgres.log" -w -t 60 start >/dev/null ||
-    { tail -20 "$data/log/postgres.log" >&2; exit 1; }
+  as_pg "$bindir/pg_ctl" -D "$pgdata" -l "$logdir/postgres.log" -w -t 60 start >/dev/null ||
+    { tail -20 "$logdir/postgres.log" >&2; exit 1; }
   started=1
 fi
 stop() { [ "$started" = 1 ] && as_pg "$bindir/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1 || true; }
