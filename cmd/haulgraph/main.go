@@ -23,6 +23,7 @@ const usage = `usage: haulgraph <command> [flags]
 commands:
   serve     run the API (migrates first; --seed-demo seeds an empty database)
   migrate   apply database migrations
+  webhooks  manage webhooks (haulgraph webhooks --help)
 `
 
 func main() {
@@ -38,6 +39,8 @@ func main() {
 		err = serve(ctx, os.Args[2:])
 	case "migrate":
 		err = migrate(ctx)
+	case "webhooks":
+		err = webhooksCmd(ctx, os.Args[2:], os.Stdout)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
