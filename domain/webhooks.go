@@ -302,3 +302,6 @@ func NextRetry(schedule []time.Duration, failedAttempt int, now time.Time) (time
 	}
 	return now.Add(schedule[failedAttempt-1]), true
 }
+
+// StateLabel is the UI label of the webhook's state.
+func (w Webhook) StateLabel() string { return w.State.Label() }

@@ -30,6 +30,8 @@ type WebhookStore interface {
 	// Redeliver queues a new delivery of an event of the webhook's subsidiary.
 	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*WebhookDelivery, error)
 	ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error)
+	// ListDeliveriesFor is ListDeliveries for several webhooks in one go.
+	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error)
 }
 
 // WebhookVerifier sends the verification request of spec 6.2 and checks the
@@ -311,10 +313,30 @@ func (s *Webhooks) Deliveries(ctx context.Context, webhookID uuid.UUID, limit in
 	if err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > MaxPageSize {
-		limit = MaxPageSize
+	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+		return nil, err
 	}
-	return s.Store.ListDeliveries(ctx, tenantID, webhookID, limit)
+	return s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))
+}
+
+// DeliveriesFor is Deliveries for several webhooks at once (no N+1 when a
+// list of webhooks asks for its deliveries).
+func (s *Webhooks) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(webhookIDs) > MaxWebhooksPerTenant {
+		return nil, Invalid("at most %d webhooks at once", MaxWebhooksPerTenant)
+	}
+	return s.Store.ListDeliveriesFor(ctx, tenantID, webhookIDs, clampLimit(limit))
+}
+
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > MaxPageSize {
+		return MaxPageSize
+	}
+	return limit
 }
 
 func newChallenge() string {

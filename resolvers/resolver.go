@@ -2,5 +2,9 @@
 // arguments and call domain services.
 package resolvers
 
+import "github.com/haulgraph/haulgraph/domain"
+
 // Resolver is the root resolver; its fields are the domain services.
-type Resolver struct{}
+type Resolver struct {
+	WebhookService *domain.Webhooks
+}

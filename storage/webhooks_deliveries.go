@@ -62,15 +62,24 @@ type attemptRow struct {
 	AttemptedAt time.Time `bun:"attempted_at"`
 }
 
-// ListDeliveries returns the webhook's latest deliveries and their attempts
-// (two queries, whatever the number of deliveries).
+// ListDeliveries returns the webhook's latest deliveries and their attempts.
 func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]domain.WebhookDelivery, error) {
+	m, err := s.ListDeliveriesFor(ctx, tenantID, []uuid.UUID{webhookID}, limit)
+	return m[webhookID], err
+}
+
+// ListDeliveriesFor returns the latest deliveries (at most limit each) of
+// several webhooks with their attempts: two queries, whatever the numbers.
+func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]domain.WebhookDelivery, error) {
 	var rows []deliveryRow
 	var attempts []attemptRow
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewRaw(`SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at
+		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at FROM (
+			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at,
+			       row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.created_at DESC, d.id) AS n
 			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-			WHERE d.tenant_id = ? AND d.webhook_id = ? ORDER BY d.created_at DESC, d.id LIMIT ?`, tenantID, webhookID, limit).Scan(ctx, &rows); err != nil {
+			WHERE d.tenant_id = ? AND d.webhook_id IN (?)) r
+			WHERE n <= ? ORDER BY webhook_id, created_at DESC, id`, tenantID, bun.In(webhookIDs), limit).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		if len(rows) == 0 {
@@ -94,10 +103,11 @@ func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID u
 		}
 		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], da)
 	}
-	out := make([]domain.WebhookDelivery, len(rows))
-	for i, r := range rows {
-		out[i] = domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType, Status: r.Status,
-			Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, Attempts: byDelivery[r.ID]}
+	out := map[uuid.UUID][]domain.WebhookDelivery{}
+	for _, r := range rows {
+		out[r.WebhookID] = append(out[r.WebhookID], domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID,
+			EventType: r.EventType, Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt,
+			Attempts: byDelivery[r.ID]})
 	}
 	return out, nil
 }

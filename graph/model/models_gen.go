@@ -2,5 +2,31 @@
 
 package model
 
+// Fields are optional in the schema so that missing ones come back as field-level validation errors.
+type CreateWebhookInput struct {
+	Name                      *string  `json:"name,omitempty"`
+	URL                       *string  `json:"url,omitempty"`
+	EventTypes                []string `json:"eventTypes,omitempty"`
+	SubsidiaryID              *string  `json:"subsidiaryId,omitempty"`
+	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+}
+
+type Mutation struct {
+}
+
 type Query struct {
+}
+
+// Only the given fields change. A URL change on an Active webhook re-verifies it.
+type UpdateWebhookInput struct {
+	Name                      *string  `json:"name,omitempty"`
+	URL                       *string  `json:"url,omitempty"`
+	EventTypes                []string `json:"eventTypes,omitempty"`
+	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+}
+
+// A webhook with its signing secret, shown only in this answer.
+type WebhookWithSecret struct {
+	Webhook *WebhookNode `json:"webhook"`
+	Secret  string       `json:"secret"`
 }
