@@ -7,21 +7,29 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
 // App is one running instance of HaulGraph.
 type App struct {
-	Config Config
-	DB     *storage.DB
-	Log    *slog.Logger
+	Config  Config
+	DB      *storage.DB
+	Log     *slog.Logger
+	handler http.Handler
+
+	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
+	Auth *auth.Service
 	// Webhooks is webhook management and delivery (app/webhooks.go).
 	Webhooks webhookParts
-	handler  http.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	cfg, err := withEncryptionKey(cfg)
+	if err != nil {
+		return nil, err
+	}
 	db, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -37,6 +45,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
+	if err := a.wireAuth(ctx, mux); err != nil {
+		db.Close()
+		return nil, err
+	}
 	a.handler = mux
 	return a, nil
 }

@@ -19,14 +19,9 @@ type webhookParts struct {
 
 // wireWebhooks builds the webhook service, dispatcher and delivery worker.
 func (a *App) wireWebhooks() error {
-	// Without a key the service still starts (make run, other areas' tests);
-	// webhook operations that need a secret then fail with a clear error.
-	var box *secretbox.Box
-	if a.Config.EncryptionKey != "" {
-		var err error
-		if box, err = secretbox.New(a.Config.EncryptionKey); err != nil {
-			return err
-		}
+	box, err := secretbox.New(a.Config.EncryptionKey)
+	if err != nil {
+		return err
 	}
 	store := storage.NewWebhookStore(a.DB, box)
 	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks})

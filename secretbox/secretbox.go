@@ -1,5 +1,5 @@
-// Package secretbox encrypts small secrets at rest (webhook signing secrets)
-// with AES-256-GCM under the key from configuration.
+// Package secretbox encrypts small secrets at rest (signing keys, webhook
+// secrets) with AES-256-GCM under the key from HAULGRAPH_ENCRYPTION_KEY.
 package secretbox
 
 import (
@@ -9,19 +9,20 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Box seals and opens secrets with one key.
 type Box struct{ aead cipher.AEAD }
 
-// New builds a Box from a base64-encoded 32-byte key (HAULGRAPH_ENCRYPTION_KEY).
-func New(keyBase64 string) (*Box, error) {
-	key, err := base64.StdEncoding.DecodeString(keyBase64)
+// New builds a Box from the configured key: base64 (standard or URL
+// alphabet, padded or not) of exactly 32 bytes.
+func New(keyB64 string) (*Box, error) {
+	key, err := decodeKey(keyB64)
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: the key is not base64: %w", err)
-	}
-	if len(key) != 32 {
-		return nil, fmt.Errorf("secretbox: the key must be 32 bytes, got %d", len(key))
+		return nil, err
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
@@ -34,24 +35,76 @@ func New(keyBase64 string) (*Box, error) {
 	return &Box{aead: aead}, nil
 }
 
-// Seal encrypts plaintext; the random nonce is prepended to the result.
-func (b *Box) Seal(plaintext []byte) []byte {
+// Seal encrypts plaintext; aad (for example the row's id) binds the
+// ciphertext to its place, so a sealed value copied to another row fails to open.
+// The output is nonce || ciphertext.
+func (b *Box) Seal(plaintext, aad []byte) []byte {
 	nonce := make([]byte, b.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		panic("secretbox: no randomness: " + err.Error())
-	}
-	return b.aead.Seal(nonce, nonce, plaintext, nil)
+	_, _ = rand.Read(nonce) // crypto/rand never fails on supported platforms
+	return b.aead.Seal(nonce, nonce, plaintext, aad)
 }
 
-// Open decrypts what Seal produced, failing on any tampering or a wrong key.
-func (b *Box) Open(sealed []byte) ([]byte, error) {
+// Open decrypts what Seal produced with the same aad.
+func (b *Box) Open(sealed, aad []byte) ([]byte, error) {
 	n := b.aead.NonceSize()
 	if len(sealed) < n+b.aead.Overhead() {
-		return nil, errors.New("secretbox: ciphertext too short")
+		return nil, errors.New("secretbox: sealed value too short")
 	}
-	out, err := b.aead.Open(nil, sealed[:n], sealed[n:], nil)
+	out, err := b.aead.Open(nil, sealed[:n], sealed[n:], aad)
 	if err != nil {
-		return nil, errors.New("secretbox: cannot decrypt (wrong key or tampered data)")
+		return nil, errors.New("secretbox: cannot decrypt (wrong HAULGRAPH_ENCRYPTION_KEY?)")
 	}
 	return out, nil
+}
+
+// NewKey returns a fresh random key, base64-encoded.
+func NewKey() string {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return base64.StdEncoding.EncodeToString(k)
+}
+
+// LoadOrCreateKeyFile returns the key stored at path, creating it (0600) with
+// a fresh key when it does not exist: `make run` needs no configuration.
+func LoadOrCreateKeyFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key := strings.TrimSpace(string(b))
+		if _, err := decodeKey(key); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	key := NewKey()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another process won the race: use its key
+		return LoadOrCreateKeyFile(path)
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		f.Close()
+		return "", err
+	}
+	return key, f.Close()
+}
+
+func decodeKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if k, err := enc.DecodeString(s); err == nil {
+			if len(k) != 32 {
+				return nil, fmt.Errorf("secretbox: the encryption key must be 32 bytes, got %d", len(k))
+			}
+			return k, nil
+		}
+	}
+	return nil, errors.New("secretbox: the encryption key is not valid base64")
 }

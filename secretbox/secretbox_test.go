@@ -1,37 +1,57 @@
 package secretbox
 
 import (
-	"bytes"
-	"encoding/base64"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
-func TestSealOpenRoundTripAndTamper(t *testing.T) {
-	key := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
-	b, err := New(key)
+func TestSealOpenRoundTripAndBinding(t *testing.T) {
+	b, err := New(NewKey())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1, s2 := b.Seal([]byte("whsec_x")), b.Seal([]byte("whsec_x"))
-	if bytes.Equal(s1, s2) {
-		t.Fatal("two seals of one secret are equal: the nonce is not random")
-	}
-	if bytes.Contains(s1, []byte("whsec_x")) {
-		t.Fatal("the plaintext is visible in the ciphertext")
-	}
-	got, err := b.Open(s1)
-	if err != nil || string(got) != "whsec_x" {
+	sealed := b.Seal([]byte("whsec_abc"), []byte("row-1"))
+	got, err := b.Open(sealed, []byte("row-1"))
+	if err != nil || string(got) != "whsec_abc" {
 		t.Fatalf("Open = %q, %v", got, err)
 	}
-	s1[len(s1)-1] ^= 1
-	if _, err := b.Open(s1); err == nil {
-		t.Fatal("a tampered ciphertext opened")
+	if _, err := b.Open(sealed, []byte("row-2")); err == nil {
+		t.Fatal("a value sealed for row-1 opened as row-2")
 	}
-	other, _ := New(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{8}, 32)))
-	if _, err := other.Open(s2); err == nil {
-		t.Fatal("another key opened the ciphertext")
+	other, _ := New(NewKey())
+	if _, err := other.Open(sealed, []byte("row-1")); err == nil {
+		t.Fatal("opened with another key")
 	}
-	if _, err := New(base64.StdEncoding.EncodeToString([]byte("short"))); err == nil {
-		t.Fatal("a short key was accepted")
+	sealed[len(sealed)-1] ^= 1
+	if _, err := b.Open(sealed, []byte("row-1")); err == nil {
+		t.Fatal("tampered ciphertext opened")
+	}
+}
+
+func TestNewRejectsBadKeys(t *testing.T) {
+	for _, k := range []string{"", "not base64!", "c2hvcnQ="} {
+		if _, err := New(k); err == nil {
+			t.Errorf("New(%q) accepted", k)
+		}
+	}
+}
+
+func TestLoadOrCreateKeyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "encryption.key")
+	k1, err := LoadOrCreateKeyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("key file mode %v, %v", st.Mode(), err)
+	}
+	k2, err := LoadOrCreateKeyFile(path)
+	if err != nil || k1 != k2 {
+		t.Fatalf("second load gave %q, %v; want %q", k2, err, k1)
+	}
+	if _, err := New(k1); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -29,7 +29,9 @@ func NewWebhookStore(db *DB, box *secretbox.Box) *WebhookStore {
 
 var _ domain.WebhookStore = (*WebhookStore)(nil)
 
-var errNoKey = errors.New("webhooks: HAULGRAPH_ENCRYPTION_KEY is not set, so signing secrets cannot be stored")
+// secretAAD binds a sealed secret to its webhook: a ciphertext copied to
+// another row does not open.
+func secretAAD(webhookID uuid.UUID) []byte { return webhookID[:] }
 
 type webhookRow struct {
 	bun.BaseModel `bun:"table:webhooks"`
@@ -90,13 +92,10 @@ func (s *WebhookStore) CountWebhooks(ctx context.Context, tenantID uuid.UUID) (i
 
 // CreateWebhook stores w with its secret encrypted.
 func (s *WebhookStore) CreateWebhook(ctx context.Context, w *domain.Webhook, secret string) error {
-	if s.box == nil {
-		return errNoKey
-	}
 	row := &webhookRow{
 		ID: w.ID, TenantID: w.TenantID, SubsidiaryID: w.SubsidiaryID, Name: w.Name, URL: w.URL, EventTypes: w.EventTypes,
 		IncludePreviousAttributes: w.IncludePreviousAttributes, State: string(w.State),
-		SecretCiphertext: s.box.Seal([]byte(secret)), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		SecretCiphertext: s.box.Seal([]byte(secret), secretAAD(w.ID)), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	return s.db.InTenant(ctx, w.TenantID, func(ctx context.Context, tx bun.Tx) error {
 		_, err := tx.NewInsert().Model(row).ExcludeColumn("previous_secret_ciphertext", "previous_secret_expires_at", "failing_since").Exec(ctx)
@@ -164,14 +163,11 @@ func (s *WebhookStore) SetWebhookState(ctx context.Context, tenantID, id uuid.UU
 
 // RotateWebhookSecret replaces the secret, keeping the old one until ends.
 func (s *WebhookStore) RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret string, ends *time.Time) error {
-	if s.box == nil {
-		return errNoKey
-	}
 	return s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET
 			previous_secret_ciphertext = CASE WHEN ?::timestamptz IS NULL THEN NULL ELSE secret_ciphertext END,
 			previous_secret_expires_at = ?::timestamptz, secret_ciphertext = ?, updated_at = now()
-			WHERE tenant_id = ? AND id = ?`, ends, ends, s.box.Seal([]byte(secret)), tenantID, id)
+			WHERE tenant_id = ? AND id = ?`, ends, ends, s.box.Seal([]byte(secret), secretAAD(id)), tenantID, id)
 		return notFoundIfNone(res, err, id)
 	})
 }

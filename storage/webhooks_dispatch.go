@@ -113,9 +113,6 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		PreviousExpires           *time.Time      `bun:"previous_secret_expires_at"`
 		Payload                   json.RawMessage `bun:"payload,type:jsonb"`
 	}
-	if s.box == nil {
-		return nil, errNoKey
-	}
 	var rows []row
 	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
 		return tx.NewRaw(`WITH c AS (
@@ -135,14 +132,14 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 	}
 	out := make([]ClaimedDelivery, 0, len(rows))
 	for _, r := range rows {
-		secret, err := s.box.Open(r.Secret)
+		secret, err := s.box.Open(r.Secret, secretAAD(r.WebhookID))
 		if err != nil {
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
 		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
 			Attempt: r.Attempt, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL, Secret: string(secret), Payload: r.Payload}
 		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
-			prev, err := s.box.Open(r.Previous)
+			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
 				return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 			}

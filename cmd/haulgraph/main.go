@@ -23,6 +23,9 @@ const usage = `usage: haulgraph <command> [flags]
 commands:
   serve     run the API (migrates first; --seed-demo seeds an empty database)
   migrate   apply database migrations
+  clients   manage API client credentials (create, list, revoke, edit)
+  keys      rotate the token signing key (keys rotate)
+  seed      create a tenant filled with deterministic demo data (--tenant SLUG [--scale N])
   webhooks  manage webhooks (haulgraph webhooks --help)
 `
 
@@ -39,6 +42,12 @@ func main() {
 		err = serve(ctx, os.Args[2:])
 	case "migrate":
 		err = migrate(ctx)
+	case "clients":
+		err = clientsCmd(ctx, os.Args[2:])
+	case "keys":
+		err = keysCmd(ctx, os.Args[2:])
+	case "seed":
+		err = seedCommand(ctx, os.Args[2:])
 	case "webhooks":
 		err = webhooksCmd(ctx, os.Args[2:], os.Stdout)
 	case "-h", "--help", "help":
@@ -73,9 +82,8 @@ func migrate(ctx context.Context) error {
 
 func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	seedDemo := fs.Bool("seed-demo", false, "seed a demo tenant when the database is empty")
+	wantDemo := fs.Bool("seed-demo", false, "seed a demo tenant when the database is empty")
 	_ = fs.Parse(args)
-	_ = seedDemo
 
 	cfg, err := app.FromEnv()
 	if err != nil {
@@ -87,6 +95,15 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
+	if *wantDemo {
+		demo, err := seedDemo(ctx, a.DB)
+		if err != nil {
+			return err
+		}
+		// Hook: when demo != nil the tenant was just created; the demo API
+		// client (id and secret printed once) is created here once auth lands.
+		_ = demo
+	}
 
 	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 2)

@@ -1,0 +1,261 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base32"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// MaxClients is how many live (unrevoked) credential sets a customer may
+// hold (spec 5.1, 8).
+const MaxClients = 10
+
+// Client is one set of client credentials (spec 5.1). The secret is never
+// stored; only its hash is.
+type Client struct {
+	bun.BaseModel `bun:"table:api_clients"`
+	ID            uuid.UUID  `bun:"id,pk" json:"-"`
+	TenantID      uuid.UUID  `bun:"tenant_id" json:"-"`
+	ClientID      string     `bun:"client_id" json:"client_id"`
+	SecretHash    []byte     `bun:"secret_hash" json:"-"`
+	Name          string     `bun:"name" json:"name"`
+	Description   string     `bun:"description" json:"description"`
+	Scopes        []string   `bun:"scopes,array" json:"scopes"`
+	ExpiresAt     *time.Time `bun:"expires_at" json:"expires_at"`
+	RevokedAt     *time.Time `bun:"revoked_at" json:"revoked_at"`
+	CreatedAt     time.Time  `bun:"created_at,nullzero,default:now()" json:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at,nullzero,default:now()" json:"updated_at"`
+}
+
+// Active reports whether the client may obtain tokens at now.
+func (c *Client) Active(now time.Time) bool {
+	return c.RevokedAt == nil && (c.ExpiresAt == nil || now.Before(*c.ExpiresAt))
+}
+
+// ClientSpec is what an administrator chooses for a new credential set.
+type ClientSpec struct {
+	Name        string
+	Description string
+	Scopes      []domain.Scope
+	ExpiresAt   *time.Time // nil: never expires
+}
+
+// ClientEdit changes a credential set; nil fields stay as they are.
+type ClientEdit struct {
+	Name        *string
+	Description *string
+	Scopes      []domain.Scope // nil: unchanged
+	ExpiresAt   *time.Time
+	NoExpiry    bool // remove the expiry date
+}
+
+const clientLimitLock = 7340219 // advisory lock class: one client creation per tenant at a time
+
+// CreateClient makes a credential set for tenant and returns it with its
+// secret, which exists only in this return value.
+func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec ClientSpec) (*Client, string, error) {
+	scopes, err := validateClient(spec.Name, spec.Description, spec.Scopes)
+	if err != nil {
+		return nil, "", err
+	}
+	if spec.ExpiresAt != nil && !spec.ExpiresAt.After(time.Now()) {
+		return nil, "", &domain.Error{Code: domain.CodeInvalid, Message: "the request has invalid fields",
+			Fields: map[string][]string{"expires": {"the expiry date must be in the future"}}}
+	}
+	secret := "hgcs_" + randomString(32, base64.RawURLEncoding)
+	c := &Client{
+		ID: uuid.New(), TenantID: tenantID,
+		ClientID:   "hgc_" + strings.ToLower(randomString(10, base32.StdEncoding.WithPadding(base32.NoPadding))),
+		SecretHash: hashSecret(secret), Name: spec.Name, Description: spec.Description,
+		Scopes: scopes, ExpiresAt: spec.ExpiresAt,
+	}
+	err = s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(?))", clientLimitLock, tenantID.String()); err != nil {
+			return err
+		}
+		n, err := tx.NewSelect().Model((*Client)(nil)).Where("tenant_id = ? AND revoked_at IS NULL", tenantID).Count(ctx)
+		if err != nil {
+			return err
+		}
+		if n >= MaxClients {
+			return &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf(
+				"this customer already holds %d client credential sets, the maximum; revoke one before creating another", n)}
+		}
+		_, err = tx.NewInsert().Model(c).Returning("created_at, updated_at").Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return c, secret, nil
+}
+
+// ListClients returns the tenant's credential sets, newest first (at most
+// a few dozen: ten live ones plus the revoked history).
+func (s *Service) ListClients(ctx context.Context, tenantID uuid.UUID) ([]Client, error) {
+	var out []Client
+	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		return tx.NewSelect().Model(&out).Where("tenant_id = ?", tenantID).Order("created_at DESC").Limit(500).Scan(ctx)
+	})
+	return out, err
+}
+
+// RevokeClient ends a credential set: it can obtain no further tokens.
+func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID string) error {
+	return s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*Client)(nil)).Set("revoked_at = now(), updated_at = now()").
+			Where("tenant_id = ? AND client_id = ? AND revoked_at IS NULL", tenantID, clientID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return domain.NotFound("no active client %q for this customer", clientID)
+		}
+		return nil
+	})
+}
+
+// EditClient changes name, description, scopes or expiry of a live set.
+// New scopes take effect with the next token.
+func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID string, e ClientEdit) (*Client, error) {
+	var c Client
+	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		err := tx.NewSelect().Model(&c).Where("tenant_id = ? AND client_id = ? AND revoked_at IS NULL", tenantID, clientID).For("UPDATE").Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) {
+			return domain.NotFound("no active client %q for this customer", clientID)
+		}
+		if err != nil {
+			return err
+		}
+		if e.Name != nil {
+			c.Name = *e.Name
+		}
+		if e.Description != nil {
+			c.Description = *e.Description
+		}
+		scopes := domain.ParseScopes(strings.Join(c.Scopes, " "))
+		if e.Scopes != nil {
+			scopes = e.Scopes
+		}
+		if c.Scopes, err = validateClient(c.Name, c.Description, scopes); err != nil {
+			return err
+		}
+		switch {
+		case e.NoExpiry:
+			c.ExpiresAt = nil
+		case e.ExpiresAt != nil:
+			c.ExpiresAt = e.ExpiresAt
+		}
+		_, err = tx.NewUpdate().Model(&c).Column("name", "description", "scopes", "expires_at").
+			Set("updated_at = now()").Where("tenant_id = ? AND id = ?", tenantID, c.ID).Returning("updated_at").Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// TenantBySlug resolves a tenant for operators (the CLI names tenants by slug).
+func (s *Service) TenantBySlug(ctx context.Context, slug string) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		return tx.NewSelect().Table("tenants").Column("id").Where("slug = ?", slug).Scan(ctx, &id)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return uuid.Nil, domain.NotFound("no tenant with slug %q", slug)
+	}
+	return id, err
+}
+
+// authenticate finds the client by id (across tenants: the token endpoint
+// does not know the tenant yet) and checks its secret in constant time.
+func (s *Service) authenticate(ctx context.Context, clientID, secret string) (*Client, error) {
+	var c Client
+	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		return tx.NewSelect().Model(&c).Where("client_id = ?", clientID).Scan(ctx)
+	})
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	want := c.SecretHash
+	if !found {
+		want = make([]byte, sha256.Size) // same work whether the id exists or not
+	}
+	if subtle.ConstantTimeCompare(hashSecret(secret), want) != 1 || !found {
+		return nil, oauthErr(401, "invalid_client", "client authentication failed: unknown client_id or wrong client_secret")
+	}
+	now := time.Now()
+	switch {
+	case c.RevokedAt != nil:
+		return nil, oauthErr(401, "invalid_client", "the client has been revoked")
+	case !c.Active(now):
+		return nil, oauthErr(401, "invalid_client", "the client expired on "+c.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return &c, nil
+}
+
+const (
+	maxNameLen        = 100
+	maxDescriptionLen = 1000
+)
+
+// validateClient checks the administrator's choices and returns the scopes
+// deduplicated in catalogue order.
+func validateClient(name, description string, scopes []domain.Scope) ([]string, error) {
+	var v domain.Validation
+	if strings.TrimSpace(name) == "" {
+		v.Add("name", "a name is required")
+	} else if utf8.RuneCountInString(name) > maxNameLen {
+		v.Add("name", fmt.Sprintf("at most %d characters", maxNameLen))
+	}
+	if utf8.RuneCountInString(description) > maxDescriptionLen {
+		v.Add("description", fmt.Sprintf("at most %d characters", maxDescriptionLen))
+	}
+	if len(scopes) == 0 {
+		v.Add("scopes", "choose at least one scope")
+	}
+	for _, sc := range scopes {
+		if !domain.KnownScope(sc) {
+			v.Add("scopes", fmt.Sprintf("unknown scope %q", sc))
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, sc := range domain.ScopeCatalogue {
+		if slices.Contains(scopes, sc) {
+			out = append(out, string(sc))
+		}
+	}
+	return out, nil
+}
+
+func hashSecret(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// randomString encodes n random bytes (n ≥ 32 gives the 256 bits a secret needs).
+func randomString(n int, enc interface{ EncodeToString([]byte) string }) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return enc.EncodeToString(b)
+}

@@ -1,0 +1,38 @@
+package auth_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+func decodeSegment(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(s) }
+
+// TestExternalIssuer: an API configured with HAULGRAPH_ISSUER_URL verifies
+// that issuer's tokens through its discovery document and JWKS (its own
+// database holds none of the issuer's keys), and refuses tokens of its own token endpoint.
+func TestExternalIssuer(t *testing.T) {
+	issuer := apptest.Start(t, apptest.Options{})
+	api := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.IssuerURL = issuer.URL }})
+	acme := apptest.NewTenant(t, issuer, "acme")
+	tok := issuer.Token(t, acme, domain.ScopeInvoiceRead)
+
+	resp, body := callProbe(t, probe(t, api), tok, domain.OpReadInvoice)
+	if resp.StatusCode != 200 {
+		t.Fatalf("external token refused: %d %s", resp.StatusCode, body)
+	}
+	var p domain.Principal
+	_ = json.Unmarshal(body, &p)
+	if p.TenantID != acme.ID || domain.JoinScopes(p.Scopes) != "invoice:read" {
+		t.Errorf("principal %+v", p)
+	}
+
+	local := apptest.NewTenant(t, api, "local")
+	own := api.Token(t, local, domain.ScopeInvoiceRead)
+	resp, body = callProbe(t, probe(t, api), own, domain.OpReadInvoice)
+	assertUnauthorized(t, resp, body, "signature") // not in the trusted issuer's JWKS
+}

@@ -1,0 +1,208 @@
+package auth
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// OAuthError is an RFC 6749 §5.2 error response.
+type OAuthError struct {
+	Status      int    `json:"-"`
+	Code        string `json:"error"`
+	Description string `json:"error_description"`
+}
+
+func (e *OAuthError) Error() string { return e.Code + ": " + e.Description }
+
+func oauthErr(status int, code, desc string) *OAuthError {
+	return &OAuthError{Status: status, Code: code, Description: desc}
+}
+
+// tokenResponse is the RFC 6749 §5.1 success body.
+type tokenResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int64  `json:"expires_in"`
+	Scope       string `json:"scope,omitempty"`
+}
+
+// tokenRequest holds spec 5.2's fields, from either body type.
+type tokenRequest struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	Audience     string `json:"audience"`
+	GrantType    string `json:"grant_type"`
+	Scope        string `json:"scope"`
+}
+
+// maxTokenBody bounds the token request body.
+const maxTokenBody = 16 << 10
+
+// TokenHandler serves POST /oauth/token (spec 4.9, 5.2).
+func (s *Service) TokenHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveToken(w, r, uuid.Nil) })
+}
+
+// LegacyTokenHandler serves the older flow at
+// /api/authentication/{tenant_id}/token while it lasts: the same client
+// credentials, but the token carries no scope claim (spec 5.4). The caller
+// answers 410 once the cutoff has passed.
+func (s *Service) LegacyTokenHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tenant, err := uuid.Parse(r.PathValue("tenant_id"))
+		if err != nil {
+			writeOAuthError(w, oauthErr(400, "invalid_request", "tenant_id in the path is not a valid id"))
+			return
+		}
+		s.serveToken(w, r, tenant)
+	})
+}
+
+// serveToken issues a token; legacyTenant ≠ Nil selects the legacy flow.
+func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenant uuid.UUID) {
+	req, oerr := parseTokenRequest(w, r)
+	if oerr == nil {
+		oerr = s.checkTokenRequest(req)
+	}
+	var client *Client
+	if oerr == nil {
+		var err error
+		if client, err = s.authenticate(r.Context(), req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
+			slog.ErrorContext(r.Context(), "token endpoint: client lookup", "err", err)
+			oerr = oauthErr(500, "server_error", "the token could not be issued; try again")
+		}
+	}
+	if oerr == nil && legacyTenant != uuid.Nil && client.TenantID != legacyTenant {
+		oerr = oauthErr(401, "invalid_client", "the client does not belong to this tenant")
+	}
+	if oerr == nil {
+		oerr = checkScopes(client, domain.ParseScopes(req.Scope))
+	}
+	if oerr != nil {
+		writeOAuthError(w, oerr)
+		return
+	}
+	// Rules 1 and 2 of spec 5.2: the token carries every granted scope.
+	granted := strings.Join(client.Scopes, " ")
+	scope := &granted
+	if legacyTenant != uuid.Nil {
+		scope = nil
+	}
+	token, expiresIn, err := s.mint(r.Context(), client, scope)
+	if err != nil {
+		slog.ErrorContext(r.Context(), "token endpoint: sign", "err", err)
+		writeOAuthError(w, oauthErr(500, "server_error", "the token could not be issued; try again"))
+		return
+	}
+	setNoStore(w)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(tokenResponse{AccessToken: token, TokenType: "Bearer", ExpiresIn: expiresIn, Scope: granted})
+}
+
+// parseTokenRequest reads the JSON or form body and HTTP Basic credentials.
+func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *OAuthError) {
+	var req tokenRequest
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/json" && mt != "application/x-www-form-urlencoded") {
+		return req, oauthErr(415, "invalid_request", "unsupported Content-Type: use application/json or application/x-www-form-urlencoded")
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
+	if mt == "application/json" {
+		dec := json.NewDecoder(r.Body)
+		if err := dec.Decode(&req); err != nil {
+			return req, bodyError(err, "the body is not a JSON object of string fields")
+		}
+		if dec.More() {
+			return req, oauthErr(400, "invalid_request", "the body must hold exactly one JSON object")
+		}
+	} else {
+		if err := r.ParseForm(); err != nil {
+			return req, bodyError(err, "the form body cannot be parsed")
+		}
+		for k, v := range r.PostForm {
+			if len(v) > 1 {
+				return req, oauthErr(400, "invalid_request", fmt.Sprintf("parameter %q is repeated", k))
+			}
+		}
+		f := r.PostForm.Get
+		req = tokenRequest{ClientID: f("client_id"), ClientSecret: f("client_secret"), Audience: f("audience"), GrantType: f("grant_type"), Scope: f("scope")}
+	}
+	if id, secret, ok := r.BasicAuth(); ok { // client_secret_basic: form-encoded per RFC 6749 §2.3.1
+		if req.ClientSecret != "" {
+			return req, oauthErr(400, "invalid_request", "send the client credentials either with HTTP Basic or in the body, not both")
+		}
+		uid, err1 := url.QueryUnescape(id)
+		usecret, err2 := url.QueryUnescape(secret)
+		if err1 != nil || err2 != nil || (req.ClientID != "" && req.ClientID != uid) {
+			return req, oauthErr(400, "invalid_request", "the HTTP Basic credentials are malformed or disagree with client_id")
+		}
+		req.ClientID, req.ClientSecret = uid, usecret
+	}
+	return req, nil
+}
+
+func bodyError(err error, msg string) *OAuthError {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return oauthErr(413, "invalid_request", fmt.Sprintf("the body exceeds %d bytes", maxTokenBody))
+	}
+	return oauthErr(400, "invalid_request", msg)
+}
+
+// checkTokenRequest applies spec 5.2's field rules (before touching the database).
+func (s *Service) checkTokenRequest(req tokenRequest) *OAuthError {
+	switch {
+	case req.GrantType == "":
+		return oauthErr(400, "invalid_request", "grant_type is required")
+	case req.GrantType != "client_credentials":
+		return oauthErr(400, "unsupported_grant_type", "grant_type must be client_credentials")
+	case req.ClientID == "" || req.ClientSecret == "":
+		return oauthErr(400, "invalid_request", "client_id and client_secret are required (in the body or with HTTP Basic)")
+	case req.Audience == "":
+		return oauthErr(400, "invalid_request", "audience is required")
+	case req.Audience != s.cfg.Audience:
+		return oauthErr(400, "invalid_request", "audience must be "+s.cfg.Audience)
+	}
+	return nil
+}
+
+// checkScopes applies spec 5.2 rule 3: any requested scope that is not
+// granted fails the request, naming the offenders.
+func checkScopes(c *Client, requested []domain.Scope) *OAuthError {
+	var denied []string
+	for _, sc := range requested {
+		if !slices.Contains(c.Scopes, string(sc)) && !slices.Contains(denied, string(sc)) {
+			denied = append(denied, string(sc))
+		}
+	}
+	if len(denied) > 0 {
+		return oauthErr(403, "access_denied", "scopes not granted to this client: "+strings.Join(denied, " "))
+	}
+	return nil
+}
+
+func writeOAuthError(w http.ResponseWriter, e *OAuthError) {
+	setNoStore(w)
+	if e.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="haulgraph", charset="UTF-8"`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(e)
+}
+
+func setNoStore(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+}

@@ -1,0 +1,171 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Accepted signing algorithms: our own issuer signs ES256 only; an external
+// issuer may also use RS256. "none" and HMAC algorithms are never accepted.
+var (
+	ownAlgs      = []string{string(jose.ES256)}
+	externalAlgs = []string{string(jose.ES256), string(jose.RS256)}
+)
+
+// maxTokenLen bounds what we parse from an Authorization header.
+const maxTokenLen = 8 << 10
+
+// InvalidTokenError says why a bearer token was refused; its message is
+// safe to show the client.
+type InvalidTokenError struct{ Reason string }
+
+func (e *InvalidTokenError) Error() string { return e.Reason }
+
+func invalid(format string, args ...any) error {
+	return &InvalidTokenError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// VerifyToken checks a raw access token (signature, algorithm, issuer,
+// audience, expiry through go-oidc; typ and scope here) and returns the
+// caller. Errors are *InvalidTokenError unless the key set is unreachable.
+// The HTTP middleware and the WebSocket connection_init both use it.
+func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principal, error) {
+	if len(raw) > maxTokenLen {
+		return nil, invalid("the token is too long")
+	}
+	algs := ownAlgs
+	if s.cfg.TrustedIssuer != s.cfg.Issuer {
+		algs = externalAlgs
+	}
+	jws, err := jose.ParseSigned(raw, toJoseAlgs(algs))
+	if err != nil {
+		if strings.Contains(err.Error(), "algorithm") {
+			return nil, invalid("the token's signing algorithm is not accepted (allowed: %s)", strings.Join(algs, ", "))
+		}
+		return nil, invalid("the token is malformed")
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, invalid("the token must carry exactly one signature")
+	}
+	if typ, _ := jws.Signatures[0].Protected.ExtraHeaders[jose.HeaderType].(string); !isAccessTokenType(typ) {
+		return nil, invalid("the token is not an access token (typ must be at+jwt)")
+	}
+	v, err := s.verifier(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := v.Verify(ctx, raw)
+	if err != nil {
+		return nil, describeVerifyError(err)
+	}
+	var c accessClaims
+	if err := tok.Claims(&c); err != nil {
+		return nil, invalid("the token's claims are malformed")
+	}
+	tenant, err := uuid.Parse(c.TenantID)
+	if err != nil || c.Subject == "" {
+		return nil, invalid("the token lacks a valid tenant_id or sub claim")
+	}
+	p := &domain.Principal{TenantID: tenant, ClientID: c.Subject, ExpiresAt: tok.Expiry}
+	if c.Scope != nil {
+		p.Scopes = domain.ParseScopes(*c.Scope)
+		return p, nil
+	}
+	// A legacy token (no scope claim) acts with every read scope until the
+	// transition ends (spec 5.4).
+	if !time.Now().Before(s.cfg.LegacyCutoff) {
+		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted since %s; obtain a token from /oauth/token",
+			s.cfg.LegacyCutoff.UTC().Format(time.DateOnly))
+	}
+	p.Scopes = append([]domain.Scope(nil), domain.ReadScopes...)
+	return p, nil
+}
+
+func isAccessTokenType(typ string) bool {
+	return strings.EqualFold(typ, TokenType) || strings.EqualFold(typ, "application/"+TokenType)
+}
+
+// describeVerifyError turns go-oidc's error into a client-safe reason.
+func describeVerifyError(err error) error {
+	var expired *oidc.TokenExpiredError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &expired):
+		return invalid("the token expired at %s", expired.Expiry.UTC().Format(time.RFC3339))
+	case strings.Contains(msg, "issued by a different provider"):
+		return invalid("the token was issued by another issuer")
+	case strings.Contains(msg, "expected audience"):
+		return invalid("the token is for another audience")
+	case strings.Contains(msg, "nbf"):
+		return invalid("the token is not valid yet")
+	case strings.Contains(msg, "fetching keys"):
+		return fmt.Errorf("auth: the issuer's key set is unreachable: %w", err)
+	case strings.Contains(msg, "verify signature"):
+		return invalid("the token's signature does not verify against the issuer's keys")
+	}
+	return invalid("the token is invalid")
+}
+
+// newVerifier builds the go-oidc verifier. For our own issuer the keys come
+// from the database through dbKeySet; for an external issuer they come from
+// its discovery document, fetched on first use and retried until it answers.
+func (s *Service) newVerifier() func(context.Context) (*oidc.IDTokenVerifier, error) {
+	cfg := &oidc.Config{ClientID: s.cfg.Audience, SupportedSigningAlgs: ownAlgs}
+	if s.cfg.TrustedIssuer == s.cfg.Issuer {
+		v := oidc.NewVerifier(s.cfg.Issuer, &dbKeySet{keys: s.keys}, cfg)
+		return func(context.Context) (*oidc.IDTokenVerifier, error) { return v, nil }
+	}
+	cfg.SupportedSigningAlgs = externalAlgs
+	var (
+		mu sync.Mutex
+		v  *oidc.IDTokenVerifier
+	)
+	return func(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if v != nil {
+			return v, nil
+		}
+		// The provider's key set outlives this request: detach its context.
+		p, err := oidc.NewProvider(context.WithoutCancel(ctx), s.cfg.TrustedIssuer)
+		if err != nil {
+			return nil, fmt.Errorf("auth: discover issuer %s: %w", s.cfg.TrustedIssuer, err)
+		}
+		v = p.Verifier(cfg)
+		return v, nil
+	}
+}
+
+// dbKeySet is go-oidc's KeySet over our own signing keys.
+type dbKeySet struct{ keys *keyRing }
+
+func (d *dbKeySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
+	jws, err := jose.ParseSigned(raw, toJoseAlgs(ownAlgs))
+	if err != nil {
+		return nil, err
+	}
+	kid := jws.Signatures[0].Header.KeyID
+	pub, ok := d.keys.lookup(ctx, kid)
+	if !ok {
+		return nil, fmt.Errorf("unknown signing key %q", kid)
+	}
+	return jws.Verify(pub)
+}
+
+func toJoseAlgs(algs []string) []jose.SignatureAlgorithm {
+	out := make([]jose.SignatureAlgorithm, len(algs))
+	for i, a := range algs {
+		out[i] = jose.SignatureAlgorithm(a)
+	}
+	return out
+}

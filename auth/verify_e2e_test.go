@@ -1,0 +1,158 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// claimsFor are valid claims for a token of tenant; tests spoil one of them.
+func claimsFor(srv *apptest.Server, tenant apptest.Tenant) map[string]any {
+	now := time.Now()
+	return map[string]any{
+		"iss": srv.URL, "sub": "hgc_test", "client_id": "hgc_test", "aud": srv.Config.Audience,
+		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": "j1",
+		"tenant_id": tenant.ID.String(), "scope": "load:read",
+	}
+}
+
+func with(m map[string]any, k string, v any) map[string]any {
+	out := maps.Clone(m)
+	if v == nil {
+		delete(out, k)
+	} else {
+		out[k] = v
+	}
+	return out
+}
+
+// unsigned builds a compact JWS with an arbitrary header and signature part.
+func unsigned(header, claims map[string]any, sig string) string {
+	h, _ := json.Marshal(header)
+	c, _ := json.Marshal(claims)
+	return base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c) + "." + sig
+}
+
+// assertUnauthorized checks the 401 of DESIGN.md: problem+json, and
+// WWW-Authenticate: Bearer error="invalid_token" carrying the reason.
+func assertUnauthorized(t *testing.T, resp *http.Response, body []byte, reasonPart string) {
+	t.Helper()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, body %s", resp.StatusCode, body)
+	}
+	wa := resp.Header.Get("WWW-Authenticate")
+	if !strings.HasPrefix(wa, `Bearer error="invalid_token"`) || !strings.Contains(wa, reasonPart) {
+		t.Errorf("WWW-Authenticate = %q, want invalid_token mentioning %q", wa, reasonPart)
+	}
+	var p struct {
+		Status int    `json:"status"`
+		Detail string `json:"detail"`
+	}
+	if resp.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(body, &p) != nil || p.Status != 401 || !strings.Contains(p.Detail, reasonPart) {
+		t.Errorf("body %s (%s), want problem+json 401 mentioning %q", body, resp.Header.Get("Content-Type"), reasonPart)
+	}
+}
+
+func TestAPIRefusesBadBearerTokens(t *testing.T) {
+	ctx := context.Background()
+	srv := apptest.Start(t, apptest.Options{})
+	acme := apptest.NewTenant(t, srv, "acme")
+	p := probe(t, srv)
+	good := claimsFor(srv, acme)
+	forge := func(claims any) string {
+		tok, err := srv.Auth.SignWithActiveKey(ctx, claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	// The sanity check: the forged-but-valid token passes, so each case
+	// below fails for the one thing it spoils.
+	if resp, body := callProbe(t, p, forge(good), domain.OpReadLoad); resp.StatusCode != 200 {
+		t.Fatalf("valid token refused: %d %s", resp.StatusCode, body)
+	}
+
+	otherKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	realKID := srv.Auth.ActiveKID(ctx)
+	byOtherKey := func(kid string) string {
+		tok, err := auth.SignWithKey(otherKey, kid, good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	hs := func() string { // HS256 with a guessable key: algorithm confusion
+		h, _ := json.Marshal(map[string]any{"alg": "HS256", "typ": "at+jwt", "kid": realKID})
+		c, _ := json.Marshal(good)
+		in := base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c)
+		m := hmac.New(sha256.New, []byte(realKID))
+		m.Write([]byte(in))
+		return in + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	}
+
+	cases := []struct {
+		name, header, reason string
+	}{
+		{"malformed token", "Bearer not-a-jwt", "malformed"},
+		{"not a bearer scheme", "Basic dXNlcjpwYXNz", "malformed Authorization header"},
+		{"empty bearer", "Bearer ", "malformed Authorization header"},
+		{"expired", "Bearer " + forge(with(good, "exp", time.Now().Add(-time.Minute).Unix())), "expired"},
+		{"wrong audience", "Bearer " + forge(with(good, "aud", "https://other.example")), "another audience"},
+		{"wrong issuer", "Bearer " + forge(with(good, "iss", "https://evil.example")), "another issuer"},
+		{"signed by an unknown key", "Bearer " + byOtherKey("unknown-kid"), "signature"},
+		{"wrongly signed under the real kid", "Bearer " + byOtherKey(realKID), "signature"},
+		{"alg none", "Bearer " + unsigned(map[string]any{"alg": "none", "typ": "at+jwt"}, good, ""), "algorithm"},
+		{"alg HS256", "Bearer " + hs(), "algorithm"},
+		{"typ is not at+jwt", "Bearer " + unsigned(map[string]any{"alg": "ES256", "typ": "JWT", "kid": realKID}, good, strings.Split(forge(good), ".")[2]), "typ"},
+		{"no tenant", "Bearer " + forge(with(good, "tenant_id", nil)), "tenant_id"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, p+"?op="+string(domain.OpReadLoad), nil)
+			req.Header.Set("Authorization", tc.header)
+			resp, body := do(t, req)
+			assertUnauthorized(t, resp, body, tc.reason)
+		})
+	}
+
+	t.Run("missing token", func(t *testing.T) {
+		resp, body := callProbe(t, p, "", domain.OpReadLoad)
+		assertUnauthorized(t, resp, body, "bearer token is required")
+	})
+}
+
+func TestInsufficientScopeIs403NamingTheScope(t *testing.T) {
+	srv := apptest.Start(t, apptest.Options{})
+	acme := apptest.NewTenant(t, srv, "acme")
+	tok := srv.Token(t, acme, domain.ScopeLoadRead)
+	p := probe(t, srv)
+
+	resp, body := callProbe(t, p, tok, domain.OpReadInvoice)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d %s", resp.StatusCode, body)
+	}
+	if wa := resp.Header.Get("WWW-Authenticate"); wa != `Bearer error="insufficient_scope", scope="invoice:read"` {
+		t.Errorf("WWW-Authenticate = %q", wa)
+	}
+	if !strings.Contains(string(body), "invoice:read") || resp.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("body %s", body)
+	}
+	// The same token passes where its scope suffices.
+	if resp, body := callProbe(t, p, tok, domain.OpReadLoad); resp.StatusCode != 200 {
+		t.Errorf("load:read refused: %d %s", resp.StatusCode, body)
+	}
+}

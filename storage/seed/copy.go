@@ -1,0 +1,69 @@
+package seed
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// table buffers rows for one COPY.
+type table struct {
+	name string
+	cols []string
+	rows [][]any
+}
+
+func newTable(name string, cols ...string) *table { return &table{name: name, cols: cols} }
+
+func (t *table) add(vals ...any) {
+	if len(vals) != len(t.cols) {
+		panic(fmt.Sprintf("seed: %s row has %d values for %d columns", t.name, len(vals), len(t.cols)))
+	}
+	t.rows = append(t.rows, vals)
+}
+
+// batch writes related tables with COPY. Its tables are listed parents first,
+// so a flush never inserts a child before the row it references.
+type batch struct {
+	tx     pgx.Tx
+	tables []*table
+	limit  int
+	counts map[string]int
+}
+
+// batchRows bounds the memory a phase holds before it flushes.
+const batchRows = 20000
+
+func (s *seeder) batch(tables ...*table) *batch {
+	return &batch{tx: s.tx, tables: tables, limit: batchRows, counts: s.res.Counts}
+}
+
+// maybeFlush copies the buffered rows once enough have accumulated.
+func (b *batch) maybeFlush(ctx context.Context) error {
+	n := 0
+	for _, t := range b.tables {
+		n += len(t.rows)
+	}
+	if n < b.limit {
+		return nil
+	}
+	return b.flush(ctx)
+}
+
+// flush copies every buffered row, parents first.
+func (b *batch) flush(ctx context.Context) error {
+	for _, t := range b.tables {
+		if len(t.rows) == 0 {
+			continue
+		}
+		n, err := b.tx.CopyFrom(ctx, pgx.Identifier{t.name}, t.cols, pgx.CopyFromRows(t.rows))
+		if err != nil {
+			return fmt.Errorf("seed: copy %s: %w", t.name, err)
+		}
+		b.counts[t.name] += int(n)
+		clear(t.rows)
+		t.rows = t.rows[:0]
+	}
+	return nil
+}
