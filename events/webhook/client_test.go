@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -49,6 +51,7 @@ func TestTLSBelow12Refused(t *testing.T) {
 	})
 	old := httptest.NewUnstartedServer(answer)
 	old.TLS = &tls.Config{MaxVersion: tls.VersionTLS11}
+	old.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is expected
 	old.StartTLS()
 	defer old.Close()
 	modern := httptest.NewTLSServer(answer)

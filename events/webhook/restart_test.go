@@ -23,7 +23,8 @@ import (
 func startInstance(t *testing.T, url string) (a *app.App, stop func()) {
 	t.Helper()
 	cfg := app.Config{DatabaseURL: url, Addr: "127.0.0.1:0", Audience: app.DefaultAudience, DevAllowHTTPWebhooks: true,
-		EncryptionKey: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", BlobURL: "file://" + t.TempDir()}
+		EncryptionKey: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", BlobURL: "file://" + t.TempDir(),
+		PublicURL: "http://127.0.0.1:1", TokenTTL: time.Hour}
 	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
