@@ -32,6 +32,8 @@ type Worker struct {
 	Timeout  time.Duration
 	// Batch is how many deliveries one claim takes; they are sent concurrently.
 	Batch int
+	// Loops is how many claim-and-send loops Run runs side by side.
+	Loops int
 	// Poll is the fallback interval for due retries and other instances' work.
 	Poll time.Duration
 
@@ -54,6 +56,9 @@ func (w *Worker) init() {
 		if w.Batch == 0 {
 			w.Batch = 16
 		}
+		if w.Loops == 0 {
+			w.Loops = 4
+		}
 		if w.Poll == 0 {
 			w.Poll = time.Second
 		}
@@ -72,10 +77,21 @@ func (w *Worker) Wake() {
 	}
 }
 
-// Run delivers until ctx ends: on every wake, every Poll, and again at once
-// after a full batch.
+// Run delivers until ctx ends with Loops loops, each claiming on a wake,
+// every Poll, and again at once after a batch; a loop that found work wakes
+// another, so idle loops join in under load.
 func (w *Worker) Run(ctx context.Context) error {
 	w.init()
+	var wg sync.WaitGroup
+	for i := 0; i < w.Loops; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.loop(ctx, i == 0) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (w *Worker) loop(ctx context.Context, prunes bool) {
 	t := time.NewTicker(w.Poll)
 	defer t.Stop()
 	prune := time.NewTicker(time.Hour)
@@ -86,14 +102,18 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.Log.Error("webhook delivery", "err", err)
 		}
 		if n > 0 && err == nil {
+			w.Wake()
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-w.wake:
 		case <-t.C:
 		case <-prune.C:
+			if !prunes {
+				continue
+			}
 			if _, err := w.Store.PruneWebhookAttempts(ctx, w.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
 				w.Log.Error("webhook attempt pruning", "err", err)
 			}
