@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -20,6 +21,8 @@ type App struct {
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
+	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
+	GraphQL *graph.Handler
 	// Webhooks is webhook management and delivery (app/webhooks.go).
 	Webhooks webhookParts
 }
@@ -49,6 +52,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	a.wireGraphQL(mux, a.Auth.Middleware)
 	a.handler = mux
 	return a, nil
 }

@@ -30,6 +30,9 @@ type Config struct {
 	TokenTTL      time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
+	// DisableIntrospection turns GraphQL introspection off
+	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
+	DisableIntrospection bool
 }
 
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
@@ -60,6 +63,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: %w", err)
 		}
 		c.DevAllowHTTPWebhooks = b
+	}
+	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("HAULGRAPH_GRAPHQL_INTROSPECTION: %w", err)
+		}
+		c.DisableIntrospection = !b
 	}
 	if v := os.Getenv("HAULGRAPH_TOKEN_TTL"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -65,3 +65,18 @@ func CursorWindow(first *int, after *string) (Window, error) {
 	}
 	return w, v.Err()
 }
+
+// PageWindow validates a list that the spec does not page (GraphQL trailers):
+// page/pageSize (pageSize 1–100) or first/after; neither means the first 20.
+func PageWindow(page, pageSize, first *int, after *string) (Window, error) {
+	if page == nil && pageSize == nil {
+		return CursorWindow(first, after)
+	}
+	var v Validation
+	if first != nil || after != nil {
+		v.Add("first", "page by page/pageSize or by first/after, not both")
+		return Window{}, v.Err()
+	}
+	w := offsetWindow(&v, page, pageSize, false, MaxPageSize)
+	return w, v.Err()
+}

@@ -22,8 +22,12 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	InvoiceLoad() InvoiceLoadResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	SettlementStatement() SettlementStatementResolver
+	Stop() StopResolver
+	Trip() TripResolver
 	Webhook() WebhookResolver
 }
 
@@ -32,6 +36,165 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Address struct {
+		City    func(childComplexity int) int
+		State   func(childComplexity int) int
+		Street  func(childComplexity int) int
+		ZipCode func(childComplexity int) int
+	}
+
+	Carrier struct {
+		DOTNumber func(childComplexity int) int
+		ID        func(childComplexity int) int
+		MCNumber  func(childComplexity int) int
+		Name      func(childComplexity int) int
+	}
+
+	Customer struct {
+		BillingAddress  func(childComplexity int) int
+		EmailAddresses  func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Name            func(childComplexity int) int
+		PhoneNumbers    func(childComplexity int) int
+		ShippingAddress func(childComplexity int) int
+	}
+
+	Driver struct {
+		CompanyName  func(childComplexity int) int
+		FleetName    func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+		SubsidiaryID func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
+	Fleet struct {
+		ID                  func(childComplexity int) int
+		InvoiceNumberPrefix func(childComplexity int) int
+		Name                func(childComplexity int) int
+	}
+
+	Invoice struct {
+		AmountPaid              func(childComplexity int) int
+		CreatedDate             func(childComplexity int) int
+		Customer                func(childComplexity int) int
+		DueDate                 func(childComplexity int) int
+		ID                      func(childComplexity int) int
+		InvoicedDate            func(childComplexity int) int
+		IsSubmitted             func(childComplexity int) int
+		LastSendDate            func(childComplexity int) int
+		LineItems               func(childComplexity int) int
+		Loads                   func(childComplexity int) int
+		Number                  func(childComplexity int) int
+		OverPaymentAmount       func(childComplexity int) int
+		PaidDate                func(childComplexity int) int
+		Payments                func(childComplexity int) int
+		RemainingBalance        func(childComplexity int) int
+		Status                  func(childComplexity int) int
+		SupplementalInvoiceType func(childComplexity int) int
+		Total                   func(childComplexity int) int
+		Type                    func(childComplexity int) int
+		Vendor                  func(childComplexity int) int
+	}
+
+	InvoiceLineItem struct {
+		Amount     func(childComplexity int) int
+		Category   func(childComplexity int) int
+		CustomerID func(childComplexity int) int
+		ID         func(childComplexity int) int
+		LoadNumber func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Rate       func(childComplexity int) int
+	}
+
+	InvoiceLoad struct {
+		ID             func(childComplexity int) int
+		Load           func(childComplexity int) int
+		LoadNumber     func(childComplexity int) int
+		OrderNumber    func(childComplexity int) int
+		PONumber       func(childComplexity int) int
+		Source         func(childComplexity int) int
+		SubsidiaryName func(childComplexity int) int
+	}
+
+	InvoicePayment struct {
+		Amount           func(childComplexity int) int
+		CheckNumber      func(childComplexity int) int
+		ID               func(childComplexity int) int
+		PaymentDate      func(childComplexity int) int
+		PaymentReference func(childComplexity int) int
+	}
+
+	LineRate struct {
+		Rate              func(childComplexity int) int
+		UnitOfMeasurement func(childComplexity int) int
+		Units             func(childComplexity int) int
+	}
+
+	Load struct {
+		BillingStatus  func(childComplexity int) int
+		Commodity      func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		CustomerID     func(childComplexity int) int
+		EquipmentType  func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LoadNumber     func(childComplexity int) int
+		OrderNumber    func(childComplexity int) int
+		PONumber       func(childComplexity int) int
+		Rate           func(childComplexity int) int
+		Source         func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Stops          func(childComplexity int) int
+		SubsidiaryID   func(childComplexity int) int
+		SubsidiaryName func(childComplexity int) int
+		Trips          func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+		Weight         func(childComplexity int) int
+	}
+
+	Location struct {
+		CompanyNumber   func(childComplexity int) int
+		DateCreated     func(childComplexity int) int
+		Email           func(childComplexity int) int
+		ExternalID      func(childComplexity int) int
+		Fax             func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Notes           func(childComplexity int) int
+		Phone           func(childComplexity int) int
+		PhysicalAddress func(childComplexity int) int
+		Status          func(childComplexity int) int
+		Type            func(childComplexity int) int
+	}
+
+	LocationConnection struct {
+		Edges      func(childComplexity int) int
+		Items      func(childComplexity int) int
+		Page       func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		PageSize   func(childComplexity int) int
+		Total      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	LocationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	LocationNote struct {
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		NoteType    func(childComplexity int) int
+		Time        func(childComplexity int) int
+		User        func(childComplexity int) int
+	}
+
+	Money struct {
+		Amount   func(childComplexity int) int
+		Currency func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CreateWebhook           func(childComplexity int, input model.CreateWebhookInput) int
 		DeleteWebhook           func(childComplexity int, id string) int
@@ -42,10 +205,217 @@ type ComplexityRoot struct {
 		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
 	}
 
+	Note struct {
+		Description func(childComplexity int) int
+		ID          func(childComplexity int) int
+		NoteType    func(childComplexity int) int
+		Time        func(childComplexity int) int
+		User        func(childComplexity int) int
+	}
+
+	PageInfo struct {
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
+	}
+
 	Query struct {
-		EventTypes func(childComplexity int) int
-		Webhook    func(childComplexity int, id string) int
-		Webhooks   func(childComplexity int) int
+		EventTypes           func(childComplexity int) int
+		Invoice              func(childComplexity int, id *string, number *string) int
+		Load                 func(childComplexity int, loadNumber string) int
+		Locations            func(childComplexity int, filter *model.LocationFilter, page *int, pageSize *int, first *int, after *string) int
+		SettlementStatement  func(childComplexity int, number int) int
+		SettlementStatements func(childComplexity int, filter model.StatementFilter, page *int, pageSize *int, first *int, after *string) int
+		Trailers             func(childComplexity int, page *int, pageSize *int, first *int, after *string) int
+		Users                func(childComplexity int, keyword *string, page *int, pageSize *int, first *int, after *string) int
+		Webhook              func(childComplexity int, id string) int
+		Webhooks             func(childComplexity int) int
+	}
+
+	SettlementStatement struct {
+		Driver         func(childComplexity int) int
+		LineItems      func(childComplexity int) int
+		Number         func(childComplexity int) int
+		PayPeriodID    func(childComplexity int) int
+		PayPeriodTitle func(childComplexity int) int
+		StatementDate  func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Totals         func(childComplexity int) int
+	}
+
+	SettlementStatementConnection struct {
+		Edges      func(childComplexity int) int
+		Items      func(childComplexity int) int
+		Page       func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		PageSize   func(childComplexity int) int
+		Total      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	SettlementStatementEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	StatementLineItem struct {
+		Amount          func(childComplexity int) int
+		Category        func(childComplexity int) int
+		LoadNumber      func(childComplexity int) int
+		PolicyName      func(childComplexity int) int
+		SubLines        func(childComplexity int) int
+		Title           func(childComplexity int) int
+		TransactionType func(childComplexity int) int
+		TripNumber      func(childComplexity int) int
+	}
+
+	StatementSubLine struct {
+		Amount      func(childComplexity int) int
+		Description func(childComplexity int) int
+		Quantity    func(childComplexity int) int
+		Rate        func(childComplexity int) int
+	}
+
+	StatementTotals struct {
+		Accessorials     func(childComplexity int) int
+		Bonus            func(childComplexity int) int
+		Credits          func(childComplexity int) int
+		DailyPay         func(childComplexity int) int
+		DailyPerDiem     func(childComplexity int) int
+		Deductions       func(childComplexity int) int
+		DriverPayment    func(childComplexity int) int
+		Echecks          func(childComplexity int) int
+		EmptyMiles       func(childComplexity int) int
+		Escrow           func(childComplexity int) int
+		Fuel             func(childComplexity int) int
+		GrossIncome      func(childComplexity int) int
+		HoursWorked      func(childComplexity int) int
+		LineHaul         func(childComplexity int) int
+		LoadedMiles      func(childComplexity int) int
+		NetIncome        func(childComplexity int) int
+		NumberOfTrips    func(childComplexity int) int
+		Reimbursements   func(childComplexity int) int
+		ServiceFee       func(childComplexity int) int
+		Shortfall        func(childComplexity int) int
+		StatementPerDiem func(childComplexity int) int
+		Tolls            func(childComplexity int) int
+		TripValue        func(childComplexity int) int
+	}
+
+	Stop struct {
+		Address          func(childComplexity int) int
+		AppointmentEnd   func(childComplexity int) int
+		AppointmentStart func(childComplexity int) int
+		ArrivedAt        func(childComplexity int) int
+		DepartedAt       func(childComplexity int) int
+		Location         func(childComplexity int) int
+		LocationID       func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Sequence         func(childComplexity int) int
+		Type             func(childComplexity int) int
+	}
+
+	Trailer struct {
+		Capacity              func(childComplexity int) int
+		CreatedAt             func(childComplexity int) int
+		EquipmentSize         func(childComplexity int) int
+		EquipmentType         func(childComplexity int) int
+		Fleet                 func(childComplexity int) int
+		ID                    func(childComplexity int) int
+		InspectionExpiresAt   func(childComplexity int) int
+		InsuranceCompany      func(childComplexity int) int
+		InsuranceExpiresAt    func(childComplexity int) int
+		InsurancePolicyNumber func(childComplexity int) int
+		LicenseCountry        func(childComplexity int) int
+		LicenseExpiresAt      func(childComplexity int) int
+		LicenseNum            func(childComplexity int) int
+		LicenseState          func(childComplexity int) int
+		Make                  func(childComplexity int) int
+		Notes                 func(childComplexity int) int
+		PlateExpiresAt        func(childComplexity int) int
+		References            func(childComplexity int) int
+		Status                func(childComplexity int) int
+		SubsidiaryID          func(childComplexity int) int
+		TrailerNum            func(childComplexity int) int
+		VinNum                func(childComplexity int) int
+		Year                  func(childComplexity int) int
+	}
+
+	TrailerCapacity struct {
+		Pallets func(childComplexity int) int
+		Weight  func(childComplexity int) int
+	}
+
+	TrailerConnection struct {
+		Edges      func(childComplexity int) int
+		Items      func(childComplexity int) int
+		Page       func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		PageSize   func(childComplexity int) int
+		Total      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TrailerEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TrailerReference struct {
+		Type  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	Trip struct {
+		Carrier    func(childComplexity int) int
+		CarrierID  func(childComplexity int) int
+		DriverIDs  func(childComplexity int) int
+		Drivers    func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Status     func(childComplexity int) int
+		Trailer    func(childComplexity int) int
+		TrailerID  func(childComplexity int) int
+		TripNumber func(childComplexity int) int
+		TruckID    func(childComplexity int) int
+	}
+
+	User struct {
+		CompanyCode func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		Email       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		ModifiedAt  func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Permissions func(childComplexity int) int
+		Phone       func(childComplexity int) int
+		Role        func(childComplexity int) int
+		Status      func(childComplexity int) int
+		UserName    func(childComplexity int) int
+		UserType    func(childComplexity int) int
+	}
+
+	UserConnection struct {
+		Edges      func(childComplexity int) int
+		Items      func(childComplexity int) int
+		Page       func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		PageSize   func(childComplexity int) int
+		Total      func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	UserEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Vendor struct {
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+		RemitAddress func(childComplexity int) int
+		RemitEmail   func(childComplexity int) int
+		RemitPhone   func(childComplexity int) int
 	}
 
 	Webhook struct {
@@ -103,6 +473,688 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Address.city":
+		if e.ComplexityRoot.Address.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.City(childComplexity), true
+	case "Address.state":
+		if e.ComplexityRoot.Address.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.State(childComplexity), true
+	case "Address.street":
+		if e.ComplexityRoot.Address.Street == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.Street(childComplexity), true
+	case "Address.zipCode":
+		if e.ComplexityRoot.Address.ZipCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Address.ZipCode(childComplexity), true
+
+	case "Carrier.dotNumber":
+		if e.ComplexityRoot.Carrier.DOTNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Carrier.DOTNumber(childComplexity), true
+	case "Carrier.id":
+		if e.ComplexityRoot.Carrier.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Carrier.ID(childComplexity), true
+	case "Carrier.mcNumber":
+		if e.ComplexityRoot.Carrier.MCNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Carrier.MCNumber(childComplexity), true
+	case "Carrier.name":
+		if e.ComplexityRoot.Carrier.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Carrier.Name(childComplexity), true
+
+	case "Customer.billingAddress":
+		if e.ComplexityRoot.Customer.BillingAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Customer.BillingAddress(childComplexity), true
+	case "Customer.emailAddresses":
+		if e.ComplexityRoot.Customer.EmailAddresses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Customer.EmailAddresses(childComplexity), true
+	case "Customer.id":
+		if e.ComplexityRoot.Customer.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Customer.ID(childComplexity), true
+	case "Customer.name":
+		if e.ComplexityRoot.Customer.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Customer.Name(childComplexity), true
+	case "Customer.phoneNumbers":
+		if e.ComplexityRoot.Customer.PhoneNumbers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Customer.PhoneNumbers(childComplexity), true
+	case "Customer.shippingAddress":
+		if e.ComplexityRoot.Customer.ShippingAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Customer.ShippingAddress(childComplexity), true
+
+	case "Driver.companyName":
+		if e.ComplexityRoot.Driver.CompanyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.CompanyName(childComplexity), true
+	case "Driver.fleetName":
+		if e.ComplexityRoot.Driver.FleetName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.FleetName(childComplexity), true
+	case "Driver.id":
+		if e.ComplexityRoot.Driver.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.ID(childComplexity), true
+	case "Driver.name":
+		if e.ComplexityRoot.Driver.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.Name(childComplexity), true
+	case "Driver.subsidiaryId":
+		if e.ComplexityRoot.Driver.SubsidiaryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.SubsidiaryID(childComplexity), true
+	case "Driver.type":
+		if e.ComplexityRoot.Driver.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.Type(childComplexity), true
+
+	case "Fleet.id":
+		if e.ComplexityRoot.Fleet.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Fleet.ID(childComplexity), true
+	case "Fleet.invoiceNumberPrefix":
+		if e.ComplexityRoot.Fleet.InvoiceNumberPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Fleet.InvoiceNumberPrefix(childComplexity), true
+	case "Fleet.name":
+		if e.ComplexityRoot.Fleet.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Fleet.Name(childComplexity), true
+
+	case "Invoice.amountPaid":
+		if e.ComplexityRoot.Invoice.AmountPaid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.AmountPaid(childComplexity), true
+	case "Invoice.createdDate":
+		if e.ComplexityRoot.Invoice.CreatedDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.CreatedDate(childComplexity), true
+	case "Invoice.customer":
+		if e.ComplexityRoot.Invoice.Customer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Customer(childComplexity), true
+	case "Invoice.dueDate":
+		if e.ComplexityRoot.Invoice.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.DueDate(childComplexity), true
+	case "Invoice.id":
+		if e.ComplexityRoot.Invoice.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.ID(childComplexity), true
+	case "Invoice.invoicedDate":
+		if e.ComplexityRoot.Invoice.InvoicedDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.InvoicedDate(childComplexity), true
+	case "Invoice.isSubmitted":
+		if e.ComplexityRoot.Invoice.IsSubmitted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.IsSubmitted(childComplexity), true
+	case "Invoice.lastSendDate":
+		if e.ComplexityRoot.Invoice.LastSendDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.LastSendDate(childComplexity), true
+	case "Invoice.lineItems":
+		if e.ComplexityRoot.Invoice.LineItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.LineItems(childComplexity), true
+	case "Invoice.loads":
+		if e.ComplexityRoot.Invoice.Loads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Loads(childComplexity), true
+	case "Invoice.number":
+		if e.ComplexityRoot.Invoice.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Number(childComplexity), true
+	case "Invoice.overPaymentAmount":
+		if e.ComplexityRoot.Invoice.OverPaymentAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.OverPaymentAmount(childComplexity), true
+	case "Invoice.paidDate":
+		if e.ComplexityRoot.Invoice.PaidDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.PaidDate(childComplexity), true
+	case "Invoice.payments":
+		if e.ComplexityRoot.Invoice.Payments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Payments(childComplexity), true
+	case "Invoice.remainingBalance":
+		if e.ComplexityRoot.Invoice.RemainingBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.RemainingBalance(childComplexity), true
+	case "Invoice.status":
+		if e.ComplexityRoot.Invoice.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Status(childComplexity), true
+	case "Invoice.supplementalInvoiceType":
+		if e.ComplexityRoot.Invoice.SupplementalInvoiceType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.SupplementalInvoiceType(childComplexity), true
+	case "Invoice.total":
+		if e.ComplexityRoot.Invoice.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Total(childComplexity), true
+	case "Invoice.type":
+		if e.ComplexityRoot.Invoice.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Type(childComplexity), true
+	case "Invoice.vendor":
+		if e.ComplexityRoot.Invoice.Vendor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invoice.Vendor(childComplexity), true
+
+	case "InvoiceLineItem.amount":
+		if e.ComplexityRoot.InvoiceLineItem.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.Amount(childComplexity), true
+	case "InvoiceLineItem.category":
+		if e.ComplexityRoot.InvoiceLineItem.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.Category(childComplexity), true
+	case "InvoiceLineItem.customerId":
+		if e.ComplexityRoot.InvoiceLineItem.CustomerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.CustomerID(childComplexity), true
+	case "InvoiceLineItem.id":
+		if e.ComplexityRoot.InvoiceLineItem.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.ID(childComplexity), true
+	case "InvoiceLineItem.loadNumber":
+		if e.ComplexityRoot.InvoiceLineItem.LoadNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.LoadNumber(childComplexity), true
+	case "InvoiceLineItem.name":
+		if e.ComplexityRoot.InvoiceLineItem.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.Name(childComplexity), true
+	case "InvoiceLineItem.rate":
+		if e.ComplexityRoot.InvoiceLineItem.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLineItem.Rate(childComplexity), true
+
+	case "InvoiceLoad.id":
+		if e.ComplexityRoot.InvoiceLoad.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.ID(childComplexity), true
+	case "InvoiceLoad.load":
+		if e.ComplexityRoot.InvoiceLoad.Load == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.Load(childComplexity), true
+	case "InvoiceLoad.loadNumber":
+		if e.ComplexityRoot.InvoiceLoad.LoadNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.LoadNumber(childComplexity), true
+	case "InvoiceLoad.orderNumber":
+		if e.ComplexityRoot.InvoiceLoad.OrderNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.OrderNumber(childComplexity), true
+	case "InvoiceLoad.poNumber":
+		if e.ComplexityRoot.InvoiceLoad.PONumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.PONumber(childComplexity), true
+	case "InvoiceLoad.source":
+		if e.ComplexityRoot.InvoiceLoad.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.Source(childComplexity), true
+	case "InvoiceLoad.subsidiaryName":
+		if e.ComplexityRoot.InvoiceLoad.SubsidiaryName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoiceLoad.SubsidiaryName(childComplexity), true
+
+	case "InvoicePayment.amount":
+		if e.ComplexityRoot.InvoicePayment.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoicePayment.Amount(childComplexity), true
+	case "InvoicePayment.checkNumber":
+		if e.ComplexityRoot.InvoicePayment.CheckNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoicePayment.CheckNumber(childComplexity), true
+	case "InvoicePayment.id":
+		if e.ComplexityRoot.InvoicePayment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoicePayment.ID(childComplexity), true
+	case "InvoicePayment.paymentDate":
+		if e.ComplexityRoot.InvoicePayment.PaymentDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoicePayment.PaymentDate(childComplexity), true
+	case "InvoicePayment.paymentReference":
+		if e.ComplexityRoot.InvoicePayment.PaymentReference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InvoicePayment.PaymentReference(childComplexity), true
+
+	case "LineRate.rate":
+		if e.ComplexityRoot.LineRate.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LineRate.Rate(childComplexity), true
+	case "LineRate.unitOfMeasurement":
+		if e.ComplexityRoot.LineRate.UnitOfMeasurement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LineRate.UnitOfMeasurement(childComplexity), true
+	case "LineRate.units":
+		if e.ComplexityRoot.LineRate.Units == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LineRate.Units(childComplexity), true
+
+	case "Load.billingStatus":
+		if e.ComplexityRoot.Load.BillingStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.BillingStatus(childComplexity), true
+	case "Load.commodity":
+		if e.ComplexityRoot.Load.Commodity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Commodity(childComplexity), true
+	case "Load.createdAt":
+		if e.ComplexityRoot.Load.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.CreatedAt(childComplexity), true
+	case "Load.customerId":
+		if e.ComplexityRoot.Load.CustomerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.CustomerID(childComplexity), true
+	case "Load.equipmentType":
+		if e.ComplexityRoot.Load.EquipmentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.EquipmentType(childComplexity), true
+	case "Load.id":
+		if e.ComplexityRoot.Load.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.ID(childComplexity), true
+	case "Load.loadNumber":
+		if e.ComplexityRoot.Load.LoadNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.LoadNumber(childComplexity), true
+	case "Load.orderNumber":
+		if e.ComplexityRoot.Load.OrderNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.OrderNumber(childComplexity), true
+	case "Load.poNumber":
+		if e.ComplexityRoot.Load.PONumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.PONumber(childComplexity), true
+	case "Load.rate":
+		if e.ComplexityRoot.Load.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Rate(childComplexity), true
+	case "Load.source":
+		if e.ComplexityRoot.Load.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Source(childComplexity), true
+	case "Load.status":
+		if e.ComplexityRoot.Load.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Status(childComplexity), true
+	case "Load.stops":
+		if e.ComplexityRoot.Load.Stops == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Stops(childComplexity), true
+	case "Load.subsidiaryId":
+		if e.ComplexityRoot.Load.SubsidiaryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.SubsidiaryID(childComplexity), true
+	case "Load.subsidiaryName":
+		if e.ComplexityRoot.Load.SubsidiaryName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.SubsidiaryName(childComplexity), true
+	case "Load.trips":
+		if e.ComplexityRoot.Load.Trips == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Trips(childComplexity), true
+	case "Load.updatedAt":
+		if e.ComplexityRoot.Load.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.UpdatedAt(childComplexity), true
+	case "Load.weight":
+		if e.ComplexityRoot.Load.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Weight(childComplexity), true
+
+	case "Location.companyNumber":
+		if e.ComplexityRoot.Location.CompanyNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.CompanyNumber(childComplexity), true
+	case "Location.dateCreated":
+		if e.ComplexityRoot.Location.DateCreated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.DateCreated(childComplexity), true
+	case "Location.email":
+		if e.ComplexityRoot.Location.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Email(childComplexity), true
+	case "Location.externalId":
+		if e.ComplexityRoot.Location.ExternalID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.ExternalID(childComplexity), true
+	case "Location.fax":
+		if e.ComplexityRoot.Location.Fax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Fax(childComplexity), true
+	case "Location.id":
+		if e.ComplexityRoot.Location.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.ID(childComplexity), true
+	case "Location.name":
+		if e.ComplexityRoot.Location.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Name(childComplexity), true
+	case "Location.notes":
+		if e.ComplexityRoot.Location.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Notes(childComplexity), true
+	case "Location.phone":
+		if e.ComplexityRoot.Location.Phone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Phone(childComplexity), true
+	case "Location.physicalAddress":
+		if e.ComplexityRoot.Location.PhysicalAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.PhysicalAddress(childComplexity), true
+	case "Location.status":
+		if e.ComplexityRoot.Location.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Status(childComplexity), true
+	case "Location.type":
+		if e.ComplexityRoot.Location.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Location.Type(childComplexity), true
+
+	case "LocationConnection.edges":
+		if e.ComplexityRoot.LocationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.Edges(childComplexity), true
+	case "LocationConnection.items":
+		if e.ComplexityRoot.LocationConnection.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.Items(childComplexity), true
+	case "LocationConnection.page":
+		if e.ComplexityRoot.LocationConnection.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.Page(childComplexity), true
+	case "LocationConnection.pageInfo":
+		if e.ComplexityRoot.LocationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.PageInfo(childComplexity), true
+	case "LocationConnection.pageSize":
+		if e.ComplexityRoot.LocationConnection.PageSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.PageSize(childComplexity), true
+	case "LocationConnection.total":
+		if e.ComplexityRoot.LocationConnection.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.Total(childComplexity), true
+	case "LocationConnection.totalCount":
+		if e.ComplexityRoot.LocationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationConnection.TotalCount(childComplexity), true
+
+	case "LocationEdge.cursor":
+		if e.ComplexityRoot.LocationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationEdge.Cursor(childComplexity), true
+	case "LocationEdge.node":
+		if e.ComplexityRoot.LocationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationEdge.Node(childComplexity), true
+
+	case "LocationNote.description":
+		if e.ComplexityRoot.LocationNote.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationNote.Description(childComplexity), true
+	case "LocationNote.id":
+		if e.ComplexityRoot.LocationNote.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationNote.ID(childComplexity), true
+	case "LocationNote.noteType":
+		if e.ComplexityRoot.LocationNote.NoteType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationNote.NoteType(childComplexity), true
+	case "LocationNote.time":
+		if e.ComplexityRoot.LocationNote.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationNote.Time(childComplexity), true
+	case "LocationNote.user":
+		if e.ComplexityRoot.LocationNote.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LocationNote.User(childComplexity), true
+
+	case "Money.amount":
+		if e.ComplexityRoot.Money.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Money.Amount(childComplexity), true
+	case "Money.currency":
+		if e.ComplexityRoot.Money.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Money.Currency(childComplexity), true
 
 	case "Mutation.createWebhook":
 		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
@@ -182,6 +1234,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["id"].(string), args["input"].(model.UpdateWebhookInput)), true
 
+	case "Note.description":
+		if e.ComplexityRoot.Note.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.Description(childComplexity), true
+	case "Note.id":
+		if e.ComplexityRoot.Note.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.ID(childComplexity), true
+	case "Note.noteType":
+		if e.ComplexityRoot.Note.NoteType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.NoteType(childComplexity), true
+	case "Note.time":
+		if e.ComplexityRoot.Note.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.Time(childComplexity), true
+	case "Note.user":
+		if e.ComplexityRoot.Note.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Note.User(childComplexity), true
+
+	case "PageInfo.endCursor":
+		if e.ComplexityRoot.PageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.EndCursor(childComplexity), true
+	case "PageInfo.hasNextPage":
+		if e.ComplexityRoot.PageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
 	case "Query.eventTypes":
 		if e.ComplexityRoot.Query.EventTypes == nil {
 			break
@@ -189,6 +1297,83 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.EventTypes(childComplexity), true
 
+	case "Query.invoice":
+		if e.ComplexityRoot.Query.Invoice == nil {
+			break
+		}
+
+		args, err := ec.field_Query_invoice_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Invoice(childComplexity, args["id"].(*string), args["number"].(*string)), true
+	case "Query.load":
+		if e.ComplexityRoot.Query.Load == nil {
+			break
+		}
+
+		args, err := ec.field_Query_load_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Load(childComplexity, args["loadNumber"].(string)), true
+	case "Query.locations":
+		if e.ComplexityRoot.Query.Locations == nil {
+			break
+		}
+
+		args, err := ec.field_Query_locations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Locations(childComplexity, args["filter"].(*model.LocationFilter), args["page"].(*int), args["pageSize"].(*int), args["first"].(*int), args["after"].(*string)), true
+	case "Query.settlementStatement":
+		if e.ComplexityRoot.Query.SettlementStatement == nil {
+			break
+		}
+
+		args, err := ec.field_Query_settlementStatement_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SettlementStatement(childComplexity, args["number"].(int)), true
+	case "Query.settlementStatements":
+		if e.ComplexityRoot.Query.SettlementStatements == nil {
+			break
+		}
+
+		args, err := ec.field_Query_settlementStatements_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SettlementStatements(childComplexity, args["filter"].(model.StatementFilter), args["page"].(*int), args["pageSize"].(*int), args["first"].(*int), args["after"].(*string)), true
+	case "Query.trailers":
+		if e.ComplexityRoot.Query.Trailers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_trailers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Trailers(childComplexity, args["page"].(*int), args["pageSize"].(*int), args["first"].(*int), args["after"].(*string)), true
+	case "Query.users":
+		if e.ComplexityRoot.Query.Users == nil {
+			break
+		}
+
+		args, err := ec.field_Query_users_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Users(childComplexity, args["keyword"].(*string), args["page"].(*int), args["pageSize"].(*int), args["first"].(*int), args["after"].(*string)), true
 	case "Query.webhook":
 		if e.ComplexityRoot.Query.Webhook == nil {
 			break
@@ -206,6 +1391,827 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Webhooks(childComplexity), true
+
+	case "SettlementStatement.driver":
+		if e.ComplexityRoot.SettlementStatement.Driver == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.Driver(childComplexity), true
+	case "SettlementStatement.lineItems":
+		if e.ComplexityRoot.SettlementStatement.LineItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.LineItems(childComplexity), true
+	case "SettlementStatement.number":
+		if e.ComplexityRoot.SettlementStatement.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.Number(childComplexity), true
+	case "SettlementStatement.payPeriodId":
+		if e.ComplexityRoot.SettlementStatement.PayPeriodID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.PayPeriodID(childComplexity), true
+	case "SettlementStatement.payPeriodTitle":
+		if e.ComplexityRoot.SettlementStatement.PayPeriodTitle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.PayPeriodTitle(childComplexity), true
+	case "SettlementStatement.statementDate":
+		if e.ComplexityRoot.SettlementStatement.StatementDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.StatementDate(childComplexity), true
+	case "SettlementStatement.status":
+		if e.ComplexityRoot.SettlementStatement.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.Status(childComplexity), true
+	case "SettlementStatement.totals":
+		if e.ComplexityRoot.SettlementStatement.Totals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.Totals(childComplexity), true
+
+	case "SettlementStatementConnection.edges":
+		if e.ComplexityRoot.SettlementStatementConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.Edges(childComplexity), true
+	case "SettlementStatementConnection.items":
+		if e.ComplexityRoot.SettlementStatementConnection.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.Items(childComplexity), true
+	case "SettlementStatementConnection.page":
+		if e.ComplexityRoot.SettlementStatementConnection.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.Page(childComplexity), true
+	case "SettlementStatementConnection.pageInfo":
+		if e.ComplexityRoot.SettlementStatementConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.PageInfo(childComplexity), true
+	case "SettlementStatementConnection.pageSize":
+		if e.ComplexityRoot.SettlementStatementConnection.PageSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.PageSize(childComplexity), true
+	case "SettlementStatementConnection.total":
+		if e.ComplexityRoot.SettlementStatementConnection.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.Total(childComplexity), true
+	case "SettlementStatementConnection.totalCount":
+		if e.ComplexityRoot.SettlementStatementConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementConnection.TotalCount(childComplexity), true
+
+	case "SettlementStatementEdge.cursor":
+		if e.ComplexityRoot.SettlementStatementEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementEdge.Cursor(childComplexity), true
+	case "SettlementStatementEdge.node":
+		if e.ComplexityRoot.SettlementStatementEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatementEdge.Node(childComplexity), true
+
+	case "StatementLineItem.amount":
+		if e.ComplexityRoot.StatementLineItem.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.Amount(childComplexity), true
+	case "StatementLineItem.category":
+		if e.ComplexityRoot.StatementLineItem.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.Category(childComplexity), true
+	case "StatementLineItem.loadNumber":
+		if e.ComplexityRoot.StatementLineItem.LoadNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.LoadNumber(childComplexity), true
+	case "StatementLineItem.policyName":
+		if e.ComplexityRoot.StatementLineItem.PolicyName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.PolicyName(childComplexity), true
+	case "StatementLineItem.subLines":
+		if e.ComplexityRoot.StatementLineItem.SubLines == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.SubLines(childComplexity), true
+	case "StatementLineItem.title":
+		if e.ComplexityRoot.StatementLineItem.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.Title(childComplexity), true
+	case "StatementLineItem.transactionType":
+		if e.ComplexityRoot.StatementLineItem.TransactionType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.TransactionType(childComplexity), true
+	case "StatementLineItem.tripNumber":
+		if e.ComplexityRoot.StatementLineItem.TripNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementLineItem.TripNumber(childComplexity), true
+
+	case "StatementSubLine.amount":
+		if e.ComplexityRoot.StatementSubLine.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementSubLine.Amount(childComplexity), true
+	case "StatementSubLine.description":
+		if e.ComplexityRoot.StatementSubLine.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementSubLine.Description(childComplexity), true
+	case "StatementSubLine.quantity":
+		if e.ComplexityRoot.StatementSubLine.Quantity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementSubLine.Quantity(childComplexity), true
+	case "StatementSubLine.rate":
+		if e.ComplexityRoot.StatementSubLine.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementSubLine.Rate(childComplexity), true
+
+	case "StatementTotals.accessorials":
+		if e.ComplexityRoot.StatementTotals.Accessorials == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Accessorials(childComplexity), true
+	case "StatementTotals.bonus":
+		if e.ComplexityRoot.StatementTotals.Bonus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Bonus(childComplexity), true
+	case "StatementTotals.credits":
+		if e.ComplexityRoot.StatementTotals.Credits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Credits(childComplexity), true
+	case "StatementTotals.dailyPay":
+		if e.ComplexityRoot.StatementTotals.DailyPay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.DailyPay(childComplexity), true
+	case "StatementTotals.dailyPerDiem":
+		if e.ComplexityRoot.StatementTotals.DailyPerDiem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.DailyPerDiem(childComplexity), true
+	case "StatementTotals.deductions":
+		if e.ComplexityRoot.StatementTotals.Deductions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Deductions(childComplexity), true
+	case "StatementTotals.driverPayment":
+		if e.ComplexityRoot.StatementTotals.DriverPayment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.DriverPayment(childComplexity), true
+	case "StatementTotals.echecks":
+		if e.ComplexityRoot.StatementTotals.Echecks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Echecks(childComplexity), true
+	case "StatementTotals.emptyMiles":
+		if e.ComplexityRoot.StatementTotals.EmptyMiles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.EmptyMiles(childComplexity), true
+	case "StatementTotals.escrow":
+		if e.ComplexityRoot.StatementTotals.Escrow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Escrow(childComplexity), true
+	case "StatementTotals.fuel":
+		if e.ComplexityRoot.StatementTotals.Fuel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Fuel(childComplexity), true
+	case "StatementTotals.grossIncome":
+		if e.ComplexityRoot.StatementTotals.GrossIncome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.GrossIncome(childComplexity), true
+	case "StatementTotals.hoursWorked":
+		if e.ComplexityRoot.StatementTotals.HoursWorked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.HoursWorked(childComplexity), true
+	case "StatementTotals.lineHaul":
+		if e.ComplexityRoot.StatementTotals.LineHaul == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.LineHaul(childComplexity), true
+	case "StatementTotals.loadedMiles":
+		if e.ComplexityRoot.StatementTotals.LoadedMiles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.LoadedMiles(childComplexity), true
+	case "StatementTotals.netIncome":
+		if e.ComplexityRoot.StatementTotals.NetIncome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.NetIncome(childComplexity), true
+	case "StatementTotals.numberOfTrips":
+		if e.ComplexityRoot.StatementTotals.NumberOfTrips == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.NumberOfTrips(childComplexity), true
+	case "StatementTotals.reimbursements":
+		if e.ComplexityRoot.StatementTotals.Reimbursements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Reimbursements(childComplexity), true
+	case "StatementTotals.serviceFee":
+		if e.ComplexityRoot.StatementTotals.ServiceFee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.ServiceFee(childComplexity), true
+	case "StatementTotals.shortfall":
+		if e.ComplexityRoot.StatementTotals.Shortfall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Shortfall(childComplexity), true
+	case "StatementTotals.statementPerDiem":
+		if e.ComplexityRoot.StatementTotals.StatementPerDiem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.StatementPerDiem(childComplexity), true
+	case "StatementTotals.tolls":
+		if e.ComplexityRoot.StatementTotals.Tolls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.Tolls(childComplexity), true
+	case "StatementTotals.tripValue":
+		if e.ComplexityRoot.StatementTotals.TripValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StatementTotals.TripValue(childComplexity), true
+
+	case "Stop.address":
+		if e.ComplexityRoot.Stop.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Address(childComplexity), true
+	case "Stop.appointmentEnd":
+		if e.ComplexityRoot.Stop.AppointmentEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.AppointmentEnd(childComplexity), true
+	case "Stop.appointmentStart":
+		if e.ComplexityRoot.Stop.AppointmentStart == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.AppointmentStart(childComplexity), true
+	case "Stop.arrivedAt":
+		if e.ComplexityRoot.Stop.ArrivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.ArrivedAt(childComplexity), true
+	case "Stop.departedAt":
+		if e.ComplexityRoot.Stop.DepartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.DepartedAt(childComplexity), true
+	case "Stop.location":
+		if e.ComplexityRoot.Stop.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Location(childComplexity), true
+	case "Stop.locationId":
+		if e.ComplexityRoot.Stop.LocationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.LocationID(childComplexity), true
+	case "Stop.name":
+		if e.ComplexityRoot.Stop.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Name(childComplexity), true
+	case "Stop.sequence":
+		if e.ComplexityRoot.Stop.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Sequence(childComplexity), true
+	case "Stop.type":
+		if e.ComplexityRoot.Stop.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stop.Type(childComplexity), true
+
+	case "Trailer.capacity":
+		if e.ComplexityRoot.Trailer.Capacity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.Capacity(childComplexity), true
+	case "Trailer.createdAt":
+		if e.ComplexityRoot.Trailer.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.CreatedAt(childComplexity), true
+	case "Trailer.equipmentSize":
+		if e.ComplexityRoot.Trailer.EquipmentSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.EquipmentSize(childComplexity), true
+	case "Trailer.equipmentType":
+		if e.ComplexityRoot.Trailer.EquipmentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.EquipmentType(childComplexity), true
+	case "Trailer.fleet":
+		if e.ComplexityRoot.Trailer.Fleet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.Fleet(childComplexity), true
+	case "Trailer.id":
+		if e.ComplexityRoot.Trailer.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.ID(childComplexity), true
+	case "Trailer.inspectionExpiresAt":
+		if e.ComplexityRoot.Trailer.InspectionExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.InspectionExpiresAt(childComplexity), true
+	case "Trailer.insuranceCompany":
+		if e.ComplexityRoot.Trailer.InsuranceCompany == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.InsuranceCompany(childComplexity), true
+	case "Trailer.insuranceExpiresAt":
+		if e.ComplexityRoot.Trailer.InsuranceExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.InsuranceExpiresAt(childComplexity), true
+	case "Trailer.insurancePolicyNumber":
+		if e.ComplexityRoot.Trailer.InsurancePolicyNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.InsurancePolicyNumber(childComplexity), true
+	case "Trailer.licenseCountry":
+		if e.ComplexityRoot.Trailer.LicenseCountry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.LicenseCountry(childComplexity), true
+	case "Trailer.licenseExpiresAt":
+		if e.ComplexityRoot.Trailer.LicenseExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.LicenseExpiresAt(childComplexity), true
+	case "Trailer.licenseNum":
+		if e.ComplexityRoot.Trailer.LicenseNum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.LicenseNum(childComplexity), true
+	case "Trailer.licenseState":
+		if e.ComplexityRoot.Trailer.LicenseState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.LicenseState(childComplexity), true
+	case "Trailer.make":
+		if e.ComplexityRoot.Trailer.Make == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.Make(childComplexity), true
+	case "Trailer.notes":
+		if e.ComplexityRoot.Trailer.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.Notes(childComplexity), true
+	case "Trailer.plateExpiresAt":
+		if e.ComplexityRoot.Trailer.PlateExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.PlateExpiresAt(childComplexity), true
+	case "Trailer.references":
+		if e.ComplexityRoot.Trailer.References == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.References(childComplexity), true
+	case "Trailer.status":
+		if e.ComplexityRoot.Trailer.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.Status(childComplexity), true
+	case "Trailer.subsidiaryId":
+		if e.ComplexityRoot.Trailer.SubsidiaryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.SubsidiaryID(childComplexity), true
+	case "Trailer.trailerNum":
+		if e.ComplexityRoot.Trailer.TrailerNum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.TrailerNum(childComplexity), true
+	case "Trailer.vinNum":
+		if e.ComplexityRoot.Trailer.VinNum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.VinNum(childComplexity), true
+	case "Trailer.year":
+		if e.ComplexityRoot.Trailer.Year == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trailer.Year(childComplexity), true
+
+	case "TrailerCapacity.pallets":
+		if e.ComplexityRoot.TrailerCapacity.Pallets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerCapacity.Pallets(childComplexity), true
+	case "TrailerCapacity.weight":
+		if e.ComplexityRoot.TrailerCapacity.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerCapacity.Weight(childComplexity), true
+
+	case "TrailerConnection.edges":
+		if e.ComplexityRoot.TrailerConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.Edges(childComplexity), true
+	case "TrailerConnection.items":
+		if e.ComplexityRoot.TrailerConnection.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.Items(childComplexity), true
+	case "TrailerConnection.page":
+		if e.ComplexityRoot.TrailerConnection.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.Page(childComplexity), true
+	case "TrailerConnection.pageInfo":
+		if e.ComplexityRoot.TrailerConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.PageInfo(childComplexity), true
+	case "TrailerConnection.pageSize":
+		if e.ComplexityRoot.TrailerConnection.PageSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.PageSize(childComplexity), true
+	case "TrailerConnection.total":
+		if e.ComplexityRoot.TrailerConnection.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.Total(childComplexity), true
+	case "TrailerConnection.totalCount":
+		if e.ComplexityRoot.TrailerConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerConnection.TotalCount(childComplexity), true
+
+	case "TrailerEdge.cursor":
+		if e.ComplexityRoot.TrailerEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerEdge.Cursor(childComplexity), true
+	case "TrailerEdge.node":
+		if e.ComplexityRoot.TrailerEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerEdge.Node(childComplexity), true
+
+	case "TrailerReference.type":
+		if e.ComplexityRoot.TrailerReference.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerReference.Type(childComplexity), true
+	case "TrailerReference.value":
+		if e.ComplexityRoot.TrailerReference.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TrailerReference.Value(childComplexity), true
+
+	case "Trip.carrier":
+		if e.ComplexityRoot.Trip.Carrier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.Carrier(childComplexity), true
+	case "Trip.carrierId":
+		if e.ComplexityRoot.Trip.CarrierID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.CarrierID(childComplexity), true
+	case "Trip.driverIds":
+		if e.ComplexityRoot.Trip.DriverIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.DriverIDs(childComplexity), true
+	case "Trip.drivers":
+		if e.ComplexityRoot.Trip.Drivers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.Drivers(childComplexity), true
+	case "Trip.id":
+		if e.ComplexityRoot.Trip.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.ID(childComplexity), true
+	case "Trip.status":
+		if e.ComplexityRoot.Trip.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.Status(childComplexity), true
+	case "Trip.trailer":
+		if e.ComplexityRoot.Trip.Trailer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.Trailer(childComplexity), true
+	case "Trip.trailerId":
+		if e.ComplexityRoot.Trip.TrailerID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.TrailerID(childComplexity), true
+	case "Trip.tripNumber":
+		if e.ComplexityRoot.Trip.TripNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.TripNumber(childComplexity), true
+	case "Trip.truckId":
+		if e.ComplexityRoot.Trip.TruckID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.TruckID(childComplexity), true
+
+	case "User.companyCode":
+		if e.ComplexityRoot.User.CompanyCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.CompanyCode(childComplexity), true
+	case "User.createdAt":
+		if e.ComplexityRoot.User.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.CreatedAt(childComplexity), true
+	case "User.email":
+		if e.ComplexityRoot.User.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Email(childComplexity), true
+	case "User.id":
+		if e.ComplexityRoot.User.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.ID(childComplexity), true
+	case "User.modifiedAt":
+		if e.ComplexityRoot.User.ModifiedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.ModifiedAt(childComplexity), true
+	case "User.name":
+		if e.ComplexityRoot.User.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Name(childComplexity), true
+	case "User.permissions":
+		if e.ComplexityRoot.User.Permissions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Permissions(childComplexity), true
+	case "User.phone":
+		if e.ComplexityRoot.User.Phone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Phone(childComplexity), true
+	case "User.role":
+		if e.ComplexityRoot.User.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Role(childComplexity), true
+	case "User.status":
+		if e.ComplexityRoot.User.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Status(childComplexity), true
+	case "User.userName":
+		if e.ComplexityRoot.User.UserName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.UserName(childComplexity), true
+	case "User.userType":
+		if e.ComplexityRoot.User.UserType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.UserType(childComplexity), true
+
+	case "UserConnection.edges":
+		if e.ComplexityRoot.UserConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.Edges(childComplexity), true
+	case "UserConnection.items":
+		if e.ComplexityRoot.UserConnection.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.Items(childComplexity), true
+	case "UserConnection.page":
+		if e.ComplexityRoot.UserConnection.Page == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.Page(childComplexity), true
+	case "UserConnection.pageInfo":
+		if e.ComplexityRoot.UserConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.PageInfo(childComplexity), true
+	case "UserConnection.pageSize":
+		if e.ComplexityRoot.UserConnection.PageSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.PageSize(childComplexity), true
+	case "UserConnection.total":
+		if e.ComplexityRoot.UserConnection.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.Total(childComplexity), true
+	case "UserConnection.totalCount":
+		if e.ComplexityRoot.UserConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConnection.TotalCount(childComplexity), true
+
+	case "UserEdge.cursor":
+		if e.ComplexityRoot.UserEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserEdge.Cursor(childComplexity), true
+	case "UserEdge.node":
+		if e.ComplexityRoot.UserEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserEdge.Node(childComplexity), true
+
+	case "Vendor.id":
+		if e.ComplexityRoot.Vendor.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vendor.ID(childComplexity), true
+	case "Vendor.name":
+		if e.ComplexityRoot.Vendor.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vendor.Name(childComplexity), true
+	case "Vendor.remitAddress":
+		if e.ComplexityRoot.Vendor.RemitAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vendor.RemitAddress(childComplexity), true
+	case "Vendor.remitEmail":
+		if e.ComplexityRoot.Vendor.RemitEmail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vendor.RemitEmail(childComplexity), true
+	case "Vendor.remitPhone":
+		if e.ComplexityRoot.Vendor.RemitPhone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Vendor.RemitPhone(childComplexity), true
 
 	case "Webhook.createdAt":
 		if e.ComplexityRoot.Webhook.CreatedAt == nil {
@@ -399,6 +2405,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputCreateWebhookInput,
+		ec.unmarshalInputDateTimeRange,
+		ec.unmarshalInputLocationFilter,
+		ec.unmarshalInputStatementFilter,
 		ec.unmarshalInputUpdateWebhookInput,
 	)
 	first := true
@@ -475,6 +2484,293 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/common.graphqls", Input: `# Shapes shared by every read area (spec 2.1).
+
+"An exact decimal number, rendered as a JSON number (never through a float)."
+scalar Decimal
+
+"A calendar date, yyyy-MM-dd."
+scalar Date
+
+"An amount of money (spec 2.1): exact amount, ISO 4217 numeric currency (null only in settlement statements)."
+type Money {
+  amount: Decimal!
+  currency: Int
+}
+
+"A postal address (spec 2.1)."
+type Address {
+  street: String!
+  city: String!
+  state: String!
+  zipCode: String!
+}
+
+"An inclusive UTC window. Rules for each list are in its description."
+input DateTimeRange {
+  start: DateTime
+  end: DateTime
+}
+
+"Relay page information; paging is forward only (first/after)."
+type PageInfo {
+  hasNextPage: Boolean!
+  hasPreviousPage: Boolean!
+  startCursor: String
+  endCursor: String
+}
+`, BuiltIn: false},
+	{Name: "../../schema/invoices.graphqls", Input: `# Invoices (spec 2.2, 4.1).
+
+extend type Query {
+  """
+  One invoice by id or by number: give exactly one of them (spec 4.1).
+  Null with a NOT_FOUND error when it does not exist.
+  """
+  invoice(id: ID, number: String): Invoice @hasScope(scope: "invoice:read")
+}
+
+enum InvoiceType {
+  LoadInvoice
+  OrderInvoice
+  SummaryInvoice
+  StandaloneInvoice
+}
+
+enum InvoiceStatus {
+  Draft
+  AwaitingPayment
+  Paid
+}
+
+type Invoice {
+  id: ID!
+  number: String!
+  type: InvoiceType!
+  status: InvoiceStatus!
+  createdDate: DateTime!
+  invoicedDate: DateTime
+  dueDate: DateTime
+  paidDate: DateTime
+  lastSendDate: DateTime
+  total: Money!
+  amountPaid: Money!
+  remainingBalance: Money!
+  overPaymentAmount: Money!
+  isSubmitted: Boolean!
+  "Present when the invoice is supplemental."
+  supplementalInvoiceType: String
+  vendor: Vendor
+  customer: Customer
+  lineItems: [InvoiceLineItem!]!
+  loads: [InvoiceLoad!]!
+  payments: [InvoicePayment!]!
+}
+
+type Vendor {
+  id: ID!
+  name: String!
+  remitAddress: Address!
+  remitEmail: String!
+  remitPhone: String!
+}
+
+type Customer {
+  id: ID!
+  name: String!
+  emailAddresses: [String!]!
+  phoneNumbers: [String!]!
+  billingAddress: Address!
+  shippingAddress: Address!
+}
+
+type InvoiceLineItem {
+  id: ID!
+  name: String!
+  amount: Money!
+  rate: LineRate!
+  loadNumber: String!
+  customerId: String!
+  category: String!
+}
+
+type LineRate {
+  unitOfMeasurement: String!
+  units: Decimal!
+  rate: Decimal!
+}
+
+"A load an invoice bills (spec 2.2's summary); ` + "`" + `load` + "`" + ` is the full snapshot."
+type InvoiceLoad {
+  id: ID!
+  loadNumber: String!
+  subsidiaryName: String!
+  source: String!
+  orderNumber: String!
+  poNumber: String!
+  load: Load @hasScope(scope: "load:read")
+}
+
+type InvoicePayment {
+  id: ID!
+  paymentDate: DateTime!
+  amount: Money!
+  checkNumber: String!
+  paymentReference: String!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/load_types.graphqls", Input: `# The load snapshot of DESIGN.md (the load read endpoint and every load
+# event's data.load). Load, Stop and Trip are shared: schema/loads.graphqls
+# (mutations, subscriptions) and schema/documents.graphqls extend them.
+
+extend type Query {
+  "One load by its public number; null with NOT_FOUND when unknown."
+  load(loadNumber: String!): Load @hasScope(scope: "load:read")
+}
+
+enum LoadStatus {
+  Open
+  Quoted
+  Reserved
+  Covered
+  Dispatched
+  InTransit
+  Delivered
+  Cancelled
+  TONU
+}
+
+enum BillingStatus {
+  Released
+  Queued
+  Invoiced
+  Financed
+  Completed
+  Paid
+}
+
+enum StopType {
+  Pickup
+  Delivery
+}
+
+type Load {
+  id: ID!
+  loadNumber: String!
+  status: LoadStatus!
+  billingStatus: BillingStatus!
+  subsidiaryId: ID!
+  subsidiaryName: String!
+  customerId: ID
+  orderNumber: String!
+  poNumber: String!
+  source: String!
+  rate: Money!
+  weight: Decimal
+  commodity: String!
+  equipmentType: String!
+  stops: [Stop!]!
+  trips: [Trip!]!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+}
+
+type Stop {
+  sequence: Int!
+  type: StopType!
+  locationId: ID
+  "The stop's location record."
+  location: Location @hasScope(scope: "customer:read")
+  name: String!
+  address: Address!
+  appointmentStart: DateTime
+  appointmentEnd: DateTime
+  arrivedAt: DateTime
+  departedAt: DateTime
+}
+
+type Trip {
+  id: ID!
+  tripNumber: String!
+  status: String!
+  driverIds: [ID!]!
+  truckId: ID
+  trailerId: ID
+  carrierId: ID
+  drivers: [Driver!] @hasScope(scope: "driver:read")
+  trailer: Trailer @hasScope(scope: "trailer:read")
+  carrier: Carrier @hasScope(scope: "carrier:read")
+}
+
+type Carrier {
+  id: ID!
+  name: String!
+  mcNumber: String!
+  dotNumber: String!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/locations.graphqls", Input: `# Locations (spec 2.5, 4.5).
+
+extend type Query {
+  "Locations matching filter, oldest first. pageSize 1–100 (page from 0) or first/after."
+  locations(filter: LocationFilter, page: Int, pageSize: Int, first: Int, after: String): LocationConnection
+    @hasScope(scope: "customer:read")
+}
+
+input LocationFilter {
+  "Any of Active, Disabled, Inactive (case-insensitive)."
+  status: [String!]
+  "At most 100 ids."
+  locationIds: [ID!]
+  "Inclusive UTC creation window; either bound may be omitted."
+  createdDateRange: DateTimeRange
+}
+
+enum LocationStatus {
+  Active
+  Disabled
+  Inactive
+}
+
+type Location {
+  id: ID!
+  name: String!
+  companyNumber: String!
+  "Terminal, Shipper/Consignee, Cold Warehouse, Dry Warehouse, ..."
+  type: String!
+  status: LocationStatus!
+  physicalAddress: Address!
+  email: [String!]!
+  phone: [String!]!
+  fax: String!
+  dateCreated: DateTime!
+  externalId: String
+  notes: [LocationNote!]!
+}
+
+type LocationNote {
+  id: ID!
+  description: String!
+  noteType: String!
+  time: DateTime!
+  user: String!
+}
+
+type LocationConnection {
+  page: Int
+  pageSize: Int!
+  total: Int!
+  items: [Location!]!
+  totalCount: Int!
+  pageInfo: PageInfo!
+  edges: [LocationEdge!]!
+}
+
+type LocationEdge {
+  cursor: String!
+  node: Location!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# The root of HaulGraph's graph. Each area has its own file.
 
 "Requires the caller's token to hold the scope (DESIGN.md's endpoint → scope table)."
@@ -486,6 +2782,265 @@ scalar DateTime
 type Query {
   "The business event types a webhook can subscribe to (any valid token)."
   eventTypes: [String!]!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/statements.graphqls", Input: `# Driver settlement statements (spec 2.3, 4.2, 4.3).
+
+extend type Query {
+  """
+  Finalized statements (Processed or Failed only) whose statement date lies in
+  filter.statementDateRange (inclusive; both bounds required, whole UTC days).
+  Page with page/pageSize (pageSize 1–100, page from 0) or first/after
+  (first 1–100), not both. Ordered by statement date, then number.
+  """
+  settlementStatements(filter: StatementFilter!, page: Int, pageSize: Int, first: Int, after: String): SettlementStatementConnection
+    @hasScope(scope: "driver:read")
+  "One statement by number; null with NOT_FOUND when unknown or still in flight."
+  settlementStatement(number: Int!): SettlementStatement @hasScope(scope: "driver:read")
+}
+
+input StatementFilter {
+  "Required; start and end both required and at 00:00:00Z."
+  statementDateRange: DateTimeRange
+  "COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive; omitted: all."
+  driverType: String
+  "A driver's UUID."
+  driverId: ID
+}
+
+enum SettlementStatementStatus {
+  Processed
+  Failed
+}
+
+enum DriverType {
+  COMPANY
+  OWNER_OPERATOR
+  CONTRACTOR
+}
+
+enum EscrowTransactionType {
+  Deposit
+  Withdrawal
+}
+
+type SettlementStatement {
+  number: Int!
+  status: SettlementStatementStatus!
+  statementDate: Date!
+  payPeriodId: String!
+  payPeriodTitle: String!
+  driver: Driver
+  totals: StatementTotals!
+  lineItems: [StatementLineItem!]!
+}
+
+type Driver {
+  id: ID!
+  name: String!
+  type: DriverType!
+  "Filled for owner operators."
+  companyName: String
+  subsidiaryId: ID
+  fleetName: String
+}
+
+"A statement's sums; a total without a value is null."
+type StatementTotals {
+  grossIncome: Money
+  netIncome: Money
+  lineHaul: Money
+  accessorials: Money
+  echecks: Money
+  serviceFee: Money
+  driverPayment: Money
+  deductions: Money
+  reimbursements: Money
+  credits: Money
+  escrow: Money
+  fuel: Money
+  tolls: Money
+  bonus: Money
+  shortfall: Money
+  dailyPay: Money
+  dailyPerDiem: Money
+  statementPerDiem: Money
+  tripValue: Money
+  numberOfTrips: Int
+  loadedMiles: Decimal
+  emptyMiles: Decimal
+  hoursWorked: Decimal
+}
+
+type StatementLineItem {
+  "Display name of the item type: Per Trip, Accessorial, Fuel, Deduction, Escrow, ..."
+  category: String!
+  title: String!
+  "Null for statement-level and deduction items."
+  policyName: String
+  tripNumber: String
+  loadNumber: String
+  "Deductions and escrow deposits are negative."
+  amount: Money!
+  "Only on Escrow items."
+  transactionType: EscrowTransactionType
+  subLines: [StatementSubLine!]!
+}
+
+type StatementSubLine {
+  description: String!
+  quantity: String!
+  rate: String!
+  amount: Money!
+}
+
+type SettlementStatementConnection {
+  "The spec's paged envelope: page index (null when paging by cursor)."
+  page: Int
+  pageSize: Int!
+  "All matching items (same as totalCount)."
+  total: Int!
+  items: [SettlementStatement!]!
+  totalCount: Int!
+  pageInfo: PageInfo!
+  edges: [SettlementStatementEdge!]!
+}
+
+type SettlementStatementEdge {
+  cursor: String!
+  node: SettlementStatement!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/trailers.graphqls", Input: `# Trailers (spec 2.4, 4.4; vocabularies from DESIGN.md).
+
+extend type Query {
+  "The tenant's trailers, oldest first. page/pageSize or first/after (1–100); default first 20."
+  trailers(page: Int, pageSize: Int, first: Int, after: String): TrailerConnection @hasScope(scope: "trailer:read")
+}
+
+enum TrailerStatus {
+  Active
+  Inactive
+  InShop
+  OutOfService
+  Sold
+}
+
+type Trailer {
+  id: ID!
+  createdAt: DateTime!
+  trailerNum: String
+  make: String
+  licenseNum: String
+  licenseState: String
+  vinNum: String
+  status: TrailerStatus
+  subsidiaryId: ID
+  "Dry Van, Reefer, Flatbed, Step Deck, Conestoga, Power Only, Tanker"
+  equipmentType: String
+  "20', 28', 40', 45', 48', 53'"
+  equipmentSize: String
+  insuranceCompany: String
+  insurancePolicyNumber: String
+  fleet: Fleet
+  year: Int
+  "USA, Canada or Mexico"
+  licenseCountry: String
+  plateExpiresAt: Date
+  "Registration expiry."
+  licenseExpiresAt: Date
+  insuranceExpiresAt: Date
+  inspectionExpiresAt: Date
+  capacity: TrailerCapacity
+  notes: [Note!]
+  references: [TrailerReference!]
+}
+
+type Fleet {
+  id: ID!
+  name: String!
+  invoiceNumberPrefix: String!
+}
+
+type TrailerCapacity {
+  pallets: Int
+  weight: Int
+}
+
+type Note {
+  id: String!
+  description: String!
+  noteType: String!
+  time: DateTime!
+  user: String!
+}
+
+type TrailerReference {
+  type: String!
+  value: String!
+}
+
+type TrailerConnection {
+  page: Int
+  pageSize: Int!
+  total: Int!
+  items: [Trailer!]!
+  totalCount: Int!
+  pageInfo: PageInfo!
+  edges: [TrailerEdge!]!
+}
+
+type TrailerEdge {
+  cursor: String!
+  node: Trailer!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/users.graphqls", Input: `# Users (spec 2.6, 4.6).
+
+extend type Query {
+  """
+  Users whose user name, name or email contains keyword (case-insensitive; empty
+  or null: all), ordered by user name. pageSize 1–100 with page from 0, or first/after.
+  """
+  users(keyword: String, page: Int, pageSize: Int, first: Int, after: String): UserConnection @hasScope(scope: "user:read")
+}
+
+enum UserStatus {
+  Active
+  Disabled
+  Deleted
+}
+
+type User {
+  id: ID!
+  userName: String!
+  name: String!
+  email: String!
+  phone: String!
+  "Internal, External, ..."
+  userType: String!
+  "Admin, Dispatcher, Driver, Biller, SalesAgent, DataEntry, Safety, OperationManager, ..."
+  role: String!
+  companyCode: String!
+  status: UserStatus!
+  permissions: [String!]!
+  createdAt: DateTime!
+  modifiedAt: DateTime!
+}
+
+type UserConnection {
+  page: Int
+  pageSize: Int!
+  total: Int!
+  items: [User!]!
+  totalCount: Int!
+  pageInfo: PageInfo!
+  edges: [UserEdge!]!
+}
+
+type UserEdge {
+  cursor: String!
+  node: User!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks (spec 2.8, 3.1, 6): management with the webhook:manage scope.
@@ -595,6 +3150,724 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Address(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "street":
+		return ec.fieldContext_Address_street(ctx, field)
+	case "city":
+		return ec.fieldContext_Address_city(ctx, field)
+	case "state":
+		return ec.fieldContext_Address_state(ctx, field)
+	case "zipCode":
+		return ec.fieldContext_Address_zipCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Address", field.Name)
+}
+
+func (ec *executionContext) childFields_Carrier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Carrier_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Carrier_name(ctx, field)
+	case "mcNumber":
+		return ec.fieldContext_Carrier_mcNumber(ctx, field)
+	case "dotNumber":
+		return ec.fieldContext_Carrier_dotNumber(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Carrier", field.Name)
+}
+
+func (ec *executionContext) childFields_Customer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Customer_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Customer_name(ctx, field)
+	case "emailAddresses":
+		return ec.fieldContext_Customer_emailAddresses(ctx, field)
+	case "phoneNumbers":
+		return ec.fieldContext_Customer_phoneNumbers(ctx, field)
+	case "billingAddress":
+		return ec.fieldContext_Customer_billingAddress(ctx, field)
+	case "shippingAddress":
+		return ec.fieldContext_Customer_shippingAddress(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Customer", field.Name)
+}
+
+func (ec *executionContext) childFields_Driver(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Driver_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Driver_name(ctx, field)
+	case "type":
+		return ec.fieldContext_Driver_type(ctx, field)
+	case "companyName":
+		return ec.fieldContext_Driver_companyName(ctx, field)
+	case "subsidiaryId":
+		return ec.fieldContext_Driver_subsidiaryId(ctx, field)
+	case "fleetName":
+		return ec.fieldContext_Driver_fleetName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Driver", field.Name)
+}
+
+func (ec *executionContext) childFields_Fleet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Fleet_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Fleet_name(ctx, field)
+	case "invoiceNumberPrefix":
+		return ec.fieldContext_Fleet_invoiceNumberPrefix(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Fleet", field.Name)
+}
+
+func (ec *executionContext) childFields_Invoice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Invoice_id(ctx, field)
+	case "number":
+		return ec.fieldContext_Invoice_number(ctx, field)
+	case "type":
+		return ec.fieldContext_Invoice_type(ctx, field)
+	case "status":
+		return ec.fieldContext_Invoice_status(ctx, field)
+	case "createdDate":
+		return ec.fieldContext_Invoice_createdDate(ctx, field)
+	case "invoicedDate":
+		return ec.fieldContext_Invoice_invoicedDate(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_Invoice_dueDate(ctx, field)
+	case "paidDate":
+		return ec.fieldContext_Invoice_paidDate(ctx, field)
+	case "lastSendDate":
+		return ec.fieldContext_Invoice_lastSendDate(ctx, field)
+	case "total":
+		return ec.fieldContext_Invoice_total(ctx, field)
+	case "amountPaid":
+		return ec.fieldContext_Invoice_amountPaid(ctx, field)
+	case "remainingBalance":
+		return ec.fieldContext_Invoice_remainingBalance(ctx, field)
+	case "overPaymentAmount":
+		return ec.fieldContext_Invoice_overPaymentAmount(ctx, field)
+	case "isSubmitted":
+		return ec.fieldContext_Invoice_isSubmitted(ctx, field)
+	case "supplementalInvoiceType":
+		return ec.fieldContext_Invoice_supplementalInvoiceType(ctx, field)
+	case "vendor":
+		return ec.fieldContext_Invoice_vendor(ctx, field)
+	case "customer":
+		return ec.fieldContext_Invoice_customer(ctx, field)
+	case "lineItems":
+		return ec.fieldContext_Invoice_lineItems(ctx, field)
+	case "loads":
+		return ec.fieldContext_Invoice_loads(ctx, field)
+	case "payments":
+		return ec.fieldContext_Invoice_payments(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Invoice", field.Name)
+}
+
+func (ec *executionContext) childFields_InvoiceLineItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_InvoiceLineItem_id(ctx, field)
+	case "name":
+		return ec.fieldContext_InvoiceLineItem_name(ctx, field)
+	case "amount":
+		return ec.fieldContext_InvoiceLineItem_amount(ctx, field)
+	case "rate":
+		return ec.fieldContext_InvoiceLineItem_rate(ctx, field)
+	case "loadNumber":
+		return ec.fieldContext_InvoiceLineItem_loadNumber(ctx, field)
+	case "customerId":
+		return ec.fieldContext_InvoiceLineItem_customerId(ctx, field)
+	case "category":
+		return ec.fieldContext_InvoiceLineItem_category(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvoiceLineItem", field.Name)
+}
+
+func (ec *executionContext) childFields_InvoiceLoad(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_InvoiceLoad_id(ctx, field)
+	case "loadNumber":
+		return ec.fieldContext_InvoiceLoad_loadNumber(ctx, field)
+	case "subsidiaryName":
+		return ec.fieldContext_InvoiceLoad_subsidiaryName(ctx, field)
+	case "source":
+		return ec.fieldContext_InvoiceLoad_source(ctx, field)
+	case "orderNumber":
+		return ec.fieldContext_InvoiceLoad_orderNumber(ctx, field)
+	case "poNumber":
+		return ec.fieldContext_InvoiceLoad_poNumber(ctx, field)
+	case "load":
+		return ec.fieldContext_InvoiceLoad_load(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvoiceLoad", field.Name)
+}
+
+func (ec *executionContext) childFields_InvoicePayment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_InvoicePayment_id(ctx, field)
+	case "paymentDate":
+		return ec.fieldContext_InvoicePayment_paymentDate(ctx, field)
+	case "amount":
+		return ec.fieldContext_InvoicePayment_amount(ctx, field)
+	case "checkNumber":
+		return ec.fieldContext_InvoicePayment_checkNumber(ctx, field)
+	case "paymentReference":
+		return ec.fieldContext_InvoicePayment_paymentReference(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InvoicePayment", field.Name)
+}
+
+func (ec *executionContext) childFields_LineRate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "unitOfMeasurement":
+		return ec.fieldContext_LineRate_unitOfMeasurement(ctx, field)
+	case "units":
+		return ec.fieldContext_LineRate_units(ctx, field)
+	case "rate":
+		return ec.fieldContext_LineRate_rate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LineRate", field.Name)
+}
+
+func (ec *executionContext) childFields_Load(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Load_id(ctx, field)
+	case "loadNumber":
+		return ec.fieldContext_Load_loadNumber(ctx, field)
+	case "status":
+		return ec.fieldContext_Load_status(ctx, field)
+	case "billingStatus":
+		return ec.fieldContext_Load_billingStatus(ctx, field)
+	case "subsidiaryId":
+		return ec.fieldContext_Load_subsidiaryId(ctx, field)
+	case "subsidiaryName":
+		return ec.fieldContext_Load_subsidiaryName(ctx, field)
+	case "customerId":
+		return ec.fieldContext_Load_customerId(ctx, field)
+	case "orderNumber":
+		return ec.fieldContext_Load_orderNumber(ctx, field)
+	case "poNumber":
+		return ec.fieldContext_Load_poNumber(ctx, field)
+	case "source":
+		return ec.fieldContext_Load_source(ctx, field)
+	case "rate":
+		return ec.fieldContext_Load_rate(ctx, field)
+	case "weight":
+		return ec.fieldContext_Load_weight(ctx, field)
+	case "commodity":
+		return ec.fieldContext_Load_commodity(ctx, field)
+	case "equipmentType":
+		return ec.fieldContext_Load_equipmentType(ctx, field)
+	case "stops":
+		return ec.fieldContext_Load_stops(ctx, field)
+	case "trips":
+		return ec.fieldContext_Load_trips(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Load_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Load_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Load", field.Name)
+}
+
+func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Location_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Location_name(ctx, field)
+	case "companyNumber":
+		return ec.fieldContext_Location_companyNumber(ctx, field)
+	case "type":
+		return ec.fieldContext_Location_type(ctx, field)
+	case "status":
+		return ec.fieldContext_Location_status(ctx, field)
+	case "physicalAddress":
+		return ec.fieldContext_Location_physicalAddress(ctx, field)
+	case "email":
+		return ec.fieldContext_Location_email(ctx, field)
+	case "phone":
+		return ec.fieldContext_Location_phone(ctx, field)
+	case "fax":
+		return ec.fieldContext_Location_fax(ctx, field)
+	case "dateCreated":
+		return ec.fieldContext_Location_dateCreated(ctx, field)
+	case "externalId":
+		return ec.fieldContext_Location_externalId(ctx, field)
+	case "notes":
+		return ec.fieldContext_Location_notes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Location", field.Name)
+}
+
+func (ec *executionContext) childFields_LocationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "page":
+		return ec.fieldContext_LocationConnection_page(ctx, field)
+	case "pageSize":
+		return ec.fieldContext_LocationConnection_pageSize(ctx, field)
+	case "total":
+		return ec.fieldContext_LocationConnection_total(ctx, field)
+	case "items":
+		return ec.fieldContext_LocationConnection_items(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_LocationConnection_totalCount(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_LocationConnection_pageInfo(ctx, field)
+	case "edges":
+		return ec.fieldContext_LocationConnection_edges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LocationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_LocationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_LocationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_LocationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LocationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_LocationNote(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_LocationNote_id(ctx, field)
+	case "description":
+		return ec.fieldContext_LocationNote_description(ctx, field)
+	case "noteType":
+		return ec.fieldContext_LocationNote_noteType(ctx, field)
+	case "time":
+		return ec.fieldContext_LocationNote_time(ctx, field)
+	case "user":
+		return ec.fieldContext_LocationNote_user(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LocationNote", field.Name)
+}
+
+func (ec *executionContext) childFields_Money(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "amount":
+		return ec.fieldContext_Money_amount(ctx, field)
+	case "currency":
+		return ec.fieldContext_Money_currency(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Money", field.Name)
+}
+
+func (ec *executionContext) childFields_Note(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Note_id(ctx, field)
+	case "description":
+		return ec.fieldContext_Note_description(ctx, field)
+	case "noteType":
+		return ec.fieldContext_Note_noteType(ctx, field)
+	case "time":
+		return ec.fieldContext_Note_time(ctx, field)
+	case "user":
+		return ec.fieldContext_Note_user(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Note", field.Name)
+}
+
+func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_SettlementStatement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_SettlementStatement_number(ctx, field)
+	case "status":
+		return ec.fieldContext_SettlementStatement_status(ctx, field)
+	case "statementDate":
+		return ec.fieldContext_SettlementStatement_statementDate(ctx, field)
+	case "payPeriodId":
+		return ec.fieldContext_SettlementStatement_payPeriodId(ctx, field)
+	case "payPeriodTitle":
+		return ec.fieldContext_SettlementStatement_payPeriodTitle(ctx, field)
+	case "driver":
+		return ec.fieldContext_SettlementStatement_driver(ctx, field)
+	case "totals":
+		return ec.fieldContext_SettlementStatement_totals(ctx, field)
+	case "lineItems":
+		return ec.fieldContext_SettlementStatement_lineItems(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SettlementStatement", field.Name)
+}
+
+func (ec *executionContext) childFields_SettlementStatementConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "page":
+		return ec.fieldContext_SettlementStatementConnection_page(ctx, field)
+	case "pageSize":
+		return ec.fieldContext_SettlementStatementConnection_pageSize(ctx, field)
+	case "total":
+		return ec.fieldContext_SettlementStatementConnection_total(ctx, field)
+	case "items":
+		return ec.fieldContext_SettlementStatementConnection_items(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_SettlementStatementConnection_totalCount(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_SettlementStatementConnection_pageInfo(ctx, field)
+	case "edges":
+		return ec.fieldContext_SettlementStatementConnection_edges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SettlementStatementConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_SettlementStatementEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_SettlementStatementEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_SettlementStatementEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SettlementStatementEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_StatementLineItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "category":
+		return ec.fieldContext_StatementLineItem_category(ctx, field)
+	case "title":
+		return ec.fieldContext_StatementLineItem_title(ctx, field)
+	case "policyName":
+		return ec.fieldContext_StatementLineItem_policyName(ctx, field)
+	case "tripNumber":
+		return ec.fieldContext_StatementLineItem_tripNumber(ctx, field)
+	case "loadNumber":
+		return ec.fieldContext_StatementLineItem_loadNumber(ctx, field)
+	case "amount":
+		return ec.fieldContext_StatementLineItem_amount(ctx, field)
+	case "transactionType":
+		return ec.fieldContext_StatementLineItem_transactionType(ctx, field)
+	case "subLines":
+		return ec.fieldContext_StatementLineItem_subLines(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatementLineItem", field.Name)
+}
+
+func (ec *executionContext) childFields_StatementSubLine(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "description":
+		return ec.fieldContext_StatementSubLine_description(ctx, field)
+	case "quantity":
+		return ec.fieldContext_StatementSubLine_quantity(ctx, field)
+	case "rate":
+		return ec.fieldContext_StatementSubLine_rate(ctx, field)
+	case "amount":
+		return ec.fieldContext_StatementSubLine_amount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatementSubLine", field.Name)
+}
+
+func (ec *executionContext) childFields_StatementTotals(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "grossIncome":
+		return ec.fieldContext_StatementTotals_grossIncome(ctx, field)
+	case "netIncome":
+		return ec.fieldContext_StatementTotals_netIncome(ctx, field)
+	case "lineHaul":
+		return ec.fieldContext_StatementTotals_lineHaul(ctx, field)
+	case "accessorials":
+		return ec.fieldContext_StatementTotals_accessorials(ctx, field)
+	case "echecks":
+		return ec.fieldContext_StatementTotals_echecks(ctx, field)
+	case "serviceFee":
+		return ec.fieldContext_StatementTotals_serviceFee(ctx, field)
+	case "driverPayment":
+		return ec.fieldContext_StatementTotals_driverPayment(ctx, field)
+	case "deductions":
+		return ec.fieldContext_StatementTotals_deductions(ctx, field)
+	case "reimbursements":
+		return ec.fieldContext_StatementTotals_reimbursements(ctx, field)
+	case "credits":
+		return ec.fieldContext_StatementTotals_credits(ctx, field)
+	case "escrow":
+		return ec.fieldContext_StatementTotals_escrow(ctx, field)
+	case "fuel":
+		return ec.fieldContext_StatementTotals_fuel(ctx, field)
+	case "tolls":
+		return ec.fieldContext_StatementTotals_tolls(ctx, field)
+	case "bonus":
+		return ec.fieldContext_StatementTotals_bonus(ctx, field)
+	case "shortfall":
+		return ec.fieldContext_StatementTotals_shortfall(ctx, field)
+	case "dailyPay":
+		return ec.fieldContext_StatementTotals_dailyPay(ctx, field)
+	case "dailyPerDiem":
+		return ec.fieldContext_StatementTotals_dailyPerDiem(ctx, field)
+	case "statementPerDiem":
+		return ec.fieldContext_StatementTotals_statementPerDiem(ctx, field)
+	case "tripValue":
+		return ec.fieldContext_StatementTotals_tripValue(ctx, field)
+	case "numberOfTrips":
+		return ec.fieldContext_StatementTotals_numberOfTrips(ctx, field)
+	case "loadedMiles":
+		return ec.fieldContext_StatementTotals_loadedMiles(ctx, field)
+	case "emptyMiles":
+		return ec.fieldContext_StatementTotals_emptyMiles(ctx, field)
+	case "hoursWorked":
+		return ec.fieldContext_StatementTotals_hoursWorked(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StatementTotals", field.Name)
+}
+
+func (ec *executionContext) childFields_Stop(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequence":
+		return ec.fieldContext_Stop_sequence(ctx, field)
+	case "type":
+		return ec.fieldContext_Stop_type(ctx, field)
+	case "locationId":
+		return ec.fieldContext_Stop_locationId(ctx, field)
+	case "location":
+		return ec.fieldContext_Stop_location(ctx, field)
+	case "name":
+		return ec.fieldContext_Stop_name(ctx, field)
+	case "address":
+		return ec.fieldContext_Stop_address(ctx, field)
+	case "appointmentStart":
+		return ec.fieldContext_Stop_appointmentStart(ctx, field)
+	case "appointmentEnd":
+		return ec.fieldContext_Stop_appointmentEnd(ctx, field)
+	case "arrivedAt":
+		return ec.fieldContext_Stop_arrivedAt(ctx, field)
+	case "departedAt":
+		return ec.fieldContext_Stop_departedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Stop", field.Name)
+}
+
+func (ec *executionContext) childFields_Trailer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Trailer_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Trailer_createdAt(ctx, field)
+	case "trailerNum":
+		return ec.fieldContext_Trailer_trailerNum(ctx, field)
+	case "make":
+		return ec.fieldContext_Trailer_make(ctx, field)
+	case "licenseNum":
+		return ec.fieldContext_Trailer_licenseNum(ctx, field)
+	case "licenseState":
+		return ec.fieldContext_Trailer_licenseState(ctx, field)
+	case "vinNum":
+		return ec.fieldContext_Trailer_vinNum(ctx, field)
+	case "status":
+		return ec.fieldContext_Trailer_status(ctx, field)
+	case "subsidiaryId":
+		return ec.fieldContext_Trailer_subsidiaryId(ctx, field)
+	case "equipmentType":
+		return ec.fieldContext_Trailer_equipmentType(ctx, field)
+	case "equipmentSize":
+		return ec.fieldContext_Trailer_equipmentSize(ctx, field)
+	case "insuranceCompany":
+		return ec.fieldContext_Trailer_insuranceCompany(ctx, field)
+	case "insurancePolicyNumber":
+		return ec.fieldContext_Trailer_insurancePolicyNumber(ctx, field)
+	case "fleet":
+		return ec.fieldContext_Trailer_fleet(ctx, field)
+	case "year":
+		return ec.fieldContext_Trailer_year(ctx, field)
+	case "licenseCountry":
+		return ec.fieldContext_Trailer_licenseCountry(ctx, field)
+	case "plateExpiresAt":
+		return ec.fieldContext_Trailer_plateExpiresAt(ctx, field)
+	case "licenseExpiresAt":
+		return ec.fieldContext_Trailer_licenseExpiresAt(ctx, field)
+	case "insuranceExpiresAt":
+		return ec.fieldContext_Trailer_insuranceExpiresAt(ctx, field)
+	case "inspectionExpiresAt":
+		return ec.fieldContext_Trailer_inspectionExpiresAt(ctx, field)
+	case "capacity":
+		return ec.fieldContext_Trailer_capacity(ctx, field)
+	case "notes":
+		return ec.fieldContext_Trailer_notes(ctx, field)
+	case "references":
+		return ec.fieldContext_Trailer_references(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Trailer", field.Name)
+}
+
+func (ec *executionContext) childFields_TrailerCapacity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "pallets":
+		return ec.fieldContext_TrailerCapacity_pallets(ctx, field)
+	case "weight":
+		return ec.fieldContext_TrailerCapacity_weight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrailerCapacity", field.Name)
+}
+
+func (ec *executionContext) childFields_TrailerConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "page":
+		return ec.fieldContext_TrailerConnection_page(ctx, field)
+	case "pageSize":
+		return ec.fieldContext_TrailerConnection_pageSize(ctx, field)
+	case "total":
+		return ec.fieldContext_TrailerConnection_total(ctx, field)
+	case "items":
+		return ec.fieldContext_TrailerConnection_items(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TrailerConnection_totalCount(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TrailerConnection_pageInfo(ctx, field)
+	case "edges":
+		return ec.fieldContext_TrailerConnection_edges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrailerConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TrailerEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TrailerEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TrailerEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrailerEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TrailerReference(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_TrailerReference_type(ctx, field)
+	case "value":
+		return ec.fieldContext_TrailerReference_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TrailerReference", field.Name)
+}
+
+func (ec *executionContext) childFields_Trip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Trip_id(ctx, field)
+	case "tripNumber":
+		return ec.fieldContext_Trip_tripNumber(ctx, field)
+	case "status":
+		return ec.fieldContext_Trip_status(ctx, field)
+	case "driverIds":
+		return ec.fieldContext_Trip_driverIds(ctx, field)
+	case "truckId":
+		return ec.fieldContext_Trip_truckId(ctx, field)
+	case "trailerId":
+		return ec.fieldContext_Trip_trailerId(ctx, field)
+	case "carrierId":
+		return ec.fieldContext_Trip_carrierId(ctx, field)
+	case "drivers":
+		return ec.fieldContext_Trip_drivers(ctx, field)
+	case "trailer":
+		return ec.fieldContext_Trip_trailer(ctx, field)
+	case "carrier":
+		return ec.fieldContext_Trip_carrier(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Trip", field.Name)
+}
+
+func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_User_id(ctx, field)
+	case "userName":
+		return ec.fieldContext_User_userName(ctx, field)
+	case "name":
+		return ec.fieldContext_User_name(ctx, field)
+	case "email":
+		return ec.fieldContext_User_email(ctx, field)
+	case "phone":
+		return ec.fieldContext_User_phone(ctx, field)
+	case "userType":
+		return ec.fieldContext_User_userType(ctx, field)
+	case "role":
+		return ec.fieldContext_User_role(ctx, field)
+	case "companyCode":
+		return ec.fieldContext_User_companyCode(ctx, field)
+	case "status":
+		return ec.fieldContext_User_status(ctx, field)
+	case "permissions":
+		return ec.fieldContext_User_permissions(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_User_createdAt(ctx, field)
+	case "modifiedAt":
+		return ec.fieldContext_User_modifiedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
+}
+
+func (ec *executionContext) childFields_UserConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "page":
+		return ec.fieldContext_UserConnection_page(ctx, field)
+	case "pageSize":
+		return ec.fieldContext_UserConnection_pageSize(ctx, field)
+	case "total":
+		return ec.fieldContext_UserConnection_total(ctx, field)
+	case "items":
+		return ec.fieldContext_UserConnection_items(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_UserConnection_totalCount(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_UserConnection_pageInfo(ctx, field)
+	case "edges":
+		return ec.fieldContext_UserConnection_edges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_UserEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_UserEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_UserEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Vendor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Vendor_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Vendor_name(ctx, field)
+	case "remitAddress":
+		return ec.fieldContext_Vendor_remitAddress(ctx, field)
+	case "remitEmail":
+		return ec.fieldContext_Vendor_remitEmail(ctx, field)
+	case "remitPhone":
+		return ec.fieldContext_Vendor_remitPhone(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Vendor", field.Name)
+}
 
 func (ec *executionContext) childFields_Webhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {

@@ -2,6 +2,12 @@
 
 package model
 
+import (
+	"time"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
 // Fields are optional in the schema so that missing ones come back as field-level validation errors.
 type CreateWebhookInput struct {
 	Name                      *string  `json:"name,omitempty"`
@@ -11,10 +17,89 @@ type CreateWebhookInput struct {
 	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
 }
 
+// An inclusive UTC window. Rules for each list are in its description.
+type DateTimeRange struct {
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
+}
+
+type LocationConnection struct {
+	Page       *int               `json:"page,omitempty"`
+	PageSize   int                `json:"pageSize"`
+	Total      int                `json:"total"`
+	Items      []*domain.Location `json:"items"`
+	TotalCount int                `json:"totalCount"`
+	PageInfo   *PageInfo          `json:"pageInfo"`
+	Edges      []*LocationEdge    `json:"edges"`
+}
+
+type LocationEdge struct {
+	Cursor string           `json:"cursor"`
+	Node   *domain.Location `json:"node"`
+}
+
+type LocationFilter struct {
+	// Any of Active, Disabled, Inactive (case-insensitive).
+	Status []string `json:"status,omitempty"`
+	// At most 100 ids.
+	LocationIds []string `json:"locationIds,omitempty"`
+	// Inclusive UTC creation window; either bound may be omitted.
+	CreatedDateRange *DateTimeRange `json:"createdDateRange,omitempty"`
+}
+
 type Mutation struct {
 }
 
+// Relay page information; paging is forward only (first/after).
+type PageInfo struct {
+	HasNextPage     bool    `json:"hasNextPage"`
+	HasPreviousPage bool    `json:"hasPreviousPage"`
+	StartCursor     *string `json:"startCursor,omitempty"`
+	EndCursor       *string `json:"endCursor,omitempty"`
+}
+
 type Query struct {
+}
+
+type SettlementStatementConnection struct {
+	// The spec's paged envelope: page index (null when paging by cursor).
+	Page     *int `json:"page,omitempty"`
+	PageSize int  `json:"pageSize"`
+	// All matching items (same as totalCount).
+	Total      int                        `json:"total"`
+	Items      []*domain.Statement        `json:"items"`
+	TotalCount int                        `json:"totalCount"`
+	PageInfo   *PageInfo                  `json:"pageInfo"`
+	Edges      []*SettlementStatementEdge `json:"edges"`
+}
+
+type SettlementStatementEdge struct {
+	Cursor string            `json:"cursor"`
+	Node   *domain.Statement `json:"node"`
+}
+
+type StatementFilter struct {
+	// Required; start and end both required and at 00:00:00Z.
+	StatementDateRange *DateTimeRange `json:"statementDateRange,omitempty"`
+	// COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive; omitted: all.
+	DriverType *string `json:"driverType,omitempty"`
+	// A driver's UUID.
+	DriverID *string `json:"driverId,omitempty"`
+}
+
+type TrailerConnection struct {
+	Page       *int              `json:"page,omitempty"`
+	PageSize   int               `json:"pageSize"`
+	Total      int               `json:"total"`
+	Items      []*domain.Trailer `json:"items"`
+	TotalCount int               `json:"totalCount"`
+	PageInfo   *PageInfo         `json:"pageInfo"`
+	Edges      []*TrailerEdge    `json:"edges"`
+}
+
+type TrailerEdge struct {
+	Cursor string          `json:"cursor"`
+	Node   *domain.Trailer `json:"node"`
 }
 
 // Only the given fields change. A URL change on an Active webhook re-verifies it.
@@ -23,6 +108,21 @@ type UpdateWebhookInput struct {
 	URL                       *string  `json:"url,omitempty"`
 	EventTypes                []string `json:"eventTypes,omitempty"`
 	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+}
+
+type UserConnection struct {
+	Page       *int           `json:"page,omitempty"`
+	PageSize   int            `json:"pageSize"`
+	Total      int            `json:"total"`
+	Items      []*domain.User `json:"items"`
+	TotalCount int            `json:"totalCount"`
+	PageInfo   *PageInfo      `json:"pageInfo"`
+	Edges      []*UserEdge    `json:"edges"`
+}
+
+type UserEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   *domain.User `json:"node"`
 }
 
 // A webhook with its signing secret, shown only in this answer.

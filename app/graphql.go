@@ -1,0 +1,24 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// wireGraphQL mounts the GraphQL endpoint at /graphql (GET, POST; GraphiQL
+// for browsers). a.GraphQL.Server accepts further transports (WebSocket).
+func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
+	reads := &storage.Reads{DB: a.DB}
+	a.GraphQL = graph.NewHandler(graph.Deps{
+		Reads:   &domain.Reads{Store: reads},
+		Loaders: reads,
+		// Webhooks is wired before GraphQL (app/webhooks.go).
+		Webhooks: a.Webhooks.Service,
+		Log:      a.Log,
+		Options:  graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+	})
+	mux.Handle("/graphql", auth(a.GraphQL))
+}

@@ -1,0 +1,266 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync/atomic"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Query cost follows Shopify's model: a scalar or enum field costs 0, an
+// object costs 1, a list multiplies its element cost by the number of
+// elements it may return — first/pageSize for paged lists (20 when absent),
+// nestedListSize for the small unpaged lists inside a resource (line items,
+// stops, trips, ...). The requested cost is checked before execution; the
+// actual cost counts the objects really returned. Both, with the throttle
+// bucket's state, are reported in extensions.cost.
+
+const (
+	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+	codeThrottled  = "THROTTLED"
+	nestedListSize = 5
+	defaultFirst   = 20
+)
+
+func init() {
+	// Rejections before execution are request errors: 400 under
+	// application/graphql-response+json (and 200 under application/json).
+	errcode.RegisterErrorType(codeComplexity, errcode.KindProtocol)
+	errcode.RegisterErrorType(codeThrottled, errcode.KindProtocol)
+}
+
+// costExtension limits depth and cost and reports extensions.cost.
+type costExtension struct {
+	maxCost, maxDepth int
+	throttle          *Throttle
+	schema            *ast.Schema
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+	graphql.ResponseInterceptor
+	graphql.FieldInterceptor
+} = (*costExtension)(nil)
+
+func (c *costExtension) ExtensionName() string { return "QueryCost" }
+
+func (c *costExtension) Validate(es graphql.ExecutableSchema) error {
+	c.schema = es.Schema()
+	return nil
+}
+
+type costState struct {
+	requested int
+	actual    atomic.Int64
+	status    *ThrottleStatus
+}
+
+type costKey struct{}
+
+func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	o := op.Doc.Operations.ForName(op.OperationName)
+	if o == nil {
+		return nil
+	}
+	w := walker{doc: op.Doc, vars: op.Variables, schema: c.schema}
+	if d := w.depth(o.SelectionSet, 0); d > c.maxDepth {
+		return limitErr(codeComplexity, fmt.Sprintf("the query is %d levels deep; the limit is %d", d, c.maxDepth),
+			map[string]any{"depth": d, "maxDepth": c.maxDepth})
+	}
+	root := c.schema.Query
+	switch o.Operation {
+	case ast.Mutation:
+		root = c.schema.Mutation
+	case ast.Subscription:
+		root = c.schema.Subscription
+	}
+	cost := w.cost(o.SelectionSet, root)
+	if cost > c.maxCost {
+		return limitErr(codeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.maxCost),
+			map[string]any{"requestedQueryCost": cost, "maxCost": c.maxCost})
+	}
+	op.Stats.SetExtension("QueryCost", cost)
+	return nil
+}
+
+func limitErr(code, msg string, ext map[string]any) *gqlerror.Error {
+	e := gqlerror.Errorf("%s", msg)
+	e.Extensions = ext
+	errcode.Set(e, code)
+	return e
+}
+
+func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) {
+		return next(ctx)
+	}
+	op := graphql.GetOperationContext(ctx)
+	requested, _ := op.Stats.GetExtension("QueryCost").(int)
+	st, ok := ctx.Value(costKey{}).(*costState)
+	if !ok {
+		st = &costState{requested: requested}
+		if c.throttle != nil {
+			status, allowed := c.throttle.Charge(ctx, requested)
+			st.status = &status
+			if !allowed {
+				resp := graphql.ErrorResponse(ctx, "the query costs %d but only %d points are available; retry later", requested, int(status.CurrentlyAvailable))
+				resp.Errors[0].Extensions = map[string]any{"code": codeThrottled}
+				resp.Extensions = map[string]any{"cost": st.report(requested)}
+				return resp
+			}
+		}
+		ctx = context.WithValue(ctx, costKey{}, st)
+	}
+	resp := next(ctx)
+	if resp == nil {
+		return nil
+	}
+	actual := int(st.actual.Load())
+	if c.throttle != nil && st.status != nil {
+		refreshed := c.throttle.Refund(ctx, requested-actual)
+		st.status = &refreshed
+	}
+	if resp.Extensions == nil {
+		resp.Extensions = map[string]any{}
+	}
+	resp.Extensions["cost"] = st.report(actual)
+	return resp
+}
+
+func (s *costState) report(actual int) map[string]any {
+	out := map[string]any{"requestedQueryCost": s.requested, "actualQueryCost": actual}
+	if s.status != nil {
+		out["throttleStatus"] = s.status
+	}
+	return out
+}
+
+// InterceptField counts the objects really returned.
+func (c *costExtension) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
+	res, err := next(ctx)
+	st, ok := ctx.Value(costKey{}).(*costState)
+	fc := graphql.GetFieldContext(ctx)
+	if !ok || fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || res == nil {
+		return res, err
+	}
+	t := fc.Field.Definition.Type
+	if def := c.schema.Types[t.Name()]; def == nil || def.IsLeafType() {
+		return res, err
+	}
+	if t.Elem != nil {
+		if v := reflect.ValueOf(res); v.Kind() == reflect.Slice {
+			st.actual.Add(int64(v.Len()))
+		}
+		return res, err
+	}
+	if v := reflect.ValueOf(res); v.Kind() != reflect.Pointer || !v.IsNil() {
+		st.actual.Add(1)
+	}
+	return res, err
+}
+
+// walker computes depth and cost of a selection set, following fragments.
+type walker struct {
+	doc    *ast.QueryDocument
+	vars   map[string]any
+	schema *ast.Schema
+}
+
+func (w walker) fields(set ast.SelectionSet, visit func(*ast.Field)) {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			visit(s)
+		case *ast.InlineFragment:
+			w.fields(s.SelectionSet, visit)
+		case *ast.FragmentSpread:
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				w.fields(f.SelectionSet, visit)
+			}
+		}
+	}
+}
+
+func (w walker) depth(set ast.SelectionSet, d int) int {
+	deepest := d
+	w.fields(set, func(f *ast.Field) {
+		if strings.HasPrefix(f.Name, "__") { // introspection is bounded by the schema
+			return
+		}
+		if n := w.depth(f.SelectionSet, d+1); n > deepest {
+			deepest = n
+		}
+	})
+	return deepest
+}
+
+func (w walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
+	total := 0
+	w.fields(set, func(f *ast.Field) {
+		if parent == nil || strings.HasPrefix(f.Name, "__") {
+			return
+		}
+		fd := parent.Fields.ForName(f.Name)
+		if fd == nil {
+			return
+		}
+		def := w.schema.Types[fd.Type.Name()]
+		if def == nil || def.IsLeafType() {
+			return
+		}
+		each := 1 + w.cost(f.SelectionSet, def)
+		switch n, paged := w.listSize(f); {
+		case paged:
+			total += 1 + n*each // a connection: the object, then n elements
+		case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
+			total += each // items/edges of a connection: already multiplied
+		case fd.Type.Elem != nil:
+			total += nestedListSize * each
+		default:
+			total += each
+		}
+	})
+	return total
+}
+
+// listSize reads first/pageSize (literal or variable) of a paged field.
+func (w walker) listSize(f *ast.Field) (int, bool) {
+	paged := false
+	n := 0
+	for _, name := range []string{"first", "pageSize"} {
+		a := f.Arguments.ForName(name)
+		if a == nil {
+			continue
+		}
+		paged = true
+		if v, err := a.Value.Value(w.vars); err == nil {
+			switch x := v.(type) {
+			case int64:
+				n = max(n, int(x))
+			case int:
+				n = max(n, x)
+			case interface{ Int64() (int64, error) }:
+				if i, err := x.Int64(); err == nil {
+					n = max(n, int(i))
+				}
+			}
+		}
+	}
+	if f.Definition != nil && f.Definition.Arguments.ForName("first") != nil {
+		paged = true
+	}
+	if !paged {
+		return 0, false
+	}
+	if n <= 0 {
+		n = defaultFirst
+	}
+	return min(n, 100), true
+}

@@ -1,0 +1,179 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/generated"
+	"github.com/haulgraph/haulgraph/graph/loaders"
+	"github.com/haulgraph/haulgraph/resolvers"
+)
+
+// Options are the GraphQL endpoint's limits and switches.
+type Options struct {
+	// DisableIntrospection turns __schema/__type off (on by default).
+	DisableIntrospection bool
+	MaxDepth             int   // default 12
+	MaxCost              int   // requested query cost, default 10000
+	MaxBodyBytes         int64 // default 1 MiB
+	// Throttle charges query cost per client; nil: DefaultThrottle().
+	Throttle *Throttle
+}
+
+// DefaultThrottle is a bucket of 20000 cost points per client refilling at
+// 1000 points a second.
+func DefaultThrottle() *Throttle { return NewThrottle(20000, 1000) }
+
+// Deps are what the GraphQL server needs.
+type Deps struct {
+	Reads   *domain.Reads
+	Loaders loaders.Source
+	// Webhooks is webhook management (schema/webhooks.graphqls).
+	Webhooks *domain.Webhooks
+	Log      *slog.Logger
+	Options  Options
+}
+
+// Handler serves /graphql: GraphiQL for browsers, GET and POST operations
+// per GraphQL-over-HTTP. Server is exported so other areas can add
+// transports (the WebSocket transport for subscriptions) before serving.
+type Handler struct {
+	Server *handler.Server
+	deps   Deps
+	page   http.Handler
+}
+
+// NewHandler assembles the GraphQL endpoint.
+func NewHandler(deps Deps) *Handler {
+	o := &deps.Options
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 12
+	}
+	if o.MaxCost <= 0 {
+		o.MaxCost = 10000
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.Throttle == nil {
+		o.Throttle = DefaultThrottle()
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	es := generated.NewExecutableSchema(generated.Config{
+		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, WebhookService: deps.Webhooks},
+		Directives: generated.DirectiveRoot{HasScope: hasScope},
+	})
+	srv := handler.New(es)
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetParserTokenLimit(20000)
+	if !o.DisableIntrospection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle})
+	srv.SetErrorPresenter(presentError(deps.Log))
+	srv.SetRecoverFunc(recoverPanic(deps.Log))
+	return &Handler{Server: srv, deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.RawQuery == "" && acceptsHTML(r) {
+		h.page.ServeHTTP(w, r) // GraphiQL; the page itself needs no token
+		return
+	}
+	if r.Header.Get("Upgrade") != "" {
+		// WebSocket: the transport authenticates connection_init itself.
+		h.Server.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", "BAD_REQUEST")
+		return
+	}
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.deps.Options.MaxBodyBytes))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			writeGraphQLError(w, r, http.StatusRequestEntityTooLarge, "the request body exceeds the limit", string(domain.CodeTooLarge))
+			return
+		case err != nil:
+			writeGraphQLError(w, r, http.StatusBadRequest, "the request body could not be read", string(domain.CodeInvalid))
+			return
+		}
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+			writeGraphQLError(w, r, http.StatusBadRequest, "batched operations are not supported: send one operation per request", string(domain.CodeInvalid))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	p, err := domain.Authenticated(r.Context())
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
+		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
+		return
+	}
+	ctx := loaders.With(r.Context(), loaders.New(h.deps.Loaders, p.TenantID))
+	h.Server.ServeHTTP(&jsonStatusWriter{ResponseWriter: w}, r.WithContext(ctx))
+}
+
+// jsonStatusWriter applies DESIGN.md's rule: under application/json a request
+// error (parse, validation, limits) answers 200 with errors, not gqlgen's
+// 422; application/graphql-response+json keeps gqlgen's 4xx.
+type jsonStatusWriter struct{ http.ResponseWriter }
+
+func (w *jsonStatusWriter) WriteHeader(status int) {
+	if status == http.StatusUnprocessableEntity && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		status = http.StatusOK
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *jsonStatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func acceptsHTML(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/html" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeGraphQLError answers a request refused before execution, in the media
+// type the client asked for.
+func writeGraphQLError(w http.ResponseWriter, r *http.Request, status int, msg, code string) {
+	ct := "application/json"
+	if strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json") {
+		ct = "application/graphql-response+json"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": code}}},
+	})
+}
+
+func headerSafe(s string) string {
+	return strings.NewReplacer(`"`, `'`, `\`, `/`, "\n", " ", "\r", " ").Replace(s)
+}

@@ -1,0 +1,53 @@
+package graph_test
+
+import (
+	"testing"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/generated"
+)
+
+// queryOps maps each root query field to its operation in DESIGN.md's
+// endpoint → scope table.
+var queryOps = map[string]domain.Operation{
+	"invoice":              domain.OpReadInvoice,
+	"settlementStatements": domain.OpSearchStatements,
+	"settlementStatement":  domain.OpReadStatement,
+	"trailers":             domain.OpListTrailers,
+	"locations":            domain.OpSearchLocations,
+	"users":                domain.OpSearchUsers,
+	"load":                 domain.OpReadLoad,
+	"eventTypes":           domain.OpListEventTypes,
+	"webhooks":             domain.OpManageWebhooks,
+	"webhook":              domain.OpManageWebhooks,
+}
+
+func TestScopeDirectivesMatchDomain(t *testing.T) {
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+	for _, f := range schema.Query.Fields {
+		if f.Name[0] == '_' {
+			continue
+		}
+		op, ok := queryOps[f.Name]
+		if !ok {
+			t.Errorf("query field %s has no operation in this test's table", f.Name)
+			continue
+		}
+		got := ""
+		if d := f.Directives.ForName("hasScope"); d != nil {
+			got = d.Arguments.ForName("scope").Value.Raw
+		}
+		if want := string(domain.RequiredScope[op]); got != want {
+			t.Errorf("Query.%s: @hasScope %q, domain requires %q", f.Name, got, want)
+		}
+	}
+	for _, typ := range schema.Types {
+		for _, f := range typ.Fields {
+			if d := f.Directives.ForName("hasScope"); d != nil {
+				if s := domain.Scope(d.Arguments.ForName("scope").Value.Raw); !domain.KnownScope(s) {
+					t.Errorf("%s.%s: @hasScope(%q) is not in the scope catalogue", typ.Name, f.Name, s)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package storage
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Reads implements domain.ReadStore (and the batch loaders behind GraphQL's
+// dataloaders). Every method runs inside InTenant and names tenant_id; every
+// relation is fetched with one query per level (WHERE x_id = ANY(...)).
+type Reads struct{ DB *DB }
+
+var _ domain.ReadStore = (*Reads)(nil)
+
+// maxUnpaged bounds a list that the caller asked for whole (REST trailers).
+const maxUnpaged = 1000
+
+// keyset describes the sort key of a list: the SQL columns (in ORDER BY
+// order) and the Postgres type each cursor part is cast to.
+type keyset struct {
+	cols  []string
+	types []string
+}
+
+// window is the paging part of a list query, shared by offset and cursor
+// paging: one query builder answers both.
+type window struct {
+	where string // "" or "AND (cols) > (...)"
+	args  []any
+	tail  string // ORDER BY ... LIMIT ... [OFFSET ...]
+	limit int
+}
+
+func (k keyset) window(w domain.Window) (window, error) {
+	limit := w.Limit
+	if limit <= 0 || limit > maxUnpaged {
+		limit = maxUnpaged
+	}
+	out := window{limit: limit}
+	order := strings.Join(k.cols, ", ")
+	if w.After != "" {
+		parts, err := decodeCursor(w.After, len(k.cols))
+		if err != nil {
+			return out, err
+		}
+		ph := make([]string, len(parts))
+		for i, p := range parts {
+			ph[i] = "?::" + k.types[i]
+			out.args = append(out.args, p)
+		}
+		out.where = fmt.Sprintf("AND (%s) > (%s)", order, strings.Join(ph, ", "))
+		out.tail = fmt.Sprintf("ORDER BY %s LIMIT %d", order, limit+1)
+		return out, nil
+	}
+	out.tail = fmt.Sprintf("ORDER BY %s LIMIT %d OFFSET %d", order, limit+1, max(w.Offset, 0))
+	return out, nil
+}
+
+// trim cuts the extra row fetched to learn whether more follow.
+func trim[T any](rows []T, limit int) ([]T, bool) {
+	if len(rows) > limit {
+		return rows[:limit], true
+	}
+	return rows, false
+}
+
+// encodeCursor makes an opaque cursor of a row's sort key.
+func encodeCursor(parts ...string) string {
+	b, _ := json.Marshal(parts)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string, n int) ([]string, error) {
+	bad := &domain.Error{Code: domain.CodeInvalid, Message: "invalid cursor", Fields: map[string][]string{"after": {"after is not a cursor returned by this list"}}}
+	if len(s) > 512 {
+		return nil, bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	var parts []string
+	if json.Unmarshal(b, &parts) != nil || len(parts) != n {
+		return nil, bad
+	}
+	return parts, nil
+}
+
+// count runs a COUNT(*) over the same FROM/WHERE as the page query.
+func count(ctx context.Context, tx bun.Tx, from string, args ...any) (int, error) {
+	var n int
+	err := tx.NewRaw("SELECT count(*) "+from, args...).Scan(ctx, &n)
+	return n, err
+}
+
+// selectRows scans a raw query into rows.
+func selectRows[T any](ctx context.Context, tx bun.Tx, rows *[]T, query string, args ...any) error {
+	return tx.NewRaw(query, args...).Scan(ctx, rows)
+}
+
+// ids collects distinct non-nil ids.
+func ids[T any](items []T, get func(T) *uuid.UUID) []uuid.UUID {
+	seen := map[uuid.UUID]bool{}
+	var out []uuid.UUID
+	for _, it := range items {
+		if id := get(it); id != nil && *id != uuid.Nil && !seen[*id] {
+			seen[*id] = true
+			out = append(out, *id)
+		}
+	}
+	return out
+}
+
+func (r *Reads) in(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return r.DB.InTenant(ctx, tenant, fn)
+}

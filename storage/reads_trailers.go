@@ -1,0 +1,133 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+var trailerKeys = keyset{cols: []string{"t.created_at", "t.id"}, types: []string{"timestamptz", "uuid"}}
+
+const trailerCols = `t.id, t.created_at, t.trailer_num, t.make, t.license_num, t.license_state, t.vin_num,
+	t.status, t.subsidiary_id, t.equipment_type, t.equipment_size, t.insurance_company,
+	t.insurance_policy_number, t.fleet_id, f.name AS fleet_name, f.invoice_number_prefix AS fleet_prefix,
+	t.year, t.license_country, t.plate_expires_at, t.license_expires_at, t.insurance_expires_at,
+	t.inspection_expires_at, t.capacity_pallets, t.capacity_weight, t.notes, t.refs`
+
+const trailerFrom = `FROM trailers t LEFT JOIN fleets f ON f.id = t.fleet_id AND f.tenant_id = t.tenant_id
+	WHERE t.tenant_id = ?`
+
+type trailerRow struct {
+	ID                    uuid.UUID  `bun:"id"`
+	CreatedAt             time.Time  `bun:"created_at"`
+	TrailerNum            *string    `bun:"trailer_num"`
+	Make                  *string    `bun:"make"`
+	LicenseNum            *string    `bun:"license_num"`
+	LicenseState          *string    `bun:"license_state"`
+	VinNum                *string    `bun:"vin_num"`
+	Status                *string    `bun:"status"`
+	SubsidiaryID          *uuid.UUID `bun:"subsidiary_id"`
+	EquipmentType         *string    `bun:"equipment_type"`
+	EquipmentSize         *string    `bun:"equipment_size"`
+	InsuranceCompany      *string    `bun:"insurance_company"`
+	InsurancePolicyNumber *string    `bun:"insurance_policy_number"`
+	FleetID               *uuid.UUID `bun:"fleet_id"`
+	FleetName             *string    `bun:"fleet_name"`
+	FleetPrefix           *string    `bun:"fleet_prefix"`
+	Year                  *int       `bun:"year"`
+	LicenseCountry        *string    `bun:"license_country"`
+	PlateExpiresAt        *time.Time `bun:"plate_expires_at"`
+	LicenseExpiresAt      *time.Time `bun:"license_expires_at"`
+	InsuranceExpiresAt    *time.Time `bun:"insurance_expires_at"`
+	InspectionExpiresAt   *time.Time `bun:"inspection_expires_at"`
+	CapacityPallets       *int       `bun:"capacity_pallets"`
+	CapacityWeight        *int       `bun:"capacity_weight"`
+	Notes                 []byte     `bun:"notes"`
+	Refs                  []byte     `bun:"refs"`
+}
+
+func (t trailerRow) trailer() (domain.Trailer, error) {
+	date := func(p *time.Time) *domain.Date {
+		if p == nil {
+			return nil
+		}
+		d := domain.DateOf(*p)
+		return &d
+	}
+	out := domain.Trailer{
+		ID: t.ID, CreatedAt: t.CreatedAt, TrailerNum: t.TrailerNum, Make: t.Make, LicenseNum: t.LicenseNum,
+		LicenseState: t.LicenseState, VinNum: t.VinNum, SubsidiaryID: t.SubsidiaryID,
+		EquipmentType: t.EquipmentType, EquipmentSize: t.EquipmentSize, InsuranceCompany: t.InsuranceCompany,
+		InsurancePolicyNumber: t.InsurancePolicyNumber, Year: t.Year, LicenseCountry: t.LicenseCountry,
+		PlateExpiresAt: date(t.PlateExpiresAt), LicenseExpiresAt: date(t.LicenseExpiresAt),
+		InsuranceExpiresAt: date(t.InsuranceExpiresAt), InspectionExpiresAt: date(t.InspectionExpiresAt),
+	}
+	if t.Status != nil {
+		s := domain.TrailerStatus(*t.Status)
+		out.Status = &s
+	}
+	if t.FleetID != nil && t.FleetName != nil {
+		out.Fleet = &domain.Fleet{ID: *t.FleetID, Name: *t.FleetName}
+		if t.FleetPrefix != nil {
+			out.Fleet.InvoiceNumberPrefix = *t.FleetPrefix
+		}
+	}
+	if t.CapacityPallets != nil || t.CapacityWeight != nil {
+		out.Capacity = &domain.TrailerCapacity{Pallets: t.CapacityPallets, Weight: t.CapacityWeight}
+	}
+	// Notes and References are stored as JSON arrays of DESIGN.md's shapes.
+	if len(t.Notes) > 0 {
+		if err := json.Unmarshal(t.Notes, &out.Notes); err != nil {
+			return out, fmt.Errorf("trailer %s notes: %w", t.ID, err)
+		}
+	}
+	if len(t.Refs) > 0 {
+		if err := json.Unmarshal(t.Refs, &out.References); err != nil {
+			return out, fmt.Errorf("trailer %s references: %w", t.ID, err)
+		}
+	}
+	if out.Notes == nil {
+		out.Notes = []domain.Note{}
+	}
+	if out.References == nil {
+		out.References = []domain.TrailerReference{}
+	}
+	return out, nil
+}
+
+// ListTrailers answers spec 4.4, oldest first (a zero window: the whole list,
+// bounded).
+func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Window) (domain.Page[domain.Trailer], error) {
+	var page domain.Page[domain.Trailer]
+	win, err := trailerKeys.window(w)
+	if err != nil {
+		return page, err
+	}
+	var rows []trailerRow
+	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+		if page.Total, err = count(ctx, tx, "FROM trailers t WHERE t.tenant_id = ?", tenant); err != nil {
+			return err
+		}
+		return selectRows(ctx, tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" "+win.where+" "+win.tail, append([]any{tenant}, win.args...)...)
+	})
+	if err != nil {
+		return domain.Page[domain.Trailer]{}, err
+	}
+	rows, page.HasMore = trim(rows, win.limit)
+	page.Items = make([]domain.Trailer, 0, len(rows))
+	for _, row := range rows {
+		t, err := row.trailer()
+		if err != nil {
+			return domain.Page[domain.Trailer]{}, err
+		}
+		page.Items = append(page.Items, t)
+		page.Cursors = append(page.Cursors, encodeCursor(row.CreatedAt.UTC().Format(time.RFC3339Nano), row.ID.String()))
+	}
+	return page, nil
+}

@@ -1,0 +1,72 @@
+package storage
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+var userKeys = keyset{cols: []string{"u.user_name", "u.id"}, types: []string{"text", "uuid"}}
+
+type userRow struct {
+	ID          uuid.UUID `bun:"id"`
+	UserName    string    `bun:"user_name"`
+	Name        string    `bun:"name"`
+	Email       string    `bun:"email"`
+	Phone       string    `bun:"phone"`
+	UserType    string    `bun:"user_type"`
+	Role        string    `bun:"role"`
+	CompanyCode string    `bun:"company_code"`
+	Status      string    `bun:"status"`
+	Permissions []string  `bun:"permissions,array"`
+	CreatedAt   time.Time `bun:"created_at"`
+	ModifiedAt  time.Time `bun:"modified_at"`
+}
+
+// likeEscaper makes a keyword literal inside LIKE (the trigram index serves
+// '%kw%').
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// SearchUsers answers spec 4.6: the keyword matches user name, name or email
+// (case-insensitive substring); ordered by user name.
+func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q domain.UserQuery) (domain.Page[domain.User], error) {
+	var page domain.Page[domain.User]
+	win, err := userKeys.window(q.Window)
+	if err != nil {
+		return page, err
+	}
+	from := "FROM users u WHERE u.tenant_id = ?"
+	args := []any{tenant}
+	if q.Keyword != "" {
+		from += ` AND u.search_text LIKE ?`
+		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(q.Keyword))+"%")
+	}
+	var rows []userRow
+	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+		if page.Total, err = count(ctx, tx, from, args...); err != nil {
+			return err
+		}
+		return selectRows(ctx, tx, &rows, `SELECT u.id, u.user_name, u.name, u.email, u.phone, u.user_type, u.role,
+			u.company_code, u.status, u.permissions, u.created_at, u.modified_at `+from+" "+win.where+" "+win.tail,
+			append(append([]any{}, args...), win.args...)...)
+	})
+	if err != nil {
+		return domain.Page[domain.User]{}, err
+	}
+	rows, page.HasMore = trim(rows, win.limit)
+	page.Items = make([]domain.User, len(rows))
+	for i, u := range rows {
+		page.Items[i] = domain.User{
+			ID: u.ID, UserName: u.UserName, Name: u.Name, Email: u.Email, Phone: u.Phone, UserType: u.UserType,
+			Role: u.Role, CompanyCode: u.CompanyCode, Status: domain.UserStatus(u.Status),
+			Permissions: nonNil(u.Permissions), CreatedAt: u.CreatedAt, ModifiedAt: u.ModifiedAt,
+		}
+		page.Cursors = append(page.Cursors, encodeCursor(u.UserName, u.ID.String()))
+	}
+	return page, nil
+}
