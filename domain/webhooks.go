@@ -155,6 +155,11 @@ const (
 // flag that admits http:// and loopback endpoints.
 func ValidateWebhookInput(in WebhookInput, creating, allowInsecure bool) error {
 	var v Validation
+	validateWebhookInput(&v, in, creating, allowInsecure)
+	return v.Err()
+}
+
+func validateWebhookInput(v *Validation, in WebhookInput, creating, allowInsecure bool) {
 	if in.Name != nil || creating {
 		switch {
 		case in.Name == nil || strings.TrimSpace(*in.Name) == "":
@@ -183,7 +188,6 @@ func ValidateWebhookInput(in WebhookInput, creating, allowInsecure bool) error {
 	if creating && (in.SubsidiaryID == nil || *in.SubsidiaryID == uuid.Nil) {
 		v.Add("subsidiaryId", "subsidiaryId is required")
 	}
-	return v.Err()
 }
 
 // checkWebhookURL returns why raw is not an acceptable endpoint, or "". The

@@ -71,17 +71,19 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	if err != nil {
 		return nil, "", err
 	}
-	if err := ValidateWebhookInput(in, true, s.AllowInsecureURLs); err != nil {
-		return nil, "", err
+	var v Validation
+	validateWebhookInput(&v, in, true, s.AllowInsecureURLs)
+	if in.SubsidiaryID != nil && *in.SubsidiaryID != uuid.Nil {
+		ok, err := s.Store.SubsidiaryExists(ctx, tenantID, *in.SubsidiaryID)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			v.Add("subsidiaryId", "unknown subsidiary")
+		}
 	}
-	ok, err := s.Store.SubsidiaryExists(ctx, tenantID, *in.SubsidiaryID)
-	if err != nil {
+	if err := v.Err(); err != nil {
 		return nil, "", err
-	}
-	if !ok {
-		var v Validation
-		v.Add("subsidiaryId", "unknown subsidiary")
-		return nil, "", v.Err()
 	}
 	if n, err := s.Store.CountWebhooks(ctx, tenantID); err != nil {
 		return nil, "", err
