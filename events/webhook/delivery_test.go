@@ -332,3 +332,19 @@ func TestRedeliverSameEventID(t *testing.T) {
 		t.Fatalf("other tenant reads the webhook: %v", err)
 	}
 }
+
+// Attempt logs are kept 30 days.
+func TestAttemptLogsArePrunedAfter30Days(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	e.active(rcv)
+	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+	e.pump()
+	rcv.next(t)
+	if n, err := e.store.PruneWebhookAttempts(context.Background(), e.clk.Now().Add(-30*24*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("pruned a fresh attempt: %d %v", n, err)
+	}
+	if n, err := e.store.PruneWebhookAttempts(context.Background(), e.clk.Now().Add(time.Second)); err != nil || n != 1 {
+		t.Fatalf("pruned %d old attempts, %v", n, err)
+	}
+}

@@ -269,3 +269,20 @@ func TestDisableStopsQueuedDeliveries(t *testing.T) {
 		t.Fatalf("%d pending deliveries, want 1 kept", n)
 	}
 }
+
+// A manual disable during the handshake wins over the late correct answer.
+func TestDisableDuringVerificationWins(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	w, _ := e.create(rcv.URL())
+	rcv.onVerify(func(rw http.ResponseWriter, c string) {
+		if _, err := e.svc.Disable(e.ctx, w.ID); err != nil {
+			t.Error(err)
+		}
+		_, _ = rw.Write([]byte(`{"challenge":"` + c + `"}`))
+	})
+	got, err := e.svc.Enable(e.ctx, w.ID)
+	if err != nil || got.State != domain.WebhookDisabled {
+		t.Fatalf("after a disable during verification: %v %v", err, got.State)
+	}
+}
