@@ -120,3 +120,32 @@ func TestClientValidationAndEdit(t *testing.T) {
 		t.Errorf("cross-tenant edit: %v", err)
 	}
 }
+
+// TestClientLimitHoldsUnderConcurrentCreation: fifteen simultaneous
+// creations for one customer yield exactly ten sets.
+func TestClientLimitHoldsUnderConcurrentCreation(t *testing.T) {
+	ctx := context.Background()
+	srv := apptest.Start(t, apptest.Options{})
+	acme := apptest.NewTenant(t, srv, "acme")
+	errs := make(chan error, 15)
+	for range 15 {
+		go func() {
+			_, _, err := srv.Auth.CreateClient(ctx, acme.ID, auth.ClientSpec{Name: "race", Scopes: []domain.Scope{domain.ScopeLoadRead}})
+			errs <- err
+		}()
+	}
+	var ok, refused int
+	for range 15 {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case domain.CodeOf(err) == domain.CodeConflict:
+			refused++
+		default:
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if ok != auth.MaxClients || refused != 5 {
+		t.Errorf("%d created, %d refused; want 10 and 5", ok, refused)
+	}
+}

@@ -8,8 +8,7 @@ import (
 // Test hooks: the tests forge tokens with the issuer's real key (expired,
 // wrong audience, wrong issuer) to show that verification refuses them.
 
-// SignWithActiveKey signs claims with the active key and the given typ
-// header (empty: at+jwt).
+// SignWithActiveKey signs claims with the active key (typ at+jwt).
 func (s *Service) SignWithActiveKey(ctx context.Context, claims any) (string, error) {
 	k, err := s.keys.signer(ctx)
 	if err != nil {

@@ -3,6 +3,8 @@ package auth_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/haulgraph/haulgraph/app"
@@ -35,4 +37,18 @@ func TestExternalIssuer(t *testing.T) {
 	own := api.Token(t, local, domain.ScopeInvoiceRead)
 	resp, body = callProbe(t, probe(t, api), own, domain.OpReadInvoice)
 	assertUnauthorized(t, resp, body, "signature") // not in the trusted issuer's JWKS
+}
+
+// TestUnreachableExternalIssuerRefusesWithoutHanging: while the issuer is
+// down, tokens are refused (401, retry later), not waited on forever.
+func TestUnreachableExternalIssuerRefusesWithoutHanging(t *testing.T) {
+	gone := apptest.Start(t, apptest.Options{})
+	acme := apptest.NewTenant(t, gone, "acme")
+	tok := gone.Token(t, acme, domain.ScopeInvoiceRead)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // a URL nobody answers
+	api := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.IssuerURL = down.URL }})
+
+	resp, body := callProbe(t, probe(t, api), tok, domain.OpReadInvoice)
+	assertUnauthorized(t, resp, body, "could not be verified now")
 }

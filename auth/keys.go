@@ -80,7 +80,7 @@ func (k *keyRing) ensure(ctx context.Context) error {
 }
 
 // rotate retires the active key (it keeps verifying for keepFor) and makes a
-// new one; returns the new kid.
+// new one.
 func (k *keyRing) rotate(ctx context.Context) error {
 	err := k.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", keyLockID); err != nil {

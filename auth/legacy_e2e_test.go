@@ -81,7 +81,7 @@ func TestLegacyFlowEndsAtTheCutoff(t *testing.T) {
 	// The route answers 410 problem+json pointing to /oauth/token.
 	resp, m := legacyToken(t, after, acme.ID.String(), id, secret)
 	if resp.StatusCode != http.StatusGone || resp.Header.Get("Content-Type") != "application/problem+json" ||
-		!strings.Contains(m["detail"].(string), "/oauth/token") || m["status"] != 410.0 {
+		!strings.Contains(m["detail"].(string), "/oauth/token") || !strings.Contains(m["detail"].(string), "ended on 2025-07-31") || m["status"] != 410.0 {
 		t.Fatalf("after the cutoff: %d %v", resp.StatusCode, m)
 	}
 	// A scope-less token obtained before the cutoff is refused after it.
@@ -90,7 +90,7 @@ func TestLegacyFlowEndsAtTheCutoff(t *testing.T) {
 		t.Fatalf("before the cutoff: %d %v", resp.StatusCode, m)
 	}
 	r, body := callProbe(t, probe(t, after), m["access_token"].(string), domain.OpReadLoad)
-	assertUnauthorized(t, r, body, "legacy tokens are no longer accepted")
+	assertUnauthorized(t, r, body, "legacy tokens are no longer accepted, the transition ended on 2025-07-31")
 	// While a token from /oauth/token is fine there.
 	if r, body := callProbe(t, probe(t, after), after.Token(t, acme, domain.ScopeLoadRead), domain.OpReadLoad); r.StatusCode != 200 {
 		t.Errorf("scoped token after the cutoff: %d %s", r.StatusCode, body)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -14,69 +14,121 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 
-// crossTenantCheck reads as tenant A (token) and reports whether anything
-// of tenant B came back. markerB is a value only tenant B's data contains.
-type crossTenantCheck struct {
-	name string
-	run  func(t *testing.T, srv *apptest.Server, tokenA string, markerB string) (leaked bool)
+// tenancyEnv is two seeded tenants and a token of tenant A holding every
+// read scope.
+type tenancyEnv struct {
+	srv    *apptest.Server
+	tokenA string
+	a, b   readstest.Fixture
 }
 
-// crossTenantChecks grows as resources land: add one entry per read path
-// (REST route, GraphQL field, subscription, webhook delivery).
-var crossTenantChecks = []crossTenantCheck{
-	{"tenant transaction bound to the token's tenant", func(t *testing.T, srv *apptest.Server, tokenA, markerB string) bool {
+// leaksB reports whether body mentions any id of tenant B's fixture.
+func (e tenancyEnv) leaksB(body string) bool {
+	f := e.b
+	for _, id := range append([]string{f.Tenant.String(), f.Sub.String(), f.Invoice.String(), f.Load.String(), f.Trailer.String(),
+		f.Location.String(), f.Customer.String(), f.Carrier.String()}, f.Drivers[0].String(), f.Drivers[1].String(), f.Drivers[2].String()) {
+		if strings.Contains(body, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// crossTenantChecks: one entry per read path. Each reads as tenant A,
+// fails the test if A's own read does not work, and returns the body that
+// must not mention tenant B. Add REST routes, subscriptions and webhook
+// deliveries here as they land.
+var crossTenantChecks = []struct {
+	name string
+	read func(t *testing.T, e tenancyEnv) string
+}{
+	{"tenant transaction bound to the token's tenant", func(t *testing.T, e tenancyEnv) string {
 		// The handler forgets its WHERE tenant_id on purpose: row-level
 		// security under InTenant(principal.TenantID) must still hide B.
-		h := srv.Auth.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := e.srv.Auth.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, err := domain.Authenticated(r.Context())
 			if err != nil {
 				rest.WriteError(w, r, err)
 				return
 			}
-			var names []string
-			err = srv.DB.InTenant(r.Context(), p.TenantID, func(ctx context.Context, tx bun.Tx) error {
-				return tx.NewRaw("SELECT name FROM api_clients UNION ALL SELECT name FROM subsidiaries UNION ALL SELECT name FROM tenants").Scan(ctx, &names)
+			var ids []string
+			err = e.srv.DB.InTenant(r.Context(), p.TenantID, func(ctx context.Context, tx bun.Tx) error {
+				return tx.NewRaw(`SELECT id::text FROM trailers UNION ALL SELECT id::text FROM invoices UNION ALL SELECT id::text FROM loads
+					UNION ALL SELECT id::text FROM subsidiaries UNION ALL SELECT id::text FROM tenants`).Scan(ctx, &ids)
 			})
 			if err != nil {
 				rest.WriteError(w, r, err)
 				return
 			}
-			rest.WriteJSON(w, 200, names)
+			rest.WriteJSON(w, 200, ids)
 		}))
 		ps := httptest.NewServer(h)
 		defer ps.Close()
 		req, _ := http.NewRequest(http.MethodGet, ps.URL, nil)
-		req.Header.Set("Authorization", "Bearer "+tokenA)
+		req.Header.Set("Authorization", "Bearer "+e.tokenA)
 		resp, body := do(t, req)
-		var names []string
-		if resp.StatusCode != 200 || json.Unmarshal(body, &names) != nil || len(names) == 0 {
+		if resp.StatusCode != 200 || !strings.Contains(string(body), e.a.Trailer.String()) {
 			t.Fatalf("tenant A's own read failed: %d %s", resp.StatusCode, body)
 		}
-		return slices.ContainsFunc(names, func(n string) bool { return n == markerB || n == "Tenant b" || n == "b Main" })
+		return string(body)
+	}},
+	{"GraphQL trailers", func(t *testing.T, e tenancyEnv) string {
+		body := graphQL(t, e, `{ trailers(first: 100) { items { id subsidiaryId } } }`)
+		if !strings.Contains(body, e.a.Trailer.String()) {
+			t.Fatalf("A's trailer missing: %s", body)
+		}
+		return body
+	}},
+	{"GraphQL invoice by tenant B's id", func(t *testing.T, e tenancyEnv) string {
+		body := graphQL(t, e, `{ invoice(id: "`+e.b.Invoice.String()+`") { id } }`)
+		if !strings.Contains(body, `"invoice":null`) {
+			t.Fatalf("B's invoice not refused: %s", body)
+		}
+		return strings.ReplaceAll(body, e.b.Invoice.String(), "") // the query itself names it
+	}},
+	{"GraphQL load by a number both tenants use", func(t *testing.T, e tenancyEnv) string {
+		body := graphQL(t, e, `{ load(loadNumber: "L-100") { id } }`)
+		if !strings.Contains(body, e.a.Load.String()) {
+			t.Fatalf("A's load L-100 missing: %s", body)
+		}
+		return body
 	}},
 }
 
+func graphQL(t *testing.T, e tenancyEnv, query string) string {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"query": query})
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/graphql", strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+e.tokenA)
+	resp, body := do(t, req)
+	if resp.StatusCode != 200 {
+		t.Fatalf("graphql: %d %s", resp.StatusCode, body)
+	}
+	return string(body)
+}
+
 func TestTokenOfTenantANeverReachesTenantB(t *testing.T) {
-	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
-	a := apptest.NewTenant(t, srv, "a")
-	b := apptest.NewTenant(t, srv, "b")
-	const markerB = "tenant-b-only"
-	if _, _, err := srv.Auth.CreateClient(ctx, b.ID, authSpec(markerB)); err != nil {
+	ta := apptest.NewTenant(t, srv, "a")
+	tb := apptest.NewTenant(t, srv, "b")
+	e := tenancyEnv{
+		srv: srv,
+		a:   readstest.Seed(t, srv.DB, ta.ID, ta.SubsidiaryID, "a", 3),
+		b:   readstest.Seed(t, srv.DB, tb.ID, tb.SubsidiaryID, "b", 3),
+	}
+	if _, _, err := srv.Auth.CreateClient(context.Background(), tb.ID, auth.ClientSpec{Name: "b", Scopes: domain.ReadScopes}); err != nil {
 		t.Fatal(err)
 	}
-	tokenA := srv.Token(t, a, domain.ReadScopes...)
+	e.tokenA = srv.Token(t, ta, domain.ReadScopes...)
 	for _, c := range crossTenantChecks {
 		t.Run(c.name, func(t *testing.T) {
-			if c.run(t, srv, tokenA, markerB) {
-				t.Fatal("tenant A's token reached tenant B's data")
+			if body := c.read(t, e); e.leaksB(body) {
+				t.Fatalf("tenant A's token reached tenant B's data: %s", body)
 			}
 		})
 	}
-}
-
-func authSpec(name string) auth.ClientSpec {
-	return auth.ClientSpec{Name: name, Scopes: []domain.Scope{domain.ScopeLoadRead}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -68,15 +69,24 @@ func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principa
 	if err != nil {
 		return nil, describeVerifyError(err)
 	}
-	var c accessClaims
+	// go-oidc has checked iss, aud (string or array) and exp; read the rest.
+	var c struct {
+		Subject  string  `json:"sub"`
+		ClientID string  `json:"client_id"`
+		TenantID string  `json:"tenant_id"`
+		Scope    *string `json:"scope"`
+	}
 	if err := tok.Claims(&c); err != nil {
 		return nil, invalid("the token's claims are malformed")
 	}
-	tenant, err := uuid.Parse(c.TenantID)
-	if err != nil || c.Subject == "" {
-		return nil, invalid("the token lacks a valid tenant_id or sub claim")
+	if c.ClientID == "" {
+		c.ClientID = c.Subject
 	}
-	p := &domain.Principal{TenantID: tenant, ClientID: c.Subject, ExpiresAt: tok.Expiry}
+	tenant, err := uuid.Parse(c.TenantID)
+	if err != nil || c.ClientID == "" {
+		return nil, invalid("the token lacks a valid tenant_id or client_id claim")
+	}
+	p := &domain.Principal{TenantID: tenant, ClientID: c.ClientID, ExpiresAt: tok.Expiry}
 	if c.Scope != nil {
 		p.Scopes = domain.ParseScopes(*c.Scope)
 		return p, nil
@@ -84,11 +94,16 @@ func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principa
 	// A legacy token (no scope claim) acts with every read scope until the
 	// transition ends (spec 5.4).
 	if !time.Now().Before(s.cfg.LegacyCutoff) {
-		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted since %s; obtain a token from /oauth/token",
-			s.cfg.LegacyCutoff.UTC().Format(time.DateOnly))
+		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted, the transition ended on %s; obtain a token from /oauth/token",
+			lastDay(s.cfg.LegacyCutoff))
 	}
 	p.Scopes = append([]domain.Scope(nil), domain.ReadScopes...)
 	return p, nil
+}
+
+// lastDay is the last day before cutoff, as the spec names it (2025-07-31).
+func lastDay(cutoff time.Time) string {
+	return cutoff.UTC().Add(-time.Nanosecond).Format(time.DateOnly)
 }
 
 func isAccessTokenType(typ string) bool {
@@ -118,7 +133,8 @@ func describeVerifyError(err error) error {
 
 // newVerifier builds the go-oidc verifier. For our own issuer the keys come
 // from the database through dbKeySet; for an external issuer they come from
-// its discovery document, fetched on first use and retried until it answers.
+// its discovery document, fetched on first use and retried until it answers
+// (an API may start before its issuer).
 func (s *Service) newVerifier() func(context.Context) (*oidc.IDTokenVerifier, error) {
 	cfg := &oidc.Config{ClientID: s.cfg.Audience, SupportedSigningAlgs: ownAlgs}
 	if s.cfg.TrustedIssuer == s.cfg.Issuer {
@@ -126,25 +142,38 @@ func (s *Service) newVerifier() func(context.Context) (*oidc.IDTokenVerifier, er
 		return func(context.Context) (*oidc.IDTokenVerifier, error) { return v, nil }
 	}
 	cfg.SupportedSigningAlgs = externalAlgs
+	// The client bounds every discovery and JWKS request; the context is
+	// go-oidc's configuration bag, so it carries no deadline of its own.
+	base := oidc.ClientContext(context.Background(), &http.Client{Timeout: 10 * time.Second})
 	var (
-		mu sync.Mutex
-		v  *oidc.IDTokenVerifier
+		mu       sync.Mutex
+		v        *oidc.IDTokenVerifier
+		failedAt time.Time
+		lastErr  error
 	)
-	return func(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+	return func(context.Context) (*oidc.IDTokenVerifier, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if v != nil {
 			return v, nil
 		}
-		// The provider's key set outlives this request: detach its context.
-		p, err := oidc.NewProvider(context.WithoutCancel(ctx), s.cfg.TrustedIssuer)
+		if time.Since(failedAt) < discoveryRetry { // do not hammer an issuer that is down
+			return nil, lastErr
+		}
+		ctx, cancel := context.WithTimeout(base, 10*time.Second)
+		defer cancel()
+		p, err := oidc.NewProvider(ctx, s.cfg.TrustedIssuer)
 		if err != nil {
-			return nil, fmt.Errorf("auth: discover issuer %s: %w", s.cfg.TrustedIssuer, err)
+			failedAt, lastErr = time.Now(), fmt.Errorf("auth: discover issuer %s: %w", s.cfg.TrustedIssuer, err)
+			return nil, lastErr
 		}
 		v = p.Verifier(cfg)
 		return v, nil
 	}
 }
+
+// discoveryRetry spaces out discovery attempts against an unreachable issuer.
+const discoveryRetry = 5 * time.Second
 
 // dbKeySet is go-oidc's KeySet over our own signing keys.
 type dbKeySet struct{ keys *keyRing }

@@ -119,6 +119,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		{"alg HS256", "Bearer " + hs(), "algorithm"},
 		{"typ is not at+jwt", "Bearer " + unsigned(map[string]any{"alg": "ES256", "typ": "JWT", "kid": realKID}, good, strings.Split(forge(good), ".")[2]), "typ"},
 		{"no tenant", "Bearer " + forge(with(good, "tenant_id", nil)), "tenant_id"},
+		{"audience as an array without ours", "Bearer " + forge(with(good, "aud", []string{"https://a.example", "https://b.example"})), "another audience"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

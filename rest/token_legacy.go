@@ -14,7 +14,7 @@ func LegacyToken(cutoff time.Time, issue http.Handler) http.Handler {
 			issue.ServeHTTP(w, r)
 			return
 		}
-		WriteProblem(w, r, http.StatusGone, "The legacy token flow ended on "+cutoff.UTC().Format(time.DateOnly)+
+		WriteProblem(w, r, http.StatusGone, "The legacy token flow ended on "+cutoff.UTC().Add(-time.Nanosecond).Format(time.DateOnly)+
 			"; obtain tokens with the OAuth 2.0 client-credentials flow at POST /oauth/token.", nil)
 	})
 }

@@ -100,9 +100,13 @@ func serve(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		// Hook: when demo != nil the tenant was just created; the demo API
-		// client (id and secret printed once) is created here once auth lands.
-		_ = demo
+		if demo != nil {
+			if err := createDemoClient(ctx, a, demo); err != nil {
+				return err
+			}
+		} else {
+			savedDemoCredentials(cfg)
+		}
 	}
 
 	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
