@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -18,6 +19,9 @@ type App struct {
 	DB      *storage.DB
 	Log     *slog.Logger
 	handler http.Handler
+	// Documents is the document service (uploads, signed links).
+	Documents *domain.Documents
+	closers   []func()
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
@@ -52,6 +56,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := a.mountDocuments(ctx, mux, a.Auth.Middleware); err != nil {
+		db.Close()
+		return nil, err
+	}
 	a.wireGraphQL(mux, a.Auth.Middleware)
 	a.handler = mux
 	return a, nil
@@ -67,7 +75,12 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 // Close releases the database.
-func (a *App) Close() { a.DB.Close() }
+func (a *App) Close() {
+	for _, c := range a.closers {
+		c()
+	}
+	a.DB.Close()
+}
 
 func (a *App) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)

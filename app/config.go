@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Config is everything the service reads from its environment.
@@ -22,6 +24,12 @@ type Config struct {
 	// (HAULGRAPH_PUBLIC_URL, default http://<addr>).
 	PublicURL string
 	BlobURL   string // HAULGRAPH_BLOB_URL
+	// UploadMaxBytes overrides the 25 MB document limit per target
+	// (HAULGRAPH_UPLOAD_MAX_BYTES_LOAD, _TRIP, _DRIVER, _CARRIER).
+	UploadMaxBytes map[domain.DocumentParentType]int64
+	// Now is the clock of document download links; nil is time.Now (tests
+	// set it to reach expiry without sleeping).
+	Now func() time.Time
 	// DevAllowHTTPWebhooks lets webhooks target http://127.0.0.1 (tests only).
 	DevAllowHTTPWebhooks bool
 	// EncryptionKey encrypts webhook secrets and signing keys at rest
@@ -64,6 +72,11 @@ func FromEnv() (Config, error) {
 		}
 		c.DevAllowHTTPWebhooks = b
 	}
+	limits, err := uploadLimitsFromEnv()
+	if err != nil {
+		return c, err
+	}
+	c.UploadMaxBytes = limits
 	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

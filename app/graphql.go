@@ -17,8 +17,10 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Loaders: reads,
 		// Webhooks is wired before GraphQL (app/webhooks.go).
 		Webhooks: a.Webhooks.Service,
-		Log:      a.Log,
-		Options:  graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+		// Document uploads (GraphQL multipart) and Document.downloadUrl.
+		Documents: a.Documents,
+		Log:       a.Log,
+		Options:   graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
 	})
 	mux.Handle("/graphql", auth(a.GraphQL))
 }

@@ -53,6 +53,11 @@ func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize 
 // CursorWindow validates Relay paging (first/after): first in 1..100.
 func CursorWindow(first *int, after *string) (Window, error) {
 	var v Validation
+	w := cursorWindow(&v, first, after)
+	return w, v.Err()
+}
+
+func cursorWindow(v *Validation, first *int, after *string) Window {
 	w := Window{Limit: 20}
 	if first != nil {
 		if *first <= 0 || *first > MaxPageSize {
@@ -63,20 +68,30 @@ func CursorWindow(first *int, after *string) (Window, error) {
 	if after != nil {
 		w.After = *after
 	}
-	return w, v.Err()
+	return w
+}
+
+// listWindow validates a list's paging: Page/PageSize (the spec's) or
+// first/after (Relay), never both.
+func listWindow(v *Validation, page, pageSize, first *int, after *string, requirePage bool) Window {
+	if first == nil && after == nil {
+		return offsetWindow(v, page, pageSize, requirePage, MaxPageSize)
+	}
+	if page != nil || pageSize != nil {
+		v.Add("first", "page by Page/PageSize or by first/after, not both")
+	}
+	return cursorWindow(v, first, after)
 }
 
 // PageWindow validates a list that the spec does not page (GraphQL trailers):
 // page/pageSize (pageSize 1–100) or first/after; neither means the first 20.
 func PageWindow(page, pageSize, first *int, after *string) (Window, error) {
-	if page == nil && pageSize == nil {
-		return CursorWindow(first, after)
-	}
 	var v Validation
-	if first != nil || after != nil {
-		v.Add("first", "page by page/pageSize or by first/after, not both")
-		return Window{}, v.Err()
+	var w Window
+	if page == nil && pageSize == nil {
+		w = cursorWindow(&v, first, after)
+	} else {
+		w = listWindow(&v, page, pageSize, first, after, false)
 	}
-	w := offsetWindow(&v, page, pageSize, false, MaxPageSize)
 	return w, v.Err()
 }

@@ -84,15 +84,7 @@ type StatementQuery struct {
 func (in StatementSearchInput) Validate() (StatementQuery, error) {
 	var v Validation
 	var q StatementQuery
-	if in.First != nil || in.After != nil {
-		w, err := CursorWindow(in.First, in.After)
-		if err != nil {
-			return q, err
-		}
-		q.Window = w
-	} else {
-		q.Window = offsetWindow(&v, in.Page, in.PageSize, true, MaxPageSize)
-	}
+	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	switch r := in.StatementDateRange; {
 	case r == nil:
 		v.Add("StatementDateRange", "StatementDateRange is required")
@@ -187,15 +179,7 @@ type LocationQuery struct {
 func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	var v Validation
 	var q LocationQuery
-	if in.First != nil || in.After != nil {
-		w, err := CursorWindow(in.First, in.After)
-		if err != nil {
-			return q, err
-		}
-		q.Window = w
-	} else {
-		q.Window = offsetWindow(&v, in.Page, in.PageSize, false, MaxPageSize)
-	}
+	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
 	for _, s := range in.Status {
 		ok := false
 		for _, st := range LocationStatuses {
@@ -261,15 +245,7 @@ type UserQuery struct {
 func (in UserSearchInput) Validate() (UserQuery, error) {
 	var v Validation
 	var q UserQuery
-	if in.First != nil || in.After != nil {
-		w, err := CursorWindow(in.First, in.After)
-		if err != nil {
-			return q, err
-		}
-		q.Window = w
-	} else {
-		q.Window = offsetWindow(&v, in.Page, in.PageSize, true, MaxPageSize)
-	}
+	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Keyword = strings.ToLower(trimmed(in.Keyword))
 	if len(q.Keyword) > MaxKeywordLength {
 		v.Add("Keyword", "Keyword must be at most 200 characters")

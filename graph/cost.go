@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 	"fmt"
+	"math"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -11,6 +13,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Query cost follows Shopify's model: a scalar or enum field costs 0, an
@@ -23,7 +27,7 @@ import (
 
 const (
 	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
-	codeThrottled  = "THROTTLED"
+	codeThrottled  = string(domain.CodeRateLimited)
 	nestedListSize = 5
 	defaultFirst   = 20
 )
@@ -62,7 +66,7 @@ type costState struct {
 	status    *ThrottleStatus
 }
 
-type costKey struct{}
+const statsKey = "QueryCost"
 
 func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
 	o := op.Doc.Operations.ForName(op.OperationName)
@@ -86,7 +90,20 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 		return limitErr(codeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.maxCost),
 			map[string]any{"requestedQueryCost": cost, "maxCost": c.maxCost})
 	}
-	op.Stats.SetExtension("QueryCost", cost)
+	st := &costState{requested: cost}
+	op.Stats.SetExtension(statsKey, st)
+	if c.throttle != nil {
+		status, allowed := c.throttle.Charge(ctx, cost)
+		st.status = &status
+		if !allowed {
+			wait := int(math.Ceil((float64(cost) - status.CurrentlyAvailable) / status.RestoreRate))
+			if o := outcomeFrom(ctx); o != nil {
+				o.status, o.retryAfter = http.StatusTooManyRequests, wait
+			}
+			return limitErr(codeThrottled, fmt.Sprintf("the query costs %d but only %d points are available; retry in %d s", cost, int(status.CurrentlyAvailable), wait),
+				map[string]any{"cost": st.report(0)})
+		}
+	}
 	return nil
 }
 
@@ -98,33 +115,14 @@ func limitErr(code, msg string, ext map[string]any) *gqlerror.Error {
 }
 
 func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !graphql.HasOperationContext(ctx) {
-		return next(ctx)
-	}
-	op := graphql.GetOperationContext(ctx)
-	requested, _ := op.Stats.GetExtension("QueryCost").(int)
-	st, ok := ctx.Value(costKey{}).(*costState)
-	if !ok {
-		st = &costState{requested: requested}
-		if c.throttle != nil {
-			status, allowed := c.throttle.Charge(ctx, requested)
-			st.status = &status
-			if !allowed {
-				resp := graphql.ErrorResponse(ctx, "the query costs %d but only %d points are available; retry later", requested, int(status.CurrentlyAvailable))
-				resp.Errors[0].Extensions = map[string]any{"code": codeThrottled}
-				resp.Extensions = map[string]any{"cost": st.report(requested)}
-				return resp
-			}
-		}
-		ctx = context.WithValue(ctx, costKey{}, st)
-	}
 	resp := next(ctx)
-	if resp == nil {
-		return nil
+	st := stateFrom(ctx)
+	if resp == nil || st == nil {
+		return resp
 	}
 	actual := int(st.actual.Load())
 	if c.throttle != nil && st.status != nil {
-		refreshed := c.throttle.Refund(ctx, requested-actual)
+		refreshed := c.throttle.Refund(ctx, st.requested-actual)
 		st.status = &refreshed
 	}
 	if resp.Extensions == nil {
@@ -132,6 +130,14 @@ func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.Resp
 	}
 	resp.Extensions["cost"] = st.report(actual)
 	return resp
+}
+
+func stateFrom(ctx context.Context) *costState {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	st, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(statsKey).(*costState)
+	return st
 }
 
 func (s *costState) report(actual int) map[string]any {
@@ -145,9 +151,9 @@ func (s *costState) report(actual int) map[string]any {
 // InterceptField counts the objects really returned.
 func (c *costExtension) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
-	st, ok := ctx.Value(costKey{}).(*costState)
+	st := stateFrom(ctx)
 	fc := graphql.GetFieldContext(ctx)
-	if !ok || fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || res == nil {
+	if st == nil || fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || res == nil {
 		return res, err
 	}
 	t := fc.Field.Definition.Type
@@ -215,10 +221,11 @@ func (w walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
 		if def == nil || def.IsLeafType() {
 			return
 		}
-		each := 1 + w.cost(f.SelectionSet, def)
+		children := w.cost(f.SelectionSet, def)
+		each := 1 + children
 		switch n, paged := w.listSize(f); {
 		case paged:
-			total += 1 + n*each // a connection: the object, then n elements
+			total += 1 + n*children // a connection: the object, its lists n times
 		case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
 			total += each // items/edges of a connection: already multiplied
 		case fd.Type.Elem != nil:

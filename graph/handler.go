@@ -2,12 +2,14 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -42,10 +44,13 @@ func DefaultThrottle() *Throttle { return NewThrottle(20000, 1000) }
 type Deps struct {
 	Reads   *domain.Reads
 	Loaders loaders.Source
+	Log     *slog.Logger
+	Options Options
+	// Documents serves the upload mutations (GraphQL multipart request
+	// spec) and Document.downloadUrl; nil leaves uploads off.
+	Documents *domain.Documents
 	// Webhooks is webhook management (schema/webhooks.graphqls).
 	Webhooks *domain.Webhooks
-	Log      *slog.Logger
-	Options  Options
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -76,18 +81,22 @@ func NewHandler(deps Deps) *Handler {
 		deps.Log = slog.Default()
 	}
 	es := generated.NewExecutableSchema(generated.Config{
-		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, WebhookService: deps.Webhooks},
+		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents, WebhookService: deps.Webhooks},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
+	if deps.Documents != nil {
+		enableDocuments(srv, deps.Documents)
+	}
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(20000)
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(loaderExtension{src: deps.Loaders})
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
@@ -106,10 +115,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		w.Header().Set("Allow", "GET, POST")
-		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", "BAD_REQUEST")
+		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", string(domain.CodeInvalid))
 		return
 	}
-	if r.Method == http.MethodPost {
+	// Multipart uploads stream under their own bound (UploadTransport).
+	if r.Method == http.MethodPost && !isMultipart(r) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.deps.Options.MaxBodyBytes))
 		var tooLarge *http.MaxBytesError
 		switch {
@@ -126,30 +136,51 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	p, err := domain.Authenticated(r.Context())
-	if err != nil {
+	if _, err := domain.Authenticated(r.Context()); err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
 		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
 		return
 	}
-	ctx := loaders.With(r.Context(), loaders.New(h.deps.Loaders, p.TenantID))
-	h.Server.ServeHTTP(&jsonStatusWriter{ResponseWriter: w}, r.WithContext(ctx))
+	o := &outcome{}
+	ctx := context.WithValue(r.Context(), outcomeKey{}, o)
+	h.Server.ServeHTTP(&statusWriter{ResponseWriter: w, outcome: o}, r.WithContext(ctx))
 }
 
-// jsonStatusWriter applies DESIGN.md's rule: under application/json a request
-// error (parse, validation, limits) answers 200 with errors, not gqlgen's
-// 422; application/graphql-response+json keeps gqlgen's 4xx.
-type jsonStatusWriter struct{ http.ResponseWriter }
+// outcome lets a handler extension choose the HTTP status of a request it
+// refuses before execution (the cost throttle: 429 with Retry-After).
+type outcome struct{ status, retryAfter int }
 
-func (w *jsonStatusWriter) WriteHeader(status int) {
-	if status == http.StatusUnprocessableEntity && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+type outcomeKey struct{}
+
+func outcomeFrom(ctx context.Context) *outcome {
+	o, _ := ctx.Value(outcomeKey{}).(*outcome)
+	return o
+}
+
+// statusWriter applies DESIGN.md's rule: under application/json a request
+// error (parse, validation, limits) answers 200 with errors, not gqlgen's
+// 422; application/graphql-response+json keeps gqlgen's 4xx. A throttled
+// request answers 429 under both.
+type statusWriter struct {
+	http.ResponseWriter
+	outcome *outcome
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	switch {
+	case w.outcome.status != 0:
+		status = w.outcome.status
+		if w.outcome.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(w.outcome.retryAfter))
+		}
+	case status == http.StatusUnprocessableEntity && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
 		status = http.StatusOK
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (w *jsonStatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func acceptsHTML(r *http.Request) bool {
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {

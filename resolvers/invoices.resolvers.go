@@ -14,7 +14,11 @@ import (
 )
 
 func (r *invoiceLoadResolver) Load(ctx context.Context, obj *domain.InvoiceLoad) (*domain.Load, error) {
-	return loaders.One(ctx, loaders.From(ctx).Loads, &obj.ID)
+	l, err := loaders.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loaders.One(ctx, l.Loads, &obj.ID)
 }
 
 func (r *queryResolver) Invoice(ctx context.Context, id *string, number *string) (*domain.Invoice, error) {

@@ -18,26 +18,48 @@ func (r *queryResolver) Load(ctx context.Context, loadNumber string) (*domain.Lo
 }
 
 func (r *stopResolver) Location(ctx context.Context, obj *domain.Stop) (*domain.Location, error) {
-	return loaders.One(ctx, loaders.From(ctx).Locations, obj.LocationID)
+	l, err := loaders.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loaders.One(ctx, l.Locations, obj.LocationID)
 }
 
 func (r *tripResolver) Drivers(ctx context.Context, obj *domain.Trip) ([]*domain.Driver, error) {
-	return loaders.Many(ctx, loaders.From(ctx).Drivers, obj.DriverIDs)
+	l, err := loaders.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loaders.Many(ctx, l.Drivers, obj.DriverIDs)
 }
 
 func (r *tripResolver) Trailer(ctx context.Context, obj *domain.Trip) (*domain.Trailer, error) {
-	return loaders.One(ctx, loaders.From(ctx).Trailers, obj.TrailerID)
+	l, err := loaders.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loaders.One(ctx, l.Trailers, obj.TrailerID)
 }
 
 func (r *tripResolver) Carrier(ctx context.Context, obj *domain.Trip) (*domain.Carrier, error) {
-	return loaders.One(ctx, loaders.From(ctx).Carriers, obj.CarrierID)
+	l, err := loaders.From(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return loaders.One(ctx, l.Carriers, obj.CarrierID)
 }
+
+func (r *Resolver) Carrier() generated.CarrierResolver { return &carrierResolver{r} }
+
+func (r *Resolver) Load() generated.LoadResolver { return &loadResolver{r} }
 
 func (r *Resolver) Stop() generated.StopResolver { return &stopResolver{r} }
 
 func (r *Resolver) Trip() generated.TripResolver { return &tripResolver{r} }
 
 type (
-	stopResolver struct{ *Resolver }
-	tripResolver struct{ *Resolver }
+	carrierResolver struct{ *Resolver }
+	loadResolver    struct{ *Resolver }
+	stopResolver    struct{ *Resolver }
+	tripResolver    struct{ *Resolver }
 )

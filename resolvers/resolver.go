@@ -7,5 +7,6 @@ import "github.com/haulgraph/haulgraph/domain"
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
 	Reads          *domain.Reads
+	Documents      *domain.Documents
 	WebhookService *domain.Webhooks
 }

@@ -42,8 +42,13 @@ func (r *settlementStatementResolver) Driver(ctx context.Context, obj *domain.St
 	return &domain.Driver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}, nil
 }
 
+func (r *Resolver) Driver() generated.DriverResolver { return &driverResolver{r} }
+
 func (r *Resolver) SettlementStatement() generated.SettlementStatementResolver {
 	return &settlementStatementResolver{r}
 }
 
-type settlementStatementResolver struct{ *Resolver }
+type (
+	driverResolver              struct{ *Resolver }
+	settlementStatementResolver struct{ *Resolver }
+)

@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -47,7 +49,7 @@ func (k keyset) window(w domain.Window) (window, error) {
 	out := window{limit: limit}
 	order := strings.Join(k.cols, ", ")
 	if w.After != "" {
-		parts, err := decodeCursor(w.After, len(k.cols))
+		parts, err := decodeCursor(w.After, k.types)
 		if err != nil {
 			return out, err
 		}
@@ -78,7 +80,9 @@ func encodeCursor(parts ...string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(s string, n int) ([]string, error) {
+// decodeCursor reads a cursor and checks each part against its column type,
+// so a forged cursor is a client error, never a failing SQL cast.
+func decodeCursor(s string, types []string) ([]string, error) {
 	bad := &domain.Error{Code: domain.CodeInvalid, Message: "invalid cursor", Fields: map[string][]string{"after": {"after is not a cursor returned by this list"}}}
 	if len(s) > 512 {
 		return nil, bad
@@ -88,8 +92,24 @@ func decodeCursor(s string, n int) ([]string, error) {
 		return nil, bad
 	}
 	var parts []string
-	if json.Unmarshal(b, &parts) != nil || len(parts) != n {
+	if json.Unmarshal(b, &parts) != nil || len(parts) != len(types) {
 		return nil, bad
+	}
+	for i, p := range parts {
+		var err error
+		switch types[i] {
+		case "date":
+			_, err = time.Parse(time.DateOnly, p)
+		case "integer":
+			_, err = strconv.ParseInt(p, 10, 32)
+		case "timestamptz":
+			_, err = time.Parse(time.RFC3339Nano, p)
+		case "uuid":
+			_, err = uuid.Parse(p)
+		}
+		if err != nil {
+			return nil, bad
+		}
 	}
 	return parts, nil
 }

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"encoding/base64"
 	"testing"
 
 	"github.com/google/uuid"
@@ -147,9 +148,12 @@ func TestSearchStatementsOffsetAndCursorPagesAgree(t *testing.T) {
 			t.Fatalf("offset %v != cursor %v", byOffset, byCursor)
 		}
 	}
-	_, err := r.SearchStatements(ctx, f.Tenant, stmtQuery(0, 29, domain.Window{Limit: 7, After: "not-a-cursor"}))
-	if domain.CodeOf(err) != domain.CodeInvalid {
-		t.Errorf("bad cursor: %v, want BAD_USER_INPUT", err)
+	forged := base64.RawURLEncoding.EncodeToString([]byte(`["2025-02-30","1"]`)) // well-formed, not a date
+	for _, c := range []string{"not-a-cursor", forged} {
+		_, err := r.SearchStatements(ctx, f.Tenant, stmtQuery(0, 29, domain.Window{Limit: 7, After: c}))
+		if domain.CodeOf(err) != domain.CodeInvalid {
+			t.Errorf("cursor %q: %v, want BAD_USER_INPUT", c, err)
+		}
 	}
 }
 
@@ -268,5 +272,29 @@ func TestTrailersLocationsUsersLoad(t *testing.T) {
 	drivers, err := r.DriversByIDs(ctx, f.Tenant, load.Trips[0].DriverIDs)
 	if err != nil || len(drivers) != 2 {
 		t.Errorf("drivers %v %v", drivers, err)
+	}
+}
+
+func TestBatchLoadersStayInTenant(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.New(t)
+	a := readstest.NewTenant(t, db, "acme")
+	b := readstest.NewTenant(t, db, "other")
+	r := &storage.Reads{DB: db}
+	mixed := []uuid.UUID{a.Drivers[0], b.Drivers[0]}
+	if d, err := r.DriversByIDs(ctx, a.Tenant, mixed); err != nil || len(d) != 1 || d[a.Drivers[0]].Name == "" {
+		t.Errorf("drivers: %v %v, want only A's", d, err)
+	}
+	if m, err := r.TrailersByIDs(ctx, a.Tenant, []uuid.UUID{b.Trailer}); err != nil || len(m) != 0 {
+		t.Errorf("trailers: %v %v", m, err)
+	}
+	if m, err := r.CarriersByIDs(ctx, a.Tenant, []uuid.UUID{a.Carrier, b.Carrier}); err != nil || len(m) != 1 {
+		t.Errorf("carriers: %v %v", m, err)
+	}
+	if m, err := r.LocationsByIDs(ctx, a.Tenant, []uuid.UUID{b.Location}); err != nil || len(m) != 0 {
+		t.Errorf("locations: %v %v", m, err)
+	}
+	if m, err := r.LoadsByIDs(ctx, a.Tenant, []uuid.UUID{a.Load, b.Load}); err != nil || len(m) != 1 || len(m[a.Load].Trips) != 1 {
+		t.Errorf("loads: %v %v", m, err)
 	}
 }

@@ -22,7 +22,10 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Carrier() CarrierResolver
+	Driver() DriverResolver
 	InvoiceLoad() InvoiceLoadResolver
+	Load() LoadResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	SettlementStatement() SettlementStatementResolver
@@ -45,6 +48,7 @@ type ComplexityRoot struct {
 
 	Carrier struct {
 		DOTNumber func(childComplexity int) int
+		Documents func(childComplexity int) int
 		ID        func(childComplexity int) int
 		MCNumber  func(childComplexity int) int
 		Name      func(childComplexity int) int
@@ -59,8 +63,21 @@ type ComplexityRoot struct {
 		ShippingAddress func(childComplexity int) int
 	}
 
+	Document struct {
+		AttachmentPath func(childComplexity int) int
+		AttachmentSize func(childComplexity int) int
+		AttachmentType func(childComplexity int) int
+		ContentType    func(childComplexity int) int
+		DownloadURL    func(childComplexity int) int
+		ID             func(childComplexity int) int
+		ParentID       func(childComplexity int) int
+		ParentType     func(childComplexity int) int
+		UploadedAt     func(childComplexity int) int
+	}
+
 	Driver struct {
 		CompanyName  func(childComplexity int) int
+		Documents    func(childComplexity int) int
 		FleetName    func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Name         func(childComplexity int) int
@@ -136,6 +153,7 @@ type ComplexityRoot struct {
 		Commodity      func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
 		CustomerID     func(childComplexity int) int
+		Documents      func(childComplexity int) int
 		EquipmentType  func(childComplexity int) int
 		ID             func(childComplexity int) int
 		LoadNumber     func(childComplexity int) int
@@ -203,6 +221,10 @@ type ComplexityRoot struct {
 		RedeliverEvent          func(childComplexity int, webhookID string, eventID string) int
 		RegenerateWebhookSecret func(childComplexity int, id string, rotationWindow *int) int
 		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
+		UploadCarrierDocument   func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadDriverDocument    func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadLoadDocument      func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
+		UploadTripDocument      func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
 	}
 
 	Note struct {
@@ -370,6 +392,7 @@ type ComplexityRoot struct {
 	Trip struct {
 		Carrier    func(childComplexity int) int
 		CarrierID  func(childComplexity int) int
+		Documents  func(childComplexity int) int
 		DriverIDs  func(childComplexity int) int
 		Drivers    func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -505,6 +528,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Carrier.DOTNumber(childComplexity), true
+	case "Carrier.documents":
+		if e.ComplexityRoot.Carrier.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Carrier.Documents(childComplexity), true
 	case "Carrier.id":
 		if e.ComplexityRoot.Carrier.ID == nil {
 			break
@@ -561,12 +590,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Customer.ShippingAddress(childComplexity), true
 
+	case "Document.attachmentPath":
+		if e.ComplexityRoot.Document.AttachmentPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.AttachmentPath(childComplexity), true
+	case "Document.attachmentSize":
+		if e.ComplexityRoot.Document.AttachmentSize == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.AttachmentSize(childComplexity), true
+	case "Document.attachmentType":
+		if e.ComplexityRoot.Document.AttachmentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.AttachmentType(childComplexity), true
+	case "Document.contentType":
+		if e.ComplexityRoot.Document.ContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ContentType(childComplexity), true
+	case "Document.downloadUrl":
+		if e.ComplexityRoot.Document.DownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.DownloadURL(childComplexity), true
+	case "Document.id":
+		if e.ComplexityRoot.Document.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ID(childComplexity), true
+	case "Document.parentId":
+		if e.ComplexityRoot.Document.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ParentID(childComplexity), true
+	case "Document.parentType":
+		if e.ComplexityRoot.Document.ParentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.ParentType(childComplexity), true
+	case "Document.uploadedAt":
+		if e.ComplexityRoot.Document.UploadedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.UploadedAt(childComplexity), true
+
 	case "Driver.companyName":
 		if e.ComplexityRoot.Driver.CompanyName == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Driver.CompanyName(childComplexity), true
+	case "Driver.documents":
+		if e.ComplexityRoot.Driver.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Driver.Documents(childComplexity), true
 	case "Driver.fleetName":
 		if e.ComplexityRoot.Driver.FleetName == nil {
 			break
@@ -898,6 +988,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Load.CustomerID(childComplexity), true
+	case "Load.documents":
+		if e.ComplexityRoot.Load.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.Documents(childComplexity), true
 	case "Load.equipmentType":
 		if e.ComplexityRoot.Load.EquipmentType == nil {
 			break
@@ -1233,6 +1329,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["id"].(string), args["input"].(model.UpdateWebhookInput)), true
+	case "Mutation.uploadCarrierDocument":
+		if e.ComplexityRoot.Mutation.UploadCarrierDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadCarrierDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadCarrierDocument(childComplexity, args["carrierId"].(string), args["documentType"].(string), args["file"].(graphql.Upload), args["fileName"].(*string)), true
+	case "Mutation.uploadDriverDocument":
+		if e.ComplexityRoot.Mutation.UploadDriverDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadDriverDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadDriverDocument(childComplexity, args["driverId"].(string), args["documentType"].(string), args["file"].(graphql.Upload), args["fileName"].(*string)), true
+	case "Mutation.uploadLoadDocument":
+		if e.ComplexityRoot.Mutation.UploadLoadDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadLoadDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadLoadDocument(childComplexity, args["loadNumber"].(string), args["documentType"].(string), args["file"].(graphql.Upload), args["fileName"].(*string)), true
+	case "Mutation.uploadTripDocument":
+		if e.ComplexityRoot.Mutation.UploadTripDocument == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_uploadTripDocument_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UploadTripDocument(childComplexity, args["tripId"].(string), args["documentType"].(string), args["file"].(graphql.Upload), args["fileName"].(*string)), true
 
 	case "Note.description":
 		if e.ComplexityRoot.Note.Description == nil {
@@ -2004,6 +2144,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trip.CarrierID(childComplexity), true
+	case "Trip.documents":
+		if e.ComplexityRoot.Trip.Documents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Trip.Documents(childComplexity), true
 	case "Trip.driverIds":
 		if e.ComplexityRoot.Trip.DriverIDs == nil {
 			break
@@ -2518,6 +2664,63 @@ type PageInfo {
   hasPreviousPage: Boolean!
   startCursor: String
   endCursor: String
+}
+`, BuiltIn: false},
+	{Name: "../../schema/documents.graphqls", Input: `# Document uploads (spec 4.7, 2.7). The rules (allowed types per target, size,
+# content sniffing, names) live in domain; see README.uploads.md.
+
+"A file sent with the GraphQL multipart request spec (one file per upload)."
+scalar Upload
+
+"An uploaded document (spec 2.7)."
+type Document {
+  id: ID!
+  "The file name given at upload plus a Unix-milliseconds suffix before the extension."
+  attachmentPath: String!
+  "The DocumentType as sent."
+  attachmentType: String!
+  "Bytes."
+  attachmentSize: Int!
+  uploadedAt: DateTime!
+  "Load number, trip id, driver id or carrier id."
+  parentId: String!
+  "Load, Trip, Driver or Carrier."
+  parentType: String!
+  "application/pdf, image/jpeg, image/png or image/gif, judged by the file's bytes."
+  contentType: String!
+  "A signed link to the bytes, valid for 10 minutes, that needs no bearer token."
+  downloadUrl: String!
+}
+
+extend type Mutation {
+  "Uploads a document to a load with at least one trip (scope load:update)."
+  uploadLoadDocument(loadNumber: String!, documentType: String!, file: Upload!, fileName: String): Document!
+  "Uploads a document to a trip (scope trip:update)."
+  uploadTripDocument(tripId: ID!, documentType: String!, file: Upload!, fileName: String): Document!
+  "Uploads a document to a driver (scope driver:update)."
+  uploadDriverDocument(driverId: ID!, documentType: String!, file: Upload!, fileName: String): Document!
+  "Uploads a document to a carrier (scope carrier:update)."
+  uploadCarrierDocument(carrierId: ID!, documentType: String!, file: Upload!, fileName: String): Document!
+}
+
+extend type Load {
+  "The load's documents, newest first (at most 50)."
+  documents: [Document!]!
+}
+
+extend type Trip {
+  "The trip's documents, newest first (at most 50)."
+  documents: [Document!]!
+}
+
+extend type Driver {
+  "The driver's documents, newest first (at most 50)."
+  documents: [Document!]!
+}
+
+extend type Carrier {
+  "The carrier's documents, newest first (at most 50)."
+  documents: [Document!]!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/invoices.graphqls", Input: `# Invoices (spec 2.2, 4.1).
@@ -3175,6 +3378,8 @@ func (ec *executionContext) childFields_Carrier(ctx context.Context, field graph
 		return ec.fieldContext_Carrier_mcNumber(ctx, field)
 	case "dotNumber":
 		return ec.fieldContext_Carrier_dotNumber(ctx, field)
+	case "documents":
+		return ec.fieldContext_Carrier_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Carrier", field.Name)
 }
@@ -3197,6 +3402,30 @@ func (ec *executionContext) childFields_Customer(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Customer", field.Name)
 }
 
+func (ec *executionContext) childFields_Document(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Document_id(ctx, field)
+	case "attachmentPath":
+		return ec.fieldContext_Document_attachmentPath(ctx, field)
+	case "attachmentType":
+		return ec.fieldContext_Document_attachmentType(ctx, field)
+	case "attachmentSize":
+		return ec.fieldContext_Document_attachmentSize(ctx, field)
+	case "uploadedAt":
+		return ec.fieldContext_Document_uploadedAt(ctx, field)
+	case "parentId":
+		return ec.fieldContext_Document_parentId(ctx, field)
+	case "parentType":
+		return ec.fieldContext_Document_parentType(ctx, field)
+	case "contentType":
+		return ec.fieldContext_Document_contentType(ctx, field)
+	case "downloadUrl":
+		return ec.fieldContext_Document_downloadUrl(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Document", field.Name)
+}
+
 func (ec *executionContext) childFields_Driver(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3211,6 +3440,8 @@ func (ec *executionContext) childFields_Driver(ctx context.Context, field graphq
 		return ec.fieldContext_Driver_subsidiaryId(ctx, field)
 	case "fleetName":
 		return ec.fieldContext_Driver_fleetName(ctx, field)
+	case "documents":
+		return ec.fieldContext_Driver_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Driver", field.Name)
 }
@@ -3379,6 +3610,8 @@ func (ec *executionContext) childFields_Load(ctx context.Context, field graphql.
 		return ec.fieldContext_Load_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Load_updatedAt(ctx, field)
+	case "documents":
+		return ec.fieldContext_Load_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Load", field.Name)
 }
@@ -3789,6 +4022,8 @@ func (ec *executionContext) childFields_Trip(ctx context.Context, field graphql.
 		return ec.fieldContext_Trip_trailer(ctx, field)
 	case "carrier":
 		return ec.fieldContext_Trip_carrier(ctx, field)
+	case "documents":
+		return ec.fieldContext_Trip_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Trip", field.Name)
 }

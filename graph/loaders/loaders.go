@@ -60,10 +60,14 @@ func With(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
-// From returns the request's loaders.
-func From(ctx context.Context) *Loaders {
+// From returns the response's loaders, or an error when none were
+// installed (a server assembled without graph.NewHandler).
+func From(ctx context.Context) (*Loaders, error) {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
-	return l
+	if l == nil {
+		return nil, errors.New("loaders: none in context")
+	}
+	return l, nil
 }
 
 // One loads id, answering nil (not an error) for a missing row.

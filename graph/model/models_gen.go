@@ -23,6 +23,26 @@ type DateTimeRange struct {
 	End   *time.Time `json:"end,omitempty"`
 }
 
+// An uploaded document (spec 2.7).
+type Document struct {
+	ID string `json:"id"`
+	// The file name given at upload plus a Unix-milliseconds suffix before the extension.
+	AttachmentPath string `json:"attachmentPath"`
+	// The DocumentType as sent.
+	AttachmentType string `json:"attachmentType"`
+	// Bytes.
+	AttachmentSize int       `json:"attachmentSize"`
+	UploadedAt     time.Time `json:"uploadedAt"`
+	// Load number, trip id, driver id or carrier id.
+	ParentID string `json:"parentId"`
+	// Load, Trip, Driver or Carrier.
+	ParentType string `json:"parentType"`
+	// application/pdf, image/jpeg, image/png or image/gif, judged by the file's bytes.
+	ContentType string `json:"contentType"`
+	// A signed link to the bytes, valid for 10 minutes, that needs no bearer token.
+	DownloadURL string `json:"downloadUrl"`
+}
+
 type LocationConnection struct {
 	Page       *int               `json:"page,omitempty"`
 	PageSize   int                `json:"pageSize"`

@@ -1,10 +1,10 @@
-// Package scalars marshals HaulGraph's custom GraphQL scalars: Decimal (exact,
-// a JSON number on output) and Date (yyyy-MM-dd).
+// Package scalars marshals HaulGraph's custom GraphQL scalars: DateTime (UTC
+// on output), Decimal (exact, a JSON number on output) and Date (yyyy-MM-dd).
+// Input errors are domain errors, so clients see BAD_USER_INPUT.
 package scalars
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -15,6 +15,27 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
+// badInput is a coercion failure: the client's fault, BAD_USER_INPUT.
+func badInput(format string, args ...any) error { return domain.Invalid(format, args...) }
+
+// MarshalDateTime writes an ISO 8601 date-time in UTC.
+func MarshalDateTime(t time.Time) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(t.UTC().Format(time.RFC3339Nano))) })
+}
+
+// UnmarshalDateTime reads an RFC 3339 date-time (with offset).
+func UnmarshalDateTime(v any) (time.Time, error) {
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, badInput("DateTime: %T is not a string", v)
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, badInput("DateTime: %q is not an ISO 8601 date-time such as 2025-03-01T00:00:00Z", s)
+	}
+	return t, nil
+}
+
 // MarshalDecimal writes the exact decimal as a JSON number.
 func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, d.String()) })
@@ -23,19 +44,26 @@ func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
 // UnmarshalDecimal reads a number (kept exact: variables are decoded with
 // UseNumber) or a numeric string.
 func UnmarshalDecimal(v any) (decimal.Decimal, error) {
+	var s string
 	switch x := v.(type) {
 	case json.Number:
-		return decimal.NewFromString(string(x))
+		s = string(x)
 	case string:
-		return decimal.NewFromString(x)
+		s = x
 	case int:
 		return decimal.NewFromInt(int64(x)), nil
 	case int64:
 		return decimal.NewFromInt(x), nil
 	case float64:
-		return decimal.NewFromString(strconv.FormatFloat(x, 'f', -1, 64))
+		s = strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		return decimal.Decimal{}, badInput("Decimal: %T is not a number", v)
 	}
-	return decimal.Decimal{}, fmt.Errorf("Decimal: %T is not a number", v)
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, badInput("Decimal: %q is not a number", s)
+	}
+	return d, nil
 }
 
 // MarshalDate writes "yyyy-MM-dd".
@@ -47,11 +75,11 @@ func MarshalDate(d domain.Date) graphql.Marshaler {
 func UnmarshalDate(v any) (domain.Date, error) {
 	s, ok := v.(string)
 	if !ok {
-		return domain.Date{}, fmt.Errorf("Date: %T is not a string", v)
+		return domain.Date{}, badInput("Date: %T is not a string", v)
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return domain.Date{}, fmt.Errorf("Date: %q is not yyyy-MM-dd", s)
+		return domain.Date{}, badInput("Date: %q is not yyyy-MM-dd", s)
 	}
 	return domain.Date{Time: t}, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // table buffers rows for one COPY.
@@ -20,7 +22,26 @@ func (t *table) add(vals ...any) {
 	if len(vals) != len(t.cols) {
 		panic(fmt.Sprintf("seed: %s row has %d values for %d columns", t.name, len(vals), len(t.cols)))
 	}
+	for i, v := range vals {
+		vals[i] = pgValue(v)
+	}
 	t.rows = append(t.rows, vals)
+}
+
+// pgValue hands pgx UUIDs in its own type: uuid.UUID is a driver.Valuer,
+// whose encode path costs a failed attempt (and an error value) per cell.
+func pgValue(v any) any {
+	switch x := v.(type) {
+	case uuid.UUID:
+		return pgtype.UUID{Bytes: x, Valid: true}
+	case []uuid.UUID:
+		out := make([]pgtype.UUID, len(x))
+		for i, u := range x {
+			out[i] = pgtype.UUID{Bytes: u, Valid: true}
+		}
+		return out
+	}
+	return v
 }
 
 // batch writes related tables with COPY. Its tables are listed parents first,

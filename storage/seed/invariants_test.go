@@ -51,6 +51,12 @@ func TestSeedCoversEveryShape(t *testing.T) {
 		}
 		expect("statement "+string(st), count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND number = $2 AND status = $3`, num, string(st)), 1)
 	}
+	expect("categories of the well-known Processed statement", count(`SELECT count(DISTINCT l.category) FROM statement_line_items l
+		JOIN settlement_statements s ON s.id = l.statement_id WHERE s.tenant_id = $1 AND s.number = $2
+		AND l.category IN ('Per Trip', 'Accessorial', 'Fuel', 'Deduction', 'Escrow')`, res.Statements[domain.StatementProcessed]), 5)
+	expect("totals of the well-known Processed statement", count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND number = $2
+		AND gross_income IS NOT NULL AND net_income IS NOT NULL AND fuel IS NOT NULL AND escrow IS NOT NULL AND number_of_trips > 0`,
+		res.Statements[domain.StatementProcessed]), 1)
 	expect("statements outside the window", count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND statement_date NOT BETWEEN $2 AND $3`,
 		res.StatementFrom.Time, res.StatementTo.Time), 0)
 	expect("visible statements", count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND status IN ('Processed','Failed')`), res.VisibleStatements)

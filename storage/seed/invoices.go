@@ -25,7 +25,6 @@ func (s *seeder) invoices(ctx context.Context) error {
 	pays := newTable("invoice_payments", "id", "tenant_id", "invoice_id", "payment_date", "amount", "currency",
 		"check_number", "payment_reference")
 	b := s.batch(inv, lines, links, pays)
-	s.prog.start("invoices", s.n.invoices)
 	ri, rl := newRows("invoice"), newRows("load")
 	seen := map[[2]string]bool{}
 	nextLoad := len(domain.LoadStatuses) // loads 0–8 stay unbilled
@@ -133,7 +132,7 @@ func (s *seeder) invoices(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.invoices, 1)
 	}
 	return b.flush(ctx)
 }

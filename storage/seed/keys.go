@@ -97,7 +97,7 @@ func decimalOf(v int64, exp int32) pgtype.Numeric {
 // between returns a uniformly random amount in [lo, hi] cents.
 func between(r *rand.Rand, lo, hi cents) cents { return lo + cents(r.Int64N(int64(hi-lo)+1)) }
 
-// ptr returns a nullable value (nil when !ok).
+// opt returns a nullable value: nil when !ok.
 func opt[T any](v T, ok bool) any {
 	if !ok {
 		return nil

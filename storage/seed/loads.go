@@ -118,7 +118,6 @@ func (s *seeder) loads(ctx context.Context) error {
 	trips := newTable("trips", "id", "tenant_id", "load_id", "trip_number", "status", "driver_ids", "truck_id",
 		"trailer_id", "carrier_id", "created_at", "updated_at")
 	b := s.batch(loads, stops, trips)
-	s.prog.start("loads", s.n.loads)
 	rl, rloc := newRows("load"), newRows("location")
 	for i := 0; i < s.n.loads; i++ {
 		r := rl.at(i)
@@ -200,7 +199,7 @@ func (s *seeder) loads(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.loads, 1)
 	}
 	return b.flush(ctx)
 }

@@ -61,7 +61,6 @@ func (s *seeder) locations(ctx context.Context) error {
 		"street", "city", "state", "zip_code", "email", "phone", "fax", "date_created", "external_id")
 	notes := newTable("location_notes", "id", "tenant_id", "location_id", "description", "note_type", "time", "author")
 	b := s.batch(locs, notes)
-	s.prog.start("locations", s.n.locations)
 	rl := newRows("location")
 	noteN := 0
 	for i := 0; i < s.n.locations; i++ {
@@ -69,7 +68,7 @@ func (s *seeder) locations(ctx context.Context) error {
 		l := s.locationAt(r, i)
 		created := day(2023, 1, 1).Add(time.Duration(r.IntN(730*24*60)) * time.Minute)
 		slug := strings.ToLower(strings.Fields(l.name)[0])
-		var email []string
+		email := []string{}
 		for k := r.IntN(3); k > 0; k-- {
 			email = append(email, fmt.Sprintf("%s%d@%s.example", []string{"dock", "receiving", "office"}[k-1], i+1, slug))
 		}
@@ -80,9 +79,6 @@ func (s *seeder) locations(ctx context.Context) error {
 		fax := ""
 		if r.IntN(2) == 0 {
 			fax = phone(r)
-		}
-		if email == nil {
-			email = []string{}
 		}
 		locs.add(l.id, s.tid, l.name, fmt.Sprintf("C%05d", 10001+i), l.typ, string(l.status),
 			l.street, l.place.city, l.place.state, l.place.zip, email, phones, fax, created,
@@ -100,7 +96,7 @@ func (s *seeder) locations(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.locations, 1)
 	}
 	return b.flush(ctx)
 }

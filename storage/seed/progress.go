@@ -4,67 +4,73 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
-// progress reports how far seeding got: a redrawn bar on a terminal, one
-// plain line per step (and per tenth of a step) otherwise.
+// progress reports how far seeding got: a redrawn bar on a terminal, a plain
+// line per tenth otherwise. Phases run concurrently, so it is locked.
 type progress struct {
-	w        io.Writer
-	bar      bool
-	total    int // parent rows over all phases
-	done     int
-	phase    string
-	phaseN   int
-	phaseAt  int
-	lastTick int
+	mu     sync.Mutex
+	w      io.Writer
+	bar    bool
+	phases []*phase
+	total  int // parent rows of all phases
+	done   int
+	last   int // last drawn tick
 }
 
-func (p *progress) start(phase string, n int) {
-	p.phase, p.phaseN, p.phaseAt, p.lastTick = phase, n, 0, -1
-	p.draw(true)
+// phase is one kind of parent row (statements, loads …) and its count.
+type phase struct {
+	name  string
+	n, at int
 }
 
-// step records that n more parent rows of the current phase were generated.
-func (p *progress) step(n int) {
-	p.phaseAt += n
-	p.done += n
-	p.draw(false)
+// add registers a phase of n parent rows; all phases are added before work starts.
+func (p *progress) add(name string, n int) *phase {
+	ph := &phase{name: name, n: n}
+	p.phases = append(p.phases, ph)
+	p.total += n
+	return ph
 }
 
-func (p *progress) finish() {
-	if p.w == nil {
-		return
-	}
-	if p.bar {
-		fmt.Fprintln(p.w)
-	}
+// step records that k more parent rows of ph were generated.
+func (p *progress) step(ph *phase, k int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ph.at += k
+	p.done += k
+	p.draw()
 }
 
-func (p *progress) draw(force bool) {
+func (p *progress) draw() {
 	if p.w == nil || p.total == 0 {
 		return
 	}
+	ticks := 10
 	if p.bar {
-		// Redraw at most 200 times over the whole run.
-		tick := p.done * 200 / p.total
-		if !force && tick == p.lastTick {
-			return
+		ticks = 200
+	}
+	tick := p.done * ticks / p.total
+	if tick == p.last {
+		return
+	}
+	p.last = tick
+	var active []string
+	for _, ph := range p.phases {
+		if ph.at > 0 && ph.at < ph.n {
+			active = append(active, fmt.Sprintf("%s %d/%d", ph.name, ph.at, ph.n))
 		}
-		p.lastTick = tick
-		const width = 30
-		filled := p.done * width / p.total
-		fmt.Fprintf(p.w, "\r[%s%s] %3d%%  %-14s %d/%d\x1b[K",
-			strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-			p.done*100/p.total, p.phase, p.phaseAt, p.phaseN)
+	}
+	pct := p.done * 100 / p.total
+	if !p.bar {
+		fmt.Fprintln(p.w, strings.TrimSpace(fmt.Sprintf("seed: %3d%%  %s", pct, strings.Join(active, ", "))))
 		return
 	}
-	tenth := 0
-	if p.phaseN > 0 {
-		tenth = p.phaseAt * 10 / p.phaseN
+	const width = 30
+	filled := p.done * width / p.total
+	fmt.Fprintf(p.w, "\r[%s%s] %3d%%  %s\x1b[K", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
+		pct, strings.Join(active, ", "))
+	if p.done == p.total {
+		fmt.Fprintln(p.w)
 	}
-	if !force && tenth == p.lastTick {
-		return
-	}
-	p.lastTick = tenth
-	fmt.Fprintf(p.w, "seed: %-14s %d/%d (%d%% overall)\n", p.phase, p.phaseAt, p.phaseN, p.done*100/p.total)
 }

@@ -30,8 +30,7 @@ func (s *seeder) reference(ctx context.Context) error {
 	trucks := newTable("trucks", "id", "tenant_id", "number")
 	b := s.batch(subs, fleets, vendors, customers, carriers, drivers, trucks)
 
-	s.prog.start("reference", s.n.subsidiaries+s.n.fleets+s.n.vendors+s.n.customers+s.n.carriers+s.n.drivers+s.n.trucks)
-	base := displayNameOf(s)
+	base := displayName(s.ids.slug)
 	for i := 0; i < s.n.subsidiaries; i++ {
 		id := s.ids.of("subsidiary", i)
 		subs.add(id, s.tid, base+" "+subsidiaryNames[i%len(subsidiaryNames)])
@@ -53,7 +52,7 @@ func (s *seeder) reference(ctx context.Context) error {
 		vendors.add(s.ids.of("vendor", i), s.tid, name, streetAddress(r), p.city, p.state, p.zip,
 			fmt.Sprintf("remit%d@%s.example", i+1, s.ids.slug), phone(r))
 	}
-	s.prog.step(s.n.subsidiaries + s.n.fleets + s.n.vendors)
+	s.prog.step(s.ph.reference, s.n.subsidiaries+s.n.fleets+s.n.vendors)
 
 	rc := newRows("customer")
 	for i := 0; i < s.n.customers; i++ {
@@ -76,7 +75,7 @@ func (s *seeder) reference(ctx context.Context) error {
 			return err
 		}
 	}
-	s.prog.step(s.n.customers)
+	s.prog.step(s.ph.reference, s.n.customers)
 
 	rk := newRows("carrier")
 	for i := 0; i < s.n.carriers; i++ {
@@ -85,7 +84,7 @@ func (s *seeder) reference(ctx context.Context) error {
 			fmt.Sprintf("MC%06d", 100000+r.IntN(900000)), fmt.Sprintf("%07d", 1000000+r.IntN(9000000)))
 	}
 	s.res.CarrierID = s.ids.of("carrier", 0)
-	s.prog.step(s.n.carriers)
+	s.prog.step(s.ph.reference, s.n.carriers)
 
 	rd := newRows("driver")
 	for i := 0; i < s.n.drivers; i++ {
@@ -100,12 +99,12 @@ func (s *seeder) reference(ctx context.Context) error {
 			s.ids.of("subsidiary", i%s.n.subsidiaries), opt(s.ids.of("fleet", i%s.n.fleets), i%7 != 6))
 	}
 	s.res.DriverID = s.ids.of("driver", 0)
-	s.prog.step(s.n.drivers)
+	s.prog.step(s.ph.reference, s.n.drivers)
 
 	for i := 0; i < s.n.trucks; i++ {
 		trucks.add(s.ids.of("truck", i), s.tid, fmt.Sprintf("TRK-%04d", 101+i))
 	}
-	s.prog.step(s.n.trucks)
+	s.prog.step(s.ph.reference, s.n.trucks)
 	return b.flush(ctx)
 }
 
@@ -120,8 +119,6 @@ func driverType(d int) domain.DriverType {
 	}
 	return domain.CompanyDriver
 }
-
-func displayNameOf(s *seeder) string { return displayName(s.ids.slug) }
 
 func customerName(r *rand.Rand, i int) string {
 	return companyWords[i%len(companyWords)] + " " + oneOf(r, customerSuffixes)

@@ -37,6 +37,9 @@ type Options struct {
 	Scale    int       // 1 = ~1,000 statements and loads; 0 means 1
 	Progress io.Writer // where progress goes; nil for silence
 	Bar      bool      // redraw one bar line (a terminal) instead of plain lines
+	// CheckReferences keeps the database's per-row foreign-key checks even
+	// where seeding could skip them (see bulkMode): slower, same rows.
+	CheckReferences bool
 }
 
 // InvoiceRef names one seeded invoice.
@@ -107,19 +110,31 @@ func sizesFor(n int) sizes {
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
-// seeder carries one run's state.
+// seeder carries one run's state; each concurrent worker has its own copy
+// with its own transaction and partial Result.
 type seeder struct {
 	tx   pgx.Tx
 	ids  ids
 	n    sizes
 	res  *Result
 	prog *progress
+	ph   phases
 	tid  uuid.UUID
+	// skipRI: copy without per-row foreign-key checks (see bulkMode).
+	skipRI bool
 }
 
-// Run creates the tenant opt.Tenant and fills it, all in one transaction:
-// either the whole tenant exists afterwards or nothing was written. It fails
-// with ErrTenantExists when the slug is taken.
+type phases struct{ reference, trailers, locations, users, loads, invoices, statements *phase }
+
+// statementWorkers split the statements (the bulk of the rows) between
+// connections: foreign-key checks, not Go, are what takes the time.
+const statementWorkers = 2
+
+// Run creates the tenant opt.Tenant and fills it. The tenant, its reference
+// data, trailers, locations and users are written in one transaction; then
+// loads with invoices and the statements are copied concurrently on their
+// own connections. If anything fails, every row of the new tenant is deleted
+// again. Run fails with ErrTenantExists when the slug is taken.
 func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 	if !slugPattern.MatchString(opt.Tenant) {
 		return nil, fmt.Errorf("seed: tenant slug %q must match %s", opt.Tenant, slugPattern)
@@ -134,51 +149,68 @@ func Run(ctx context.Context, db *storage.DB, opt Options) (*Result, error) {
 		opt.Name = displayName(opt.Tenant)
 	}
 	n := sizesFor(opt.Scale)
+	tid := tenantID(opt.Tenant)
+	p := &progress{w: opt.Progress, bar: opt.Bar, last: -1}
 	s := &seeder{
-		ids: ids{slug: opt.Tenant},
-		n:   n,
-		tid: tenantID(opt.Tenant),
-		res: &Result{
-			Tenant: opt.Tenant, Scale: opt.Scale, TenantID: tenantID(opt.Tenant),
-			Statements:          map[domain.StatementStatus]int32{},
-			VisibleByDriverType: map[domain.DriverType]int{},
-			Counts:              map[string]int{},
+		ids: ids{slug: opt.Tenant}, n: n, tid: tid, prog: p,
+		ph: phases{
+			reference: p.add("reference", n.subsidiaries+n.fleets+n.vendors+n.customers+n.carriers+n.drivers+n.trucks),
+			trailers:  p.add("trailers", n.trailers), locations: p.add("locations", n.locations),
+			users: p.add("users", n.users), loads: p.add("loads", n.loads),
+			invoices: p.add("invoices", n.invoices), statements: p.add("statements", n.statements),
 		},
-		prog: &progress{w: opt.Progress, bar: opt.Bar},
 	}
-	s.prog.total = n.subsidiaries + n.fleets + n.vendors + n.customers + n.carriers + n.drivers + n.trucks +
-		n.trailers + n.locations + n.users + n.loads + n.invoices + n.statements
-
-	tx, err := db.Pool.Begin(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("seed: begin: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	s.tx = tx
-
-	tag, err := tx.Exec(ctx, `INSERT INTO tenants (id, slug, name, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT DO NOTHING`, s.tid, opt.Tenant, opt.Name, epoch)
-	if err != nil {
-		return nil, fmt.Errorf("seed: create tenant: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return nil, fmt.Errorf("%w: %q", ErrTenantExists, opt.Tenant)
-	}
-	s.res.Counts["tenants"] = 1
-
-	phases := []func(context.Context) error{
-		s.reference, s.trailers, s.locations, s.users, s.loads, s.invoices, s.statements,
-	}
-	for _, phase := range phases {
-		if err := phase(ctx); err != nil {
+	var err error
+	if !opt.CheckReferences {
+		if s.skipRI, err = bulkMode(ctx, db); err != nil {
 			return nil, err
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("seed: commit: %w", err)
+	res := newResult()
+	res.Tenant, res.Scale, res.TenantID = opt.Tenant, opt.Scale, tid
+	res.StatementFrom = domain.DateOf(firstStatementDate)
+	res.StatementTo = domain.DateOf(firstStatementDate.AddDate(0, 0, 7*(statementWeeks-1)))
+
+	err = s.inTx(ctx, db, res, func(ctx context.Context, w *seeder) error {
+		tag, err := w.tx.Exec(ctx, `INSERT INTO tenants (id, slug, name, created_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, tid, opt.Tenant, opt.Name, epoch)
+		if err != nil {
+			return fmt.Errorf("seed: create tenant: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%w: %q", ErrTenantExists, opt.Tenant)
+		}
+		w.res.Counts["tenants"] = 1
+		for _, phase := range []func(context.Context) error{w.reference, w.trailers, w.locations, w.users} {
+			if err := phase(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	s.prog.finish()
-	return s.res, nil
+
+	work := []func(context.Context, *seeder) error{
+		func(ctx context.Context, w *seeder) error {
+			if err := w.loads(ctx); err != nil {
+				return err
+			}
+			return w.invoices(ctx) // invoices link loads: same transaction
+		},
+	}
+	for k := 0; k < statementWorkers; k++ {
+		from, to := n.statements*k/statementWorkers, n.statements*(k+1)/statementWorkers
+		work = append(work, func(ctx context.Context, w *seeder) error { return w.statements(ctx, from, to) })
+	}
+	if err := s.concurrently(ctx, db, res, work); err != nil {
+		if cerr := deleteTenant(context.WithoutCancel(ctx), db, tid); cerr != nil {
+			err = fmt.Errorf("%w (and removing the partial tenant failed: %v)", err, cerr)
+		}
+		return nil, err
+	}
+	return res, nil
 }
 
 // displayName turns "acme-freight" into "Acme Freight".

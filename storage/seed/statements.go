@@ -83,7 +83,8 @@ func money(c cents) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
 // Deduction, Escrow and Reimbursement lines are statement-level (null policy,
 // trip and load). Deductions, fuel and escrow deposits are negative; escrow
 // withdrawals positive. One statement in twenty has no currency.
-func (s *seeder) statements(ctx context.Context) error {
+// It writes statements [from, to): several workers share the phase.
+func (s *seeder) statements(ctx context.Context, from, to int) error {
 	st := newTable("settlement_statements", "id", "tenant_id", "number", "status", "statement_date",
 		"pay_period_id", "pay_period_title", "driver_id", "driver_type", "currency",
 		"gross_income", "net_income", "line_haul", "accessorials", "echecks", "service_fee", "driver_payment",
@@ -95,11 +96,8 @@ func (s *seeder) statements(ctx context.Context) error {
 	subs := newTable("statement_sub_lines", "id", "tenant_id", "line_item_id", "position", "description",
 		"quantity", "rate", "amount", "currency")
 	b := s.batch(st, lines, subs)
-	s.prog.start("statements", s.n.statements)
 	rs := newRows("statement")
-	s.res.StatementFrom = domain.DateOf(firstStatementDate)
-	s.res.StatementTo = domain.DateOf(firstStatementDate.AddDate(0, 0, 7*(statementWeeks-1)))
-	for i := 0; i < s.n.statements; i++ {
+	for i := from; i < to; i++ {
 		r := rs.at(i)
 		d, w := i%s.n.drivers, i/s.n.drivers
 		dtype := driverType(d)
@@ -139,7 +137,14 @@ func (s *seeder) statements(ctx context.Context) error {
 			optNum(t.tripValue, computed && t.trips > 0), opt(t.trips, computed),
 			miles(t.loadedMiles), miles(t.emptyMiles), opt(hours, hours != nil && computed))
 
-		if _, ok := s.res.Statements[status]; !ok {
+		// The well-known Processed statement has lines of every category.
+		rich := true
+		if status == domain.StatementProcessed {
+			for _, cat := range []string{catPerTrip, catAccessorial, catFuel, catDeduction, catEscrow} {
+				rich = rich && has(cat)
+			}
+		}
+		if _, ok := s.res.Statements[status]; !ok && rich {
 			s.res.Statements[status] = number
 		}
 		if status == domain.StatementProcessed || status == domain.StatementFailed {
@@ -152,7 +157,7 @@ func (s *seeder) statements(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.statements, 1)
 	}
 	return b.flush(ctx)
 }
@@ -177,7 +182,10 @@ var accessorials = []string{"Detention", "Stop Pay", "Layover", "Tarp Pay", "Haz
 // statementLines writes statement i's lines by driver type.
 func (s *seeder) statementLines(r *rand.Rand, l *stmtLines, i int, dtype domain.DriverType) stmtTotals {
 	var t stmtTotals
-	t.trips = r.IntN(5)
+	t.trips = 1 + r.IntN(4)
+	if r.IntN(15) == 0 {
+		t.trips = 0 // a week off: no pay, only deductions
+	}
 	policy := policies[dtype]
 	for k := 0; k < t.trips; k++ {
 		li := pick("statement-trip", i*8+k, s.n.loads)

@@ -20,7 +20,6 @@ func (s *seeder) trailers(ctx context.Context) error {
 		"insurance_policy_number", "fleet_id", "year", "license_country", "plate_expires_at", "license_expires_at",
 		"insurance_expires_at", "inspection_expires_at", "capacity_pallets", "capacity_weight", "notes", "refs")
 	b := s.batch(t)
-	s.prog.start("trailers", s.n.trailers)
 	rt := newRows("trailer")
 	s.res.TrailerID = s.ids.of("trailer", 0)
 	for i := 0; i < s.n.trailers; i++ {
@@ -30,7 +29,7 @@ func (s *seeder) trailers(ctx context.Context) error {
 		num := fmt.Sprintf("TRL-%05d", 5001+i)
 		if i%10 == 9 {
 			t.add(id, s.tid, created, num, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", "[]")
-			s.prog.step(1)
+			s.prog.step(s.ph.trailers, 1)
 			continue
 		}
 		status := domain.TrailerStatuses[i%len(domain.TrailerStatuses)]
@@ -75,7 +74,7 @@ func (s *seeder) trailers(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.trailers, 1)
 	}
 	return b.flush(ctx)
 }

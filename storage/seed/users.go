@@ -14,7 +14,6 @@ func (s *seeder) users(ctx context.Context) error {
 	t := newTable("users", "id", "tenant_id", "user_name", "name", "email", "phone", "user_type", "role",
 		"company_code", "status", "permissions", "created_at", "modified_at")
 	b := s.batch(t)
-	s.prog.start("users", s.n.users)
 	ru := newRows("user")
 	for i := 0; i < s.n.users; i++ {
 		r := ru.at(i)
@@ -48,7 +47,7 @@ func (s *seeder) users(ctx context.Context) error {
 		if err := b.maybeFlush(ctx); err != nil {
 			return err
 		}
-		s.prog.step(1)
+		s.prog.step(s.ph.users, 1)
 	}
 	return b.flush(ctx)
 }

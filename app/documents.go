@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// mountDocuments builds the document service (PostgreSQL rows, gocloud blob
+// bytes, signed links) and mounts its REST routes behind auth. GraphQL
+// reaches it through graph.Deps.Documents (wireGraphQL).
+func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux, auth func(http.Handler) http.Handler) error {
+	blobs, err := storage.OpenBlobs(ctx, a.Config.BlobURL)
+	if err != nil {
+		return err
+	}
+	a.closers = append(a.closers, func() { _ = blobs.Close() })
+	secret, err := base64.StdEncoding.DecodeString(a.Config.EncryptionKey)
+	if err != nil || len(secret) == 0 {
+		// Without a configured key, links only live as long as this process.
+		a.Log.Warn("HAULGRAPH_ENCRYPTION_KEY unset or not base64: document links use a per-process key")
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+	}
+	a.Documents = &domain.Documents{
+		Store: &storage.Documents{DB: a.DB}, // TODO(events): LoadChanged: emit load.changed
+		Blobs: blobs,
+		Links: domain.NewLinkSigner(secret, strings.TrimRight(a.Config.PublicURL, "/")),
+
+		MaxBytes: a.Config.UploadMaxBytes,
+		Now:      a.Config.Now,
+	}
+	rest.MountUploads(mux, a.Documents, auth)
+	return nil
+}
+
+// uploadLimitsFromEnv reads HAULGRAPH_UPLOAD_MAX_BYTES_{LOAD,TRIP,DRIVER,CARRIER}
+// (bytes; default domain.DefaultMaxDocumentBytes).
+func uploadLimitsFromEnv() (map[domain.DocumentParentType]int64, error) {
+	out := map[domain.DocumentParentType]int64{}
+	for _, t := range []domain.DocumentParentType{domain.ParentLoad, domain.ParentTrip, domain.ParentDriver, domain.ParentCarrier} {
+		k := "HAULGRAPH_UPLOAD_MAX_BYTES_" + strings.ToUpper(string(t))
+		if v := os.Getenv(k); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("%s: a positive number of bytes is required", k)
+			}
+			out[t] = n
+		}
+	}
+	return out, nil
+}

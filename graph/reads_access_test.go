@@ -1,0 +1,163 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// scopedFields lists every field guarded by @hasScope with a query that
+// reaches it and the path of the field in the answer.
+var scopedFields = []struct {
+	scope domain.Scope
+	query string
+	path  string // "root" or "root.<...>" as in errors[].path
+	needs []domain.Scope
+}{
+	{"invoice:read", `{ invoice(number: "INV-1") { number } }`, "invoice", nil},
+	{"driver:read", `{ settlementStatements(filter: {statementDateRange: {start: "2025-03-01T00:00:00Z", end: "2025-03-02T00:00:00Z"}}, page: 0, pageSize: 5) { total } }`, "settlementStatements", nil},
+	{"driver:read", `{ settlementStatement(number: 1) { number } }`, "settlementStatement", nil},
+	{"trailer:read", `{ trailers { total } }`, "trailers", nil},
+	{"customer:read", `{ locations(pageSize: 5) { total } }`, "locations", nil},
+	{"user:read", `{ users(page: 0, pageSize: 5) { total } }`, "users", nil},
+	{"load:read", `{ load(loadNumber: "L-100") { loadNumber } }`, "load", nil},
+	{"load:read", `{ invoice(number: "INV-1") { loads { load { loadNumber } } } }`, "invoice.loads.0.load", []domain.Scope{"invoice:read"}},
+	{"customer:read", `{ load(loadNumber: "L-100") { stops { location { name } } } }`, "load.stops.0.location", []domain.Scope{"load:read"}},
+	{"driver:read", `{ load(loadNumber: "L-100") { trips { drivers { name } } } }`, "load.trips.0.drivers", []domain.Scope{"load:read"}},
+	{"trailer:read", `{ load(loadNumber: "L-100") { trips { trailer { trailerNum } } } }`, "load.trips.0.trailer", []domain.Scope{"load:read"}},
+	{"carrier:read", `{ load(loadNumber: "L-100") { trips { carrier { name } } } }`, "load.trips.0.carrier", []domain.Scope{"load:read"}},
+}
+
+func pathString(p []any) string {
+	parts := make([]string, len(p))
+	for i, x := range p {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ".")
+}
+
+func TestScopeMatrix(t *testing.T) {
+	w := newWorld(t, 3)
+	for _, f := range scopedFields {
+		t.Run(f.path+" "+string(f.scope), func(t *testing.T) {
+			with := w.token(t, append(slices.Clone(f.needs), f.scope)...)
+			out := gql(t, w.srv.URL, with, f.query, nil)
+			if len(out.Errors) > 0 {
+				t.Fatalf("with %s: %+v", f.scope, out.Errors)
+			}
+			// Every other read scope, but not this one.
+			var others []domain.Scope
+			for _, s := range allReadScopes {
+				if s != f.scope {
+					others = append(others, s)
+				}
+			}
+			out = gql(t, w.srv.URL, w.token(t, others...), f.query, nil)
+			at := false
+			for i, e := range out.Errors {
+				at = at || pathString(e.Path) == f.path
+				if out.code(i) != "FORBIDDEN" {
+					t.Errorf("without %s: error %+v, want FORBIDDEN", f.scope, e)
+				}
+			}
+			if !at {
+				t.Fatalf("without %s: %+v, want FORBIDDEN at %s", f.scope, out.Errors, f.path)
+			}
+			if !strings.Contains(out.Errors[0].Message, string(f.scope)) {
+				t.Errorf("message %q does not name the scope", out.Errors[0].Message)
+			}
+		})
+	}
+	// The event-type list needs only a valid token.
+	out := gql(t, w.srv.URL, w.token(t, "fuel:read"), `{ eventTypes }`, nil)
+	if len(out.Errors) > 0 {
+		t.Errorf("eventTypes: %+v", out.Errors)
+	}
+}
+
+func TestCrossTenantIsolation(t *testing.T) {
+	w := newWorld(t, 10)
+	tok := w.token(t, allReadScopes...) // tenant A
+	// Tenant B's ids are unknown to A.
+	out := gql(t, w.srv.URL, tok, `query($id: ID) { invoice(id: $id) { number } }`, map[string]any{"id": w.b.Invoice.String()})
+	if out.code(0) != "NOT_FOUND" {
+		t.Errorf("B's invoice: %+v", out)
+	}
+	out = gql(t, w.srv.URL, tok, `{ settlementStatement(number: 25) { number } }`, nil) // only B has 25
+	if out.code(0) != "NOT_FOUND" {
+		t.Errorf("B's statement 25: %+v", out)
+	}
+	out = gql(t, w.srv.URL, tok, `query($f: StatementFilter!) { settlementStatements(filter: $f, page: 0, pageSize: 100) { total } }`,
+		map[string]any{"f": map[string]any{"statementDateRange": map[string]any{"start": "2025-03-01T00:00:00Z", "end": "2025-12-31T00:00:00Z"}, "driverId": w.b.Drivers[0].String()}})
+	if got := string(out.Data["settlementStatements"]); got != `{"total":0}` {
+		t.Errorf("B's driver through A: %s", got)
+	}
+	out = gql(t, w.srv.URL, tok, `query($ids: [ID!]) { locations(filter: {locationIds: $ids}, pageSize: 10) { total } trailers { total } users(page: 0, pageSize: 100) { total }
+		settlementStatements(filter: {statementDateRange: {start: "2025-01-01T00:00:00Z", end: "2025-12-31T00:00:00Z"}}, page: 0, pageSize: 100) { total } }`,
+		map[string]any{"ids": []string{w.b.Location.String()}})
+	for name, want := range map[string]string{"locations": `{"total":0}`, "trailers": `{"total":1}`, "users": `{"total":5}`, "settlementStatements": `{"total":8}`} {
+		if got := string(out.Data[name]); got != want {
+			t.Errorf("%s: %s, want %s (A's own only)", name, got, want)
+		}
+	}
+}
+
+// statementCounter counts SQL statements run on behalf of API callers (the
+// request context carries the principal; background workers' do not).
+type statementCounter struct {
+	n     atomic.Int64
+	begin atomic.Int64
+}
+
+func (c *statementCounter) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if domain.PrincipalFrom(ctx) != nil {
+		c.n.Add(1)
+		if strings.HasPrefix(e.Query, "BEGIN") {
+			c.begin.Add(1)
+		}
+	}
+	return ctx
+}
+func (c *statementCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+func TestStatementsPageCostsConstantSQL(t *testing.T) {
+	w := newWorld(t, 130)
+	counter := &statementCounter{}
+	w.srv.DB.Bun.AddQueryHook(counter)
+	tok := w.token(t, "driver:read")
+	counts := map[int]int64{}
+	for _, size := range []int{1, 10, 100} {
+		counter.n.Store(0)
+		out := gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-12-31T00:00:00Z"), "page": 0, "size": size})
+		var c connJSON
+		out.field(t, "settlementStatements", &c)
+		if len(c.Items) != size || len(c.Items[size-1].LineItems) != 2 || c.Items[size-1].Driver.ID == "" {
+			t.Fatalf("size %d: %d items", size, len(c.Items))
+		}
+		counts[size] = counter.n.Load()
+	}
+	// BEGIN, set_config, SET ROLE, count, page, drivers, line items,
+	// sub-lines, COMMIT.
+	if counts[100] > 9 || counts[100] != counts[1] || counts[10] != counts[1] {
+		t.Fatalf("SQL statements per page size: %v, want the same small constant (≤ 9)", counts)
+	}
+	// Relations through dataloaders: one query per relation level.
+	counter.n.Store(0)
+	counter.begin.Store(0)
+	out := gql(t, w.srv.URL, w.token(t, allReadScopes...), `{ invoice(number: "INV-1") { loads { load { stops { location { name } } trips { drivers { name } trailer { trailerNum } carrier { name } } } } } }`, nil)
+	if len(out.Errors) > 0 {
+		t.Fatal(out.Errors)
+	}
+	// One transaction per level: invoice, loads, locations, drivers,
+	// trailers, carriers.
+	if n := counter.begin.Load(); n != 6 {
+		t.Errorf("invoice with relations: %d transactions (%d statements), want 6", n, counter.n.Load())
+	}
+}

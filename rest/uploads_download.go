@@ -1,0 +1,31 @@
+package rest
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// downloadHandler serves a document's bytes to the holder of a signed,
+// unexpired link (GraphQL's Document.downloadUrl); no bearer token is needed.
+type downloadHandler struct{ docs *domain.Documents }
+
+func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	doc, rc, err := h.docs.OpenSigned(r.Context(), r.PathValue("id"), r.URL.Query())
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	defer rc.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", doc.ContentType)
+	hd.Set("Content-Length", strconv.FormatInt(doc.AttachmentSize, 10))
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": doc.AttachmentPath}))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "private, no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, rc)
+}

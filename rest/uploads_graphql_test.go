@@ -1,0 +1,218 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// gqlUpload posts a GraphQL multipart request (operations, map, one file
+// under "0" bound to $file) and returns the status and decoded answer.
+func gqlUpload(t *testing.T, e *uploadEnv, principal, query string, file io.Reader, filename string, length int64) (int, gqlAnswer) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		ops, _ := json.Marshal(map[string]any{"query": query, "variables": map[string]any{"file": nil}})
+		_ = mw.WriteField("operations", string(ops))
+		_ = mw.WriteField("map", `{"0":["variables.file"]}`)
+		w, _ := mw.CreateFormFile("0", filename)
+		if _, err := io.Copy(w, file); err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		pw.CloseWithError(mw.Close())
+	}()
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/graphql", pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+principal)
+	if length > 0 {
+		req.ContentLength = length
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("graphql upload: %v", err)
+	}
+	defer res.Body.Close()
+	var out gqlAnswer
+	raw, _ := io.ReadAll(res.Body)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("graphql answer %d not JSON: %q", res.StatusCode, raw)
+	}
+	return res.StatusCode, out
+}
+
+type gqlAnswer struct {
+	Data   map[string]map[string]any `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+const docFields = `{ id attachmentPath attachmentType attachmentSize uploadedAt parentId parentType contentType downloadUrl }`
+
+func TestGraphQLUploadsToEveryTarget(t *testing.T) {
+	e := startUploads(t)
+	who := e.token(e.a, allUploadScopes)
+	for _, c := range []struct{ field, args, parentType, parentID, docType string }{
+		{"uploadLoadDocument", `loadNumber: "` + e.a.loadNumber + `"`, "Load", e.a.loadNumber, "Proof of Pickup"},
+		{"uploadTripDocument", `tripId: "` + e.a.tripID.String() + `"`, "Trip", e.a.tripID.String(), "Scale Ticket"},
+		{"uploadDriverDocument", `driverId: "` + e.a.driverID.String() + `"`, "Driver", e.a.driverID.String(), "W9 Form"},
+		{"uploadCarrierDocument", `carrierId: "` + e.a.carrierID.String() + `"`, "Carrier", e.a.carrierID.String(), "Carrier Onboarding"},
+	} {
+		q := `mutation($file: Upload!) { ` + c.field + `(` + c.args + `, documentType: "` + c.docType + `", file: $file, fileName: "../scan.png") ` + docFields + ` }`
+		status, ans := gqlUpload(t, e, who, q, bytes.NewReader(pngBytes), "part.png", 0)
+		if status != 200 || len(ans.Errors) > 0 {
+			t.Fatalf("%s: %d %+v", c.field, status, ans.Errors)
+		}
+		d := ans.Data[c.field]
+		if d["parentType"] != c.parentType || d["parentId"] != c.parentID || d["attachmentType"] != c.docType ||
+			d["contentType"] != "image/png" || d["attachmentSize"] != float64(len(pngBytes)) {
+			t.Errorf("%s: %v", c.field, d)
+		}
+		if !regexp.MustCompile(`^scan_\d{13}\.png$`).MatchString(d["attachmentPath"].(string)) {
+			t.Errorf("%s: attachmentPath %v", c.field, d["attachmentPath"])
+		}
+		if r := get(t, d["downloadUrl"].(string)); r.status != 200 || !bytes.Equal(r.body, pngBytes) {
+			t.Errorf("%s: download %d", c.field, r.status)
+		}
+	}
+	if n := e.documentRows(); n != 4 {
+		t.Errorf("rows %d, want 4", n)
+	}
+}
+
+func TestGraphQLUploadRejectionsMatchREST(t *testing.T) {
+	e := startUploads(t)
+	who := e.token(e.a, allUploadScopes)
+	trip := `tripId: "` + e.a.tripID.String() + `"`
+	for _, c := range []struct {
+		name, who, args, docType string
+		file                     []byte
+		code, want               string
+	}{
+		{"refused type", who, trip, "Carrier Invoice", pdfBytes, "BAD_USER_INPUT", "carrier's invoice is a billing document"},
+		{"unknown type", who, trip, "Selfie", pdfBytes, "BAD_USER_INPUT", "'Selfie' is not a document type of a trip"},
+		{"text as pdf", who, trip, "POD", []byte("plain text"), "UNSUPPORTED_MEDIA_TYPE", "not a PDF, JPEG, PNG or GIF"},
+		{"empty file", who, trip, "POD", nil, "BAD_USER_INPUT", "the file is empty"},
+		{"another tenant's trip", who, `tripId: "` + e.b.tripID.String() + `"`, "POD", pdfBytes, "NOT_FOUND", `trip "` + e.b.tripID.String() + `" was not found`},
+		{"missing scope", e.token(e.a, "load:update"), trip, "POD", pdfBytes, "FORBIDDEN", "the token lacks the scope trip:update"},
+	} {
+		q := `mutation($file: Upload!) { uploadTripDocument(` + c.args + `, documentType: "` + c.docType + `", file: $file) { id } }`
+		_, ans := gqlUpload(t, e, c.who, q, bytes.NewReader(c.file), "a.pdf", 0)
+		if len(ans.Errors) != 1 || ans.Data["uploadTripDocument"] != nil {
+			t.Errorf("%s: %+v, want one error and no data", c.name, ans)
+			continue
+		}
+		got := ans.Errors[0]
+		text := got.Message
+		if fields, ok := got.Extensions["fields"].(map[string]any); ok {
+			text += " " + fmt.Sprint(fields)
+		}
+		if got.Extensions["code"] != c.code || !strings.Contains(text, c.want) {
+			t.Errorf("%s: %s %q, want %s saying %q", c.name, got.Extensions["code"], text, c.code, c.want)
+		}
+	}
+	if e.documentRows() != 0 || e.blobCount() != 0 {
+		t.Errorf("refused GraphQL uploads left rows or blobs")
+	}
+}
+
+func TestGraphQLUploadOverLimit(t *testing.T) {
+	e := startUploads(t)
+	q := `mutation($file: Upload!) { uploadLoadDocument(loadNumber: "` + e.a.loadNumber + `", documentType: "Bill of Lading", file: $file) { id } }`
+	var sent atomic.Int64
+	status, ans := gqlUpload(t, e, e.token(e.a, allUploadScopes), q, &pdfStream{left: 30 << 20, sent: &sent}, "big.pdf", 0)
+	if status != 413 || len(ans.Errors) != 1 || ans.Errors[0].Extensions["code"] != "PAYLOAD_TOO_LARGE" {
+		t.Fatalf("30 MB GraphQL upload: %d %+v", status, ans)
+	}
+	if e.documentRows() != 0 || e.blobCount() != 0 {
+		t.Errorf("a refused upload left a row or a blob behind")
+	}
+}
+
+func TestGraphQLDocumentsFieldsOnLoadTripDriverCarrier(t *testing.T) {
+	e := startUploads(t)
+	up := e.token(e.a, allUploadScopes)
+	for _, c := range []struct{ path, docType string }{
+		{"/api/p/v1/loads/" + e.a.loadNumber + "/document", "Proof of Delivery"},
+		{"/api/p/v1/trips/" + e.a.tripID.String() + "/document", "Scale Ticket"},
+		{"/api/p/v1/drivers/" + e.a.driverID.String() + "/document", "Drug Test"},
+		{"/api/p/v1/carriers/" + e.a.carrierID.String() + "/document", "Carrier Authority"},
+		// tenant B's load has the same shape; none of it may show in A's graph
+		{"/api/p/v1/loads/" + e.b.loadNumber + "/document", "Bill of Lading"},
+	} {
+		tok := up
+		if strings.Contains(c.path, e.b.loadNumber) {
+			tok = e.token(e.b, allUploadScopes)
+		}
+		if status, body, _ := e.post(c.path, tok, fieldP("DocumentType", c.docType), fileP("f.jpg", jpegBytes)); status != 200 {
+			t.Fatalf("%s: %d %v", c.path, status, body)
+		}
+		e.clock.Advance(time.Second)
+	}
+	// A second load document, newer: listed first.
+	if status, body, _ := e.post("/api/p/v1/loads/"+e.a.loadNumber+"/document", up, fieldP("DocumentType", "Bill of Lading"), fileP("g.pdf", pdfBytes)); status != 200 {
+		t.Fatalf("%d %v", status, body)
+	}
+	q := `{ load(loadNumber: "` + e.a.loadNumber + `") {
+		documents { attachmentType contentType parentType parentId downloadUrl }
+		trips { documents { attachmentType } drivers { documents { attachmentType } } carrier { documents { attachmentType } } } } }`
+	body, _ := json.Marshal(map[string]string{"query": q})
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+e.token(e.a, "load:read driver:read carrier:read"))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ans struct {
+		Data struct {
+			Load struct {
+				Documents []map[string]string
+				Trips     []struct {
+					Documents []map[string]string
+					Drivers   []struct{ Documents []map[string]string }
+					Carrier   struct{ Documents []map[string]string }
+				}
+			}
+		}
+		Errors []any
+	}
+	if err := json.NewDecoder(res.Body).Decode(&ans); err != nil || len(ans.Errors) > 0 {
+		t.Fatalf("%v %v", err, ans.Errors)
+	}
+	l := ans.Data.Load
+	if len(l.Documents) != 2 || l.Documents[0]["attachmentType"] != "Bill of Lading" || l.Documents[1]["attachmentType"] != "Proof of Delivery" {
+		t.Fatalf("load documents (newest first, tenant A only): %v", l.Documents)
+	}
+	if d := l.Documents[1]; d["contentType"] != "image/jpeg" || d["parentType"] != "Load" || d["parentId"] != e.a.loadNumber {
+		t.Errorf("load document %v", d)
+	}
+	if r := get(t, l.Documents[1]["downloadUrl"]); r.status != 200 || !bytes.Equal(r.body, jpegBytes) {
+		t.Errorf("downloadUrl: %d", r.status)
+	}
+	if len(l.Trips) != 1 {
+		t.Fatalf("trips %+v", l.Trips)
+	}
+	tr := l.Trips[0]
+	if len(tr.Documents) != 1 || tr.Documents[0]["attachmentType"] != "Scale Ticket" {
+		t.Errorf("trip documents %v", tr.Documents)
+	}
+	if len(tr.Drivers) != 1 || len(tr.Drivers[0].Documents) != 1 || tr.Drivers[0].Documents[0]["attachmentType"] != "Drug Test" {
+		t.Errorf("driver documents %+v", tr.Drivers)
+	}
+	if len(tr.Carrier.Documents) != 1 || tr.Carrier.Documents[0]["attachmentType"] != "Carrier Authority" {
+		t.Errorf("carrier documents %+v", tr.Carrier)
+	}
+}

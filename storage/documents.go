@@ -1,0 +1,163 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// LoadChangedFunc records that a load changed, inside the transaction of the
+// change (the events outbox). Nil until the event bus is wired.
+type LoadChangedFunc func(ctx context.Context, tx bun.Tx, tenantID, loadID uuid.UUID) error
+
+// Documents is the domain.DocumentStore on PostgreSQL.
+type Documents struct {
+	DB *DB
+	// LoadChanged, when set, runs in the insert's transaction for load and
+	// trip documents: a document upload changes its load.
+	LoadChanged LoadChangedFunc
+}
+
+var _ domain.DocumentStore = (*Documents)(nil)
+
+func parentNotFound(t domain.DocumentParentType, id string) error {
+	if t == domain.ParentLoad {
+		// Spec 4.7: a load without trips is treated as nonexistent.
+		return domain.NotFound("load %q was not found, or it has no trips yet (documents attach to loads with at least one trip)", id)
+	}
+	return domain.NotFound("%s %q was not found", lower(t), id)
+}
+
+func lower(t domain.DocumentParentType) string {
+	switch t {
+	case domain.ParentLoad:
+		return "load"
+	case domain.ParentTrip:
+		return "trip"
+	case domain.ParentDriver:
+		return "driver"
+	}
+	return "carrier"
+}
+
+// DocumentParent resolves the parent within the tenant.
+func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t domain.DocumentParentType, publicID string) (domain.DocumentParent, error) {
+	p := domain.DocumentParent{Type: t}
+	if t != domain.ParentLoad {
+		id, err := uuid.Parse(publicID)
+		if err != nil {
+			return p, parentNotFound(t, publicID)
+		}
+		p.UUID, p.PublicID = id, id.String()
+	}
+	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		switch t {
+		case domain.ParentLoad:
+			p.PublicID = publicID
+			return tx.QueryRowContext(ctx, `
+				SELECT l.id FROM loads l
+				WHERE l.tenant_id = ? AND l.load_number = ?
+				  AND EXISTS (SELECT 1 FROM trips t WHERE t.tenant_id = l.tenant_id AND t.load_id = l.id)`,
+				tenantID, publicID).Scan(&p.UUID)
+		case domain.ParentTrip:
+			var loadID uuid.UUID
+			err := tx.QueryRowContext(ctx, `SELECT load_id FROM trips WHERE tenant_id = ? AND id = ?`, tenantID, p.UUID).Scan(&loadID)
+			p.LoadID = &loadID
+			return err
+		case domain.ParentDriver:
+			return tx.QueryRowContext(ctx, `SELECT id FROM drivers WHERE tenant_id = ? AND id = ?`, tenantID, p.UUID).Scan(&p.UUID)
+		default:
+			return tx.QueryRowContext(ctx, `SELECT id FROM carriers WHERE tenant_id = ? AND id = ?`, tenantID, p.UUID).Scan(&p.UUID)
+		}
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, parentNotFound(t, publicID)
+	}
+	if t == domain.ParentLoad {
+		p.LoadID = &p.UUID
+	}
+	return p, err
+}
+
+// InsertDocument records d and, for load and trip documents, the load's change.
+func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p domain.DocumentParent, d domain.Document) error {
+	return s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
+			                       attachment_type, attachment_size, content_type, blob_key, uploaded_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			d.ID, tenantID, string(p.Type), p.PublicID, p.UUID, d.AttachmentPath,
+			d.AttachmentType, d.AttachmentSize, d.ContentType, d.BlobKey, d.UploadedAt); err != nil {
+			return err
+		}
+		if p.LoadID != nil && s.LoadChanged != nil {
+			return s.LoadChanged(ctx, tx, tenantID, *p.LoadID)
+		}
+		return nil
+	})
+}
+
+const documentColumns = `id, parent_type, parent_id, parent_uuid, attachment_path, attachment_type,
+	attachment_size, content_type, blob_key, uploaded_at`
+
+func scanDocument(sc interface{ Scan(...any) error }) (domain.Document, uuid.UUID, error) {
+	var d domain.Document
+	var parent uuid.UUID
+	var pt string
+	var at time.Time
+	err := sc.Scan(&d.ID, &pt, &d.ParentID, &parent, &d.AttachmentPath, &d.AttachmentType,
+		&d.AttachmentSize, &d.ContentType, &d.BlobKey, &at)
+	d.ParentType, d.UploadedAt = domain.DocumentParentType(pt), at.UTC()
+	return d, parent, err
+}
+
+// Document reads one document of the tenant.
+func (s *Documents) Document(ctx context.Context, tenantID, id uuid.UUID) (domain.Document, error) {
+	var d domain.Document
+	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		d, _, err = scanDocument(tx.QueryRowContext(ctx,
+			`SELECT `+documentColumns+` FROM documents WHERE tenant_id = ? AND id = ?`, tenantID, id))
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, domain.NotFound("document %s was not found", id)
+	}
+	return d, err
+}
+
+// DocumentsOf reads, in one query, the newest documents (at most limit per
+// parent) of many parents of one type.
+func (s *Documents) DocumentsOf(ctx context.Context, tenantID uuid.UUID, t domain.DocumentParentType, parents []uuid.UUID, limit int) (map[uuid.UUID][]domain.Document, error) {
+	out := make(map[uuid.UUID][]domain.Document, len(parents))
+	if len(parents) == 0 {
+		return out, nil
+	}
+	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		rows, err := tx.QueryContext(ctx, `
+			SELECT `+documentColumns+` FROM (
+				SELECT *, row_number() OVER (PARTITION BY parent_uuid ORDER BY uploaded_at DESC, id) AS n
+				FROM documents WHERE tenant_id = ? AND parent_type = ? AND parent_uuid IN (?)
+			) d WHERE n <= ? ORDER BY parent_uuid, uploaded_at DESC, id`,
+			tenantID, string(t), bun.In(parents), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			d, parent, err := scanDocument(rows)
+			if err != nil {
+				return err
+			}
+			out[parent] = append(out[parent], d)
+		}
+		return rows.Err()
+	})
+	return out, err
+}

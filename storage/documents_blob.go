@@ -1,0 +1,85 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Blobs is the domain.BlobStore on a gocloud.dev bucket (file:// by default;
+// s3:// and gs:// are registered by cmd/haulgraph/blob_drivers.go).
+type Blobs struct{ Bucket *blob.Bucket }
+
+var _ domain.BlobStore = (*Blobs)(nil)
+
+// OpenBlobs opens the bucket at rawURL (HAULGRAPH_BLOB_URL). For file:// a
+// relative directory such as file://.data/blobs is accepted (gocloud would
+// read ".data" as a host) and created when missing.
+func OpenBlobs(ctx context.Context, rawURL string) (*Blobs, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("storage: blob URL: %w", err)
+	}
+	if u.Scheme == "file" {
+		dir := u.Path
+		if u.Host != "" {
+			dir = u.Host + u.Path
+		}
+		dir = filepath.FromSlash(dir)
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("storage: blob directory: %w", err)
+		}
+		b, err := fileblob.OpenBucket(dir, nil)
+		if err != nil {
+			return nil, fmt.Errorf("storage: open blob directory: %w", err)
+		}
+		return &Blobs{Bucket: b}, nil
+	}
+	b, err := blob.OpenBucket(ctx, rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open bucket: %w", err)
+	}
+	return &Blobs{Bucket: b}, nil
+}
+
+// Close releases the bucket.
+func (b *Blobs) Close() error { return b.Bucket.Close() }
+
+// Write streams r to key. A failing r cancels the write, which gocloud then
+// discards: no partial object is ever visible under key.
+func (b *Blobs) Write(ctx context.Context, key, contentType string, r io.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.Bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		cancel()
+		_ = w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// Open reads key.
+func (b *Blobs) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	return b.Bucket.NewReader(ctx, key, nil)
+}
+
+// Delete removes key; an absent key is not an error.
+func (b *Blobs) Delete(ctx context.Context, key string) error {
+	if err := b.Bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return err
+	}
+	return nil
+}
