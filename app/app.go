@@ -56,12 +56,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := a.mountDocuments(ctx, mux, a.Auth.Middleware); err != nil {
+	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
+	// uploads pass through the same authentication and rate limits.
+	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
+	if err := a.mountDocuments(ctx, mux, chain.wrap); err != nil {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, a.Auth.Middleware)
-	a.handler = mux
+	a.wireGraphQL(mux, chain.wrap)
+	a.handler = mountREST(mux, chain, &domain.Reads{Store: &storage.Reads{DB: db}}, log)
 	return a, nil
 }
 

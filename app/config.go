@@ -38,6 +38,14 @@ type Config struct {
 	TokenTTL      time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
+	// Rate limits in requests per second (DESIGN.md), per client
+	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
+	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
+	ClientRateLimit float64
+	TenantRateLimit float64
+	// RateLimitClock replaces time.Now in the rate limiter (tests move it
+	// instead of sleeping).
+	RateLimitClock func() time.Time
 	// DisableIntrospection turns GraphQL introspection off
 	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
 	DisableIntrospection bool
@@ -77,6 +85,15 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.UploadMaxBytes = limits
+	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit} {
+		if v := os.Getenv(env); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 {
+				return c, fmt.Errorf("%s: want a positive number of requests per second, got %q", env, v)
+			}
+			*dst = f
+		}
+	}
 	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -45,6 +45,9 @@ func Start(t testing.TB, opts Options) *Server {
 		EncryptionKey:        "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
 	}
 	cfg.TokenTTL = 3600e9
+	// Generous rate limits so that tests of other areas are not throttled;
+	// the rate-limit tests set their own.
+	cfg.ClientRateLimit, cfg.TenantRateLimit = 10000, 10000
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}

@@ -1,11 +1,21 @@
 // Package seed fills a tenant with deterministic, realistic demo data: the
-// same tenant slug and scale always produce the same rows (name-based UUIDs,
-// a PRNG seeded per row, timestamps from a fixed epoch). Tests use scale 1 as
-// their fixture; scale 100 is the load test (100,000 statements and loads).
+// same tenant slug and scale always produce the same rows (name-based UUIDs
+// over slug/kind/index, a PRNG seeded per row, timestamps from a fixed epoch;
+// time.Now is never read). Tests use scale 1 as their fixture; scale 100 is
+// the load test.
 //
-// Seeded windows (UTC): loads are created 2025-01-01 … 2025-06-29; statements
-// are dated weekly on Fridays 2025-01-03 … 2025-06-20 (25 weeks, the last week
-// still Open/Draft/Generating); locations are created 2023-01-01 … 2024-12-30.
+// Rows per scale N: statements 1000·N (40·N drivers × 25 weeks), loads 1000·N,
+// invoices 120·N, locations 100·N, users 50·N, trailers 30·N, customers 30·N,
+// trucks 40·N, carriers 10·N; 3 subsidiaries, 5 fleets, 4 vendors.
+//
+// Seeded windows (UTC): statements are dated weekly on Fridays 2025-01-03 …
+// 2025-06-20 (the last week still Open/Draft/Generating, never visible);
+// loads are created 2025-01-01 … 2025-06-29; locations 2023-01-01 …
+// 2024-12-30; users 2022-01-01 … 2024-12-31.
+//
+// Writing uses COPY. Where it is safe (a superuser, no trigger or rule of
+// another area on the tables) the per-row foreign-key triggers are skipped as
+// pg_restore --disable-triggers does; the tests check every foreign key.
 package seed
 
 import (

@@ -1,0 +1,96 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Prefix is where the REST compatibility routes live.
+const Prefix = "/api/p/"
+
+// HandlerFunc is a REST handler: it writes a success itself or returns the
+// error that WriteError answers.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Route is one REST endpoint under /api/p/v{version}; Path starts after the
+// version segment ("/invoices").
+type Route struct {
+	Method string
+	Path   string
+	Handle HandlerFunc
+	// Anonymous routes skip the bearer-token check (none of the spec's).
+	Anonymous bool
+}
+
+// Deps are what the REST face calls.
+type Deps struct {
+	Reads *domain.Reads
+	// Extra routes of other areas (document uploads) share the version,
+	// negotiation and error handling of these.
+	Extra []Route
+}
+
+// NewAPI returns the handler of every REST route, mounted at Prefix.
+func NewAPI(d Deps) http.Handler {
+	h := &handlers{reads: d.Reads}
+	routes := append(h.routes(), d.Extra...)
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		pattern := rt.Method + " " + Prefix + "{version}" + rt.Path
+		mux.Handle(pattern, endpoint(pattern, rt))
+	}
+	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
+	mux.Handle(Prefix, notFound(mux))
+	return mux
+}
+
+// endpoint applies the rules common to every route (spec 4): version,
+// media types, bearer token, then the handler.
+func endpoint(pattern string, rt Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SetRoute(r.Context(), pattern)
+		if _, ok := parseVersion(r.PathValue("version")); !ok {
+			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
+			return
+		}
+		if !acceptsJSON(r.Header.Get("Accept")) {
+			WriteProblem(w, r, http.StatusNotAcceptable, "this endpoint answers application/json or application/problem+json only", nil)
+			return
+		}
+		if !rt.Anonymous {
+			if _, err := domain.Authenticated(r.Context()); err != nil {
+				WriteError(w, r, err)
+				return
+			}
+		}
+		if err := rt.Handle(w, r); err != nil {
+			WriteError(w, r, err)
+		}
+	})
+}
+
+// notFound answers every other path under Prefix: 405 when the path exists
+// for other methods, else 404, both as problem+json.
+func notFound(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			probe := r.Clone(context.Background())
+			probe.Method = m
+			if _, p := mux.Handler(probe); p != "" && p != Prefix {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			WriteProblem(w, r, http.StatusMethodNotAllowed, r.Method+" is not allowed here", nil)
+			return
+		}
+		WriteProblem(w, r, http.StatusNotFound, "no such endpoint", nil)
+	})
+}
+
+func quote(s string) string { return `"` + s + `"` }

@@ -1,0 +1,83 @@
+package rest
+
+import (
+	"time"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Request bodies exactly as spec 4.2, 4.5 and 4.6 name their fields; pointers
+// keep "absent" apart from zero so that domain can say which is missing.
+
+type dateRangeBody struct {
+	Start *string `json:"Start"`
+	End   *string `json:"End"`
+}
+
+type statementSearchBody struct {
+	Page               *int           `json:"Page"`
+	PageSize           *int           `json:"PageSize"`
+	StatementDateRange *dateRangeBody `json:"StatementDateRange"`
+	DriverType         *string        `json:"DriverType"`
+	DriverId           *string        `json:"DriverId"` //nolint:revive // the spec's name
+}
+
+func (b statementSearchBody) input() (domain.StatementSearchInput, error) {
+	in := domain.StatementSearchInput{Page: b.Page, PageSize: b.PageSize, DriverType: b.DriverType, DriverID: b.DriverId}
+	r, err := b.StatementDateRange.input("StatementDateRange")
+	in.StatementDateRange = r
+	return in, err
+}
+
+type locationSearchBody struct {
+	Page             *int           `json:"Page"`
+	PageSize         *int           `json:"PageSize"`
+	Status           []string       `json:"Status"`
+	LocationIds      []string       `json:"LocationIds"` //nolint:revive // the spec's name
+	CreatedDateRange *dateRangeBody `json:"CreatedDateRange"`
+}
+
+func (b locationSearchBody) input() (domain.LocationSearchInput, error) {
+	in := domain.LocationSearchInput{Page: b.Page, PageSize: b.PageSize, Status: b.Status, LocationIDs: b.LocationIds}
+	r, err := b.CreatedDateRange.input("CreatedDateRange")
+	in.CreatedDateRange = r
+	return in, err
+}
+
+type userSearchBody struct {
+	Page     *int    `json:"Page"`
+	PageSize *int    `json:"PageSize"`
+	Keyword  *string `json:"Keyword"`
+}
+
+// input parses the bounds; a bound that is not a date-time is named.
+func (b *dateRangeBody) input(field string) (*domain.DateRangeInput, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var v domain.Validation
+	parse := func(name string, s *string) *time.Time {
+		if s == nil {
+			return nil
+		}
+		t, ok := parseDateTime(*s)
+		if !ok {
+			v.Add(field+"."+name, name+" must be an ISO 8601 date-time such as 2025-01-31T00:00:00Z")
+			return nil
+		}
+		return &t
+	}
+	r := &domain.DateRangeInput{Start: parse("Start", b.Start), End: parse("End", b.End)}
+	return r, v.Err()
+}
+
+// parseDateTime reads ISO 8601: RFC 3339 with an offset, or without one (taken
+// as UTC, as the spec's windows are UTC), or a bare date (its UTC midnight).
+func parseDateTime(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}

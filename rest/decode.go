@@ -1,0 +1,91 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// MaxJSONBody bounds every JSON request body (DESIGN.md: bodies are
+// size-limited before they are read).
+const MaxJSONBody = 1 << 20
+
+// decodeJSON reads one JSON object into dst. Unknown fields are refused, as
+// Stripe refuses unknown parameters: a misspelt filter must not silently
+// widen a search. Field names match case-insensitively (encoding/json's rule,
+// also that of the ASP.NET service the routes are compatible with).
+func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	if !isJSONBody(r.Header.Get("Content-Type")) {
+		return &domain.Error{Code: domain.CodeUnsupportedType,
+			Message: "the request body must be application/json (or application/json-patch+json)"}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return bodyError(err)
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return bodyError(err)
+		}
+		return invalidBody("the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+// bodyError turns a decoding failure into a client error naming the field.
+func bodyError(err error) error {
+	var (
+		tooBig *http.MaxBytesError
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return &domain.Error{Code: domain.CodeTooLarge, Message: fmt.Sprintf("the request body exceeds %d bytes", MaxJSONBody)}
+	case errors.Is(err, io.EOF):
+		return invalidBody("a JSON object is required")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalidBody("malformed JSON: the body ends early")
+	case errors.As(err, &syntax):
+		return invalidBody(fmt.Sprintf("malformed JSON at byte %d: %s", syntax.Offset, syntax.Error()))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return invalidBody("the body must be a JSON object")
+		}
+		return fieldError(typ.Field, typ.Field+" must be "+jsonKind(typ.Type.Kind().String()))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return fieldError(name, "unknown field "+name)
+	}
+	return invalidBody("malformed JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch {
+	case strings.HasPrefix(goKind, "int"), strings.HasPrefix(goKind, "uint"):
+		return "an integer"
+	case goKind == "string":
+		return "a string"
+	case goKind == "slice":
+		return "an array"
+	case goKind == "struct", goKind == "map":
+		return "an object"
+	case goKind == "bool":
+		return "a boolean"
+	}
+	return "of another type"
+}
+
+func invalidBody(msg string) error { return fieldError("body", msg) }
+
+func fieldError(field, msg string) error {
+	return &domain.Error{Code: domain.CodeInvalid, Message: "the request has invalid fields", Fields: map[string][]string{field: {msg}}}
+}

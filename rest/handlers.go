@@ -1,0 +1,143 @@
+package rest
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// handlers convert HTTP to domain inputs and back; every rule is domain's.
+type handlers struct{ reads *domain.Reads }
+
+func (h *handlers) routes() []Route {
+	return []Route{
+		{Method: http.MethodGet, Path: "/invoices", Handle: h.invoice},
+		{Method: http.MethodPost, Path: "/driver-settlement-statements/search", Handle: h.searchStatements},
+		{Method: http.MethodGet, Path: "/driver-settlement-statements/{number}", Handle: h.statement},
+		{Method: http.MethodGet, Path: "/trailers", Handle: h.trailers},
+		{Method: http.MethodPost, Path: "/locations/search", Handle: h.searchLocations},
+		{Method: http.MethodPost, Path: "/users/search", Handle: h.searchUsers},
+		{Method: http.MethodGet, Path: "/loads/{loadNumber}", Handle: h.load},
+		{Method: http.MethodGet, Path: "/webhooks/event-types", Handle: h.eventTypes},
+	}
+}
+
+// GET /invoices?id=&invoiceNumber= (spec 4.1).
+func (h *handlers) invoice(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	inv, err := h.reads.Invoice(r.Context(), domain.InvoiceKey{ID: queryParam(q, "id"), Number: queryParam(q, "invoiceNumber")})
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, inv)
+	return nil
+}
+
+// POST /driver-settlement-statements/search (spec 4.2).
+func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) error {
+	var body statementSearchBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	in, err := body.input()
+	if err != nil {
+		return err
+	}
+	page, err := h.reads.SearchStatements(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, envelope(in.Page, in.PageSize, page))
+	return nil
+}
+
+// GET /driver-settlement-statements/{number} (spec 4.3).
+func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
+	n, err := strconv.ParseInt(r.PathValue("number"), 10, 32)
+	if err != nil {
+		return fieldError("number", "number must be a 32-bit integer")
+	}
+	st, err := h.reads.Statement(r.Context(), int32(n))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// GET /trailers (spec 4.4): a bare JSON array. The zero window asks storage
+// for the whole list within its bound.
+func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
+	page, err := h.reads.Trailers(r.Context(), domain.Window{})
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, nonNil(page.Items))
+	return nil
+}
+
+// POST /locations/search (spec 4.5).
+func (h *handlers) searchLocations(w http.ResponseWriter, r *http.Request) error {
+	var body locationSearchBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	in, err := body.input()
+	if err != nil {
+		return err
+	}
+	page, err := h.reads.SearchLocations(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, envelope(in.Page, in.PageSize, page))
+	return nil
+}
+
+// POST /users/search (spec 4.6).
+func (h *handlers) searchUsers(w http.ResponseWriter, r *http.Request) error {
+	var body userSearchBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	in := domain.UserSearchInput{Page: body.Page, PageSize: body.PageSize, Keyword: body.Keyword}
+	page, err := h.reads.SearchUsers(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, envelope(in.Page, in.PageSize, page))
+	return nil
+}
+
+// GET /loads/{loadNumber} (DESIGN.md: the load snapshot of events).
+func (h *handlers) load(w http.ResponseWriter, r *http.Request) error {
+	l, err := h.reads.Load(r.Context(), r.PathValue("loadNumber"))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, l)
+	return nil
+}
+
+// GET /webhooks/event-types (spec 4.8, DESIGN.md: a JSON array of strings).
+func (h *handlers) eventTypes(w http.ResponseWriter, r *http.Request) error {
+	if _, err := domain.Authorize(r.Context(), domain.OpListEventTypes); err != nil {
+		return err
+	}
+	WriteJSON(w, http.StatusOK, domain.EventTypes)
+	return nil
+}
+
+// queryParam returns a query parameter matched case-insensitively (as the
+// ASP.NET service these routes replace binds them), nil when absent.
+func queryParam(q url.Values, name string) *string {
+	for k, v := range q {
+		if strings.EqualFold(k, name) && len(v) > 0 {
+			return &v[0]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/rest"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// Each request leaves one log record with method, route, status, latency,
+// client id and trace id.
+func TestObserverLogsEveryRequest(t *testing.T) {
+	var buf syncBuffer
+	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), prometheus.NewRegistry())
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest.SetRoute(r.Context(), "GET /things/{id}")
+		rest.SetClient(r.Context(), "client-42")
+		if domain.TraceIDFrom(r.Context()) == "" {
+			t.Error("no trace id in the handler's context")
+		}
+		w.WriteHeader(http.StatusTeapot)
+	})
+	srv := httptest.NewServer(obs.Wrap(inner))
+	defer srv.Close()
+	const trace = "0af7651916cd43dd8448eb211c80319c"
+	res, _ := do(t, "GET", srv.URL+"/things/7", map[string]string{"traceparent": "00-" + trace + "-b7ad6b7169203331-01"}, "")
+	if res.StatusCode != http.StatusTeapot {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(buf.String())), &rec); err != nil {
+		t.Fatalf("log %q: %v", buf.String(), err)
+	}
+	want := map[string]any{"msg": "request", "method": "GET", "route": "GET /things/{id}", "path": "/things/7",
+		"status": float64(418), "client_id": "client-42", "trace_id": trace}
+	for k, v := range want {
+		if rec[k] != v {
+			t.Errorf("log %s = %v, want %v", k, rec[k], v)
+		}
+	}
+	if _, ok := rec["latency_ms"].(float64); !ok {
+		t.Errorf("log lacks latency_ms: %v", rec)
+	}
+}
