@@ -10,6 +10,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
@@ -44,3 +45,7 @@ func (r *mutationResolver) UploadCarrierDocument(ctx context.Context, carrierID 
 func (r *tripResolver) Documents(ctx context.Context, obj *domain.Trip) ([]*model.Document, error) {
 	return r.documentsOf(ctx, domain.ParentTrip, obj.ID)
 }
+
+func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
+
+type mutationResolver struct{ *Resolver }

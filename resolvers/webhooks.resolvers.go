@@ -139,11 +139,6 @@ func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode
 	return out, nil
 }
 
-func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
-
 func (r *Resolver) Webhook() generated.WebhookResolver { return &webhookResolver{r} }
 
-type (
-	mutationResolver struct{ *Resolver }
-	webhookResolver  struct{ *Resolver }
-)
+type webhookResolver struct{ *Resolver }

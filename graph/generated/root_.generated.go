@@ -3247,8 +3247,6 @@ type UserEdge {
 }
 `, BuiltIn: false},
 	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks (spec 2.8, 3.1, 6): management with the webhook:manage scope.
-# Mutation has no other owner yet, so it is declared here; when another area
-# declares it, this becomes ` + "`" + `extend type Mutation` + "`" + `.
 
 "A webhook's state (spec 3.1). Active is labelled Connected; FailedVerification behaves as Disabled."
 enum WebhookState {
@@ -3332,7 +3330,7 @@ extend type Query {
   webhook(id: ID!): Webhook @hasScope(scope: "webhook:manage")
 }
 
-type Mutation {
+extend type Mutation {
   "Creates a Pending webhook; no events flow until it is enabled and verified."
   createWebhook(input: CreateWebhookInput!): WebhookWithSecret! @hasScope(scope: "webhook:manage")
   updateWebhook(id: ID!, input: UpdateWebhookInput!): Webhook! @hasScope(scope: "webhook:manage")
