@@ -25,6 +25,8 @@ type App struct {
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
+	// Events is the event bus: load writes, outbox relay, subscription hub.
+	Events *Events
 	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
 	GraphQL *graph.Handler
 	// Webhooks is webhook management and delivery (app/webhooks.go).
@@ -56,6 +58,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := a.wireEvents(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
 	// uploads pass through the same authentication and rate limits.
 	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
@@ -73,7 +79,10 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Run starts the background workers and blocks until ctx ends.
 func (a *App) Run(ctx context.Context) error {
-	a.runWebhooks(ctx)
+	relayDone := make(chan struct{})
+	go func() { defer close(relayDone); _ = a.Events.Relay.Run(ctx) }()
+	a.runWebhooks(ctx) // returns when ctx ends
+	<-relayDone
 	return nil
 }
 

@@ -38,6 +38,9 @@ type Config struct {
 	TokenTTL      time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
+	// SubscriberBuffer is how many events a live subscriber may have pending
+	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
+	SubscriberBuffer int
 	// Rate limits in requests per second (DESIGN.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
@@ -79,6 +82,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: %w", err)
 		}
 		c.DevAllowHTTPWebhooks = b
+	}
+	if v := os.Getenv("HAULGRAPH_SUBSCRIBER_BUFFER"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("HAULGRAPH_SUBSCRIBER_BUFFER: a positive integer, got %q", v)
+		}
+		c.SubscriberBuffer = n
 	}
 	limits, err := uploadLimitsFromEnv()
 	if err != nil {

@@ -18,9 +18,13 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		// Webhooks is wired before GraphQL (app/webhooks.go).
 		Webhooks: a.Webhooks.Service,
 		// Document uploads (GraphQL multipart) and Document.downloadUrl.
-		Documents: a.Documents,
-		Log:       a.Log,
-		Options:   graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+		Documents:     a.Documents,
+		LoadWrites:    a.Events.LoadWrites,
+		Subscriptions: a.Events.Subscriptions,
+		Log:           a.Log,
+		Options:       graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
 	})
+	a.GraphQL.Server.AddTransport(a.websocketTransport())
+	a.GraphQL.Server.AroundResponses(graph.SubscriptionLoaders(reads))
 	mux.Handle("/graphql", auth(a.GraphQL))
 }

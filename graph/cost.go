@@ -115,6 +115,13 @@ func limitErr(code, msg string, ext map[string]any) *gqlerror.Error {
 }
 
 func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if graphql.HasOperationContext(ctx) {
+		if op := graphql.GetOperationContext(ctx).Operation; op != nil && op.Operation == ast.Subscription {
+			// A subscription is charged once, when it starts; each event is a
+			// response of its own and must neither refund nor charge again.
+			return next(ctx)
+		}
+	}
 	resp := next(ctx)
 	st := stateFrom(ctx)
 	if resp == nil || st == nil {

@@ -49,6 +49,9 @@ type Deps struct {
 	// Documents serves the upload mutations (GraphQL multipart request
 	// spec) and Document.downloadUrl; nil leaves uploads off.
 	Documents *domain.Documents
+	// LoadWrites and Subscriptions serve schema/loads.graphqls.
+	LoadWrites    *domain.LoadWrites
+	Subscriptions *domain.Subscriptions
 	// Webhooks is webhook management (schema/webhooks.graphqls).
 	Webhooks *domain.Webhooks
 }
@@ -81,7 +84,8 @@ func NewHandler(deps Deps) *Handler {
 		deps.Log = slog.Default()
 	}
 	es := generated.NewExecutableSchema(generated.Config{
-		Resolvers:  &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents, WebhookService: deps.Webhooks},
+		Resolvers: &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents,
+			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions, WebhookService: deps.Webhooks},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
@@ -45,7 +44,3 @@ func (r *mutationResolver) UploadCarrierDocument(ctx context.Context, carrierID 
 func (r *tripResolver) Documents(ctx context.Context, obj *domain.Trip) ([]*model.Document, error) {
 	return r.documentsOf(ctx, domain.ParentTrip, obj.ID)
 }
-
-func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
-
-type mutationResolver struct{ *Resolver }

@@ -8,5 +8,7 @@ import "github.com/haulgraph/haulgraph/domain"
 type Resolver struct {
 	Reads          *domain.Reads
 	Documents      *domain.Documents
+	LoadWrites     *domain.LoadWrites
+	Subscriptions  *domain.Subscriptions
 	WebhookService *domain.Webhooks
 }

@@ -60,10 +60,8 @@ func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx cont
 		return errors.New("storage: tenant transaction without a tenant")
 	}
 	return db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT set_config('app.tenant_id', ?, true)", tenantID.String()); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE haulgraph_tenant"); err != nil {
+		// One round trip: the tenant and SET LOCAL ROLE (the "role" setting).
+		if _, err := tx.ExecContext(ctx, "SELECT set_config('app.tenant_id', ?, true), set_config('role', 'haulgraph_tenant', true)", tenantID.String()); err != nil {
 			return err
 		}
 		return fn(ctx, tx)

@@ -1871,6 +1871,16 @@ func (ec *executionContext) marshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhau
 	return res
 }
 
+func (ec *executionContext) marshalNLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoad(ctx context.Context, sel ast.SelectionSet, v *domain.Load) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Load(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNLoadStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx context.Context, v any) (domain.LoadStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := domain.LoadStatus(tmp)
@@ -1945,6 +1955,35 @@ func (ec *executionContext) marshalNTrip2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraph
 	return ret
 }
 
+func (ec *executionContext) marshalNTrip2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrip(ctx context.Context, sel ast.SelectionSet, v *domain.Trip) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Trip(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBillingStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐBillingStatus(ctx context.Context, v any) (*domain.BillingStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := domain.BillingStatus(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBillingStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐBillingStatus(ctx context.Context, sel ast.SelectionSet, v *domain.BillingStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
+}
+
 func (ec *executionContext) marshalOCarrier2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCarrier(ctx context.Context, sel ast.SelectionSet, v *domain.Carrier) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -1957,6 +1996,61 @@ func (ec *executionContext) marshalOLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraph
 		return graphql.Null
 	}
 	return ec._Load(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOLoadStatus2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatusᚄ(ctx context.Context, v any) ([]domain.LoadStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]domain.LoadStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNLoadStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOLoadStatus2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.LoadStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLoadStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOLoadStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx context.Context, v any) (*domain.LoadStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := domain.LoadStatus(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOLoadStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx context.Context, sel ast.SelectionSet, v *domain.LoadStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
 }
 
 // endregion ***************************** type.gotpl *****************************

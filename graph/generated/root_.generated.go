@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -30,6 +31,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	SettlementStatement() SettlementStatementResolver
 	Stop() StopResolver
+	Subscription() SubscriptionResolver
 	Trip() TripResolver
 	Webhook() WebhookResolver
 }
@@ -52,6 +54,16 @@ type ComplexityRoot struct {
 		ID        func(childComplexity int) int
 		MCNumber  func(childComplexity int) int
 		Name      func(childComplexity int) int
+	}
+
+	Change struct {
+		Kind   func(childComplexity int) int
+		Target func(childComplexity int) int
+	}
+
+	ChangeTarget struct {
+		ID   func(childComplexity int) int
+		Type func(childComplexity int) int
 	}
 
 	Customer struct {
@@ -83,6 +95,11 @@ type ComplexityRoot struct {
 		Name         func(childComplexity int) int
 		SubsidiaryID func(childComplexity int) int
 		Type         func(childComplexity int) int
+	}
+
+	EventDiff struct {
+		Changes            func(childComplexity int) int
+		PreviousAttributes func(childComplexity int) int
 	}
 
 	Fleet struct {
@@ -170,6 +187,19 @@ type ComplexityRoot struct {
 		Weight         func(childComplexity int) int
 	}
 
+	LoadEvent struct {
+		Data      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+		Type      func(childComplexity int) int
+		Version   func(childComplexity int) int
+	}
+
+	LoadEventData struct {
+		Diff func(childComplexity int) int
+		Load func(childComplexity int) int
+	}
+
 	Location struct {
 		CompanyNumber   func(childComplexity int) int
 		DateCreated     func(childComplexity int) int
@@ -214,12 +244,16 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		ChangeLoadStatus        func(childComplexity int, loadNumber string, status domain.LoadStatus) int
+		CreateLoad              func(childComplexity int, input model.CreateLoadInput) int
 		CreateWebhook           func(childComplexity int, input model.CreateWebhookInput) int
 		DeleteWebhook           func(childComplexity int, id string) int
 		DisableWebhook          func(childComplexity int, id string) int
 		EnableWebhook           func(childComplexity int, id string) int
 		RedeliverEvent          func(childComplexity int, webhookID string, eventID string) int
 		RegenerateWebhookSecret func(childComplexity int, id string, rotationWindow *int) int
+		UpdateLoad              func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
+		UpdateTrip              func(childComplexity int, id string, input model.UpdateTripInput) int
 		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
 		UploadCarrierDocument   func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
 		UploadDriverDocument    func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
@@ -338,6 +372,12 @@ type ComplexityRoot struct {
 		Type             func(childComplexity int) int
 	}
 
+	Subscription struct {
+		LoadChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
+		LoadStatusChanged func(childComplexity int, filter *model.LoadEventFilter) int
+		TripChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
+	}
+
 	Trailer struct {
 		Capacity              func(childComplexity int) int
 		CreatedAt             func(childComplexity int) int
@@ -401,6 +441,20 @@ type ComplexityRoot struct {
 		TrailerID  func(childComplexity int) int
 		TripNumber func(childComplexity int) int
 		TruckID    func(childComplexity int) int
+	}
+
+	TripEvent struct {
+		Data      func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Timestamp func(childComplexity int) int
+		Type      func(childComplexity int) int
+		Version   func(childComplexity int) int
+	}
+
+	TripEventData struct {
+		Diff func(childComplexity int) int
+		Load func(childComplexity int) int
+		Trip func(childComplexity int) int
 	}
 
 	User struct {
@@ -553,6 +607,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Carrier.Name(childComplexity), true
 
+	case "Change.kind":
+		if e.ComplexityRoot.Change.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Kind(childComplexity), true
+	case "Change.target":
+		if e.ComplexityRoot.Change.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Target(childComplexity), true
+
+	case "ChangeTarget.id":
+		if e.ComplexityRoot.ChangeTarget.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeTarget.ID(childComplexity), true
+	case "ChangeTarget.type":
+		if e.ComplexityRoot.ChangeTarget.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeTarget.Type(childComplexity), true
+
 	case "Customer.billingAddress":
 		if e.ComplexityRoot.Customer.BillingAddress == nil {
 			break
@@ -687,6 +767,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Driver.Type(childComplexity), true
+
+	case "EventDiff.changes":
+		if e.ComplexityRoot.EventDiff.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDiff.Changes(childComplexity), true
+	case "EventDiff.previousAttributes":
+		if e.ComplexityRoot.EventDiff.PreviousAttributes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDiff.PreviousAttributes(childComplexity), true
 
 	case "Fleet.id":
 		if e.ComplexityRoot.Fleet.ID == nil {
@@ -1079,6 +1172,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Load.Weight(childComplexity), true
 
+	case "LoadEvent.data":
+		if e.ComplexityRoot.LoadEvent.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Data(childComplexity), true
+	case "LoadEvent.id":
+		if e.ComplexityRoot.LoadEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.ID(childComplexity), true
+	case "LoadEvent.timestamp":
+		if e.ComplexityRoot.LoadEvent.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Timestamp(childComplexity), true
+	case "LoadEvent.type":
+		if e.ComplexityRoot.LoadEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Type(childComplexity), true
+	case "LoadEvent.version":
+		if e.ComplexityRoot.LoadEvent.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Version(childComplexity), true
+
+	case "LoadEventData.diff":
+		if e.ComplexityRoot.LoadEventData.Diff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEventData.Diff(childComplexity), true
+	case "LoadEventData.load":
+		if e.ComplexityRoot.LoadEventData.Load == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEventData.Load(childComplexity), true
+
 	case "Location.companyNumber":
 		if e.ComplexityRoot.Location.CompanyNumber == nil {
 			break
@@ -1252,6 +1389,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Money.Currency(childComplexity), true
 
+	case "Mutation.changeLoadStatus":
+		if e.ComplexityRoot.Mutation.ChangeLoadStatus == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_changeLoadStatus_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ChangeLoadStatus(childComplexity, args["loadNumber"].(string), args["status"].(domain.LoadStatus)), true
+	case "Mutation.createLoad":
+		if e.ComplexityRoot.Mutation.CreateLoad == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createLoad_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateLoad(childComplexity, args["input"].(model.CreateLoadInput)), true
 	case "Mutation.createWebhook":
 		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
 			break
@@ -1318,6 +1477,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegenerateWebhookSecret(childComplexity, args["id"].(string), args["rotationWindow"].(*int)), true
+	case "Mutation.updateLoad":
+		if e.ComplexityRoot.Mutation.UpdateLoad == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateLoad_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateLoad(childComplexity, args["loadNumber"].(string), args["input"].(model.UpdateLoadInput)), true
+	case "Mutation.updateTrip":
+		if e.ComplexityRoot.Mutation.UpdateTrip == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateTrip_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateTrip(childComplexity, args["id"].(string), args["input"].(model.UpdateTripInput)), true
 	case "Mutation.updateWebhook":
 		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
 			break
@@ -1911,6 +2092,40 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Stop.Type(childComplexity), true
 
+	case "Subscription.loadChanged":
+		if e.ComplexityRoot.Subscription.LoadChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_loadChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.LoadChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+	case "Subscription.loadStatusChanged":
+		if e.ComplexityRoot.Subscription.LoadStatusChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_loadStatusChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.LoadStatusChanged(childComplexity, args["filter"].(*model.LoadEventFilter)), true
+	case "Subscription.tripChanged":
+		if e.ComplexityRoot.Subscription.TripChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_tripChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.TripChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+
 	case "Trailer.capacity":
 		if e.ComplexityRoot.Trailer.Capacity == nil {
 			break
@@ -2198,6 +2413,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Trip.TruckID(childComplexity), true
+
+	case "TripEvent.data":
+		if e.ComplexityRoot.TripEvent.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Data(childComplexity), true
+	case "TripEvent.id":
+		if e.ComplexityRoot.TripEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.ID(childComplexity), true
+	case "TripEvent.timestamp":
+		if e.ComplexityRoot.TripEvent.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Timestamp(childComplexity), true
+	case "TripEvent.type":
+		if e.ComplexityRoot.TripEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Type(childComplexity), true
+	case "TripEvent.version":
+		if e.ComplexityRoot.TripEvent.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Version(childComplexity), true
+
+	case "TripEventData.diff":
+		if e.ComplexityRoot.TripEventData.Diff == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEventData.Diff(childComplexity), true
+	case "TripEventData.load":
+		if e.ComplexityRoot.TripEventData.Load == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEventData.Load(childComplexity), true
+	case "TripEventData.trip":
+		if e.ComplexityRoot.TripEventData.Trip == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEventData.Trip(childComplexity), true
 
 	case "User.companyCode":
 		if e.ComplexityRoot.User.CompanyCode == nil {
@@ -2550,10 +2815,18 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputAddressInput,
+		ec.unmarshalInputCreateLoadInput,
 		ec.unmarshalInputCreateWebhookInput,
 		ec.unmarshalInputDateTimeRange,
+		ec.unmarshalInputLoadEventFilter,
 		ec.unmarshalInputLocationFilter,
+		ec.unmarshalInputMoneyInput,
 		ec.unmarshalInputStatementFilter,
+		ec.unmarshalInputStopInput,
+		ec.unmarshalInputTripInput,
+		ec.unmarshalInputUpdateLoadInput,
+		ec.unmarshalInputUpdateTripInput,
 		ec.unmarshalInputUpdateWebhookInput,
 	)
 	first := true
@@ -2598,6 +2871,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{
@@ -2910,6 +3200,173 @@ type Carrier {
   name: String!
   mcNumber: String!
   dotNumber: String!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/loads.graphqls", Input: `# Load and trip writes, and live subscriptions to the events they emit
+# (spec 6.1, 6.3, 6.4; DESIGN.md "Events"). Every write commits with its
+# events in the outbox; subscriptions receive them from every instance.
+
+"An amount as sent; currency defaults to 840 (USD)."
+input MoneyInput {
+  amount: Decimal!
+  currency: Int
+}
+
+input AddressInput {
+  street: String
+  city: String
+  state: String
+  zipCode: String
+}
+
+"One stop; its sequence is its position in the list."
+input StopInput {
+  type: StopType!
+  locationId: ID
+  name: String
+  address: AddressInput
+  appointmentStart: DateTime
+  appointmentEnd: DateTime
+  arrivedAt: DateTime
+  departedAt: DateTime
+}
+
+"A trip created with its load."
+input TripInput {
+  tripNumber: String!
+  driverIds: [ID!]
+  truckId: ID
+  trailerId: ID
+  carrierId: ID
+}
+
+input CreateLoadInput {
+  loadNumber: String!
+  "Open (default), Quoted or Reserved."
+  status: LoadStatus
+  "Released by default."
+  billingStatus: BillingStatus
+  subsidiaryId: ID!
+  customerId: ID
+  orderNumber: String
+  poNumber: String
+  source: String
+  rate: MoneyInput
+  weight: Decimal
+  commodity: String
+  equipmentType: String
+  "1 to 100 stops."
+  stops: [StopInput!]!
+  "At most 20 trips."
+  trips: [TripInput!]
+}
+
+"Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus."
+input UpdateLoadInput {
+  billingStatus: BillingStatus
+  "An empty string clears the customer."
+  customerId: ID
+  orderNumber: String
+  poNumber: String
+  source: String
+  rate: MoneyInput
+  weight: Decimal
+  commodity: String
+  equipmentType: String
+  stops: [StopInput!]
+}
+
+"Assignments of a trip; fields left out keep their value, an empty string clears an id."
+input UpdateTripInput {
+  driverIds: [ID!]
+  truckId: ID
+  trailerId: ID
+  carrierId: ID
+}
+
+type Mutation {
+  "Creates a load with its stops (and trips); emits load.changed without a diff."
+  createLoad(input: CreateLoadInput!): Load! @hasScope(scope: "load:create")
+  "Changes a load's rate and other fields; emits load.changed with a diff."
+  updateLoad(loadNumber: String!, input: UpdateLoadInput!): Load! @hasScope(scope: "load:update")
+  "Moves a load along the status transition table; emits load.changed and load.status.changed. An invalid transition is BAD_USER_INPUT naming the allowed next statuses."
+  changeLoadStatus(loadNumber: String!, status: LoadStatus!): Load! @hasScope(scope: "load:update")
+  "Assigns a trip's drivers, truck, trailer or carrier; emits trip.changed."
+  updateTrip(id: ID!, input: UpdateTripInput!): Trip! @hasScope(scope: "trip:update")
+}
+
+"Which events a subscription receives; every list left out matches all. Only the caller's tenant is ever seen."
+input LoadEventFilter {
+  "At most 100."
+  loadNumbers: [String!]
+  "The load's status after the write."
+  statuses: [LoadStatus!]
+  subsidiaryId: ID
+}
+
+"A data.diff.changes entry (spec 6.4)."
+type Change {
+  "StatusChanged, RateChanged or FieldChanged."
+  kind: String!
+  "For FieldChanged: {type: Field, id: <field name>}."
+  target: ChangeTarget
+}
+
+type ChangeTarget {
+  type: String!
+  id: String!
+}
+
+"A JSON object."
+scalar Map
+
+type EventDiff {
+  changes: [Change!]!
+  "Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true."
+  previousAttributes: Map
+}
+
+type LoadEventData {
+  "The load after the write: the snapshot of the load read endpoint."
+  load: Load!
+  "Absent on creation and on load.status.changed."
+  diff: EventDiff
+}
+
+"A load event: the envelope of spec 6.3."
+type LoadEvent {
+  "<uuid>-0 for load.changed, <uuid>-1 for load.status.changed."
+  id: String!
+  type: String!
+  "ISO 8601 with offset."
+  timestamp: String!
+  version: String!
+  data: LoadEventData!
+}
+
+type TripEventData {
+  trip: Trip!
+  "The trip's load after the write."
+  load: Load!
+  diff: EventDiff
+}
+
+"A trip.changed event."
+type TripEvent {
+  id: String!
+  type: String!
+  timestamp: String!
+  version: String!
+  data: TripEventData!
+}
+
+type Subscription {
+  "load.changed events (load:read)."
+  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): LoadEvent!
+  "load.status.changed events (load:read)."
+  loadStatusChanged(filter: LoadEventFilter): LoadEvent!
+  "trip.changed events (trip:read)."
+  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): TripEvent!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/locations.graphqls", Input: `# Locations (spec 2.5, 4.5).
@@ -3382,6 +3839,26 @@ func (ec *executionContext) childFields_Carrier(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Carrier", field.Name)
 }
 
+func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Change_kind(ctx, field)
+	case "target":
+		return ec.fieldContext_Change_target(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Change", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeTarget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ChangeTarget_type(ctx, field)
+	case "id":
+		return ec.fieldContext_ChangeTarget_id(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeTarget", field.Name)
+}
+
 func (ec *executionContext) childFields_Customer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3442,6 +3919,16 @@ func (ec *executionContext) childFields_Driver(ctx context.Context, field graphq
 		return ec.fieldContext_Driver_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Driver", field.Name)
+}
+
+func (ec *executionContext) childFields_EventDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changes":
+		return ec.fieldContext_EventDiff_changes(ctx, field)
+	case "previousAttributes":
+		return ec.fieldContext_EventDiff_previousAttributes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventDiff", field.Name)
 }
 
 func (ec *executionContext) childFields_Fleet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3612,6 +4099,32 @@ func (ec *executionContext) childFields_Load(ctx context.Context, field graphql.
 		return ec.fieldContext_Load_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Load", field.Name)
+}
+
+func (ec *executionContext) childFields_LoadEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_LoadEvent_id(ctx, field)
+	case "type":
+		return ec.fieldContext_LoadEvent_type(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_LoadEvent_timestamp(ctx, field)
+	case "version":
+		return ec.fieldContext_LoadEvent_version(ctx, field)
+	case "data":
+		return ec.fieldContext_LoadEvent_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoadEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_LoadEventData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "load":
+		return ec.fieldContext_LoadEventData_load(ctx, field)
+	case "diff":
+		return ec.fieldContext_LoadEventData_diff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoadEventData", field.Name)
 }
 
 func (ec *executionContext) childFields_Location(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4024,6 +4537,34 @@ func (ec *executionContext) childFields_Trip(ctx context.Context, field graphql.
 		return ec.fieldContext_Trip_documents(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Trip", field.Name)
+}
+
+func (ec *executionContext) childFields_TripEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_TripEvent_id(ctx, field)
+	case "type":
+		return ec.fieldContext_TripEvent_type(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_TripEvent_timestamp(ctx, field)
+	case "version":
+		return ec.fieldContext_TripEvent_version(ctx, field)
+	case "data":
+		return ec.fieldContext_TripEvent_data(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TripEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_TripEventData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "trip":
+		return ec.fieldContext_TripEventData_trip(ctx, field)
+	case "load":
+		return ec.fieldContext_TripEventData_load(ctx, field)
+	case "diff":
+		return ec.fieldContext_TripEventData_diff(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TripEventData", field.Name)
 }
 
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -6,7 +6,36 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/shopspring/decimal"
 )
+
+type AddressInput struct {
+	Street  *string `json:"street,omitempty"`
+	City    *string `json:"city,omitempty"`
+	State   *string `json:"state,omitempty"`
+	ZipCode *string `json:"zipCode,omitempty"`
+}
+
+type CreateLoadInput struct {
+	LoadNumber string `json:"loadNumber"`
+	// Open (default), Quoted or Reserved.
+	Status *domain.LoadStatus `json:"status,omitempty"`
+	// Released by default.
+	BillingStatus *domain.BillingStatus `json:"billingStatus,omitempty"`
+	SubsidiaryID  string                `json:"subsidiaryId"`
+	CustomerID    *string               `json:"customerId,omitempty"`
+	OrderNumber   *string               `json:"orderNumber,omitempty"`
+	PoNumber      *string               `json:"poNumber,omitempty"`
+	Source        *string               `json:"source,omitempty"`
+	Rate          *MoneyInput           `json:"rate,omitempty"`
+	Weight        *decimal.Decimal      `json:"weight,omitempty"`
+	Commodity     *string               `json:"commodity,omitempty"`
+	EquipmentType *string               `json:"equipmentType,omitempty"`
+	// 1 to 100 stops.
+	Stops []*StopInput `json:"stops"`
+	// At most 20 trips.
+	Trips []*TripInput `json:"trips,omitempty"`
+}
 
 // Fields are optional in the schema so that missing ones come back as field-level validation errors.
 type CreateWebhookInput struct {
@@ -43,6 +72,39 @@ type Document struct {
 	DownloadURL string `json:"downloadUrl"`
 }
 
+type EventDiff struct {
+	Changes []*domain.Change `json:"changes"`
+	// Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true.
+	PreviousAttributes map[string]any `json:"previousAttributes,omitempty"`
+}
+
+// A load event: the envelope of spec 6.3.
+type LoadEvent struct {
+	// <uuid>-0 for load.changed, <uuid>-1 for load.status.changed.
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	// ISO 8601 with offset.
+	Timestamp string         `json:"timestamp"`
+	Version   string         `json:"version"`
+	Data      *LoadEventData `json:"data"`
+}
+
+type LoadEventData struct {
+	// The load after the write: the snapshot of the load read endpoint.
+	Load *domain.Load `json:"load"`
+	// Absent on creation and on load.status.changed.
+	Diff *EventDiff `json:"diff,omitempty"`
+}
+
+// Which events a subscription receives; every list left out matches all. Only the caller's tenant is ever seen.
+type LoadEventFilter struct {
+	// At most 100.
+	LoadNumbers []string `json:"loadNumbers,omitempty"`
+	// The load's status after the write.
+	Statuses     []domain.LoadStatus `json:"statuses,omitempty"`
+	SubsidiaryID *string             `json:"subsidiaryId,omitempty"`
+}
+
 type LocationConnection struct {
 	Page       *int               `json:"page,omitempty"`
 	PageSize   int                `json:"pageSize"`
@@ -65,6 +127,12 @@ type LocationFilter struct {
 	LocationIds []string `json:"locationIds,omitempty"`
 	// Inclusive UTC creation window; either bound may be omitted.
 	CreatedDateRange *DateTimeRange `json:"createdDateRange,omitempty"`
+}
+
+// An amount as sent; currency defaults to 840 (USD).
+type MoneyInput struct {
+	Amount   decimal.Decimal `json:"amount"`
+	Currency *int            `json:"currency,omitempty"`
 }
 
 type Mutation struct {
@@ -107,6 +175,21 @@ type StatementFilter struct {
 	DriverID *string `json:"driverId,omitempty"`
 }
 
+// One stop; its sequence is its position in the list.
+type StopInput struct {
+	Type             domain.StopType `json:"type"`
+	LocationID       *string         `json:"locationId,omitempty"`
+	Name             *string         `json:"name,omitempty"`
+	Address          *AddressInput   `json:"address,omitempty"`
+	AppointmentStart *time.Time      `json:"appointmentStart,omitempty"`
+	AppointmentEnd   *time.Time      `json:"appointmentEnd,omitempty"`
+	ArrivedAt        *time.Time      `json:"arrivedAt,omitempty"`
+	DepartedAt       *time.Time      `json:"departedAt,omitempty"`
+}
+
+type Subscription struct {
+}
+
 type TrailerConnection struct {
 	Page       *int              `json:"page,omitempty"`
 	PageSize   int               `json:"pageSize"`
@@ -120,6 +203,54 @@ type TrailerConnection struct {
 type TrailerEdge struct {
 	Cursor string          `json:"cursor"`
 	Node   *domain.Trailer `json:"node"`
+}
+
+// A trip.changed event.
+type TripEvent struct {
+	ID        string         `json:"id"`
+	Type      string         `json:"type"`
+	Timestamp string         `json:"timestamp"`
+	Version   string         `json:"version"`
+	Data      *TripEventData `json:"data"`
+}
+
+type TripEventData struct {
+	Trip *domain.Trip `json:"trip"`
+	// The trip's load after the write.
+	Load *domain.Load `json:"load"`
+	Diff *EventDiff   `json:"diff,omitempty"`
+}
+
+// A trip created with its load.
+type TripInput struct {
+	TripNumber string   `json:"tripNumber"`
+	DriverIds  []string `json:"driverIds,omitempty"`
+	TruckID    *string  `json:"truckId,omitempty"`
+	TrailerID  *string  `json:"trailerId,omitempty"`
+	CarrierID  *string  `json:"carrierId,omitempty"`
+}
+
+// Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus.
+type UpdateLoadInput struct {
+	BillingStatus *domain.BillingStatus `json:"billingStatus,omitempty"`
+	// An empty string clears the customer.
+	CustomerID    *string          `json:"customerId,omitempty"`
+	OrderNumber   *string          `json:"orderNumber,omitempty"`
+	PoNumber      *string          `json:"poNumber,omitempty"`
+	Source        *string          `json:"source,omitempty"`
+	Rate          *MoneyInput      `json:"rate,omitempty"`
+	Weight        *decimal.Decimal `json:"weight,omitempty"`
+	Commodity     *string          `json:"commodity,omitempty"`
+	EquipmentType *string          `json:"equipmentType,omitempty"`
+	Stops         []*StopInput     `json:"stops,omitempty"`
+}
+
+// Assignments of a trip; fields left out keep their value, an empty string clears an id.
+type UpdateTripInput struct {
+	DriverIds []string `json:"driverIds,omitempty"`
+	TruckID   *string  `json:"truckId,omitempty"`
+	TrailerID *string  `json:"trailerId,omitempty"`
+	CarrierID *string  `json:"carrierId,omitempty"`
 }
 
 // Only the given fields change. A URL change on an Active webhook re-verifies it.

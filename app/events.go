@@ -1,0 +1,44 @@
+package app
+
+import (
+	"context"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/events"
+	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// Events is this instance's part of the event bus: load and trip writes
+// (which commit their events to the outbox), the relay tailing the outbox,
+// and the hub of live subscriptions.
+type Events struct {
+	LoadWrites    *domain.LoadWrites
+	Subscriptions *domain.Subscriptions
+	Hub           *events.Hub
+	// Relay.Wake() wakes durable consumers (webhook delivery) on new events.
+	Relay *events.Relay
+}
+
+// wireEvents builds the bus and positions the relay at the outbox head before
+// the instance serves, so every write accepted afterwards reaches its hub.
+func (a *App) wireEvents(ctx context.Context) error {
+	hub := events.NewHub()
+	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Pool: a.DB.Pool, Hub: hub, Log: a.Log}
+	if err := relay.Position(ctx); err != nil {
+		return err
+	}
+	a.Events = &Events{
+		LoadWrites:    &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
+		Subscriptions: &domain.Subscriptions{Stream: hub, Buffer: a.Config.SubscriberBuffer},
+		Hub:           hub,
+		Relay:         relay,
+	}
+	return nil
+}
+
+// websocketTransport is GraphQL's WebSocket transport (subscriptions), whose
+// connection_init tokens are verified like HTTP ones.
+func (a *App) websocketTransport() graph.WebsocketTransport {
+	return graph.NewWebsocket(graph.WebsocketOptions{Verify: a.Auth.VerifyToken})
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"runtime"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// serverStats is what the parent reads from the measured server process.
+type serverStats struct {
+	Subscribers int64  `json:"subscribers"`
+	Evictions   int64  `json:"evictions"`
+	HeapInuse   uint64 `json:"heapInuse"`
+	StackInuse  uint64 `json:"stackInuse"`
+	Goroutines  int    `json:"goroutines"`
+}
+
+// ready is the line the server process prints once it serves.
+type ready struct {
+	URL, ClientID, Secret, Subsidiary string
+}
+
+// serve runs one real HaulGraph instance (the process the benchmark
+// measures) with a fresh tenant and client, plus GET /bench/stats.
+func serve(ctx context.Context) error {
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	cfg.Addr = ln.Addr().String()
+	cfg.PublicURL = "http://" + cfg.Addr
+	// One client drives the whole burst: the per-client request rate limit
+	// would measure itself, not the bus.
+	cfg.ClientRateLimit, cfg.TenantRateLimit = 1e6, 1e6
+	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	tenant, sub := uuid.New(), uuid.New()
+	err = a.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, ?, 'Bench')", tenant, "bench-"+tenant.String()[:8]); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'Bench Main')", sub, tenant)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	client, secret, err := a.Auth.CreateClient(ctx, tenant, auth.ClientSpec{Name: "bench",
+		Scopes: []domain.Scope{domain.ScopeLoadRead, domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", a.Handler())
+	mux.HandleFunc("GET /debug/pprof/heap", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /bench/stats", func(w http.ResponseWriter, _ *http.Request) {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		_ = json.NewEncoder(w).Encode(serverStats{Subscribers: a.Events.Hub.Subscribers(), Evictions: a.Events.Hub.Evictions(),
+			HeapInuse: m.HeapInuse, StackInuse: m.StackInuse, Goroutines: runtime.NumGoroutine()})
+	})
+	go func() { _ = a.Run(ctx) }()
+	srv := &http.Server{Handler: mux}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	line, _ := json.Marshal(ready{URL: cfg.PublicURL, ClientID: client.ClientID, Secret: secret, Subsidiary: sub.String()})
+	fmt.Fprintln(os.Stdout, string(line))
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,632 @@
+package domain
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Limits on load writes (DESIGN.md: every input is bounded).
+const (
+	MaxLoadStops    = 100
+	MaxLoadTrips    = 20
+	MaxTripDrivers  = 4
+	maxLoadText     = 200
+	maxLoadNumber   = 64
+	maxMoneyDigits  = 12 // numeric(14,2): 12 integer digits
+	maxWeightDigits = 10 // numeric(12,2)
+)
+
+// MoneyInput is an amount as sent; Currency defaults to USD.
+type MoneyInput struct {
+	Amount   decimal.Decimal
+	Currency *int
+}
+
+// StopInput is one stop of a load as sent; its Sequence is its position.
+type StopInput struct {
+	Type             string
+	LocationID       *string
+	Name             string
+	Address          Address
+	AppointmentStart *time.Time
+	AppointmentEnd   *time.Time
+	ArrivedAt        *time.Time
+	DepartedAt       *time.Time
+}
+
+// TripInput is a trip created with its load.
+type TripInput struct {
+	TripNumber string
+	DriverIDs  []string
+	TruckID    *string
+	TrailerID  *string
+	CarrierID  *string
+}
+
+// LoadInput is createLoad's input (nil = absent).
+type LoadInput struct {
+	LoadNumber    string
+	Status        *string
+	BillingStatus *string
+	SubsidiaryID  string
+	CustomerID    *string
+	OrderNumber   *string
+	PONumber      *string
+	Source        *string
+	Rate          *MoneyInput
+	Weight        *decimal.Decimal
+	Commodity     *string
+	EquipmentType *string
+	Stops         []StopInput
+	Trips         []TripInput
+}
+
+// LoadPatch is updateLoad's input: nil leaves a field as it is; Stops, when
+// given, replaces every stop.
+type LoadPatch struct {
+	BillingStatus *string
+	CustomerID    *string
+	OrderNumber   *string
+	PONumber      *string
+	Source        *string
+	Rate          *MoneyInput
+	Weight        *decimal.Decimal
+	Commodity     *string
+	EquipmentType *string
+	Stops         []StopInput
+}
+
+// TripPatch is updateTrip's input: assign drivers, truck, trailer or carrier.
+type TripPatch struct {
+	DriverIDs []string
+	TruckID   *string
+	TrailerID *string
+	CarrierID *string
+}
+
+// Ref is a reference a write makes to another record of the tenant; storage
+// reports the ones that do not exist for the tenant.
+type Ref struct {
+	Table string // subsidiaries, customers, locations, drivers, trucks, trailers, carriers
+	ID    uuid.UUID
+	Field string // the input path, for the validation error
+}
+
+// LoadWriteStore is the storage port of load and trip writes: fn runs in one
+// tenant transaction, so the write and its outbox events commit together.
+type LoadWriteStore interface {
+	WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx LoadWriteTx) error) error
+}
+
+// LoadWriteTx is what a write may do inside its transaction.
+type LoadWriteTx interface {
+	// LoadForUpdate locks the load and returns its snapshot (NotFound if absent).
+	LoadForUpdate(ctx context.Context, loadNumber string) (*Load, error)
+	// TripForUpdate locks the trip's load and returns the trip (NotFound if absent).
+	TripForUpdate(ctx context.Context, id uuid.UUID) (*Trip, error)
+	// LoadSnapshot reads the snapshot of a load by id.
+	LoadSnapshot(ctx context.Context, id uuid.UUID) (*Load, error)
+	MissingRefs(ctx context.Context, refs []Ref) ([]Ref, error)
+	// InsertLoad stores a new load with its stops and trips (CONFLICT when the
+	// load number is taken).
+	InsertLoad(ctx context.Context, l *Load) error
+	// UpdateLoad stores the load's own fields, and its stops when replaceStops.
+	UpdateLoad(ctx context.Context, l *Load, replaceStops bool) error
+	UpdateTrip(ctx context.Context, t *Trip) error
+	AppendEvents(ctx context.Context, events []Event) error
+}
+
+// LoadWrites is the write service of loads and trips: it authorizes, validates,
+// applies the transition table, and emits the events of each write.
+type LoadWrites struct {
+	Store LoadWriteStore
+	Now   func() time.Time
+}
+
+func (s *LoadWrites) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// CreateLoad stores a new load and emits load.changed without a diff.
+func (s *LoadWrites) CreateLoad(ctx context.Context, in LoadInput) (*Load, error) {
+	p, err := Authorize(ctx, OpCreateLoad)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	l, refs, err := in.validate(now)
+	if err != nil {
+		return nil, err
+	}
+	var out *Load
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+		if err := checkRefs(ctx, tx, refs); err != nil {
+			return err
+		}
+		if err := tx.InsertLoad(ctx, l); err != nil {
+			return err
+		}
+		if out, err = tx.LoadSnapshot(ctx, l.ID); err != nil {
+			return err
+		}
+		return emitLoad(ctx, tx, now, p.TenantID, nil, out)
+	})
+	return out, err
+}
+
+// UpdateLoad changes a load's rate and other fields (not its status).
+func (s *LoadWrites) UpdateLoad(ctx context.Context, loadNumber string, patch LoadPatch) (*Load, error) {
+	p, err := Authorize(ctx, OpUpdateLoad)
+	if err != nil {
+		return nil, err
+	}
+	number, err := validLoadNumber(loadNumber)
+	if err != nil {
+		return nil, err
+	}
+	var v Validation
+	stops, refs := patch.validate(&v)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	var out *Load
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+		before, err := tx.LoadForUpdate(ctx, number)
+		if err != nil {
+			return err
+		}
+		if err := checkRefs(ctx, tx, refs); err != nil {
+			return err
+		}
+		next := *before
+		patch.apply(&next, stops)
+		next.UpdatedAt = now
+		if err := tx.UpdateLoad(ctx, &next, patch.Stops != nil); err != nil {
+			return err
+		}
+		if out, err = tx.LoadSnapshot(ctx, before.ID); err != nil {
+			return err
+		}
+		return emitLoad(ctx, tx, now, p.TenantID, before, out)
+	})
+	return out, err
+}
+
+// ChangeLoadStatus moves a load along the transition table.
+func (s *LoadWrites) ChangeLoadStatus(ctx context.Context, loadNumber, status string) (*Load, error) {
+	p, err := Authorize(ctx, OpUpdateLoad)
+	if err != nil {
+		return nil, err
+	}
+	number, err := validLoadNumber(loadNumber)
+	if err != nil {
+		return nil, err
+	}
+	to := LoadStatus(strings.TrimSpace(status))
+	if !slices.Contains(LoadStatuses, to) {
+		return nil, CheckLoadTransition(LoadOpen, to) // the unknown-status error
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	var out *Load
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+		before, err := tx.LoadForUpdate(ctx, number)
+		if err != nil {
+			return err
+		}
+		if err := CheckLoadTransition(before.Status, to); err != nil {
+			return err
+		}
+		next := *before
+		next.Status, next.UpdatedAt = to, now
+		if err := tx.UpdateLoad(ctx, &next, false); err != nil {
+			return err
+		}
+		if out, err = tx.LoadSnapshot(ctx, before.ID); err != nil {
+			return err
+		}
+		return emitLoad(ctx, tx, now, p.TenantID, before, out)
+	})
+	return out, err
+}
+
+// UpdateTrip assigns a trip's drivers, truck, trailer or carrier and emits
+// trip.changed.
+func (s *LoadWrites) UpdateTrip(ctx context.Context, id string, patch TripPatch) (*Trip, error) {
+	p, err := Authorize(ctx, OpUpdateTrip)
+	if err != nil {
+		return nil, err
+	}
+	var v Validation
+	tripID, err := uuid.Parse(strings.TrimSpace(id))
+	if err != nil {
+		v.Add("id", "id must be a UUID")
+	}
+	drivers, refs := patch.validate(&v)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	var out *Trip
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+		before, err := tx.TripForUpdate(ctx, tripID)
+		if err != nil {
+			return err
+		}
+		if err := checkRefs(ctx, tx, refs); err != nil {
+			return err
+		}
+		next := *before
+		if patch.DriverIDs != nil {
+			next.DriverIDs = drivers
+		}
+		setRef(&next.TruckID, patch.TruckID)
+		setRef(&next.TrailerID, patch.TrailerID)
+		setRef(&next.CarrierID, patch.CarrierID)
+		if err := tx.UpdateTrip(ctx, &next); err != nil {
+			return err
+		}
+		load, err := tx.LoadSnapshot(ctx, before.LoadID)
+		if err != nil {
+			return err
+		}
+		for i := range load.Trips {
+			if load.Trips[i].ID == tripID {
+				out = &load.Trips[i]
+			}
+		}
+		if out == nil {
+			return NotFound("trip %s not found", tripID)
+		}
+		events, err := TripEvents(uuid.New(), now, p.TenantID, before, out, load)
+		if err != nil {
+			return err
+		}
+		return tx.AppendEvents(ctx, events)
+	})
+	return out, err
+}
+
+func emitLoad(ctx context.Context, tx LoadWriteTx, now time.Time, tenant uuid.UUID, before, after *Load) error {
+	events, err := LoadEvents(uuid.New(), now, tenant, before, after)
+	if err != nil {
+		return err
+	}
+	return tx.AppendEvents(ctx, events)
+}
+
+func checkRefs(ctx context.Context, tx LoadWriteTx, refs []Ref) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	missing, err := tx.MissingRefs(ctx, refs)
+	if err != nil {
+		return err
+	}
+	var v Validation
+	for _, r := range missing {
+		v.Add(r.Field, "no such record: "+r.ID.String())
+	}
+	return v.Err()
+}
+
+// setRef applies an optional reference: absent keeps, "" clears, else sets
+// (the value was validated as a UUID before).
+func setRef(dst **uuid.UUID, in *string) {
+	if in == nil {
+		return
+	}
+	if strings.TrimSpace(*in) == "" {
+		*dst = nil
+		return
+	}
+	id := uuid.MustParse(strings.TrimSpace(*in))
+	*dst = &id
+}
+
+func validLoadNumber(s string) (string, error) {
+	n := strings.TrimSpace(s)
+	if n == "" || len(n) > maxLoadNumber {
+		return "", &Error{Code: CodeInvalid, Message: "invalid load number",
+			Fields: map[string][]string{"loadNumber": {"loadNumber must be 1 to 64 characters"}}}
+	}
+	return n, nil
+}
+
+// validate turns the input into a new load (ids assigned) and the references
+// it makes.
+func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
+	var v Validation
+	var refs []Ref
+	l := &Load{ID: uuid.New(), Status: LoadOpen, BillingStatus: "Released", CreatedAt: now, UpdatedAt: now,
+		Rate: NewMoney(decimal.Zero, USD), Stops: []Stop{}, Trips: []Trip{}}
+	l.LoadNumber = strings.TrimSpace(in.LoadNumber)
+	if l.LoadNumber == "" || len(l.LoadNumber) > maxLoadNumber {
+		v.Add("LoadNumber", "LoadNumber must be 1 to 64 characters")
+	}
+	if in.Status != nil {
+		l.Status = LoadStatus(*in.Status)
+		if !slices.Contains(initialLoadStatuses, l.Status) {
+			v.Add("Status", "a load is created as one of "+joinStatuses(initialLoadStatuses))
+		}
+	}
+	if in.BillingStatus != nil {
+		l.BillingStatus = validBilling(&v, *in.BillingStatus)
+	}
+	if id := uuidField(&v, "SubsidiaryId", in.SubsidiaryID, true); id != nil {
+		l.SubsidiaryID = *id
+		refs = append(refs, Ref{Table: "subsidiaries", ID: *id, Field: "SubsidiaryId"})
+	}
+	if in.CustomerID != nil {
+		if l.CustomerID = uuidField(&v, "CustomerId", *in.CustomerID, false); l.CustomerID != nil {
+			refs = append(refs, Ref{Table: "customers", ID: *l.CustomerID, Field: "CustomerId"})
+		}
+	}
+	l.OrderNumber = text(&v, "OrderNumber", in.OrderNumber)
+	l.PONumber = text(&v, "PONumber", in.PONumber)
+	l.Source = text(&v, "Source", in.Source)
+	l.Commodity = text(&v, "Commodity", in.Commodity)
+	l.EquipmentType = text(&v, "EquipmentType", in.EquipmentType)
+	if in.Rate != nil {
+		l.Rate = validMoney(&v, "Rate", *in.Rate)
+	}
+	if in.Weight != nil {
+		l.Weight = validWeight(&v, *in.Weight)
+	}
+	if len(in.Stops) == 0 {
+		v.Add("Stops", "a load needs at least one stop")
+	}
+	stops, stopRefs := validStops(&v, in.Stops)
+	l.Stops, refs = stops, append(refs, stopRefs...)
+	if len(in.Trips) > MaxLoadTrips {
+		v.Add("Trips", "at most "+strconv.Itoa(MaxLoadTrips)+" trips")
+	}
+	seen := map[string]bool{}
+	for i, t := range in.Trips {
+		if i >= MaxLoadTrips {
+			break
+		}
+		path := "Trips[" + strconv.Itoa(i) + "]"
+		trip := Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
+		trip.TripNumber = strings.TrimSpace(t.TripNumber)
+		if trip.TripNumber == "" || len(trip.TripNumber) > maxLoadNumber {
+			v.Add(path+".TripNumber", "TripNumber must be 1 to 64 characters")
+		} else if seen[trip.TripNumber] {
+			v.Add(path+".TripNumber", "TripNumber repeats another trip of this load")
+		}
+		seen[trip.TripNumber] = true
+		p := TripPatch{DriverIDs: t.DriverIDs, TruckID: t.TruckID, TrailerID: t.TrailerID, CarrierID: t.CarrierID}
+		drivers, tripRefs := p.validateAt(&v, path+".")
+		if drivers != nil {
+			trip.DriverIDs = drivers
+		}
+		if v.Err() == nil {
+			setRef(&trip.TruckID, t.TruckID)
+			setRef(&trip.TrailerID, t.TrailerID)
+			setRef(&trip.CarrierID, t.CarrierID)
+		}
+		refs = append(refs, tripRefs...)
+		l.Trips = append(l.Trips, trip)
+	}
+	return l, refs, v.Err()
+}
+
+func (p LoadPatch) validate(v *Validation) ([]Stop, []Ref) {
+	var refs []Ref
+	if p.BillingStatus != nil {
+		validBilling(v, *p.BillingStatus)
+	}
+	if p.CustomerID != nil {
+		if id := uuidField(v, "CustomerId", *p.CustomerID, false); id != nil {
+			refs = append(refs, Ref{Table: "customers", ID: *id, Field: "CustomerId"})
+		}
+	}
+	for _, f := range []struct {
+		name string
+		val  *string
+	}{{"OrderNumber", p.OrderNumber}, {"PONumber", p.PONumber}, {"Source", p.Source}, {"Commodity", p.Commodity}, {"EquipmentType", p.EquipmentType}} {
+		text(v, f.name, f.val)
+	}
+	if p.Rate != nil {
+		validMoney(v, "Rate", *p.Rate)
+	}
+	if p.Weight != nil {
+		validWeight(v, *p.Weight)
+	}
+	if p.Stops == nil {
+		return nil, refs
+	}
+	if len(p.Stops) == 0 {
+		v.Add("Stops", "a load needs at least one stop")
+	}
+	stops, stopRefs := validStops(v, p.Stops)
+	return stops, append(refs, stopRefs...)
+}
+
+// apply writes the (validated) patch onto l.
+func (p LoadPatch) apply(l *Load, stops []Stop) {
+	var v Validation // already validated: conversions cannot fail here
+	if p.BillingStatus != nil {
+		l.BillingStatus = BillingStatus(*p.BillingStatus)
+	}
+	if p.CustomerID != nil {
+		l.CustomerID = uuidField(&v, "", *p.CustomerID, false)
+	}
+	for _, f := range []struct {
+		dst *string
+		val *string
+	}{{&l.OrderNumber, p.OrderNumber}, {&l.PONumber, p.PONumber}, {&l.Source, p.Source}, {&l.Commodity, p.Commodity}, {&l.EquipmentType, p.EquipmentType}} {
+		if f.val != nil {
+			*f.dst = strings.TrimSpace(*f.val)
+		}
+	}
+	if p.Rate != nil {
+		l.Rate = validMoney(&v, "", *p.Rate)
+	}
+	if p.Weight != nil {
+		l.Weight = validWeight(&v, *p.Weight)
+	}
+	if p.Stops != nil {
+		l.Stops = stops
+	}
+}
+
+func (p TripPatch) validate(v *Validation) ([]uuid.UUID, []Ref) { return p.validateAt(v, "") }
+
+func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref) {
+	var refs []Ref
+	var drivers []uuid.UUID
+	if p.DriverIDs != nil {
+		drivers = []uuid.UUID{}
+		if len(p.DriverIDs) > MaxTripDrivers {
+			v.Add(prefix+"DriverIds", "at most "+strconv.Itoa(MaxTripDrivers)+" drivers")
+		}
+		for i, s := range p.DriverIDs {
+			if i >= MaxTripDrivers {
+				break
+			}
+			field := prefix + "DriverIds[" + strconv.Itoa(i) + "]"
+			if id := uuidField(v, field, s, true); id != nil {
+				if slices.Contains(drivers, *id) {
+					v.Add(field, "driver listed twice")
+					continue
+				}
+				drivers = append(drivers, *id)
+				refs = append(refs, Ref{Table: "drivers", ID: *id, Field: field})
+			}
+		}
+	}
+	for _, r := range []struct {
+		table, field string
+		val          *string
+	}{{"trucks", "TruckId", p.TruckID}, {"trailers", "TrailerId", p.TrailerID}, {"carriers", "CarrierId", p.CarrierID}} {
+		if r.val == nil {
+			continue
+		}
+		if id := uuidField(v, prefix+r.field, *r.val, false); id != nil {
+			refs = append(refs, Ref{Table: r.table, ID: *id, Field: prefix + r.field})
+		}
+	}
+	return drivers, refs
+}
+
+func validStops(v *Validation, in []StopInput) ([]Stop, []Ref) {
+	if len(in) > MaxLoadStops {
+		v.Add("Stops", "at most "+strconv.Itoa(MaxLoadStops)+" stops")
+		return nil, nil
+	}
+	var refs []Ref
+	stops := make([]Stop, 0, len(in))
+	for i, s := range in {
+		path := "Stops[" + strconv.Itoa(i) + "]."
+		st := Stop{Sequence: i + 1, Type: StopType(s.Type), Name: strings.TrimSpace(s.Name),
+			AppointmentStart: utcPtr(s.AppointmentStart), AppointmentEnd: utcPtr(s.AppointmentEnd),
+			ArrivedAt: utcPtr(s.ArrivedAt), DepartedAt: utcPtr(s.DepartedAt)}
+		if st.Type != Pickup && st.Type != Delivery {
+			v.Add(path+"Type", "Type must be Pickup or Delivery")
+		}
+		text(v, path+"Name", &s.Name)
+		st.Address = Address{Street: text(v, path+"Address.Street", &s.Address.Street), City: text(v, path+"Address.City", &s.Address.City),
+			State: text(v, path+"Address.State", &s.Address.State), ZipCode: text(v, path+"Address.ZipCode", &s.Address.ZipCode)}
+		if s.LocationID != nil {
+			if st.LocationID = uuidField(v, path+"LocationId", *s.LocationID, false); st.LocationID != nil {
+				refs = append(refs, Ref{Table: "locations", ID: *st.LocationID, Field: path + "LocationId"})
+			}
+		}
+		if st.AppointmentStart != nil && st.AppointmentEnd != nil && st.AppointmentEnd.Before(*st.AppointmentStart) {
+			v.Add(path+"AppointmentEnd", "AppointmentEnd is before AppointmentStart")
+		}
+		if st.ArrivedAt != nil && st.DepartedAt != nil && st.DepartedAt.Before(*st.ArrivedAt) {
+			v.Add(path+"DepartedAt", "DepartedAt is before ArrivedAt")
+		}
+		stops = append(stops, st)
+	}
+	return stops, refs
+}
+
+func validBilling(v *Validation, s string) BillingStatus {
+	b := BillingStatus(strings.TrimSpace(s))
+	if !slices.Contains(BillingStatuses, b) {
+		names := make([]string, len(BillingStatuses))
+		for i, x := range BillingStatuses {
+			names[i] = string(x)
+		}
+		v.Add("BillingStatus", "BillingStatus must be one of "+strings.Join(names, ", "))
+	}
+	return b
+}
+
+func validMoney(v *Validation, field string, m MoneyInput) Money {
+	cur := USD
+	if m.Currency != nil {
+		cur = *m.Currency
+		if cur < 1 || cur > 999 {
+			v.Add(field+".Currency", "Currency must be an ISO 4217 numeric code")
+		}
+	}
+	checkDecimal(v, field+".Amount", m.Amount, maxMoneyDigits)
+	return NewMoney(m.Amount, cur)
+}
+
+func validWeight(v *Validation, w decimal.Decimal) *decimal.Decimal {
+	checkDecimal(v, "Weight", w, maxWeightDigits)
+	return &w
+}
+
+// checkDecimal accepts non-negative values with at most two decimals that fit
+// the column.
+func checkDecimal(v *Validation, field string, d decimal.Decimal, intDigits int) {
+	switch {
+	case d.IsNegative():
+		v.Add(field, field+" must not be negative")
+	case !d.Equal(d.Truncate(2)):
+		v.Add(field, field+" has more than two decimals")
+	case d.GreaterThanOrEqual(decimal.New(1, int32(intDigits))):
+		v.Add(field, field+" is too large")
+	}
+}
+
+func text(v *Validation, field string, s *string) string {
+	if s == nil {
+		return ""
+	}
+	t := strings.TrimSpace(*s)
+	if len(t) > maxLoadText {
+		v.Add(field, field+" must be at most "+strconv.Itoa(maxLoadText)+" characters")
+	}
+	return t
+}
+
+// uuidField parses an id field; "" is absent (an error when required).
+func uuidField(v *Validation, field, s string, required bool) *uuid.UUID {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		if required {
+			v.Add(field, field+" is required")
+		}
+		return nil
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		v.Add(field, field+" must be a UUID")
+		return nil
+	}
+	return &id
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Microsecond)
+	return &u
+}

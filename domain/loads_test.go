@@ -1,0 +1,144 @@
+package domain
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+func TestLoadTransitions(t *testing.T) {
+	for _, from := range []LoadStatus{LoadOpen, LoadCovered, LoadDispatched} {
+		if err := CheckLoadTransition(from, LoadCancelled); err != nil {
+			t.Errorf("%s → Cancelled refused: %v", from, err)
+		}
+	}
+	for _, from := range []LoadStatus{LoadQuoted, LoadReserved, LoadInTransit, LoadDelivered, LoadTONU, LoadCancelled} {
+		err := CheckLoadTransition(from, LoadCancelled)
+		var de *Error
+		if !errors.As(err, &de) || de.Code != CodeInvalid {
+			t.Fatalf("%s → Cancelled: want BAD_USER_INPUT, got %v", from, err)
+		}
+		for _, next := range NextLoadStatuses(from) {
+			if !strings.Contains(de.Message, string(next)) {
+				t.Errorf("%s: message %q does not name allowed %s", from, de.Message, next)
+			}
+		}
+	}
+	if err := CheckLoadTransition(LoadDelivered, LoadOpen); err == nil || !strings.Contains(err.Error(), "final") {
+		t.Errorf("Delivered is final: %v", err)
+	}
+	if err := CheckLoadTransition(LoadOpen, "Lost"); err == nil || CodeOf(err) != CodeInvalid {
+		t.Errorf("unknown status accepted: %v", err)
+	}
+	for from, next := range loadTransitions {
+		for _, to := range next {
+			if from == to {
+				t.Errorf("%s → itself is not a transition", from)
+			}
+		}
+	}
+}
+
+func sampleLoad() *Load {
+	w := decimal.RequireFromString("1200")
+	return &Load{ID: uuid.New(), LoadNumber: "L-1", Status: LoadOpen, BillingStatus: "Released", SubsidiaryID: uuid.New(),
+		Rate: NewMoney(decimal.RequireFromString("1500.5"), USD), Weight: &w, Commodity: "Paper",
+		Stops: []Stop{{Sequence: 1, Type: Pickup, Name: "A"}}, Trips: []Trip{}, CreatedAt: time.Unix(0, 0), UpdatedAt: time.Unix(0, 0)}
+}
+
+func TestDiffLoadsKinds(t *testing.T) {
+	before := sampleLoad()
+	after := *before
+	after.Status = LoadCovered
+	after.Rate = NewMoney(decimal.RequireFromString("1700"), USD)
+	after.Commodity = "Steel"
+	after.UpdatedAt = time.Unix(100, 0)
+	d, err := DiffLoads(before, &after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(d.Changes)
+	want := `[{"kind":"StatusChanged"},{"kind":"RateChanged"},{"kind":"FieldChanged","target":{"type":"Field","id":"Commodity"}}]`
+	if string(got) != want {
+		t.Fatalf("changes = %s, want %s", got, want)
+	}
+	prev, _ := json.Marshal(d.PreviousAttributes)
+	if string(prev) != `{"Commodity":"Paper","Rate":{"Amount":1500.5,"Currency":840},"Status":"Open"}` {
+		t.Fatalf("previousAttributes = %s", prev)
+	}
+	same := *before
+	same.UpdatedAt = time.Unix(200, 0)
+	if d, _ := DiffLoads(before, &same); len(d.Changes) != 0 {
+		t.Fatalf("UpdatedAt alone is no change: %+v", d.Changes)
+	}
+}
+
+func TestLoadEvents(t *testing.T) {
+	id, tenant, now := uuid.New(), uuid.New(), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	l := sampleLoad()
+	created, err := LoadEvents(id, now, tenant, nil, l)
+	if err != nil || len(created) != 1 || created[0].ID != id.String()+"-0" || created[0].Data.Diff != nil {
+		t.Fatalf("creation: %+v %v", created, err)
+	}
+	after := *l
+	after.Status = LoadCovered
+	evs, _ := LoadEvents(id, now, tenant, l, &after)
+	if len(evs) != 2 || evs[0].Type != EventLoadChanged || evs[1].Type != EventLoadStatusChanged ||
+		evs[0].ID != id.String()+"-0" || evs[1].ID != id.String()+"-1" || evs[1].Data.Diff != nil || evs[0].Data.Diff == nil {
+		t.Fatalf("status write: %+v", evs)
+	}
+	raw, _ := evs[0].MarshalEnvelope()
+	var env map[string]any
+	_ = json.Unmarshal(raw, &env)
+	if env["version"] != "v1" || env["timestamp"] != "2026-01-02T03:04:05.000000+00:00" || env["id"] != id.String()+"-0" {
+		t.Fatalf("envelope: %s", raw)
+	}
+	stripped, err := StripPreviousAttributes(raw)
+	if err != nil || strings.Contains(string(stripped), "previousAttributes") || !strings.Contains(string(raw), "previousAttributes") ||
+		!strings.Contains(string(stripped), `"changes":[{"kind":"StatusChanged"}]`) {
+		t.Fatalf("strip: %s (%v)", stripped, err)
+	}
+	rate := after
+	rate.Rate = NewMoney(decimal.RequireFromString("9"), USD)
+	evs, _ = LoadEvents(id, now, tenant, &after, &rate)
+	if len(evs) != 1 || evs[0].Data.Diff.Changes[0].Kind != ChangeRate {
+		t.Fatalf("rate write: %+v", evs)
+	}
+	if evs, _ := LoadEvents(id, now, tenant, &rate, &rate); len(evs) != 0 {
+		t.Fatalf("no-op write emitted %d events", len(evs))
+	}
+}
+
+func TestLoadInputValidation(t *testing.T) {
+	bad := "x"
+	neg := MoneyInput{Amount: decimal.RequireFromString("-1")}
+	in := LoadInput{LoadNumber: " ", SubsidiaryID: "nope", CustomerID: &bad, Rate: &neg,
+		Stops: []StopInput{{Type: "Lunch"}}, Trips: []TripInput{{TripNumber: "T1", DriverIDs: []string{"zz"}}}}
+	_, _, err := in.validate(time.Now())
+	var de *Error
+	if !errors.As(err, &de) {
+		t.Fatalf("want validation error, got %v", err)
+	}
+	for _, f := range []string{"LoadNumber", "SubsidiaryId", "CustomerId", "Rate.Amount", "Stops[0].Type", "Trips[0].DriverIds[0]"} {
+		if len(de.Fields[f]) == 0 {
+			t.Errorf("no error on %s: %v", f, de.Fields)
+		}
+	}
+	sub := uuid.NewString()
+	ok := LoadInput{LoadNumber: "L-9", SubsidiaryID: sub, Stops: []StopInput{{Type: "Pickup"}, {Type: "Delivery"}},
+		Trips: []TripInput{{TripNumber: "T1"}}}
+	l, refs, err := ok.validate(time.Now())
+	if err != nil || l.Status != LoadOpen || len(l.Stops) != 2 || l.Stops[1].Sequence != 2 || len(refs) != 1 || refs[0].Table != "subsidiaries" {
+		t.Fatalf("valid input: %+v %+v %v", l, refs, err)
+	}
+	tooMany := ok
+	tooMany.Stops = make([]StopInput, MaxLoadStops+1)
+	if _, _, err := tooMany.validate(time.Now()); err == nil {
+		t.Fatal("more than MaxLoadStops stops accepted")
+	}
+}

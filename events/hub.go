@@ -1,0 +1,110 @@
+// Package events is HaulGraph's event bus: the relay tails the outbox (woken
+// by LISTEN/NOTIFY, polling as fallback) and fans each committed event out to
+// this instance's subscription hub and to whoever asked to be woken.
+package events
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// DefaultBuffer is how many events a subscriber may have pending before it is
+// cut off.
+const DefaultBuffer = 64
+
+// Hub fans events out to the live subscriptions of one instance. Publish
+// never blocks: each subscriber's sink queues into its own bounded buffer,
+// and a subscriber whose buffer is full is evicted (its sink ends) instead of
+// growing memory. Sinks are called under the hub's lock, so no delivery can
+// follow a subscriber's end.
+type Hub struct {
+	mu       sync.Mutex
+	byTenant map[uuid.UUID]map[*Subscription]struct{}
+	count    atomic.Int64
+	evicted  atomic.Int64
+}
+
+// NewHub makes an empty hub.
+func NewHub() *Hub {
+	return &Hub{byTenant: map[uuid.UUID]map[*Subscription]struct{}{}}
+}
+
+var _ domain.EventStream = (*Hub)(nil)
+
+// Subscription is one subscriber of the hub.
+type Subscription struct {
+	hub    *Hub
+	tenant uuid.UUID
+	filter domain.EventFilter
+	sink   domain.EventSink
+	ended  bool // guarded by hub.mu
+}
+
+// Subscribe registers a subscriber of tenant's events that pass f.
+func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+	s := &Subscription{hub: h, tenant: tenant, filter: f, sink: sink}
+	h.mu.Lock()
+	subs := h.byTenant[tenant]
+	if subs == nil {
+		subs = map[*Subscription]struct{}{}
+		h.byTenant[tenant] = subs
+	}
+	subs[s] = struct{}{}
+	h.mu.Unlock()
+	h.count.Add(1)
+	return s
+}
+
+// Publish hands ev to every matching subscriber of its tenant; only this
+// tenant's subscribers are even looked at.
+func (h *Hub) Publish(ev *domain.LiveEvent) {
+	var evicted []*Subscription
+	h.mu.Lock()
+	for s := range h.byTenant[ev.TenantID] {
+		if s.filter.Matches(ev) && !s.sink.Deliver(ev) {
+			h.removeLocked(s)
+			evicted = append(evicted, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range evicted {
+		h.evicted.Add(1)
+		// Ending may write to a network connection: never under the lock.
+		go s.sink.Ended(true)
+	}
+}
+
+// Subscribers is the number of live subscriptions.
+func (h *Hub) Subscribers() int64 { return h.count.Load() }
+
+// Evictions counts subscribers cut off for being too slow.
+func (h *Hub) Evictions() int64 { return h.evicted.Load() }
+
+// removeLocked unregisters s; it reports false when s had already ended.
+func (h *Hub) removeLocked(s *Subscription) bool {
+	if s.ended {
+		return false
+	}
+	s.ended = true
+	subs := h.byTenant[s.tenant]
+	delete(subs, s)
+	if len(subs) == 0 {
+		delete(h.byTenant, s.tenant)
+	}
+	h.count.Add(-1)
+	return true
+}
+
+// Close ends the subscription; calling it again does nothing.
+func (s *Subscription) Close() {
+	s.hub.mu.Lock()
+	first := s.hub.removeLocked(s)
+	s.hub.mu.Unlock()
+	if first {
+		s.sink.Ended(false)
+	}
+}

@@ -1,0 +1,210 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// Relay tails the outbox of one instance: it starts at the outbox head (live
+// subscribers want what happens from now on; durable consumers keep their own
+// cursor with storage.Outbox.Consume), wakes on NOTIFY haulgraph_events, polls
+// as a fallback, publishes each committed event once to the hub, and wakes
+// every registered waker (webhook delivery workers) after each new batch.
+type Relay struct {
+	Outbox *storage.Outbox
+	Pool   *pgxpool.Pool
+	Hub    *Hub
+	Log    *slog.Logger
+	// Poll is the fallback interval when no notification arrives (default 1s).
+	Poll time.Duration
+	// Batch is how many events one read takes (default 500).
+	Batch int
+
+	pos        int64
+	positioned bool
+	ready      chan struct{}
+	once       sync.Once
+	mu         sync.Mutex
+	wakers     map[chan struct{}]struct{}
+}
+
+func (r *Relay) init() {
+	r.once.Do(func() {
+		r.ready = make(chan struct{})
+		r.wakers = map[chan struct{}]struct{}{}
+	})
+}
+
+// Ready closes once the relay knows its start position and listens: a write
+// committed after that reaches this instance's subscribers.
+func (r *Relay) Ready() <-chan struct{} { r.init(); return r.ready }
+
+// Wake registers a waker: the returned channel receives (coalesced, never
+// blocking the relay) after every batch of new events, so a durable consumer
+// can run storage.Outbox.Consume at once instead of waiting for its poll.
+// Call stop to unregister.
+func (r *Relay) Wake() (wake <-chan struct{}, stop func()) {
+	r.init()
+	ch := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.wakers[ch] = struct{}{}
+	r.mu.Unlock()
+	return ch, func() {
+		r.mu.Lock()
+		delete(r.wakers, ch)
+		r.mu.Unlock()
+	}
+}
+
+func (r *Relay) wakeAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for ch := range r.wakers {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Position fixes where the tail starts: the outbox head now. Every event
+// committed after Position returns reaches the hub (the app calls it before
+// serving, so no write accepted by any instance falls between).
+func (r *Relay) Position(ctx context.Context) error {
+	head, err := r.Outbox.Head(ctx)
+	if err != nil {
+		return err
+	}
+	r.pos, r.positioned = head, true
+	return nil
+}
+
+// Run relays until ctx ends, reconnecting the listener when it drops.
+func (r *Relay) Run(ctx context.Context) error {
+	r.init()
+	if r.Poll <= 0 {
+		r.Poll = time.Second
+	}
+	if r.Batch <= 0 {
+		r.Batch = 500
+	}
+	for !r.positioned {
+		if err := r.Position(ctx); err != nil && !r.pause(ctx, err) {
+			return nil
+		}
+	}
+	for {
+		err := r.listen(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !r.pause(ctx, err) {
+			return nil
+		}
+	}
+}
+
+func (r *Relay) pause(ctx context.Context, err error) bool {
+	r.Log.Warn("event relay: retrying", "err", err)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Second):
+		return true
+	}
+}
+
+// listen holds one connection in LISTEN and drains the outbox on every
+// notification or poll tick.
+func (r *Relay) listen(ctx context.Context) error {
+	conn, err := r.Pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN "+storage.NotifyChannel); err != nil {
+		conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
+		return err
+	}
+	defer func() {
+		// Leave the pooled connection clean, or close it when it cannot be.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "UNLISTEN *"); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
+		}
+	}()
+	select {
+	case <-r.ready:
+	default:
+		close(r.ready)
+	}
+	for {
+		// Drain first: events committed while we (re)connected are not lost.
+		if err := r.drain(ctx); err != nil {
+			return err
+		}
+		wait, cancel := context.WithTimeout(ctx, r.Poll)
+		_, err := conn.Conn().WaitForNotification(wait)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
+}
+
+// drain publishes every event after the relay's position.
+func (r *Relay) drain(ctx context.Context) error {
+	for {
+		batch, err := r.Outbox.After(ctx, r.pos, r.Batch)
+		if err != nil {
+			return err
+		}
+		for i := range batch {
+			ev, err := Parse(&batch[i])
+			if err != nil {
+				r.Log.Error("event relay: unreadable event skipped", "seq", batch[i].Seq, "id", batch[i].ID, "err", err)
+			} else {
+				r.Hub.Publish(ev)
+			}
+			r.pos = batch[i].Seq
+		}
+		if len(batch) > 0 {
+			r.wakeAll()
+		}
+		if len(batch) < r.Batch {
+			return nil
+		}
+	}
+}
+
+// Parse reads a stored envelope into the shared live event.
+func Parse(e *storage.OutboxEvent) (*domain.LiveEvent, error) {
+	var env struct {
+		Timestamp string           `json:"timestamp"`
+		Data      domain.EventData `json:"data"`
+	}
+	if err := json.Unmarshal(e.Payload, &env); err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	ts, err := time.Parse(time.RFC3339Nano, env.Timestamp)
+	if err != nil {
+		return nil, fmt.Errorf("event %s: timestamp: %w", e.ID, err)
+	}
+	ev := &domain.LiveEvent{Seq: e.Seq, ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: env.Data}
+	if e.SubsidiaryID != nil {
+		ev.SubsidiaryID = *e.SubsidiaryID
+	}
+	return ev, nil
+}

@@ -1,0 +1,141 @@
+package events_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/events"
+	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/storage/dbtest"
+)
+
+func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay, *events.Hub) {
+	t.Helper()
+	hub := events.NewHub()
+	r := &events.Relay{Outbox: &storage.Outbox{DB: db}, Pool: db.Pool, Hub: hub, Poll: poll,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-r.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("relay not ready")
+	}
+	return r, hub
+}
+
+// subscribe registers a subscriber with a buffer of 16 events.
+func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *domain.LiveEvent, domain.EventSubscription) {
+	ch := make(chan *domain.LiveEvent, 16)
+	sub := hub.Subscribe(tenant, domain.EventFilter{}, domain.EventSink{
+		Deliver: func(ev *domain.LiveEvent) bool {
+			select {
+			case ch <- ev:
+				return true
+			default:
+				return false
+			}
+		},
+		Ended: func(bool) {},
+	})
+	return ch, sub
+}
+
+func receive(t *testing.T, ch chan *domain.LiveEvent) *domain.LiveEvent {
+	t.Helper()
+	select {
+	case ev := <-ch:
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+		return nil
+	}
+}
+
+func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	tenant, sub := uuid.New(), uuid.New()
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO tenants (id, slug, name) VALUES ($1, 'relay', 'R')`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, 'S')`, sub, tenant); err != nil {
+		t.Fatal(err)
+	}
+	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
+	create := func(n string) {
+		if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: n, SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("before-start") // committed before the relay started: not replayed to live subscribers
+
+	// A poll interval far beyond the test's deadlines: delivery must come from NOTIFY.
+	relay, hub := startRelay(t, db, time.Hour)
+	wake, stop := relay.Wake()
+	defer stop()
+	s, subscription := subscribe(hub, tenant)
+	defer subscription.Close()
+
+	create("L-1")
+	ev := receive(t, s)
+	if ev.Data.Load.LoadNumber != "L-1" || ev.Type != domain.EventLoadChanged || ev.Timestamp.IsZero() || ev.SubsidiaryID != sub {
+		t.Fatalf("first event: %+v", ev)
+	}
+	select {
+	case <-wake:
+	case <-time.After(10 * time.Second):
+		t.Fatal("waker not woken")
+	}
+	if _, err := svc.ChangeLoadStatus(caller, "L-1", "Covered"); err != nil {
+		t.Fatal(err)
+	}
+	a, b := receive(t, s), receive(t, s)
+	if a.Type != domain.EventLoadChanged || b.Type != domain.EventLoadStatusChanged || a.Data.Diff == nil || b.Data.Diff != nil {
+		t.Fatalf("status events: %+v / %+v", a, b)
+	}
+	create("L-2")
+	if ev := receive(t, s); ev.Data.Load.LoadNumber != "L-2" {
+		t.Fatalf("expected L-2 next (nothing replayed, nothing skipped), got %s", ev.Data.Load.LoadNumber)
+	}
+	if n := len(s); n != 0 {
+		t.Fatalf("%d unexpected extra events", n)
+	}
+}
+
+// TestRelayPollsWhenNotificationsAreLost: with the NOTIFY trigger disabled,
+// the relay still delivers through its polling fallback.
+func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
+	db := dbtest.New(t)
+	ctx := context.Background()
+	tenant, sub := uuid.New(), uuid.New()
+	for _, q := range []string{
+		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'poll', 'P')`,
+		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
+		`ALTER TABLE events DISABLE TRIGGER events_notify`,
+	} {
+		if _, err := db.Pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, hub := startRelay(t, db, 50*time.Millisecond)
+	ch, subscription := subscribe(hub, tenant)
+	defer subscription.Close()
+	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate}})
+	if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: "P-1", SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := receive(t, ch); ev.Data.Load.LoadNumber != "P-1" {
+		t.Fatalf("polled event: %+v", ev)
+	}
+}

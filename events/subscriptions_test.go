@@ -1,0 +1,65 @@
+package events
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// TestSubscriptionsAuthorizeValidateAndFilter: the domain's subscription
+// service on the real hub: scopes per event type, the caller's tenant only,
+// filter validation, and the loadNumbers/subsidiaryId filters.
+func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
+	h := NewHub()
+	svc := &domain.Subscriptions{Stream: h}
+	tenant, other := uuid.New(), uuid.New()
+	caller := func(scopes ...domain.Scope) context.Context {
+		return domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: scopes})
+	}
+	sink := newSink(8)
+
+	if _, err := svc.Subscribe(context.Background(), domain.EventLoadChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeUnauthenticated {
+		t.Fatalf("anonymous: %v", err)
+	}
+	if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), domain.EventTripChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
+		t.Fatalf("trip events with load:read: %v", err)
+	}
+	bad := "nope"
+	many := make([]string, domain.MaxFilterLoadNumbers+1)
+	for i := range many {
+		many[i] = "L"
+	}
+	for name, in := range map[string]domain.SubscriptionInput{
+		"status": {Statuses: []string{"Lost"}}, "subsidiary": {SubsidiaryID: &bad}, "too many": {LoadNumbers: many}, "empty": {LoadNumbers: []string{" "}},
+	} {
+		if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), domain.EventLoadChanged, in, sink.sink()); domain.CodeOf(err) != domain.CodeInvalid {
+			t.Errorf("%s filter accepted: %v", name, err)
+		}
+	}
+	if h.Subscribers() != 0 {
+		t.Fatalf("refused subscriptions registered: %d", h.Subscribers())
+	}
+
+	subsidiary := uuid.New()
+	s := subsidiary.String()
+	sub, err := svc.Subscribe(caller(domain.ScopeLoadRead), domain.EventLoadChanged,
+		domain.SubscriptionInput{LoadNumbers: []string{"L-1"}, SubsidiaryID: &s}, sink.sink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	ev := func(tn uuid.UUID, typ, number string, sub uuid.UUID) *domain.LiveEvent {
+		return &domain.LiveEvent{Type: typ, TenantID: tn, SubsidiaryID: sub, Data: domain.EventData{Load: &domain.Load{LoadNumber: number}}}
+	}
+	h.Publish(ev(other, domain.EventLoadChanged, "L-1", subsidiary))        // other tenant
+	h.Publish(ev(tenant, domain.EventLoadStatusChanged, "L-1", subsidiary)) // other type
+	h.Publish(ev(tenant, domain.EventLoadChanged, "L-2", subsidiary))       // other load
+	h.Publish(ev(tenant, domain.EventLoadChanged, "L-1", uuid.New()))       // other subsidiary
+	h.Publish(ev(tenant, domain.EventLoadChanged, "L-1", subsidiary))       // the one
+	if len(sink.ch) != 1 {
+		t.Fatalf("filter let %d events through, want 1", len(sink.ch))
+	}
+}

@@ -1,0 +1,163 @@
+package resolvers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/model"
+)
+
+// Conversions between the GraphQL inputs/events of schema/loads.graphqls and
+// the domain: no rules here, they live in domain.LoadWrites.
+
+func createLoadInput(in model.CreateLoadInput) domain.LoadInput {
+	out := domain.LoadInput{LoadNumber: in.LoadNumber, SubsidiaryID: in.SubsidiaryID, CustomerID: in.CustomerID,
+		OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source, Rate: moneyInput(in.Rate), Weight: in.Weight,
+		Commodity: in.Commodity, EquipmentType: in.EquipmentType, Stops: stopInputs(in.Stops)}
+	if in.Status != nil {
+		s := string(*in.Status)
+		out.Status = &s
+	}
+	if in.BillingStatus != nil {
+		b := string(*in.BillingStatus)
+		out.BillingStatus = &b
+	}
+	for _, t := range in.Trips {
+		if t != nil {
+			out.Trips = append(out.Trips, domain.TripInput{TripNumber: t.TripNumber, DriverIDs: t.DriverIds, TruckID: t.TruckID,
+				TrailerID: t.TrailerID, CarrierID: t.CarrierID})
+		}
+	}
+	return out
+}
+
+func loadPatch(in model.UpdateLoadInput) domain.LoadPatch {
+	out := domain.LoadPatch{CustomerID: in.CustomerID, OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source,
+		Rate: moneyInput(in.Rate), Weight: in.Weight, Commodity: in.Commodity, EquipmentType: in.EquipmentType}
+	if in.BillingStatus != nil {
+		b := string(*in.BillingStatus)
+		out.BillingStatus = &b
+	}
+	if in.Stops != nil {
+		out.Stops = stopInputs(in.Stops)
+		if out.Stops == nil {
+			out.Stops = []domain.StopInput{}
+		}
+	}
+	return out
+}
+
+func moneyInput(m *model.MoneyInput) *domain.MoneyInput {
+	if m == nil {
+		return nil
+	}
+	return &domain.MoneyInput{Amount: m.Amount, Currency: m.Currency}
+}
+
+func stopInputs(in []*model.StopInput) []domain.StopInput {
+	var out []domain.StopInput
+	for _, s := range in {
+		if s == nil {
+			continue
+		}
+		st := domain.StopInput{Type: string(s.Type), LocationID: s.LocationID, AppointmentStart: s.AppointmentStart,
+			AppointmentEnd: s.AppointmentEnd, ArrivedAt: s.ArrivedAt, DepartedAt: s.DepartedAt}
+		if s.Name != nil {
+			st.Name = *s.Name
+		}
+		if a := s.Address; a != nil {
+			st.Address = domain.Address{Street: str(a.Street), City: str(a.City), State: str(a.State), ZipCode: str(a.ZipCode)}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// stream opens a subscription whose events, converted, go straight into the
+// channel gqlgen reads: the channel's buffer is the subscriber's bounded
+// queue (no goroutine per subscription). When the client cannot keep up the
+// hub cuts the subscriber off and its connection is ended.
+func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
+	var in domain.SubscriptionInput
+	if f != nil {
+		in.LoadNumbers, in.SubsidiaryID = f.LoadNumbers, f.SubsidiaryID
+		for _, s := range f.Statuses {
+			in.Statuses = append(in.Statuses, string(s))
+		}
+	}
+	buffer := subs.Buffer
+	if buffer <= 0 {
+		buffer = defaultSubscriberBuffer
+	}
+	out := make(chan T, buffer)
+	sub, err := subs.Subscribe(ctx, eventType, in, domain.EventSink{
+		Deliver: func(ev *domain.LiveEvent) bool {
+			select {
+			case out <- convert(ev):
+				return true
+			default:
+				return false
+			}
+		},
+		Ended: func(evicted bool) {
+			close(out)
+			if evicted {
+				domain.Disconnect(ctx, domain.ErrSlowConsumer)
+			}
+		},
+	})
+	if err != nil {
+		if c := domain.CodeOf(err); c == domain.CodeForbidden || c == domain.CodeUnauthenticated {
+			domain.Disconnect(ctx, err)
+		}
+		return nil, err
+	}
+	context.AfterFunc(ctx, sub.Close)
+	return out, nil
+}
+
+// defaultSubscriberBuffer applies when the configuration names none.
+const defaultSubscriberBuffer = 64
+
+func loadEvent(ev *domain.LiveEvent, previous bool) *model.LoadEvent {
+	return &model.LoadEvent{ID: ev.ID, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+		Version: domain.EventPayloadVersion, Data: &model.LoadEventData{Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
+}
+
+func tripEvent(ev *domain.LiveEvent, previous bool) *model.TripEvent {
+	return &model.TripEvent{ID: ev.ID, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+		Version: domain.EventPayloadVersion, Data: &model.TripEventData{Trip: ev.Data.Trip, Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
+}
+
+// diff renders data.diff for one subscriber: previousAttributes only when it
+// asked for them (spec 6.4), numbers kept exact.
+func diff(d *domain.Diff, previous bool) *model.EventDiff {
+	if d == nil {
+		return nil
+	}
+	out := &model.EventDiff{Changes: make([]*domain.Change, len(d.Changes))}
+	for i := range d.Changes {
+		out.Changes[i] = &d.Changes[i]
+	}
+	if previous {
+		out.PreviousAttributes = map[string]any{}
+		for k, raw := range d.PreviousAttributes {
+			var v any
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if dec.Decode(&v) == nil {
+				out.PreviousAttributes[k] = v
+			}
+		}
+	}
+	return out
+}
