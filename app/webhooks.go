@@ -37,7 +37,13 @@ func (a *App) wireWebhooks() error {
 }
 
 // runWebhooks runs the dispatcher and the delivery worker until ctx ends.
+// The dispatcher wakes on the events relay's signal (one LISTEN per instance).
 func (a *App) runWebhooks(ctx context.Context) {
+	if a.Events != nil && a.Events.Relay != nil {
+		wake, stop := a.Events.Relay.Wake()
+		defer stop()
+		a.Webhooks.Dispatcher.Wake = wake
+	}
 	done := make(chan struct{})
 	go func() { defer close(done); _ = a.Webhooks.Dispatcher.Run(ctx) }()
 	_ = a.Webhooks.Worker.Run(ctx)

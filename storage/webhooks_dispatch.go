@@ -16,68 +16,26 @@ import (
 const WebhookCursor = "webhooks"
 
 // DispatchWebhookEvents turns the next outbox events (at most batch) into one
-// delivery per matching Active webhook (same tenant and subsidiary, subscribed
-// type), due at now, and advances the dispatcher's cursor in the same
-// transaction. It returns how many events it consumed.
-//
-// Sequence values are drawn before their transaction commits, so seq 7 may be
-// visible while seq 5 is still in flight; a cursor past 7 would then skip 5
-// forever. Before reading, a barrier takes SHARE on events for an instant:
-// that waits for every transaction still holding the ROW EXCLUSIVE lock that
-// an INSERT takes before it draws its seq, so every seq up to the max read
-// under the barrier has committed or aborted. Only events up to that
-// high-water mark are read. (This relies on events.seq's sequence having
-// CACHE 1, PostgreSQL's default for bigserial.)
+// delivery per matching Active webhook (same tenant and subsidiary,
+// subscribed type), due at now. It is a durable consumer (Outbox.Consume): the
+// deliveries commit with the cursor's advance, so a crash neither loses nor
+// repeats a batch, and among several instances one dispatches at a time.
+// Seq values commit in order (0004_events.sql), so the cursor never passes
+// an event still in flight. It returns how many events it consumed.
 func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
-	var last, visibleMax int64
-	if err := s.db.Bun.QueryRowContext(ctx, `SELECT c.last_seq, coalesce((SELECT max(seq) FROM events), 0)
-		FROM event_cursors c WHERE c.consumer = ?`, WebhookCursor).Scan(&last, &visibleMax); err != nil {
-		return 0, fmt.Errorf("webhooks: read cursor: %w", err)
-	}
-	if visibleMax <= last {
-		return 0, nil // nothing committed beyond the cursor; an in-flight event will NOTIFY
-	}
-	var high int64
-	if err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE events IN SHARE MODE"); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&high)
-	}); err != nil {
-		return 0, fmt.Errorf("webhooks: outbox barrier: %w", err)
-	}
-	consumed := 0
-	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.QueryRowContext(ctx, "SELECT last_seq FROM event_cursors WHERE consumer = ? FOR UPDATE", WebhookCursor).Scan(&last); err != nil {
-			return err
-		}
-		var upto int64
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(seq), 0) FROM
-			(SELECT seq FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?) b`, last, high, batch).Scan(&consumed, &upto); err != nil {
-			return err
-		}
-		if consumed < batch {
-			upto = high // nothing else below the high-water mark: skip past aborted gaps too
-		}
-		if upto <= last {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
+	outbox := &Outbox{DB: s.db}
+	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error {
+		// One statement for the whole batch; the partial unique index makes a
+		// repeated batch harmless.
+		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at)
 			SELECT gen_random_uuid(), e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, ?
 			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
 			  AND e.type = ANY (w.event_types) AND w.state = 'Active'
-			WHERE e.seq > ? AND e.seq <= ?
-			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`, now, now, last, upto); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, "UPDATE event_cursors SET last_seq = ? WHERE consumer = ?", upto, WebhookCursor)
+			WHERE e.seq >= ? AND e.seq <= ?
+			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`, now, now, events[0].Seq, events[len(events)-1].Seq)
 		return err
 	})
-	return consumed, err
 }
 
 // ClaimedDelivery is one attempt a worker now owns: the delivery, its webhook's

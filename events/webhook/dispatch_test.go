@@ -36,13 +36,13 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 	}
 }
 
-// A commit out of seq order is not skipped: the dispatcher waits for the
-// writer that holds the lower seq.
+// A lower seq still in flight is never skipped: while a writer holds seq N
+// open, the next writer waits (0004_events.sql) and the dispatcher's cursor
+// cannot pass N; after both commit, both are delivered.
 func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
-	// A writer draws seq N and stays open...
 	slow, err := e.db.Bun.BeginTx(context.Background(), &sql.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -53,32 +53,31 @@ func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
 		VALUES (?, ?, ?, 'load.changed', ?, ?)`, lateID, e.tenant, e.sub, uuid.New(), `{"id":"`+lateID+`","type":"load.changed","version":"v1","data":{}}`); err != nil {
 		t.Fatal(err)
 	}
-	// ...while seq N+1 commits.
-	early := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
-	done := make(chan error, 1)
-	go func() { _, err := e.dispatcher.RunOnce(context.Background()); done <- err }()
-	// Wait until PostgreSQL reports the dispatcher blocked on the barrier.
+	early := make(chan string, 1)
+	go func() { early <- e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false) }()
+	// Wait until PostgreSQL reports the second writer waiting for the first.
 	deadline := time.Now().Add(10 * time.Second)
-	for e.count("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'events' AND NOT l.granted") == 0 {
+	for e.count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted") == 0 {
 		if time.Now().After(deadline) {
-			t.Fatal("the dispatcher never waited for the open writer")
+			t.Fatal("the second writer never waited for the open one")
 		}
 		select {
-		case err := <-done:
-			t.Fatalf("the dispatcher finished while a lower seq was in flight: %v", err)
+		case <-early:
+			t.Fatal("a second event committed while a lower seq was in flight")
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+	if n, err := e.dispatcher.RunOnce(context.Background()); err != nil || n != 0 {
+		t.Fatalf("dispatched %d events while none had committed: %v", n, err)
 	}
 	if err := slow.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	earlyID := <-early
+	if n, err := e.dispatcher.RunOnce(context.Background()); err != nil || n != 2 {
+		t.Fatalf("dispatched %d events, want 2: %v", n, err)
 	}
-	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []string{early, lateID} {
+	for _, id := range []string{earlyID, lateID} {
 		if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = ?", id); n != 1 {
 			t.Fatalf("event %s has %d deliveries", id, n)
 		}

@@ -15,11 +15,14 @@ import (
 const NotifyChannel = "haulgraph_events"
 
 // Dispatcher is a durable consumer of the outbox: it turns events into
-// deliveries (storage.DispatchWebhookEvents) whenever PostgreSQL notifies
-// that events were written, and every Poll in case a notification was lost.
+// deliveries (storage.DispatchWebhookEvents) whenever new events are
+// signalled, and every Poll in case a signal was lost. The signal is Wake
+// (the events relay's waker) when set, else its own LISTEN on Pool.
 type Dispatcher struct {
 	Store *storage.WebhookStore
 	Pool  *pgxpool.Pool
+	// Wake, when set, signals new events (events.Relay.Wake); no LISTEN then.
+	Wake  <-chan struct{}
 	Now   func() time.Time
 	Batch int
 	Poll  time.Duration
@@ -61,8 +64,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	if poll == 0 {
 		poll = time.Second
 	}
-	notified := make(chan struct{}, 1)
-	go d.listen(ctx, notified, log)
+	notified := d.Wake
+	if notified == nil {
+		own := make(chan struct{}, 1)
+		go d.listen(ctx, own, log)
+		notified = own
+	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
