@@ -32,7 +32,8 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux, auth func(
 		_, _ = rand.Read(secret)
 	}
 	a.Documents = &domain.Documents{
-		Store: &storage.Documents{DB: a.DB}, // TODO(events): LoadChanged: emit load.changed
+		// A load or trip document changes its load: load.changed via the outbox.
+		Store: &storage.Documents{DB: a.DB, LoadChanged: storage.DocumentLoadChanged(a.Config.Now)},
 		Blobs: blobs,
 		Links: domain.NewLinkSigner(secret, strings.TrimRight(a.Config.PublicURL, "/")),
 

@@ -188,7 +188,11 @@ func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) er
 
 // DocumentTooLarge is the 413 of a file over the target's limit.
 func DocumentTooLarge(t DocumentParentType, max int64) error {
-	return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the file exceeds the limit of %d bytes (%d MB) for %s documents", max, max>>20, strings.ToLower(string(t)))}
+	limit := fmt.Sprintf("%d bytes", max)
+	if max >= 1<<20 && max%(1<<20) == 0 {
+		limit += fmt.Sprintf(" (%d MB)", max>>20)
+	}
+	return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the file exceeds the limit of %s for %s documents", limit, strings.ToLower(string(t)))}
 }
 
 // Target is the upload's target.

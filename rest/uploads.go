@@ -40,8 +40,13 @@ type uploadHandler struct {
 }
 
 func (h uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !uploadVersionOK(r.PathValue("version")) {
-		WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+r.PathValue("version")+"; use v1, v1.0, v2 or v2.0", nil)
+	SetRoute(r.Context(), r.Pattern)
+	if _, ok := parseVersion(r.PathValue("version")); !ok {
+		WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
+		return
+	}
+	if !acceptsJSON(r.Header.Get("Accept")) {
+		WriteProblem(w, r, http.StatusNotAcceptable, "this endpoint answers application/json or application/problem+json only", nil)
 		return
 	}
 	up, err := h.docs.BeginUpload(r.Context(), h.target, r.PathValue("id"))
@@ -140,14 +145,4 @@ func uploadError(err error, up *domain.Upload) error {
 		return domain.Invalid("the multipart body is malformed or incomplete")
 	}
 	return err
-}
-
-// uploadVersionOK accepts DESIGN.md's versions. TODO(rest): replace with the
-// shared version parser once the rest area provides it.
-func uploadVersionOK(v string) bool {
-	switch v {
-	case "v1", "v1.0", "v2", "v2.0":
-		return true
-	}
-	return false
 }

@@ -14,6 +14,7 @@ import (
 type downloadHandler struct{ docs *domain.Documents }
 
 func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	SetRoute(r.Context(), r.Pattern)
 	doc, rc, err := h.docs.OpenSigned(r.Context(), r.PathValue("id"), r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)

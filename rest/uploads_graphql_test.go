@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // gqlUpload posts a GraphQL multipart request (operations, map, one file
@@ -214,5 +220,120 @@ func TestGraphQLDocumentsFieldsOnLoadTripDriverCarrier(t *testing.T) {
 	}
 	if len(tr.Carrier.Documents) != 1 || tr.Carrier.Documents[0]["attachmentType"] != "Carrier Authority" {
 		t.Errorf("carrier documents %+v", tr.Carrier)
+	}
+}
+
+// A GraphQL upload that declares a body over the bound is answered before
+// any of it is read.
+func TestGraphQLUploadDeclaredOverLimit(t *testing.T) {
+	e := startUploads(t)
+	var head strings.Builder
+	mw := multipart.NewWriter(&head)
+	q := `mutation($file: Upload!) { uploadLoadDocument(loadNumber: "` + e.a.loadNumber + `", documentType: "Bill of Lading", file: $file) { id } }`
+	ops, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]any{"file": nil}})
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0":["variables.file"]}`)
+	_, _ = mw.CreateFormFile("0", "big.pdf")
+	tail := "\r\n--" + mw.Boundary() + "--\r\n"
+	const size = 30 << 20
+	var sent atomic.Int64
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/graphql",
+		io.MultiReader(strings.NewReader(head.String()), &pdfStream{left: size, sent: &sent}, strings.NewReader(tail)))
+	req.ContentLength = int64(head.Len()) + size + int64(len(tail))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+e.token(e.a, allUploadScopes))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ans gqlAnswer
+	_ = json.NewDecoder(res.Body).Decode(&ans)
+	if res.StatusCode != 413 || len(ans.Errors) != 1 || ans.Errors[0].Extensions["code"] != "PAYLOAD_TOO_LARGE" {
+		t.Fatalf("declared 30 MB: %d %+v", res.StatusCode, ans)
+	}
+	if e.documentRows() != 0 || e.blobCount() != 0 {
+		t.Error("a refused upload left a row or a blob behind")
+	}
+}
+
+// beginCounter counts the transactions run for API callers.
+type beginCounter struct{ n atomic.Int64 }
+
+func (c *beginCounter) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if domain.PrincipalFrom(ctx) != nil && strings.HasPrefix(e.Query, "BEGIN") {
+		c.n.Add(1)
+	}
+	return ctx
+}
+func (c *beginCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// The documents fields are batched: the number of transactions does not grow
+// with the number of trips, drivers and carriers.
+func TestGraphQLDocumentsAreBatched(t *testing.T) {
+	e := startUploads(t)
+	up := e.token(e.a, allUploadScopes)
+	read := e.token(e.a, "load:read driver:read carrier:read")
+	counter := &beginCounter{}
+	e.app.DB.Bun.AddQueryHook(counter)
+	q := `{ load(loadNumber: "` + e.a.loadNumber + `") { documents { id } trips { documents { id }
+		drivers { documents { id } } carrier { documents { id } } } } }`
+	run := func() (int64, int) {
+		counter.n.Store(0)
+		body, _ := json.Marshal(map[string]string{"query": q})
+		req, _ := http.NewRequest(http.MethodPost, e.url+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+read)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if strings.Contains(string(raw), `"errors"`) {
+			t.Fatalf("%s", raw)
+		}
+		return counter.n.Load(), strings.Count(string(raw), `"id"`)
+	}
+	addTrip := func() {
+		trip, driver, carrier := uuid.New(), uuid.New(), uuid.New()
+		now := time.Now()
+		err := e.app.DB.InSystem(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO carriers (id, tenant_id, name) VALUES (?, ?, 'C')`, carrier, e.a.tenantID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO drivers (id, tenant_id, name, type) VALUES (?, ?, 'D', 'COMPANY')`, driver, e.a.tenantID); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO trips (id, tenant_id, load_id, trip_number, status, driver_ids, carrier_id, created_at, updated_at)
+				VALUES (?, ?, ?, '2', 'Dispatched', ARRAY[?]::uuid[], ?, ?, ?)`, trip, e.a.tenantID, e.a.loadID, driver, carrier, now, now)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []struct{ path, docType string }{
+			{"/api/p/v1/trips/" + trip.String() + "/document", "POD"},
+			{"/api/p/v1/drivers/" + driver.String() + "/document", "License"},
+			{"/api/p/v1/carriers/" + carrier.String() + "/document", "Carrier Agreement"},
+		} {
+			if status, body, _ := e.post(p.path, up, fieldP("DocumentType", p.docType), fileP("a.pdf", pdfBytes)); status != 200 {
+				t.Fatalf("%s: %d %v", p.path, status, body)
+			}
+		}
+	}
+	addTrip()
+	one, ids1 := run()
+	for range 9 {
+		addTrip()
+	}
+	ten, ids10 := run()
+	if ids10 != ids1+9*3 {
+		t.Fatalf("10 trips show %d ids, 1 trip %d: want 27 more", ids10, ids1)
+	}
+	// One query per level; a per-parent query would add 27. Dataloader
+	// batches close on a 1 ms timer, so a busy machine may split one.
+	if ten > one+2 {
+		t.Errorf("transactions with 1 trip: %d, with 10 trips: %d; want one per level", one, ten)
 	}
 }

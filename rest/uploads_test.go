@@ -1,6 +1,9 @@
 package rest_test
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -265,5 +268,60 @@ func TestUploadLinkWorksThenExpires(t *testing.T) {
 	r := get(t, link)
 	if r.status != 403 || !strings.Contains(string(r.body), "expired") {
 		t.Errorf("expired link: %d %s", r.status, r.body)
+	}
+}
+
+func TestUploadNegotiatesJSON(t *testing.T) {
+	e := startUploads(t)
+	body, ct := multipartBody(t, fieldP("DocumentType", "Bill of Lading"), fileP("a.pdf", pdfBytes))
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/api/p/v1/loads/"+e.a.loadNumber+"/document", body)
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Accept", "text/html")
+	req.Header.Set("Authorization", "Bearer "+e.token(e.a, allUploadScopes))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusNotAcceptable || res.Header.Get("Content-Type") != rest.ProblemType {
+		t.Errorf("Accept: text/html: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	if e.documentRows() != 0 {
+		t.Error("a refused upload was stored")
+	}
+}
+
+// The upload answers, success and problems, are what the OpenAPI document
+// says.
+func TestUploadAnswersMatchOpenAPI(t *testing.T) {
+	e := startUploads(t)
+	c := newOpenAPIChecker(t, e.url)
+	who := e.token(e.a, allUploadScopes)
+	for _, r := range []struct {
+		path   string
+		parts  []part
+		status int
+	}{
+		{"/api/p/v2.0/loads/" + e.a.loadNumber + "/document", []part{fieldP("DocumentType", "Bill of Lading"), fileP("a.pdf", pdfBytes)}, 200},
+		{"/api/p/v1/trips/" + e.a.tripID.String() + "/document", []part{fieldP("DocumentType", "POD"), fileP("a.png", pngBytes)}, 200},
+		{"/api/p/v1/drivers/" + e.a.driverID.String() + "/document", []part{fieldP("DocumentType", "Nope"), fileP("a.pdf", pdfBytes)}, 400},
+		{"/api/p/v1/carriers/" + e.a.carrierID.String() + "/document", []part{fieldP("DocumentType", "Other Documents"), fileP("a.txt", []byte("text"))}, 415},
+		{"/api/p/v1/loads/NOPE/document", []part{fieldP("DocumentType", "Bill of Lading"), fileP("a.pdf", pdfBytes)}, 404},
+	} {
+		body, ct := multipartBody(t, r.parts...)
+		raw, _ := io.ReadAll(body)
+		req, _ := http.NewRequest(http.MethodPost, e.url+r.path, bytes.NewReader(raw))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", "Bearer "+who)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resBody, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if res.StatusCode != r.status {
+			t.Fatalf("%s: %d %s", r.path, res.StatusCode, resBody)
+		}
+		c.check(t, http.MethodPost, e.url+r.path, ct, string(raw), res, resBody)
 	}
 }

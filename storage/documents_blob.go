@@ -71,9 +71,13 @@ func (b *Blobs) Write(ctx context.Context, key, contentType string, r io.Reader)
 	return w.Close()
 }
 
-// Open reads key.
+// Open reads key; a missing object is NOT_FOUND.
 func (b *Blobs) Open(ctx context.Context, key string) (io.ReadCloser, error) {
-	return b.Bucket.NewReader(ctx, key, nil)
+	r, err := b.Bucket.NewReader(ctx, key, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, domain.NotFound("the document's content is no longer available")
+	}
+	return r, err
 }
 
 // Delete removes key; an absent key is not an error.

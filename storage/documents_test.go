@@ -3,6 +3,9 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,5 +121,35 @@ func TestDocumentsOfBatchesBoundsAndIsolates(t *testing.T) {
 	}
 	if _, err := store.Document(ctx, tenantB, got[tripA][0].ID); domain.CodeOf(err) != domain.CodeNotFound {
 		t.Errorf("tenant B read tenant A's document: %v", err)
+	}
+}
+
+func TestUploadLeavesNoBytesWhenTheRowFails(t *testing.T) {
+	db := dbtest.New(t)
+	tenant, _, trip := docFixture(t, db, "a")
+	dir := t.TempDir()
+	blobs, err := storage.OpenBlobs(context.Background(), "file://"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blobs.Close()
+	outboxDown := errors.New("outbox down")
+	docs := &domain.Documents{
+		Store: &storage.Documents{DB: db, LoadChanged: func(context.Context, bun.Tx, uuid.UUID, uuid.UUID) error { return outboxDown }},
+		Blobs: blobs,
+	}
+	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeTripUpdate}})
+	_, err = docs.UploadFile(ctx, domain.ParentTrip, trip.String(), "POD", nil, "pod.pdf", strings.NewReader("%PDF-1.7 body"))
+	if !errors.Is(err, outboxDown) {
+		t.Fatalf("upload: %v, want the store's failure", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, tenant.String()))
+	for _, e := range entries {
+		t.Errorf("bytes left behind: %s", e.Name())
+	}
+	var n int
+	_ = db.Bun.QueryRowContext(context.Background(), "SELECT count(*) FROM documents").Scan(&n)
+	if n != 0 {
+		t.Errorf("%d document rows", n)
 	}
 }

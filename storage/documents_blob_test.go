@@ -1,0 +1,67 @@
+package storage_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+func TestBlobsDefaultRelativeFileURL(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	b, err := storage.OpenBlobs(ctx, "file://.data/blobs") // DESIGN.md's default
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Write(ctx, "t/k", "application/pdf", strings.NewReader("%PDF-")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(".data/blobs/t/k"); err != nil {
+		t.Errorf("not stored under the working directory's .data/blobs: %v", err)
+	}
+	r, err := b.Open(ctx, "t/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(r)
+	_ = r.Close()
+	if string(got) != "%PDF-" {
+		t.Errorf("read back %q", got)
+	}
+	if err := b.Delete(ctx, "t/k"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Open(ctx, "t/k"); domain.CodeOf(err) != domain.CodeNotFound {
+		t.Errorf("deleted object: %v, want NOT_FOUND", err)
+	}
+	if err := b.Delete(ctx, "t/k"); err != nil {
+		t.Errorf("deleting twice: %v", err)
+	}
+}
+
+func TestBlobsFailedWriteLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	b, err := storage.OpenBlobs(ctx, "file://"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	err = b.Write(ctx, "t/k", "application/pdf", io.MultiReader(strings.NewReader("%PDF- partial"), failingReader{}))
+	if err == nil {
+		t.Fatal("write of a failing reader succeeded")
+	}
+	if _, err := os.Stat(dir + "/t/k"); !os.IsNotExist(err) {
+		t.Errorf("partial object visible: %v", err)
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
