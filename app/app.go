@@ -29,6 +29,8 @@ type App struct {
 	Events *Events
 	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
 	GraphQL *graph.Handler
+	// Webhooks is webhook management and delivery (app/webhooks.go).
+	Webhooks webhookParts
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -46,6 +48,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a := &App{Config: cfg, DB: db, Log: log}
+	if err := a.wireWebhooks(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
 	if err := a.wireAuth(ctx, mux); err != nil {
@@ -75,7 +81,7 @@ func (a *App) Handler() http.Handler { return a.handler }
 func (a *App) Run(ctx context.Context) error {
 	relayDone := make(chan struct{})
 	go func() { defer close(relayDone); _ = a.Events.Relay.Run(ctx) }()
-	<-ctx.Done()
+	a.runWebhooks(ctx) // returns when ctx ends
 	<-relayDone
 	return nil
 }

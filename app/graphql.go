@@ -15,6 +15,8 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 	a.GraphQL = graph.NewHandler(graph.Deps{
 		Reads:   &domain.Reads{Store: reads},
 		Loaders: reads,
+		// Webhooks is wired before GraphQL (app/webhooks.go).
+		Webhooks: a.Webhooks.Service,
 		// Document uploads (GraphQL multipart) and Document.downloadUrl.
 		Documents:     a.Documents,
 		LoadWrites:    a.Events.LoadWrites,

@@ -52,6 +52,8 @@ type Deps struct {
 	// LoadWrites and Subscriptions serve schema/loads.graphqls.
 	LoadWrites    *domain.LoadWrites
 	Subscriptions *domain.Subscriptions
+	// Webhooks is webhook management (schema/webhooks.graphqls).
+	Webhooks *domain.Webhooks
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -83,7 +85,7 @@ func NewHandler(deps Deps) *Handler {
 	}
 	es := generated.NewExecutableSchema(generated.Config{
 		Resolvers: &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents,
-			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions},
+			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions, WebhookService: deps.Webhooks},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)

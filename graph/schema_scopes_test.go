@@ -18,6 +18,8 @@ var queryOps = map[string]domain.Operation{
 	"users":                domain.OpSearchUsers,
 	"load":                 domain.OpReadLoad,
 	"eventTypes":           domain.OpListEventTypes,
+	"webhooks":             domain.OpManageWebhooks,
+	"webhook":              domain.OpManageWebhooks,
 }
 
 func TestScopeDirectivesMatchDomain(t *testing.T) {

@@ -6,8 +6,9 @@ import "github.com/haulgraph/haulgraph/domain"
 
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
-	Reads         *domain.Reads
-	Documents     *domain.Documents
-	LoadWrites    *domain.LoadWrites
-	Subscriptions *domain.Subscriptions
+	Reads          *domain.Reads
+	Documents      *domain.Documents
+	LoadWrites     *domain.LoadWrites
+	Subscriptions  *domain.Subscriptions
+	WebhookService *domain.Webhooks
 }

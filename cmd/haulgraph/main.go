@@ -26,6 +26,7 @@ commands:
   clients   manage API client credentials (create, list, revoke, edit)
   keys      rotate the token signing key (keys rotate)
   seed      create a tenant filled with deterministic demo data (--tenant SLUG [--scale N])
+  webhooks  manage webhooks (haulgraph webhooks --help)
 `
 
 func main() {
@@ -47,6 +48,8 @@ func main() {
 		err = keysCmd(ctx, os.Args[2:])
 	case "seed":
 		err = seedCommand(ctx, os.Args[2:])
+	case "webhooks":
+		err = webhooksCmd(ctx, os.Args[2:], os.Stdout)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

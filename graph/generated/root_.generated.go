@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	Stop() StopResolver
 	Subscription() SubscriptionResolver
 	Trip() TripResolver
+	Webhook() WebhookResolver
 }
 
 type DirectiveRoot struct {
@@ -243,14 +244,21 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ChangeLoadStatus      func(childComplexity int, loadNumber string, status domain.LoadStatus) int
-		CreateLoad            func(childComplexity int, input model.CreateLoadInput) int
-		UpdateLoad            func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
-		UpdateTrip            func(childComplexity int, id string, input model.UpdateTripInput) int
-		UploadCarrierDocument func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
-		UploadDriverDocument  func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
-		UploadLoadDocument    func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
-		UploadTripDocument    func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
+		ChangeLoadStatus        func(childComplexity int, loadNumber string, status domain.LoadStatus) int
+		CreateLoad              func(childComplexity int, input model.CreateLoadInput) int
+		CreateWebhook           func(childComplexity int, input model.CreateWebhookInput) int
+		DeleteWebhook           func(childComplexity int, id string) int
+		DisableWebhook          func(childComplexity int, id string) int
+		EnableWebhook           func(childComplexity int, id string) int
+		RedeliverEvent          func(childComplexity int, webhookID string, eventID string) int
+		RegenerateWebhookSecret func(childComplexity int, id string, rotationWindow *int) int
+		UpdateLoad              func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
+		UpdateTrip              func(childComplexity int, id string, input model.UpdateTripInput) int
+		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
+		UploadCarrierDocument   func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadDriverDocument    func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadLoadDocument      func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
+		UploadTripDocument      func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
 	}
 
 	Note struct {
@@ -277,6 +285,8 @@ type ComplexityRoot struct {
 		SettlementStatements func(childComplexity int, filter model.StatementFilter, page *int, pageSize *int, first *int, after *string) int
 		Trailers             func(childComplexity int, page *int, pageSize *int, first *int, after *string) int
 		Users                func(childComplexity int, keyword *string, page *int, pageSize *int, first *int, after *string) int
+		Webhook              func(childComplexity int, id string) int
+		Webhooks             func(childComplexity int) int
 	}
 
 	SettlementStatement struct {
@@ -483,6 +493,47 @@ type ComplexityRoot struct {
 		RemitAddress func(childComplexity int) int
 		RemitEmail   func(childComplexity int) int
 		RemitPhone   func(childComplexity int) int
+	}
+
+	Webhook struct {
+		CreatedAt                 func(childComplexity int) int
+		Deliveries                func(childComplexity int, first *int) int
+		EventTypes                func(childComplexity int) int
+		ID                        func(childComplexity int) int
+		IncludePreviousAttributes func(childComplexity int) int
+		Name                      func(childComplexity int) int
+		RotationEndsAt            func(childComplexity int) int
+		State                     func(childComplexity int) int
+		StateLabel                func(childComplexity int) int
+		StateReason               func(childComplexity int) int
+		SubsidiaryID              func(childComplexity int) int
+		URL                       func(childComplexity int) int
+		UpdatedAt                 func(childComplexity int) int
+	}
+
+	WebhookAttempt struct {
+		Attempt     func(childComplexity int) int
+		AttemptedAt func(childComplexity int) int
+		Error       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		LatencyMS   func(childComplexity int) int
+		StatusCode  func(childComplexity int) int
+	}
+
+	WebhookDelivery struct {
+		Attempt       func(childComplexity int) int
+		Attempts      func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		EventID       func(childComplexity int) int
+		EventType     func(childComplexity int) int
+		ID            func(childComplexity int) int
+		NextAttemptAt func(childComplexity int) int
+		Status        func(childComplexity int) int
+	}
+
+	WebhookWithSecret struct {
+		Secret  func(childComplexity int) int
+		Webhook func(childComplexity int) int
 	}
 }
 
@@ -1360,6 +1411,72 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateLoad(childComplexity, args["input"].(model.CreateLoadInput)), true
+	case "Mutation.createWebhook":
+		if e.ComplexityRoot.Mutation.CreateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(model.CreateWebhookInput)), true
+	case "Mutation.deleteWebhook":
+		if e.ComplexityRoot.Mutation.DeleteWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.disableWebhook":
+		if e.ComplexityRoot.Mutation.DisableWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_disableWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DisableWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.enableWebhook":
+		if e.ComplexityRoot.Mutation.EnableWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_enableWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EnableWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.redeliverEvent":
+		if e.ComplexityRoot.Mutation.RedeliverEvent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeliverEvent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RedeliverEvent(childComplexity, args["webhookId"].(string), args["eventId"].(string)), true
+	case "Mutation.regenerateWebhookSecret":
+		if e.ComplexityRoot.Mutation.RegenerateWebhookSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_regenerateWebhookSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RegenerateWebhookSecret(childComplexity, args["id"].(string), args["rotationWindow"].(*int)), true
 	case "Mutation.updateLoad":
 		if e.ComplexityRoot.Mutation.UpdateLoad == nil {
 			break
@@ -1382,6 +1499,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateTrip(childComplexity, args["id"].(string), args["input"].(model.UpdateTripInput)), true
+	case "Mutation.updateWebhook":
+		if e.ComplexityRoot.Mutation.UpdateWebhook == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWebhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWebhook(childComplexity, args["id"].(string), args["input"].(model.UpdateWebhookInput)), true
 	case "Mutation.uploadCarrierDocument":
 		if e.ComplexityRoot.Mutation.UploadCarrierDocument == nil {
 			break
@@ -1567,6 +1695,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Users(childComplexity, args["keyword"].(*string), args["page"].(*int), args["pageSize"].(*int), args["first"].(*int), args["after"].(*string)), true
+	case "Query.webhook":
+		if e.ComplexityRoot.Query.Webhook == nil {
+			break
+		}
+
+		args, err := ec.field_Query_webhook_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Webhook(childComplexity, args["id"].(string)), true
+	case "Query.webhooks":
+		if e.ComplexityRoot.Query.Webhooks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Webhooks(childComplexity), true
 
 	case "SettlementStatement.driver":
 		if e.ComplexityRoot.SettlementStatement.Driver == nil {
@@ -2479,6 +2624,189 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Vendor.RemitPhone(childComplexity), true
 
+	case "Webhook.createdAt":
+		if e.ComplexityRoot.Webhook.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.CreatedAt(childComplexity), true
+	case "Webhook.deliveries":
+		if e.ComplexityRoot.Webhook.Deliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Webhook_deliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Webhook.Deliveries(childComplexity, args["first"].(*int)), true
+	case "Webhook.eventTypes":
+		if e.ComplexityRoot.Webhook.EventTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.EventTypes(childComplexity), true
+	case "Webhook.id":
+		if e.ComplexityRoot.Webhook.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.ID(childComplexity), true
+	case "Webhook.includePreviousAttributes":
+		if e.ComplexityRoot.Webhook.IncludePreviousAttributes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.IncludePreviousAttributes(childComplexity), true
+	case "Webhook.name":
+		if e.ComplexityRoot.Webhook.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.Name(childComplexity), true
+	case "Webhook.rotationEndsAt":
+		if e.ComplexityRoot.Webhook.RotationEndsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.RotationEndsAt(childComplexity), true
+	case "Webhook.state":
+		if e.ComplexityRoot.Webhook.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.State(childComplexity), true
+	case "Webhook.stateLabel":
+		if e.ComplexityRoot.Webhook.StateLabel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.StateLabel(childComplexity), true
+	case "Webhook.stateReason":
+		if e.ComplexityRoot.Webhook.StateReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.StateReason(childComplexity), true
+	case "Webhook.subsidiaryId":
+		if e.ComplexityRoot.Webhook.SubsidiaryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.SubsidiaryID(childComplexity), true
+	case "Webhook.url":
+		if e.ComplexityRoot.Webhook.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.URL(childComplexity), true
+	case "Webhook.updatedAt":
+		if e.ComplexityRoot.Webhook.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.UpdatedAt(childComplexity), true
+
+	case "WebhookAttempt.attempt":
+		if e.ComplexityRoot.WebhookAttempt.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.Attempt(childComplexity), true
+	case "WebhookAttempt.attemptedAt":
+		if e.ComplexityRoot.WebhookAttempt.AttemptedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.AttemptedAt(childComplexity), true
+	case "WebhookAttempt.error":
+		if e.ComplexityRoot.WebhookAttempt.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.Error(childComplexity), true
+	case "WebhookAttempt.id":
+		if e.ComplexityRoot.WebhookAttempt.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.ID(childComplexity), true
+	case "WebhookAttempt.latencyMs":
+		if e.ComplexityRoot.WebhookAttempt.LatencyMS == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.LatencyMS(childComplexity), true
+	case "WebhookAttempt.statusCode":
+		if e.ComplexityRoot.WebhookAttempt.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.StatusCode(childComplexity), true
+
+	case "WebhookDelivery.attempt":
+		if e.ComplexityRoot.WebhookDelivery.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Attempt(childComplexity), true
+	case "WebhookDelivery.attempts":
+		if e.ComplexityRoot.WebhookDelivery.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Attempts(childComplexity), true
+	case "WebhookDelivery.createdAt":
+		if e.ComplexityRoot.WebhookDelivery.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.CreatedAt(childComplexity), true
+	case "WebhookDelivery.eventId":
+		if e.ComplexityRoot.WebhookDelivery.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventID(childComplexity), true
+	case "WebhookDelivery.eventType":
+		if e.ComplexityRoot.WebhookDelivery.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.EventType(childComplexity), true
+	case "WebhookDelivery.id":
+		if e.ComplexityRoot.WebhookDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.ID(childComplexity), true
+	case "WebhookDelivery.nextAttemptAt":
+		if e.ComplexityRoot.WebhookDelivery.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.NextAttemptAt(childComplexity), true
+	case "WebhookDelivery.status":
+		if e.ComplexityRoot.WebhookDelivery.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.Status(childComplexity), true
+
+	case "WebhookWithSecret.secret":
+		if e.ComplexityRoot.WebhookWithSecret.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookWithSecret.Secret(childComplexity), true
+	case "WebhookWithSecret.webhook":
+		if e.ComplexityRoot.WebhookWithSecret.Webhook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookWithSecret.Webhook(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -2489,6 +2817,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAddressInput,
 		ec.unmarshalInputCreateLoadInput,
+		ec.unmarshalInputCreateWebhookInput,
 		ec.unmarshalInputDateTimeRange,
 		ec.unmarshalInputLoadEventFilter,
 		ec.unmarshalInputLocationFilter,
@@ -2498,6 +2827,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputTripInput,
 		ec.unmarshalInputUpdateLoadInput,
 		ec.unmarshalInputUpdateTripInput,
+		ec.unmarshalInputUpdateWebhookInput,
 	)
 	first := true
 
@@ -3373,6 +3703,105 @@ type UserEdge {
   node: User!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks (spec 2.8, 3.1, 6): management with the webhook:manage scope.
+
+"A webhook's state (spec 3.1). Active is labelled Connected; FailedVerification behaves as Disabled."
+enum WebhookState {
+  Disabled
+  Pending
+  Active
+  FailedVerification
+}
+
+"A webhook configuration (spec 2.8). The signing secret is never readable: it is shown once, on create and regenerate."
+type Webhook {
+  id: ID!
+  name: String!
+  url: String!
+  eventTypes: [String!]!
+  subsidiaryId: ID!
+  includePreviousAttributes: Boolean!
+  state: WebhookState!
+  "The UI label of the state: Connected for Active, Failed to verify for FailedVerification."
+  stateLabel: String!
+  "Why the webhook is Disabled or failed verification."
+  stateReason: String!
+  "End of the secret rotation window during which deliveries also carry v0 (the previous secret's signature)."
+  rotationEndsAt: DateTime
+  createdAt: DateTime!
+  updatedAt: DateTime!
+  "The latest deliveries, newest first, with their attempts (first: 1..100)."
+  deliveries(first: Int = 20): [WebhookDelivery!]!
+}
+
+"One event queued for one webhook; retried on DESIGN.md's schedule with the same event id."
+type WebhookDelivery {
+  id: ID!
+  eventId: String!
+  eventType: String!
+  "Pending, Delivered or Failed."
+  status: String!
+  "Attempts made so far."
+  attempt: Int!
+  nextAttemptAt: DateTime
+  createdAt: DateTime!
+  attempts: [WebhookAttempt!]!
+}
+
+"One logged HTTP attempt (kept 30 days). Its id is the X-Service-Delivery header."
+type WebhookAttempt {
+  id: ID!
+  attempt: Int!
+  statusCode: Int
+  latencyMs: Int!
+  error: String!
+  attemptedAt: DateTime!
+}
+
+"A webhook with its signing secret, shown only in this answer."
+type WebhookWithSecret {
+  webhook: Webhook!
+  secret: String!
+}
+
+"Fields are optional in the schema so that missing ones come back as field-level validation errors."
+input CreateWebhookInput {
+  name: String
+  url: String
+  eventTypes: [String!]
+  subsidiaryId: ID
+  includePreviousAttributes: Boolean = false
+}
+
+"Only the given fields change. A URL change on an Active webhook re-verifies it."
+input UpdateWebhookInput {
+  name: String
+  url: String
+  eventTypes: [String!]
+  includePreviousAttributes: Boolean
+}
+
+extend type Query {
+  "The tenant's webhooks (at most 100)."
+  webhooks: [Webhook!]! @hasScope(scope: "webhook:manage")
+  webhook(id: ID!): Webhook @hasScope(scope: "webhook:manage")
+}
+
+extend type Mutation {
+  "Creates a Pending webhook; no events flow until it is enabled and verified."
+  createWebhook(input: CreateWebhookInput!): WebhookWithSecret! @hasScope(scope: "webhook:manage")
+  updateWebhook(id: ID!, input: UpdateWebhookInput!): Webhook! @hasScope(scope: "webhook:manage")
+  "The Send Events toggle: sends the verification request; a correct answer within 3 s makes the webhook Active."
+  enableWebhook(id: ID!): Webhook! @hasScope(scope: "webhook:manage")
+  "Stops delivery at once; the configuration is kept."
+  disableWebhook(id: ID!): Webhook! @hasScope(scope: "webhook:manage")
+  "Issues a new secret. rotationWindow (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0."
+  regenerateWebhookSecret(id: ID!, rotationWindow: Int): WebhookWithSecret! @hasScope(scope: "webhook:manage")
+  deleteWebhook(id: ID!): Boolean! @hasScope(scope: "webhook:manage")
+  "Queues the event again for the webhook (same event id)."
+  redeliverEvent(webhookId: ID!, eventId: String!): WebhookDelivery! @hasScope(scope: "webhook:manage")
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -4212,6 +4641,88 @@ func (ec *executionContext) childFields_Vendor(ctx context.Context, field graphq
 		return ec.fieldContext_Vendor_remitPhone(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Vendor", field.Name)
+}
+
+func (ec *executionContext) childFields_Webhook(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Webhook_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Webhook_name(ctx, field)
+	case "url":
+		return ec.fieldContext_Webhook_url(ctx, field)
+	case "eventTypes":
+		return ec.fieldContext_Webhook_eventTypes(ctx, field)
+	case "subsidiaryId":
+		return ec.fieldContext_Webhook_subsidiaryId(ctx, field)
+	case "includePreviousAttributes":
+		return ec.fieldContext_Webhook_includePreviousAttributes(ctx, field)
+	case "state":
+		return ec.fieldContext_Webhook_state(ctx, field)
+	case "stateLabel":
+		return ec.fieldContext_Webhook_stateLabel(ctx, field)
+	case "stateReason":
+		return ec.fieldContext_Webhook_stateReason(ctx, field)
+	case "rotationEndsAt":
+		return ec.fieldContext_Webhook_rotationEndsAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Webhook_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Webhook_updatedAt(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_Webhook_deliveries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Webhook", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookAttempt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookAttempt_id(ctx, field)
+	case "attempt":
+		return ec.fieldContext_WebhookAttempt_attempt(ctx, field)
+	case "statusCode":
+		return ec.fieldContext_WebhookAttempt_statusCode(ctx, field)
+	case "latencyMs":
+		return ec.fieldContext_WebhookAttempt_latencyMs(ctx, field)
+	case "error":
+		return ec.fieldContext_WebhookAttempt_error(ctx, field)
+	case "attemptedAt":
+		return ec.fieldContext_WebhookAttempt_attemptedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookAttempt", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_WebhookDelivery_id(ctx, field)
+	case "eventId":
+		return ec.fieldContext_WebhookDelivery_eventId(ctx, field)
+	case "eventType":
+		return ec.fieldContext_WebhookDelivery_eventType(ctx, field)
+	case "status":
+		return ec.fieldContext_WebhookDelivery_status(ctx, field)
+	case "attempt":
+		return ec.fieldContext_WebhookDelivery_attempt(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_WebhookDelivery_nextAttemptAt(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_WebhookDelivery_createdAt(ctx, field)
+	case "attempts":
+		return ec.fieldContext_WebhookDelivery_attempts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookDelivery", field.Name)
+}
+
+func (ec *executionContext) childFields_WebhookWithSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "webhook":
+		return ec.fieldContext_WebhookWithSecret_webhook(ctx, field)
+	case "secret":
+		return ec.fieldContext_WebhookWithSecret_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WebhookWithSecret", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

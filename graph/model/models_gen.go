@@ -37,6 +37,15 @@ type CreateLoadInput struct {
 	Trips []*TripInput `json:"trips,omitempty"`
 }
 
+// Fields are optional in the schema so that missing ones come back as field-level validation errors.
+type CreateWebhookInput struct {
+	Name                      *string  `json:"name,omitempty"`
+	URL                       *string  `json:"url,omitempty"`
+	EventTypes                []string `json:"eventTypes,omitempty"`
+	SubsidiaryID              *string  `json:"subsidiaryId,omitempty"`
+	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+}
+
 // An inclusive UTC window. Rules for each list are in its description.
 type DateTimeRange struct {
 	Start *time.Time `json:"start,omitempty"`
@@ -244,6 +253,14 @@ type UpdateTripInput struct {
 	CarrierID *string  `json:"carrierId,omitempty"`
 }
 
+// Only the given fields change. A URL change on an Active webhook re-verifies it.
+type UpdateWebhookInput struct {
+	Name                      *string  `json:"name,omitempty"`
+	URL                       *string  `json:"url,omitempty"`
+	EventTypes                []string `json:"eventTypes,omitempty"`
+	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+}
+
 type UserConnection struct {
 	Page       *int           `json:"page,omitempty"`
 	PageSize   int            `json:"pageSize"`
@@ -257,4 +274,10 @@ type UserConnection struct {
 type UserEdge struct {
 	Cursor string       `json:"cursor"`
 	Node   *domain.User `json:"node"`
+}
+
+// A webhook with its signing secret, shown only in this answer.
+type WebhookWithSecret struct {
+	Webhook *WebhookNode `json:"webhook"`
+	Secret  string       `json:"secret"`
 }

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"context"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/events/webhook"
+	"github.com/haulgraph/haulgraph/secretbox"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// webhookParts are the webhook management service and its background workers.
+type webhookParts struct {
+	Service    *domain.Webhooks
+	Store      *storage.WebhookStore
+	Worker     *webhook.Worker
+	Dispatcher *webhook.Dispatcher
+}
+
+// wireWebhooks builds the webhook service, dispatcher and delivery worker.
+func (a *App) wireWebhooks() error {
+	box, err := secretbox.New(a.Config.EncryptionKey)
+	if err != nil {
+		return err
+	}
+	store := storage.NewWebhookStore(a.DB, box)
+	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks})
+	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log}
+	a.Webhooks = webhookParts{
+		Store:  store,
+		Worker: worker,
+		Service: &domain.Webhooks{Store: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks,
+			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks}},
+		Dispatcher: &webhook.Dispatcher{Store: store, Pool: a.DB.Pool, OnDispatched: worker.Wake, Log: a.Log},
+	}
+	return nil
+}
+
+// runWebhooks runs the dispatcher and the delivery worker until ctx ends.
+// The dispatcher wakes on the events relay's signal (one LISTEN per instance).
+func (a *App) runWebhooks(ctx context.Context) {
+	if a.Events != nil && a.Events.Relay != nil {
+		wake, stop := a.Events.Relay.Wake()
+		defer stop()
+		a.Webhooks.Dispatcher.Wake = wake
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Webhooks.Dispatcher.Run(ctx) }()
+	_ = a.Webhooks.Worker.Run(ctx)
+	<-done
+}

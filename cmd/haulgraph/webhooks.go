@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+const webhooksUsage = `usage: haulgraph webhooks <action> --tenant SLUG [flags]
+
+actions:
+  create      --name NAME --url URL --events "load.changed load.status.changed" --subsidiary ID [--include-previous-attributes]
+  list
+  get         --id ID
+  update      --id ID [--name NAME] [--url URL] [--events "..."] [--include-previous-attributes=true|false]
+  enable      --id ID        (Send Events on: sends the verification request)
+  disable     --id ID
+  regenerate-secret --id ID [--rotation-window 24h]
+  delete      --id ID
+  redeliver   --id ID --event EVENT_ID
+  deliveries  --id ID [--limit 20]
+
+Output is JSON. The signing secret is printed once, by create and regenerate-secret.
+`
+
+// webhooksCmd manages webhooks as an operator acting for one tenant.
+func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Print(webhooksUsage)
+		return nil
+	}
+	action := args[0]
+	fs := flag.NewFlagSet("webhooks "+action, flag.ContinueOnError)
+	tenant := fs.String("tenant", "", "tenant slug (required)")
+	id := fs.String("id", "", "webhook id")
+	name := fs.String("name", "", "webhook name")
+	url := fs.String("url", "", "endpoint URL (https)")
+	events := fs.String("events", "", "space- or comma-separated event types")
+	subsidiary := fs.String("subsidiary", "", "subsidiary id")
+	prevAttrs := fs.Bool("include-previous-attributes", false, "send data.diff.previousAttributes")
+	window := fs.Duration("rotation-window", domain.DefaultRotationWindow, "how long the old secret still signs (v0)")
+	eventID := fs.String("event", "", "event id to redeliver")
+	limit := fs.Int("limit", 20, "deliveries to list (at most 100)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *tenant == "" {
+		return errors.New("--tenant is required")
+	}
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	var tenantID uuid.UUID
+	if err := a.DB.Bun.QueryRowContext(ctx, "SELECT id FROM tenants WHERE slug = ?", *tenant).Scan(&tenantID); err != nil {
+		return fmt.Errorf("unknown tenant %q", *tenant)
+	}
+	ctx = domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenantID, ClientID: "cli", Scopes: []domain.Scope{domain.ScopeWebhookManage}})
+	svc := a.Webhooks.Service
+	webhookID := func() (uuid.UUID, error) {
+		u, err := uuid.Parse(*id)
+		if err != nil {
+			return u, errors.New("--id must be a webhook id")
+		}
+		return u, nil
+	}
+	input := domain.WebhookInput{}
+	if set["name"] {
+		input.Name = name
+	}
+	if set["url"] {
+		input.URL = url
+	}
+	if set["events"] {
+		input.EventTypes = strings.FieldsFunc(*events, func(r rune) bool { return r == ' ' || r == ',' })
+	}
+	if set["include-previous-attributes"] {
+		input.IncludePreviousAttributes = prevAttrs
+	}
+
+	var out any
+	switch action {
+	case "create":
+		if set["subsidiary"] {
+			s, err := uuid.Parse(*subsidiary)
+			if err != nil {
+				return errors.New("--subsidiary must be an id")
+			}
+			input.SubsidiaryID = &s
+		}
+		if input.EventTypes == nil {
+			input.EventTypes = []string{}
+		}
+		w, secret, err := svc.Create(ctx, input)
+		if err != nil {
+			return err
+		}
+		out = map[string]any{"webhook": webhookJSON(w), "secret": secret}
+	case "list":
+		ws, err := svc.List(ctx)
+		if err != nil {
+			return err
+		}
+		list := make([]map[string]any, len(ws))
+		for i := range ws {
+			list[i] = webhookJSON(&ws[i])
+		}
+		out = list
+	case "get", "update", "enable", "disable", "delete", "regenerate-secret", "redeliver", "deliveries":
+		wid, err := webhookID()
+		if err != nil {
+			return err
+		}
+		var w *domain.Webhook
+		switch action {
+		case "get":
+			w, err = svc.Get(ctx, wid)
+		case "update":
+			w, err = svc.Update(ctx, wid, input)
+		case "enable":
+			w, err = svc.Enable(ctx, wid)
+		case "disable":
+			w, err = svc.Disable(ctx, wid)
+		case "delete":
+			err = svc.Delete(ctx, wid)
+			out = map[string]any{"deleted": wid}
+		case "regenerate-secret":
+			var secret string
+			if w, secret, err = svc.RegenerateSecret(ctx, wid, window); err == nil {
+				out = map[string]any{"webhook": webhookJSON(w), "secret": secret}
+			}
+		case "redeliver":
+			var d *domain.WebhookDelivery
+			if d, err = svc.Redeliver(ctx, wid, *eventID); err == nil {
+				out = deliveryJSON(d)
+			}
+		case "deliveries":
+			var ds []domain.WebhookDelivery
+			if ds, err = svc.Deliveries(ctx, wid, *limit); err == nil {
+				list := make([]map[string]any, len(ds))
+				for i := range ds {
+					list[i] = deliveryJSON(&ds[i])
+				}
+				out = list
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			out = webhookJSON(w)
+		}
+	default:
+		fmt.Fprint(os.Stderr, webhooksUsage)
+		return fmt.Errorf("unknown action %q", action)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func webhookJSON(w *domain.Webhook) map[string]any {
+	return map[string]any{
+		"id": w.ID, "name": w.Name, "url": w.URL, "eventTypes": w.EventTypes, "subsidiaryId": w.SubsidiaryID,
+		"includePreviousAttributes": w.IncludePreviousAttributes, "state": w.State, "stateLabel": w.State.Label(),
+		"stateReason": w.StateReason, "rotationEndsAt": w.RotationEndsAt, "createdAt": w.CreatedAt.Format(time.RFC3339),
+	}
+}
+
+func deliveryJSON(d *domain.WebhookDelivery) map[string]any {
+	attempts := make([]map[string]any, len(d.Attempts))
+	for i, a := range d.Attempts {
+		attempts[i] = map[string]any{"id": a.ID, "attempt": a.Attempt, "statusCode": a.StatusCode, "latencyMs": a.LatencyMS,
+			"error": a.Error, "attemptedAt": a.AttemptedAt.Format(time.RFC3339)}
+	}
+	return map[string]any{"id": d.ID, "eventId": d.EventID, "eventType": d.EventType, "status": d.Status, "attempt": d.Attempt,
+		"nextAttemptAt": d.NextAttemptAt, "createdAt": d.CreatedAt.Format(time.RFC3339), "attempts": attempts}
+}

@@ -1,0 +1,360 @@
+package domain
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// WebhookStore is the storage port of webhook management. Every method is
+// confined to the tenant it is given.
+type WebhookStore interface {
+	SubsidiaryExists(ctx context.Context, tenantID, subsidiaryID uuid.UUID) (bool, error)
+	CountWebhooks(ctx context.Context, tenantID uuid.UUID) (int, error)
+	CreateWebhook(ctx context.Context, w *Webhook, secret string) error
+	GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error)
+	ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]Webhook, error)
+	// UpdateWebhook saves configuration and state of w.
+	UpdateWebhook(ctx context.Context, w *Webhook) error
+	// SetWebhookState moves the webhook from one state to another only if it is
+	// still in from with the given URL (a concurrent change wins), reporting
+	// whether it did.
+	SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from WebhookState, url string, to WebhookState, reason string) (bool, error)
+	// RotateWebhookSecret makes secret current, keeping the old one for
+	// signatures until rotationEnds (nil: drop it at once).
+	RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret string, rotationEnds *time.Time) error
+	DeleteWebhook(ctx context.Context, tenantID, id uuid.UUID) error
+	// Redeliver queues a new delivery of an event of the webhook's subsidiary.
+	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error)
+	// ListDeliveriesFor is ListDeliveries for several webhooks in one go.
+	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error)
+}
+
+// WebhookVerifier sends the verification request of spec 6.2 and checks the
+// answer, returning why it failed (nil: verified).
+type WebhookVerifier interface {
+	Verify(ctx context.Context, url, challenge string) error
+}
+
+// Webhooks is the webhook management service used by GraphQL and the CLI.
+type Webhooks struct {
+	Store    WebhookStore
+	Verifier WebhookVerifier
+	// AllowInsecureURLs is the development flag (http:// and loopback).
+	AllowInsecureURLs bool
+	Now               func() time.Time
+}
+
+func (s *Webhooks) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Webhooks) tenant(ctx context.Context) (uuid.UUID, error) {
+	p, err := Authorize(ctx, OpManageWebhooks)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return p.TenantID, nil
+}
+
+// Create validates in and stores a Pending webhook; the secret is returned
+// once, here.
+func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, string, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var v Validation
+	validateWebhookInput(&v, in, true, s.AllowInsecureURLs)
+	if in.SubsidiaryID != nil && *in.SubsidiaryID != uuid.Nil {
+		ok, err := s.Store.SubsidiaryExists(ctx, tenantID, *in.SubsidiaryID)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			v.Add("subsidiaryId", "unknown subsidiary")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, "", err
+	}
+	if n, err := s.Store.CountWebhooks(ctx, tenantID); err != nil {
+		return nil, "", err
+	} else if n >= MaxWebhooksPerTenant {
+		return nil, "", &Error{Code: CodeConflict, Message: "a tenant may hold at most 100 webhooks"}
+	}
+	state, _, err := NextWebhookState("", TriggerCreated)
+	if err != nil {
+		return nil, "", err
+	}
+	now := s.now()
+	w := &Webhook{
+		ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Name: *in.Name, URL: *in.URL,
+		EventTypes: dedupe(in.EventTypes), State: state, CreatedAt: now, UpdatedAt: now,
+	}
+	if in.IncludePreviousAttributes != nil {
+		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
+	}
+	secret := NewWebhookSecret()
+	if err := s.Store.CreateWebhook(ctx, w, secret); err != nil {
+		return nil, "", err
+	}
+	return w, secret, nil
+}
+
+// Get returns one webhook of the caller's tenant.
+func (s *Webhooks) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.GetWebhook(ctx, tenantID, id)
+}
+
+// List returns the tenant's webhooks (at most MaxWebhooksPerTenant).
+func (s *Webhooks) List(ctx context.Context) ([]Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.ListWebhooks(ctx, tenantID, MaxWebhooksPerTenant)
+}
+
+// Update changes configuration; a URL change on an Active webhook sends it
+// back to Pending and re-verifies (spec 3.1). The subsidiary is fixed.
+func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in.SubsidiaryID != nil {
+		var v Validation
+		v.Add("subsidiaryId", "a webhook's subsidiary cannot be changed")
+		return nil, v.Err()
+	}
+	if err := ValidateWebhookInput(in, false, s.AllowInsecureURLs); err != nil {
+		return nil, err
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	var triggers []WebhookTrigger
+	if in.Name != nil {
+		w.Name = *in.Name
+	}
+	if in.EventTypes != nil {
+		w.EventTypes = dedupe(in.EventTypes)
+		triggers = append(triggers, TriggerEventsChanged)
+	}
+	if in.IncludePreviousAttributes != nil && *in.IncludePreviousAttributes != w.IncludePreviousAttributes {
+		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
+		triggers = append(triggers, TriggerPreviousAttrChanged)
+	}
+	if in.URL != nil && *in.URL != w.URL {
+		w.URL = *in.URL
+		triggers = append(triggers, TriggerURLChanged)
+	}
+	verify := false
+	for _, tr := range triggers {
+		to, v, err := NextWebhookState(w.State, tr)
+		if err != nil {
+			return nil, err
+		}
+		w.State, verify = to, verify || v
+	}
+	w.UpdatedAt = s.now()
+	if err := s.Store.UpdateWebhook(ctx, w); err != nil {
+		return nil, err
+	}
+	if verify {
+		return s.verify(ctx, w)
+	}
+	return w, nil
+}
+
+// Enable is the Send Events toggle: the webhook goes Pending and its endpoint
+// gets a verification request; a correct answer within 3 s makes it Active.
+func (s *Webhooks) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	to, verify, err := NextWebhookState(w.State, TriggerEnable)
+	if err != nil {
+		return nil, err
+	}
+	if !verify {
+		return w, nil
+	}
+	if ok, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, ""); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, &Error{Code: CodeConflict, Message: "the webhook changed meanwhile; try again"}
+	}
+	w.State = to
+	return s.verify(ctx, w)
+}
+
+// verify runs the handshake for a Pending webhook and records the outcome,
+// unless the webhook changed (URL, manual disable) in the meantime.
+func (s *Webhooks) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
+	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
+	defer cancel()
+	verr := s.Verifier.Verify(vctx, w.URL, newChallenge())
+	trigger, reason := TriggerVerified, ""
+	if verr != nil {
+		trigger, reason = TriggerVerificationFailed, "verification failed: "+verr.Error()
+	}
+	to, _, err := NextWebhookState(WebhookPending, trigger)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.SetWebhookState(ctx, w.TenantID, w.ID, WebhookPending, w.URL, to, reason); err != nil {
+		return nil, err
+	}
+	return s.Store.GetWebhook(ctx, w.TenantID, w.ID)
+}
+
+// Disable stops delivery at once; configuration and queued deliveries are
+// kept (they resume if the webhook is enabled and verified again).
+func (s *Webhooks) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	to, _, err := NextWebhookState(w.State, TriggerDisable)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, "disabled manually"); err != nil {
+		return nil, err
+	}
+	return s.Store.GetWebhook(ctx, tenantID, id)
+}
+
+// RegenerateSecret issues a new secret (returned once). During the rotation
+// window (default 24 h, 0 = none) deliveries carry v1 with the new and v0 with
+// the old secret.
+func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *time.Duration) (*Webhook, string, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	win := DefaultRotationWindow
+	if window != nil {
+		win = *window
+	}
+	if win < 0 || win > MaxRotationWindow {
+		var v Validation
+		v.Add("rotationWindow", "rotationWindow must be between 0 and 7 days")
+		return nil, "", v.Err()
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, _, err := NextWebhookState(w.State, TriggerSecretRegenerated); err != nil {
+		return nil, "", err
+	}
+	var ends *time.Time
+	if win > 0 {
+		t := s.now().Add(win)
+		ends = &t
+	}
+	secret := NewWebhookSecret()
+	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, secret, ends); err != nil {
+		return nil, "", err
+	}
+	w, err = s.Store.GetWebhook(ctx, tenantID, id)
+	return w, secret, err
+}
+
+// Delete removes the webhook with its deliveries and attempts.
+func (s *Webhooks) Delete(ctx context.Context, id uuid.UUID) error {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Store.DeleteWebhook(ctx, tenantID, id)
+}
+
+// Redeliver queues the event again for the webhook (a new delivery, same
+// event id).
+func (s *Webhooks) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID string) (*WebhookDelivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if eventID == "" || len(eventID) > 100 {
+		var v Validation
+		v.Add("eventId", "eventId is required (at most 100 characters)")
+		return nil, v.Err()
+	}
+	return s.Store.Redeliver(ctx, tenantID, webhookID, eventID, s.now())
+}
+
+// Deliveries lists the webhook's latest deliveries with their attempts.
+func (s *Webhooks) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+		return nil, err
+	}
+	return s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))
+}
+
+// DeliveriesFor is Deliveries for several webhooks at once (no N+1 when a
+// list of webhooks asks for its deliveries).
+func (s *Webhooks) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(webhookIDs) > MaxWebhooksPerTenant {
+		return nil, Invalid("at most %d webhooks at once", MaxWebhooksPerTenant)
+	}
+	return s.Store.ListDeliveriesFor(ctx, tenantID, webhookIDs, clampLimit(limit))
+}
+
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > MaxPageSize {
+		return MaxPageSize
+	}
+	return limit
+}
+
+func newChallenge() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func dedupe(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// TestWebhookStateMachineSpecRows checks every row of spec 3.1.
+func TestWebhookStateMachineSpecRows(t *testing.T) {
+	rows := []struct {
+		from    WebhookState
+		trigger WebhookTrigger
+		to      WebhookState
+		verify  bool
+	}{
+		{"", TriggerCreated, WebhookPending, false},
+		{WebhookDisabled, TriggerEnable, WebhookPending, true},
+		{WebhookPending, TriggerEnable, WebhookPending, true},
+		{WebhookFailedVerification, TriggerEnable, WebhookPending, true}, // behaves as Disabled
+		{WebhookPending, TriggerVerified, WebhookActive, false},
+		{WebhookPending, TriggerVerificationFailed, WebhookFailedVerification, false},
+		{WebhookActive, TriggerURLChanged, WebhookPending, true},
+		{WebhookActive, TriggerEventsChanged, WebhookActive, false},
+		{WebhookActive, TriggerPreviousAttrChanged, WebhookActive, false},
+		{WebhookActive, TriggerSecretRegenerated, WebhookActive, false},
+		{WebhookDisabled, TriggerDisable, WebhookDisabled, false},
+		{WebhookPending, TriggerDisable, WebhookDisabled, false},
+		{WebhookActive, TriggerDisable, WebhookDisabled, false},
+		{WebhookFailedVerification, TriggerDisable, WebhookDisabled, false},
+		{WebhookActive, TriggerEndpointGone, WebhookDisabled, false},
+		{WebhookActive, TriggerFailingTooLong, WebhookDisabled, false},
+	}
+	for _, r := range rows {
+		to, verify, err := NextWebhookState(r.from, r.trigger)
+		if err != nil || to != r.to || verify != r.verify {
+			t.Errorf("%q + %q = %q verify=%v err=%v; want %q verify=%v", r.from, r.trigger, to, verify, err, r.to, r.verify)
+		}
+	}
+	// Refused: verification results outside Pending never activate.
+	for _, from := range []WebhookState{WebhookActive} {
+		if _, _, err := NextWebhookState(from, TriggerVerificationFailed); CodeOf(err) != CodeConflict {
+			t.Errorf("%s + verification failed: %v, want CONFLICT", from, err)
+		}
+	}
+	if to, _, _ := NextWebhookState(WebhookDisabled, TriggerVerified); to != WebhookDisabled {
+		t.Errorf("a late verification answer after a manual disable activated the webhook: %s", to)
+	}
+	if _, _, err := NextWebhookState(WebhookActive, TriggerCreated); err == nil {
+		t.Error("created from Active was allowed")
+	}
+	if WebhookActive.Label() != "Connected" || WebhookFailedVerification.Delivering() || !WebhookActive.Delivering() {
+		t.Error("labels / delivering wrong")
+	}
+}
+
+func TestValidateWebhookInputFieldErrors(t *testing.T) {
+	str := func(s string) *string { return &s }
+	sub := uuid.New()
+	cases := []struct {
+		name    string
+		in      WebhookInput
+		dev     bool
+		field   string
+		message string
+	}{
+		{"no name", WebhookInput{Name: str(" "), URL: str("https://example.com/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "name", "required"},
+		{"http url", WebhookInput{Name: str("n"), URL: str("http://example.com/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "url", "https"},
+		{"no event", WebhookInput{Name: str("n"), URL: str("https://example.com/h"), EventTypes: []string{}, SubsidiaryID: &sub}, false, "eventTypes", "at least one"},
+		{"unknown event", WebhookInput{Name: str("n"), URL: str("https://example.com/h"), EventTypes: []string{"load.deleted"}, SubsidiaryID: &sub}, false, "eventTypes", "unknown"},
+		{"verification is no subscription", WebhookInput{Name: str("n"), URL: str("https://example.com/h"), EventTypes: []string{EventWebhookVerification}, SubsidiaryID: &sub}, false, "eventTypes", "unknown"},
+		{"no subsidiary", WebhookInput{Name: str("n"), URL: str("https://example.com/h"), EventTypes: []string{EventLoadChanged}}, false, "subsidiaryId", "required"},
+		{"private ip", WebhookInput{Name: str("n"), URL: str("https://10.1.2.3/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "url", "publicly"},
+		{"loopback ip", WebhookInput{Name: str("n"), URL: str("https://127.0.0.1:8443/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "url", "publicly"},
+		{"localhost", WebhookInput{Name: str("n"), URL: str("https://localhost/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "url", "publicly"},
+		{"link-local metadata", WebhookInput{Name: str("n"), URL: str("https://169.254.169.254/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, true, "url", "publicly"},
+		{"private even in dev", WebhookInput{Name: str("n"), URL: str("http://192.168.1.1/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, true, "url", "https"},
+		{"ipv6 loopback", WebhookInput{Name: str("n"), URL: str("https://[::1]/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "url", "publicly"},
+		{"credentials", WebhookInput{Name: str("n"), URL: str("https://u:p@example.com/h"), EventTypes: []string{EventLoadChanged}, SubsidiaryID: &sub}, false, "url", "credentials"},
+	}
+	for _, c := range cases {
+		err := ValidateWebhookInput(c.in, true, c.dev)
+		var de *Error
+		if !errors.As(err, &de) || de.Code != CodeInvalid {
+			t.Errorf("%s: err = %v, want a validation error", c.name, err)
+			continue
+		}
+		msgs := strings.Join(de.Fields[c.field], "; ")
+		if !strings.Contains(msgs, c.message) {
+			t.Errorf("%s: field %s messages %q, want one containing %q (all: %v)", c.name, c.field, msgs, c.message, de.Fields)
+		}
+	}
+	ok := []struct {
+		url string
+		dev bool
+	}{{"https://example.com/hook", false}, {"http://127.0.0.1:9000/h", true}, {"https://127.0.0.1:9000/h", true}, {"https://8.8.8.8/h", false}}
+	for _, c := range ok {
+		in := WebhookInput{Name: str("n"), URL: str(c.url), EventTypes: []string{EventLoadChanged, EventLoadStatusChanged}, SubsidiaryID: &sub}
+		if err := ValidateWebhookInput(in, true, c.dev); err != nil {
+			t.Errorf("%s (dev=%v) refused: %v", c.url, c.dev, err)
+		}
+	}
+}
+
+func TestNewWebhookSecretShape(t *testing.T) {
+	a, b := NewWebhookSecret(), NewWebhookSecret()
+	if !strings.HasPrefix(a, "whsec_") || len(a) != len("whsec_")+44 || a == b {
+		t.Fatalf("secrets %q %q", a, b)
+	}
+}

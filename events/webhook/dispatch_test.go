@@ -1,0 +1,182 @@
+package webhook
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Only the webhook's tenant, subsidiary and subscribed types are delivered.
+func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	e.active(rcv, domain.EventLoadStatusChanged)
+	otherSub := uuid.New()
+	e.exec("INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'west')", otherSub, e.tenant)
+	otherTenant, otherTenantSub := e.seedTenant("globex")
+	e.insertEvent(e.tenant, otherSub, domain.EventLoadStatusChanged, false)
+	e.insertEvent(otherTenant, otherTenantSub, domain.EventLoadStatusChanged, false)
+	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+	want := e.insertEvent(e.tenant, e.sub, domain.EventLoadStatusChanged, false)
+	e.pump()
+	if got := rcv.next(t).header.Get("X-Service-Event-Id"); got != want {
+		t.Fatalf("delivered %s, want %s", got, want)
+	}
+	rcv.none(t)
+	var last int64
+	_ = e.db.Bun.QueryRowContext(context.Background(), "SELECT last_seq FROM event_cursors WHERE consumer = 'webhooks'").Scan(&last)
+	if max := e.count("SELECT max(seq) FROM events"); last != int64(max) {
+		t.Fatalf("cursor %d, want %d", last, max)
+	}
+}
+
+// A lower seq still in flight is never skipped: while a writer holds seq N
+// open, the next writer waits (0004_events.sql) and the dispatcher's cursor
+// cannot pass N; after both commit, both are delivered.
+func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	e.active(rcv)
+	slow, err := e.db.Bun.BeginTx(context.Background(), &sql.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Rollback() //nolint:errcheck
+	lateID := uuid.NewString() + "-0"
+	if _, err := slow.ExecContext(context.Background(), `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
+		VALUES (?, ?, ?, 'load.changed', ?, ?)`, lateID, e.tenant, e.sub, uuid.New(), `{"id":"`+lateID+`","type":"load.changed","version":"v1","data":{}}`); err != nil {
+		t.Fatal(err)
+	}
+	early := make(chan string, 1)
+	go func() { early <- e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false) }()
+	// Wait until PostgreSQL reports the second writer waiting for the first.
+	deadline := time.Now().Add(10 * time.Second)
+	for e.count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the second writer never waited for the open one")
+		}
+		select {
+		case <-early:
+			t.Fatal("a second event committed while a lower seq was in flight")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if n, err := e.dispatcher.RunOnce(context.Background()); err != nil || n != 0 {
+		t.Fatalf("dispatched %d events while none had committed: %v", n, err)
+	}
+	if err := slow.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	earlyID := <-early
+	if n, err := e.dispatcher.RunOnce(context.Background()); err != nil || n != 2 {
+		t.Fatalf("dispatched %d events, want 2: %v", n, err)
+	}
+	for _, id := range []string{earlyID, lateID} {
+		if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE event_id = ?", id); n != 1 {
+			t.Fatalf("event %s has %d deliveries", id, n)
+		}
+	}
+}
+
+// Two dispatchers and two workers on one database: one event, one delivery
+// row, one HTTP delivery.
+func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	e.active(rcv)
+	const events = 20
+	for i := 0; i < events; i++ {
+		e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+	}
+	other := &Dispatcher{Store: e.store, Pool: e.db.Pool, Now: e.clk.Now, Batch: 3}
+	e.dispatcher.Batch = 3
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, d := range []*Dispatcher{e.dispatcher, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if _, err := d.RunOnce(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if n := e.count("SELECT count(*) FROM webhook_deliveries"); n != events {
+		t.Fatalf("%d delivery rows for %d events", n, events)
+	}
+	w2 := &Worker{Store: e.store, Client: e.worker.Client, AllowInsecure: true, Now: e.clk.Now, Batch: 4}
+	e.worker.Batch = 4
+	start = make(chan struct{})
+	for _, w := range []*Worker{e.worker, w2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for {
+				n, err := w.RunOnce(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if n == 0 {
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	seen := map[string]int{}
+	for len(rcv.deliveries) > 0 {
+		seen[(<-rcv.deliveries).header.Get("X-Service-Event-Id")]++
+	}
+	if len(seen) != events {
+		t.Fatalf("%d distinct events delivered, want %d", len(seen), events)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("event %s delivered %d times", id, n)
+		}
+	}
+	if n := e.count("SELECT count(*) FROM webhook_attempts"); n != events {
+		t.Fatalf("%d attempts logged, want %d", n, events)
+	}
+}
+
+// The LISTEN/NOTIFY loop delivers without anyone calling RunOnce.
+func TestRunningDispatcherAndWorkerDeliverOnNotify(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t)
+	e.active(rcv)
+	e.dispatcher.Poll = time.Hour // only NOTIFY can wake it after the first pass
+	e.worker.Poll = time.Hour
+	e.dispatcher.OnDispatched = e.worker.Wake
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = e.dispatcher.Run(ctx) }()
+	go func() { defer wg.Done(); _ = e.worker.Run(ctx) }()
+	defer func() { cancel(); wg.Wait() }()
+	// The listener may not be up yet for the first event; keep writing until
+	// one arrives (each write is a NOTIFY).
+	deadline := time.After(15 * time.Second)
+	for {
+		e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+		select {
+		case <-rcv.deliveries:
+			return
+		case <-time.After(200 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no delivery through LISTEN/NOTIFY")
+		}
+	}
+}

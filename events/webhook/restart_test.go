@@ -1,0 +1,182 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage/dbtest"
+)
+
+// startInstance runs one complete instance (dispatcher and worker included)
+// on the shared database; stop ends it like a process shutdown.
+func startInstance(t *testing.T, url string) (a *app.App, stop func()) {
+	t.Helper()
+	cfg := app.Config{DatabaseURL: url, Addr: "127.0.0.1:0", Audience: app.DefaultAudience, DevAllowHTTPWebhooks: true,
+		EncryptionKey: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", BlobURL: "file://" + t.TempDir(),
+		PublicURL: "http://127.0.0.1:1", TokenTTL: time.Hour}
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Run(ctx) }()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+			a.Close()
+		}
+	}
+	t.Cleanup(stop)
+	return a, stop
+}
+
+// A receiver that is down while the server restarts still gets the event
+// (same id) from the next instance: the pending attempt lives in the database.
+func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
+	url := dbtest.URL(t)
+	var down atomic.Bool
+	attempts := make(chan string, 10)
+	delivered := make(chan string, 10)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := r.Header.Get("X-Service-Challenge"); c != "" {
+			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
+			return
+		}
+		if down.Load() {
+			attempts <- r.Header.Get("X-Service-Event-Id")
+			// Down: the connection drops without an answer.
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			_ = conn.Close()
+			return
+		}
+		delivered <- r.Header.Get("X-Service-Event-Id")
+	}))
+	defer rcv.Close()
+
+	a1, stop1 := startInstance(t, url)
+	tenant, sub := uuid.New(), uuid.New()
+	ctx := context.Background()
+	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
+		t.Fatal(err)
+	}
+	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
+	name, hook := "erp", rcv.URL+"/hook"
+	w, _, err := a1.Webhooks.Service.Create(pctx, domain.WebhookInput{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != domain.WebhookActive {
+		t.Fatalf("enable: %v %v", err, w)
+	}
+	down.Store(true)
+	eventID := uuid.NewString() + "-0"
+	if _, err := a1.DB.Bun.ExecContext(ctx, `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
+		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, tenant, sub, uuid.New(), `{"id":"`+eventID+`","type":"load.changed","version":"v1","data":{}}`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-attempts:
+		if got != eventID {
+			t.Fatalf("attempted %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first instance never attempted the delivery")
+	}
+	stop1()
+	down.Store(false)
+
+	startInstance(t, url)
+	select {
+	case got := <-delivered:
+		if got != eventID {
+			t.Fatalf("after restart delivered %s, want %s", got, eventID)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the event was lost across the restart")
+	}
+}
+
+// Two complete instances on one database behave as one service: every event
+// is delivered exactly once in normal operation.
+func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
+	url := dbtest.URL(t)
+	var requests atomic.Int32
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := r.Header.Get("X-Service-Challenge"); c != "" {
+			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
+			return
+		}
+		requests.Add(1)
+	}))
+	defer rcv.Close()
+	a1, _ := startInstance(t, url)
+	a2, _ := startInstance(t, url)
+	tenant, sub := uuid.New(), uuid.New()
+	ctx := context.Background()
+	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
+		t.Fatal(err)
+	}
+	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
+	name, hook := "erp", rcv.URL+"/hook"
+	w, _, err := a2.Webhooks.Service.Create(pctx, domain.WebhookInput{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != domain.WebhookActive {
+		t.Fatalf("enable: %v %v", err, w)
+	}
+	const n = 60
+	for i := 0; i < n; i++ {
+		db := a1.DB
+		if i%2 == 1 {
+			db = a2.DB
+		}
+		id := uuid.NewString() + "-0"
+		if _, err := db.Bun.ExecContext(ctx, `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
+			VALUES (?, ?, ?, 'load.changed', ?, ?)`, id, tenant, sub, uuid.New(), `{"id":"`+id+`","type":"load.changed","version":"v1","data":{}}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wait (bounded) until the database says every delivery is done.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var delivered int
+		if err := a1.DB.Bun.QueryRowContext(ctx, "SELECT count(*) FROM webhook_deliveries WHERE status = 'Delivered'").Scan(&delivered); err != nil {
+			t.Fatal(err)
+		}
+		if delivered == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d delivered", delivered, n)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the database's own record, bounded by the deadline
+	}
+	var rows, attempts int
+	_ = a1.DB.Bun.QueryRowContext(ctx, "SELECT count(*) FROM webhook_deliveries").Scan(&rows)
+	_ = a1.DB.Bun.QueryRowContext(ctx, "SELECT count(*) FROM webhook_attempts").Scan(&attempts)
+	if rows != n || attempts != n || requests.Load() != n {
+		t.Fatalf("%d delivery rows, %d attempts, %d requests for %d events", rows, attempts, requests.Load(), n)
+	}
+}

@@ -1,0 +1,88 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Verifier performs spec 6.2's handshake.
+type Verifier struct {
+	Client        *http.Client
+	AllowInsecure bool
+}
+
+var _ domain.WebhookVerifier = (*Verifier)(nil)
+
+// maxVerificationAnswer bounds what is read of the endpoint's answer.
+const maxVerificationAnswer = 4 << 10
+
+// Verify POSTs the challenge and accepts only a 200 whose body is a JSON
+// object with the single property "challenge" equal to the token, byte for
+// byte, within domain.VerificationTimeout. The request is not signed.
+func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
+	ctx, cancel := context.WithTimeout(ctx, domain.VerificationTimeout)
+	defer cancel()
+	body, _ := json.Marshal(map[string]string{"type": domain.EventWebhookVerification, "challenge": challenge})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("invalid endpoint url: %w", err)
+	}
+	if err := schemeAllowed(req, v.AllowInsecure); err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set("X-Service-Event", domain.EventWebhookVerification)
+	req.Header.Set("X-Service-Challenge", challenge)
+	req.Header.Set("traceparent", traceparent(ctx))
+	resp, err := v.Client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return errors.New("no answer within 3 seconds")
+		}
+		return fmt.Errorf("request failed: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d, want 200", resp.StatusCode)
+	}
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxVerificationAnswer+1))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return errors.New("no answer within 3 seconds")
+		}
+		return fmt.Errorf("reading the answer: %w", err)
+	}
+	if len(answer) > maxVerificationAnswer {
+		return errors.New("answer too large")
+	}
+	return checkChallengeAnswer(answer, challenge)
+}
+
+// checkChallengeAnswer: exactly {"challenge": "<token>"} — no wrapping, no
+// extra members, no plain text, the key and value case-sensitive.
+func checkChallengeAnswer(answer []byte, challenge string) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(answer, &obj); err != nil || obj == nil {
+		return errors.New("answer is not a JSON object")
+	}
+	raw, ok := obj["challenge"]
+	if !ok || len(obj) != 1 {
+		return errors.New(`answer must be a JSON object with the single property "challenge"`)
+	}
+	var got string
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return errors.New(`"challenge" must be a string`)
+	}
+	if got != challenge {
+		return errors.New("challenge does not match")
+	}
+	return nil
+}

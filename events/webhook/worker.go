@@ -1,0 +1,208 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/webhooksig"
+)
+
+// Worker sends due deliveries. Several workers (goroutines, instances) can
+// run against one database: claims never overlap.
+type Worker struct {
+	Store         *storage.WebhookStore
+	Client        *http.Client
+	AllowInsecure bool
+	Log           *slog.Logger
+	// Now and Schedule are injectable so tests need not wait real minutes.
+	Now      func() time.Time
+	Schedule []time.Duration
+	Timeout  time.Duration
+	// Batch is how many deliveries one claim takes; they are sent concurrently.
+	Batch int
+	// Loops is how many claim-and-send loops Run runs side by side.
+	Loops int
+	// Poll is the fallback interval for due retries and other instances' work.
+	Poll time.Duration
+
+	wake chan struct{}
+	once sync.Once
+}
+
+func (w *Worker) init() {
+	w.once.Do(func() {
+		w.wake = make(chan struct{}, 1)
+		if w.Now == nil {
+			w.Now = time.Now
+		}
+		if w.Schedule == nil {
+			w.Schedule = domain.DeliveryRetrySchedule
+		}
+		if w.Timeout == 0 {
+			w.Timeout = domain.DeliveryTimeout
+		}
+		if w.Batch == 0 {
+			w.Batch = 16
+		}
+		if w.Loops == 0 {
+			w.Loops = 4
+		}
+		if w.Poll == 0 {
+			w.Poll = time.Second
+		}
+		if w.Log == nil {
+			w.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		}
+	})
+}
+
+// Wake asks the worker to look for due deliveries now.
+func (w *Worker) Wake() {
+	w.init()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx ends with Loops loops, each claiming on a wake,
+// every Poll, and again at once after a batch; a loop that found work wakes
+// another, so idle loops join in under load.
+func (w *Worker) Run(ctx context.Context) error {
+	w.init()
+	var wg sync.WaitGroup
+	for i := 0; i < w.Loops; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); w.loop(ctx, i == 0) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (w *Worker) loop(ctx context.Context, prunes bool) {
+	t := time.NewTicker(w.Poll)
+	defer t.Stop()
+	prune := time.NewTicker(time.Hour)
+	defer prune.Stop()
+	for {
+		n, err := w.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			w.Log.Error("webhook delivery", "err", err)
+		}
+		if n > 0 && err == nil {
+			w.Wake()
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		case <-t.C:
+		case <-prune.C:
+			if !prunes {
+				continue
+			}
+			if _, err := w.Store.PruneWebhookAttempts(ctx, w.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
+				w.Log.Error("webhook attempt pruning", "err", err)
+			}
+		}
+	}
+}
+
+// RunOnce claims one batch of due deliveries, sends them concurrently and
+// records every attempt; it returns how many it attempted.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	w.init()
+	now := w.Now()
+	claimed, err := w.Store.ClaimWebhookDeliveries(ctx, now, now.Add(w.Timeout+30*time.Second), w.Batch)
+	if err != nil {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(claimed))
+	for i, c := range claimed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = w.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), c, w.attempt(ctx, c))
+		}()
+	}
+	wg.Wait()
+	return len(claimed), errors.Join(errs...)
+}
+
+// attempt sends one signed delivery and decides what follows.
+func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) storage.AttemptOutcome {
+	o := storage.AttemptOutcome{AttemptID: uuid.New()}
+	start := time.Now()
+	status, err := w.send(ctx, c, o.AttemptID)
+	o.Latency, o.At = time.Since(start), w.Now()
+	if status != 0 {
+		o.StatusCode = &status
+	}
+	switch {
+	case err != nil:
+		o.Error = err.Error()
+	case status >= 200 && status < 300:
+		o.Delivered = true
+		return o
+	case status == http.StatusGone:
+		o.Gone, o.Error = true, "410 Gone: the endpoint asked to be disabled"
+		return o
+	default:
+		o.Error = "status " + strconv.Itoa(status)
+	}
+	if next, ok := domain.NextRetry(w.Schedule, c.Attempt, o.At); ok {
+		o.NextAttemptAt = &next
+	}
+	return o
+}
+
+// send POSTs the event and returns the status; only the status matters, the
+// answer's body is drained (bounded) and dropped.
+func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
+	body, err := renderBody(c.Payload, c.IncludePreviousAttributes)
+	if err != nil {
+		return 0, fmt.Errorf("rendering the event: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("invalid endpoint url: %w", err)
+	}
+	if err := schemeAllowed(req, w.AllowInsecure); err != nil {
+		return 0, err
+	}
+	ts := w.Now().Unix()
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set(webhooksig.EventIDHeader, c.EventID)
+	req.Header.Set(webhooksig.EventHeader, c.EventType)
+	req.Header.Set(webhooksig.SignatureHeader, webhooksig.Header(c.Secret, c.PreviousSecret, ts, body))
+	req.Header.Set(webhooksig.TimestampHeader, strconv.FormatInt(ts, 10))
+	req.Header.Set(webhooksig.DeliveryHeader, attemptID.String())
+	req.Header.Set("traceparent", traceparent(ctx))
+	resp, err := w.Client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, fmt.Errorf("no answer within %s", w.Timeout)
+		}
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}

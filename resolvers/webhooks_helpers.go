@@ -1,0 +1,79 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/model"
+)
+
+func node(w *domain.Webhook) *model.WebhookNode {
+	if w == nil {
+		return nil
+	}
+	return &model.WebhookNode{Webhook: *w}
+}
+
+// parseID turns a GraphQL ID into a uuid, or a field-level validation error.
+func parseID(field, id string) (uuid.UUID, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		var v domain.Validation
+		v.Add(field, "must be a valid id")
+		return u, v.Err()
+	}
+	return u, nil
+}
+
+// deliveriesLimit validates Webhook.deliveries(first:) (1..100, default 20).
+func deliveriesLimit(first *int) (int, error) {
+	w, err := domain.CursorWindow(first, nil)
+	return w.Limit, err
+}
+
+// prefetchDeliveries loads the deliveries of every listed webhook in one
+// query when the query selects deliveries once (with one first: value);
+// otherwise each webhook's field loads its own.
+func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.WebhookNode) error {
+	if len(nodes) == 0 || graphql.GetFieldContext(ctx) == nil {
+		return nil
+	}
+	var selected []graphql.CollectedField
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name == "deliveries" {
+			selected = append(selected, f)
+		}
+	}
+	if len(selected) != 1 {
+		return nil
+	}
+	args := selected[0].ArgumentMap(graphql.GetOperationContext(ctx).Variables)
+	var first *int
+	if v, ok := args["first"].(int64); ok {
+		n := int(v)
+		first = &n
+	} else if v, ok := args["first"].(int); ok {
+		first = &v
+	} else if args["first"] != nil {
+		return nil // an unexpected shape: let the field resolve itself
+	}
+	limit, err := deliveriesLimit(first)
+	if err != nil {
+		return nil // the field reports the error
+	}
+	ids := make([]uuid.UUID, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.ID
+	}
+	byWebhook, err := r.WebhookService.DeliveriesFor(ctx, ids, limit)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		n.Prefetched, n.HasPrefetched = byWebhook[n.ID], true
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Redeliver queues a new delivery of eventID (an event of the webhook's
+// tenant and subsidiary), due now.
+func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*domain.WebhookDelivery, error) {
+	d := &domain.WebhookDelivery{ID: uuid.New(), WebhookID: webhookID, EventID: eventID, Status: domain.DeliveryPending, NextAttemptAt: &now, CreatedAt: now}
+	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		var found bool
+		if err := tx.QueryRowContext(ctx, "SELECT true FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, webhookID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+			return domain.NotFound("webhook %s not found", webhookID)
+		} else if err != nil {
+			return err
+		}
+		err := tx.QueryRowContext(ctx, `INSERT INTO webhook_deliveries
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at)
+			SELECT ?, e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, true, ?
+			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
+			WHERE e.tenant_id = ? AND e.id = ? AND w.id = ?
+			RETURNING (SELECT type FROM events WHERE id = ?)`,
+			d.ID, now, now, tenantID, eventID, webhookID, eventID).Scan(&d.EventType)
+		if errors.Is(err, sql.ErrNoRows) {
+			return domain.NotFound("event %s not found for this webhook's subsidiary", eventID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+type deliveryRow struct {
+	ID            uuid.UUID  `bun:"id"`
+	WebhookID     uuid.UUID  `bun:"webhook_id"`
+	EventID       string     `bun:"event_id"`
+	EventType     string     `bun:"event_type"`
+	Status        string     `bun:"status"`
+	Attempt       int        `bun:"attempt"`
+	NextAttemptAt *time.Time `bun:"next_attempt_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+}
+
+type attemptRow struct {
+	ID          uuid.UUID `bun:"id"`
+	DeliveryID  uuid.UUID `bun:"delivery_id"`
+	Attempt     int       `bun:"attempt"`
+	StatusCode  *int      `bun:"status_code"`
+	LatencyMS   int       `bun:"latency_ms"`
+	Error       *string   `bun:"error"`
+	AttemptedAt time.Time `bun:"attempted_at"`
+}
+
+// ListDeliveries returns the webhook's latest deliveries and their attempts.
+func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]domain.WebhookDelivery, error) {
+	m, err := s.ListDeliveriesFor(ctx, tenantID, []uuid.UUID{webhookID}, limit)
+	return m[webhookID], err
+}
+
+// ListDeliveriesFor returns the latest deliveries (at most limit each) of
+// several webhooks with their attempts: two queries, whatever the numbers.
+func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]domain.WebhookDelivery, error) {
+	var rows []deliveryRow
+	var attempts []attemptRow
+	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at FROM (
+			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at,
+			       row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.created_at DESC, d.id) AS n
+			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+			WHERE d.tenant_id = ? AND d.webhook_id IN (?)) r
+			WHERE n <= ? ORDER BY webhook_id, created_at DESC, id`, tenantID, bun.In(webhookIDs), limit).Scan(ctx, &rows); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids := make([]uuid.UUID, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		return tx.NewRaw(`SELECT id, delivery_id, attempt, status_code, latency_ms, error, attempted_at FROM webhook_attempts
+			WHERE tenant_id = ? AND delivery_id IN (?) ORDER BY delivery_id, attempt`, tenantID, bun.In(ids)).Scan(ctx, &attempts)
+	})
+	if err != nil {
+		return nil, err
+	}
+	byDelivery := map[uuid.UUID][]domain.WebhookAttempt{}
+	for _, a := range attempts {
+		da := domain.WebhookAttempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt}
+		if a.Error != nil {
+			da.Error = *a.Error
+		}
+		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], da)
+	}
+	out := map[uuid.UUID][]domain.WebhookDelivery{}
+	for _, r := range rows {
+		out[r.WebhookID] = append(out[r.WebhookID], domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID,
+			EventType: r.EventType, Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt,
+			Attempts: byDelivery[r.ID]})
+	}
+	return out, nil
+}

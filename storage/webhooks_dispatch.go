@@ -1,0 +1,198 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// WebhookCursor is the webhook dispatcher's row in event_cursors.
+const WebhookCursor = "webhooks"
+
+// DispatchWebhookEvents turns the next outbox events (at most batch) into one
+// delivery per matching Active webhook (same tenant and subsidiary,
+// subscribed type), due at now. It is a durable consumer (Outbox.Consume): the
+// deliveries commit with the cursor's advance, so a crash neither loses nor
+// repeats a batch, and among several instances one dispatches at a time.
+// Seq values commit in order (0004_events.sql), so the cursor never passes
+// an event still in flight. It returns how many events it consumed.
+func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
+	outbox := &Outbox{DB: s.db}
+	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error {
+		// One statement for the whole batch; the partial unique index makes a
+		// repeated batch harmless.
+		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at)
+			SELECT gen_random_uuid(), e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, ?
+			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
+			  AND e.type = ANY (w.event_types) AND w.state = 'Active'
+			WHERE e.seq >= ? AND e.seq <= ?
+			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`, now, now, events[0].Seq, events[len(events)-1].Seq)
+		return err
+	})
+}
+
+// ClaimedDelivery is one attempt a worker now owns: the delivery, its webhook's
+// endpoint and secrets, and the event.
+type ClaimedDelivery struct {
+	ID, TenantID, WebhookID   uuid.UUID
+	EventID, EventType        string
+	Attempt                   int // this attempt's number, 1-based
+	IncludePreviousAttributes bool
+	URL                       string
+	Secret, PreviousSecret    string // PreviousSecret only inside a rotation window
+	Payload                   json.RawMessage
+}
+
+// ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
+// FOR UPDATE SKIP LOCKED keeps concurrent workers (in this or another
+// instance) off each other's rows, and the claim moves next_attempt_at to
+// leaseUntil and bumps the attempt number in the same statement, so a claimed
+// attempt is not due for anyone else; if the worker dies, the lease expires
+// and the attempt is made again (at-least-once).
+func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ClaimedDelivery, error) {
+	type row struct {
+		ID                        uuid.UUID       `bun:"id"`
+		TenantID                  uuid.UUID       `bun:"tenant_id"`
+		WebhookID                 uuid.UUID       `bun:"webhook_id"`
+		EventID                   string          `bun:"event_id"`
+		EventType                 string          `bun:"event_type"`
+		Attempt                   int             `bun:"attempt"`
+		IncludePreviousAttributes bool            `bun:"include_previous_attributes"`
+		URL                       string          `bun:"url"`
+		Secret                    []byte          `bun:"secret_ciphertext"`
+		Previous                  []byte          `bun:"previous_secret_ciphertext"`
+		PreviousExpires           *time.Time      `bun:"previous_secret_expires_at"`
+		Payload                   json.RawMessage `bun:"payload,type:jsonb"`
+	}
+	var rows []row
+	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		return tx.NewRaw(`WITH c AS (
+			UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = ?, updated_at = now()
+			FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
+			      WHERE d2.status = 'Pending' AND d2.next_attempt_at <= ? AND w.state = 'Active'
+			      ORDER BY d2.next_attempt_at LIMIT ? FOR UPDATE OF d2 SKIP LOCKED) due
+			WHERE d.id = due.id
+			RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.include_previous_attributes)
+			SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type AS event_type, c.attempt, c.include_previous_attributes,
+			       w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
+			FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`,
+			leaseUntil, now, limit).Scan(ctx, &rows)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ClaimedDelivery, 0, len(rows))
+	for _, r := range rows {
+		secret, err := s.box.Open(r.Secret, secretAAD(r.WebhookID))
+		if err != nil {
+			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
+		}
+		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
+			Attempt: r.Attempt, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL, Secret: string(secret), Payload: r.Payload}
+		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
+			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
+			if err != nil {
+				return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
+			}
+			c.PreviousSecret = string(prev)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// AttemptOutcome is what a worker records after one attempt.
+type AttemptOutcome struct {
+	AttemptID  uuid.UUID
+	StatusCode *int
+	Latency    time.Duration
+	Error      string
+	At         time.Time
+	Delivered  bool
+	// NextAttemptAt schedules a retry; nil with !Delivered fails the chain.
+	NextAttemptAt *time.Time
+	// Gone: the endpoint answered 410, which disables the webhook.
+	Gone bool
+}
+
+// RecordWebhookAttempt logs the attempt and moves the delivery on; it keeps
+// the webhook's failing_since and disables an endpoint that answered 410 or
+// whose deliveries have all failed for domain.AutoDisableAfter. A stale
+// worker (its lease expired and the attempt was claimed again) records the
+// log line but changes nothing else.
+func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, o AttemptOutcome) error {
+	return s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var errText *string
+		if o.Error != "" {
+			e := truncate(o.Error, 1000)
+			errText = &e
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At); err != nil {
+			return err
+		}
+		status := domain.DeliveryPending
+		switch {
+		case o.Delivered:
+			status = domain.DeliveryDelivered
+		case o.NextAttemptAt == nil || o.Gone:
+			status = domain.DeliveryFailed
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = now()
+			WHERE id = ? AND attempt = ? AND status = 'Pending'`, status, o.NextAttemptAt, c.ID, c.Attempt)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		if o.Delivered {
+			_, err := tx.ExecContext(ctx, "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", c.WebhookID)
+			return err
+		}
+		var failingSince time.Time
+		if err := tx.QueryRowContext(ctx, `UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ? RETURNING failing_since`,
+			o.At, c.WebhookID).Scan(&failingSince); err != nil {
+			return err
+		}
+		trigger, reason := domain.WebhookTrigger(""), ""
+		switch {
+		case o.Gone:
+			trigger, reason = domain.TriggerEndpointGone, "disabled: the endpoint answered 410 Gone"
+		case o.At.Sub(failingSince) >= domain.AutoDisableAfter:
+			trigger, reason = domain.TriggerFailingTooLong, "disabled: every delivery failed for 5 days"
+		default:
+			return nil
+		}
+		to, _, err := domain.NextWebhookState(domain.WebhookActive, trigger)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "UPDATE webhooks SET state = ?, state_reason = ?, updated_at = now() WHERE id = ? AND state = 'Active'",
+			string(to), reason, c.WebhookID)
+		return err
+	})
+}
+
+// PruneWebhookAttempts deletes attempt logs older than before (30 days).
+func (s *WebhookStore) PruneWebhookAttempts(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.db.Bun.ExecContext(ctx, "DELETE FROM webhook_attempts WHERE attempted_at < ?", before)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
