@@ -54,7 +54,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
-	if err := a.wireAuth(ctx, mux); err != nil {
+	limits := newRateLimits(cfg, db, log)
+	if err := a.wireAuth(ctx, mux, limits.TokenThrottle(tokenLimit(cfg))); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
 	// uploads pass through the same authentication and rate limits.
-	chain := newAPIChain(cfg, db, a.Auth.Middleware, log)
+	chain := &apiChain{authn: a.Auth.Middleware, limits: limits}
 	if err := a.mountDocuments(ctx, mux, chain.wrap); err != nil {
 		db.Close()
 		return nil, err

@@ -27,7 +27,8 @@ func withEncryptionKey(cfg Config) (Config, error) {
 // wireAuth starts the token service (first start: makes the signing key)
 // and mounts the token endpoint, discovery, JWKS and the legacy route.
 // a.Auth.Middleware is what every API transport wraps itself with.
-func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux) error {
+// throttle rate-limits the token endpoint (rest.RateLimits.TokenThrottle).
+func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux, throttle func(http.ResponseWriter, *http.Request, string) bool) error {
 	svc, err := auth.New(ctx, a.DB, auth.Config{
 		Issuer:        a.Config.PublicURL,
 		TrustedIssuer: a.Config.IssuerURL,
@@ -35,6 +36,7 @@ func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux) error {
 		TokenTTL:      a.Config.TokenTTL,
 		LegacyCutoff:  a.Config.LegacyCutoff,
 		EncryptionKey: a.Config.EncryptionKey,
+		Throttle:      throttle,
 	})
 	if err != nil {
 		return err

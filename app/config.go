@@ -46,6 +46,12 @@ type Config struct {
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
 	ClientRateLimit float64
 	TenantRateLimit float64
+	// TokenRateLimit and TokenRateBurst limit POST /oauth/token per
+	// client_id presented, or per remote address when none is
+	// (HAULGRAPH_RATE_LIMIT_TOKEN, default 5/s; HAULGRAPH_RATE_LIMIT_TOKEN_BURST,
+	// default 20); zero means the default.
+	TokenRateLimit float64
+	TokenRateBurst int
 	// RateLimitClock replaces time.Now in the rate limiter (tests move it
 	// instead of sleeping).
 	RateLimitClock func() time.Time
@@ -95,7 +101,7 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.UploadMaxBytes = limits
-	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit} {
+	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit, "HAULGRAPH_RATE_LIMIT_TOKEN": &c.TokenRateLimit} {
 		if v := os.Getenv(env); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f <= 0 {
@@ -103,6 +109,13 @@ func FromEnv() (Config, error) {
 			}
 			*dst = f
 		}
+	}
+	if v := os.Getenv("HAULGRAPH_RATE_LIMIT_TOKEN_BURST"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("HAULGRAPH_RATE_LIMIT_TOKEN_BURST: a positive integer, got %q", v)
+		}
+		c.TokenRateBurst = n
 	}
 	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
 		b, err := strconv.ParseBool(v)

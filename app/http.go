@@ -12,10 +12,13 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// Default rate limits (DESIGN.md), requests per second.
+// Default rate limits (DESIGN.md), requests per second; the token endpoint
+// allows a burst of DefaultTokenRateBurst per client_id.
 const (
 	DefaultClientRateLimit = 10
 	DefaultTenantRateLimit = 50
+	DefaultTokenRateLimit  = 5
+	DefaultTokenRateBurst  = 20
 )
 
 // apiChain holds what every API request (REST and GraphQL) passes through
@@ -25,7 +28,9 @@ type apiChain struct {
 	limits *rest.RateLimits
 }
 
-func newAPIChain(cfg Config, db *storage.DB, authn func(http.Handler) http.Handler, log *slog.Logger) *apiChain {
+// newRateLimits is the one limiter of the instance (buckets shared with the
+// other instances through PostgreSQL): API, GraphQL and token endpoint.
+func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger) *rest.RateLimits {
 	client, tenant := cfg.ClientRateLimit, cfg.TenantRateLimit
 	if client <= 0 {
 		client = DefaultClientRateLimit
@@ -33,12 +38,24 @@ func newAPIChain(cfg Config, db *storage.DB, authn func(http.Handler) http.Handl
 	if tenant <= 0 {
 		tenant = DefaultTenantRateLimit
 	}
-	return &apiChain{authn: authn, limits: &rest.RateLimits{
+	return &rest.RateLimits{
 		Limiter: ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, cfg.RateLimitClock),
 		Client:  ratelimit.PerSecond(client),
 		Tenant:  ratelimit.PerSecond(tenant),
 		Log:     log,
-	}}
+	}
+}
+
+// tokenLimit is the token endpoint's bucket per client_id.
+func tokenLimit(cfg Config) ratelimit.Limit {
+	l := ratelimit.Limit{Rate: cfg.TokenRateLimit, Burst: cfg.TokenRateBurst}
+	if l.Rate <= 0 {
+		l.Rate = DefaultTokenRateLimit
+	}
+	if l.Burst <= 0 {
+		l.Burst = DefaultTokenRateBurst
+	}
+	return l
 }
 
 // wrap puts an API handler (REST or GraphQL) behind authentication and the

@@ -48,6 +48,7 @@ func Start(t testing.TB, opts Options) *Server {
 	// Generous rate limits so that tests of other areas are not throttled;
 	// the rate-limit tests set their own.
 	cfg.ClientRateLimit, cfg.TenantRateLimit = 10000, 10000
+	cfg.TokenRateLimit, cfg.TokenRateBurst = 10000, 10000
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}

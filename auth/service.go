@@ -8,6 +8,7 @@ package auth
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type Config struct {
 	// LegacyCutoff ends the legacy flow (spec 5.4).
 	LegacyCutoff  time.Time
 	EncryptionKey string
+	// Throttle admits a token request naming clientID ("" when it names
+	// none) and sets its rate-limit headers; false refuses it with 429.
+	// Nil admits every request.
+	Throttle func(w http.ResponseWriter, r *http.Request, clientID string) bool
 }
 
 // Service issues and verifies access tokens and manages client credentials.

@@ -72,6 +72,12 @@ func (s *Service) LegacyTokenHandler() http.Handler {
 // serveToken issues a token; legacyTenant ≠ Nil selects the legacy flow.
 func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenant uuid.UUID) {
 	req, oerr := parseTokenRequest(w, r)
+	// Throttled before the database sees the secret: guessing is slow.
+	if s.cfg.Throttle != nil && !s.cfg.Throttle(w, r, req.ClientID) {
+		// slow_down: the IANA-registered token endpoint error for "too fast" (RFC 8628).
+		writeOAuthError(w, oauthErr(http.StatusTooManyRequests, "slow_down", "too many token requests: retry after the number of seconds in Retry-After"))
+		return
+	}
 	if oerr == nil {
 		oerr = s.checkTokenRequest(req)
 	}

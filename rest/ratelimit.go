@@ -12,72 +12,109 @@ import (
 	"github.com/haulgraph/haulgraph/ratelimit"
 )
 
-// RateLimits is the HTTP face of the limiter for REST and GraphQL alike
-// (DESIGN.md: a bucket per client and one per tenant). It runs after the
-// auth middleware, which puts the Principal in the context; anonymous
-// requests are limited per remote address with the client limit.
+// RateLimits is the HTTP face of the limiter for REST, GraphQL and the token
+// endpoint alike (DESIGN.md: a bucket per client and one per tenant). Wrap
+// runs after the auth middleware, which puts the Principal in the context;
+// anonymous requests are limited per remote address with the client limit.
 type RateLimits struct {
 	Limiter *ratelimit.Limiter
 	Client  ratelimit.Limit
 	Tenant  ratelimit.Limit
 	Log     *slog.Logger
+	// Refuse writes a 429 in the transport's error format; the RateLimit-*
+	// and Retry-After headers are already set. Nil: problem+json.
+	Refuse Refusal
 }
 
-// Wrap limits next and adds the RateLimit-* headers to every response.
+// Refusal answers a request the limits refused (err is CodeRateLimited).
+type Refusal func(w http.ResponseWriter, r *http.Request, err *domain.Error)
+
+// RateLimited is the error every refused request is answered with.
+var RateLimited = &domain.Error{Code: domain.CodeRateLimited, Message: "rate limit exceeded: retry after the number of seconds in Retry-After"}
+
+// Check is one bucket a request spends a token of.
+type Check struct {
+	Key   string
+	Limit ratelimit.Limit
+}
+
+// Refusing returns the same limits (same buckets) answering refusals with
+// refuse: one limiter, an error format per transport.
+func (rl *RateLimits) Refusing(refuse Refusal) *RateLimits {
+	c := *rl
+	c.Refuse = refuse
+	return &c
+}
+
+// Wrap limits next by the caller's client and tenant buckets and adds the
+// RateLimit-* headers to every response.
 func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		var checks []check
+		var checks []Check
 		if p := domain.PrincipalFrom(ctx); p != nil {
 			SetClient(ctx, p.ClientID)
-			checks = []check{
+			checks = []Check{
 				{"client:" + p.TenantID.String() + ":" + p.ClientID, rl.Client},
 				{"tenant:" + p.TenantID.String(), rl.Tenant},
 			}
 		} else {
-			checks = []check{{"addr:" + remoteHost(r), rl.Client}}
+			checks = []Check{{"addr:" + RemoteHost(r), rl.Client}}
 		}
-		var binding ratelimit.Decision
-		for i, c := range checks {
-			d, err := rl.Limiter.Take(ctx, c.key, c.limit)
-			if err != nil && ctx.Err() != nil {
-				return // the caller has gone
-			}
-			if err != nil {
-				// The database being unreachable must not take the API
-				// down with it: fail open, loudly.
-				rl.Log.ErrorContext(ctx, "rate limiter unavailable", "err", err)
-				next.ServeHTTP(w, r)
-				return
-			}
-			if i == 0 || !d.Allowed || d.Remaining < binding.Remaining {
-				binding = d
-			}
-			if !d.Allowed {
-				break
-			}
-		}
-		h := w.Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(binding.Limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(binding.Remaining))
-		h.Set("RateLimit-Reset", strconv.Itoa(seconds(binding.Reset)))
-		if !binding.Allowed {
-			h.Set("Retry-After", strconv.Itoa(max(1, seconds(binding.RetryAfter))))
-			WriteError(w, r, &domain.Error{Code: domain.CodeRateLimited, Message: "rate limit exceeded: retry after the number of seconds in Retry-After"})
+		if !rl.Admit(w, r, checks...) {
+			rl.refuse(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-type check struct {
-	key   string
-	limit ratelimit.Limit
+func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request) {
+	if rl.Refuse != nil {
+		rl.Refuse(w, r, RateLimited)
+		return
+	}
+	WriteError(w, r, RateLimited)
+}
+
+// Admit spends a token of every bucket in checks (stopping at the first
+// that refuses), sets the RateLimit-* headers of the binding bucket on w,
+// and Retry-After when refused. The caller answers a refusal itself. With
+// the limiter's database unreachable it admits: the API must not go down
+// with it.
+func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Check) bool {
+	ctx := r.Context()
+	var binding ratelimit.Decision
+	for i, c := range checks {
+		d, err := rl.Limiter.Take(ctx, c.Key, c.Limit)
+		if err != nil {
+			if ctx.Err() == nil {
+				rl.Log.ErrorContext(ctx, "rate limiter unavailable", "err", err)
+			}
+			return ctx.Err() == nil // a caller that has gone is not served
+		}
+		if i == 0 || !d.Allowed || d.Remaining < binding.Remaining {
+			binding = d
+		}
+		if !d.Allowed {
+			break
+		}
+	}
+	h := w.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(binding.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(binding.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(seconds(binding.Reset)))
+	if !binding.Allowed {
+		h.Set("Retry-After", strconv.Itoa(max(1, seconds(binding.RetryAfter))))
+	}
+	return binding.Allowed
 }
 
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
-func remoteHost(r *http.Request) string {
+// RemoteHost is the request's peer address without its port, the key of
+// anonymous callers.
+func RemoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
