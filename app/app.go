@@ -70,7 +70,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, chain.wrap)
+	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited))
 	a.handler = mountREST(mux, chain, &domain.Reads{Store: &storage.Reads{DB: db}}, log)
 	return a, nil
 }

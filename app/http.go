@@ -62,6 +62,13 @@ func tokenLimit(cfg Config) ratelimit.Limit {
 // rate limits, which key on the Principal authentication puts in the context.
 func (c *apiChain) wrap(h http.Handler) http.Handler { return c.authn(c.limits.Wrap(h)) }
 
+// wrapRefusing is wrap with refusals in another transport's error format
+// (GraphQL errors on /graphql); the buckets are the same.
+func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Handler {
+	limits := c.limits.Refusing(refuse)
+	return func(h http.Handler) http.Handler { return c.authn(limits.Wrap(h)) }
+}
+
 // mountREST serves the REST routes, the OpenAPI document and /metrics on
 // mux, and returns the outermost handler: request logging, metrics and
 // trace context around everything.

@@ -195,6 +195,13 @@ func acceptsHTML(r *http.Request) bool {
 	return false
 }
 
+// WriteRateLimited answers a request the API rate limits refused (the
+// rest.RateLimits refusal of /graphql) as a GraphQL error with status 429;
+// the limiter has set Retry-After and the RateLimit-* headers.
+func WriteRateLimited(w http.ResponseWriter, r *http.Request, err *domain.Error) {
+	writeGraphQLError(w, r, http.StatusTooManyRequests, err.Message, string(err.Code))
+}
+
 // writeGraphQLError answers a request refused before execution, in the media
 // type the client asked for.
 func writeGraphQLError(w http.ResponseWriter, r *http.Request, status int, msg, code string) {

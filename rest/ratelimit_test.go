@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"testing"
@@ -83,7 +84,8 @@ func TestRateLimitPerClientAndTenant(t *testing.T) {
 	headers(res, "3", "1")
 	do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", map[string]string{"Authorization": "Bearer " + three}, "")
 	res, body = do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
-	wantProblem(t, res, body, http.StatusTooManyRequests)
+	wantGraphQLRateLimited(t, res, body)
+	headers(res, "3", "0")
 
 	// Recovery: after Retry-After the client is served again.
 	clk.Advance(time.Duration(retry) * time.Second)
@@ -118,5 +120,27 @@ func TestRateLimitSharedAcrossInstances(t *testing.T) {
 	}
 	if served != 4 {
 		t.Fatalf("two instances served %d requests of one caller in one instant, want the budget of 4", served)
+	}
+}
+
+// wantGraphQLRateLimited checks that /graphql refuses in its own format: a
+// GraphQL error with extensions.code RATE_LIMITED, status 429 and
+// Retry-After, not a problem document.
+func wantGraphQLRateLimited(t *testing.T, res *http.Response, body []byte) {
+	t.Helper()
+	var got struct {
+		Errors []struct {
+			Message    string         `json:"message"`
+			Extensions map[string]any `json:"extensions"`
+		} `json:"errors"`
+	}
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GraphQL refusal: %d %s %s", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+	if err := json.Unmarshal(body, &got); err != nil || len(got.Errors) != 1 || got.Errors[0].Extensions["code"] != "RATE_LIMITED" || got.Errors[0].Message == "" {
+		t.Fatalf("GraphQL refusal body %s", body)
+	}
+	if retry, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || retry < 1 {
+		t.Fatalf("Retry-After %q", res.Header.Get("Retry-After"))
 	}
 }
