@@ -1,6 +1,9 @@
 package domain
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // MaxPageSize bounds every list (spec 8 for statements; DESIGN.md: every list
 // is bounded).
@@ -102,6 +105,29 @@ func PageWindow(page, pageSize, first *int, after *string) (Window, error) {
 		w = cursorWindow(&v, first, after)
 	} else {
 		w = listWindow(&v, page, pageSize, first, after, false)
+	}
+	return w, v.Err()
+}
+
+// MaxWholeList bounds a list the spec returns whole (REST trailers, a bare
+// array): larger lists are read in slices of at most this many, each after
+// the cursor of the previous slice's last item.
+const MaxWholeList = 1000
+
+// WholeListWindow validates the slice of a whole list a client asks for:
+// limit in 1..MaxWholeList (nil: MaxWholeList), after a cursor of a previous
+// slice (nil or empty: from the start; storage rejects a forged one).
+func WholeListWindow(limit *int, after *string) (Window, error) {
+	var v Validation
+	w := Window{Limit: MaxWholeList}
+	if limit != nil {
+		if *limit < 1 || *limit > MaxWholeList {
+			v.Add("limit", fmt.Sprintf("limit must be between 1 and %d", MaxWholeList))
+		}
+		w.Limit = *limit
+	}
+	if after != nil {
+		w.After = *after
 	}
 	return w, v.Err()
 }

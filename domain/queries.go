@@ -146,8 +146,8 @@ func (r *Reads) Statement(ctx context.Context, number int32) (*Statement, error)
 	return r.Store.StatementByNumber(ctx, p.TenantID, number)
 }
 
-// Trailers answers spec 4.4 (REST: the whole list, bounded by storage;
-// GraphQL: a window).
+// Trailers answers spec 4.4 (REST: WholeListWindow slices of the whole
+// list; GraphQL: a window).
 func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
 	p, err := Authorize(ctx, OpListTrailers)
 	if err != nil {

@@ -68,12 +68,35 @@ func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// GET /trailers (spec 4.4): a bare JSON array. The zero window asks storage
-// for the whole list within its bound.
+// GET /trailers (spec 4.4): a bare JSON array, read in slices of at most
+// domain.MaxWholeList (?limit=, ?after=) with GitHub-style signals:
+// X-Total-Count and a Link rel="next" while more items follow.
 func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
-	page, err := h.reads.Trailers(r.Context(), domain.Window{})
+	q := r.URL.Query()
+	var limit *int
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fieldError("limit", "limit must be an integer")
+		}
+		limit = &n
+	}
+	var after *string
+	if s := q.Get("after"); s != "" {
+		after = &s
+	}
+	win, err := domain.WholeListWindow(limit, after)
 	if err != nil {
 		return err
+	}
+	page, err := h.reads.Trailers(r.Context(), win)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(page.Total))
+	if page.HasMore && len(page.Cursors) > 0 {
+		next := url.Values{"after": {page.Cursors[len(page.Cursors)-1]}, "limit": {strconv.Itoa(win.Limit)}}
+		w.Header().Set("Link", "<"+r.URL.Path+"?"+next.Encode()+`>; rel="next"`)
 	}
 	WriteJSON(w, http.StatusOK, nonNil(page.Items))
 	return nil

@@ -23,7 +23,7 @@ type Reads struct{ DB *DB }
 var _ domain.ReadStore = (*Reads)(nil)
 
 // maxUnpaged bounds a list that the caller asked for whole (REST trailers).
-const maxUnpaged = 1000
+const maxUnpaged = domain.MaxWholeList
 
 // keyset describes the sort key of a list: the SQL columns (in ORDER BY
 // order) and the Postgres type each cursor part is cast to.
