@@ -10,6 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -66,12 +67,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	// REST, rate limits, logging/metrics/tracing; GraphQL and the document
 	// uploads pass through the same authentication and rate limits.
 	chain := &apiChain{authn: a.Auth.Middleware, limits: limits}
-	if err := a.mountDocuments(ctx, mux, chain.wrap); err != nil {
+	if err := a.mountDocuments(ctx, mux); err != nil {
 		db.Close()
 		return nil, err
 	}
 	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited))
-	a.handler = mountREST(mux, chain, &domain.Reads{Store: &storage.Reads{DB: db}}, log)
+	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: &storage.Reads{DB: db}}, Documents: a.Documents}, log)
 	return a, nil
 }
 

@@ -16,9 +16,10 @@ import (
 )
 
 // mountDocuments builds the document service (PostgreSQL rows, gocloud blob
-// bytes, signed links) and mounts its REST routes behind auth. GraphQL
-// reaches it through graph.Deps.Documents (wireGraphQL).
-func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux, auth func(http.Handler) http.Handler) error {
+// bytes, signed links) and mounts the signed download. The uploads are REST
+// routes (rest.Deps.Documents, mountREST); GraphQL reaches the service
+// through graph.Deps.Documents (wireGraphQL).
+func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 	blobs, err := storage.OpenBlobs(ctx, a.Config.BlobURL)
 	if err != nil {
 		return err
@@ -40,7 +41,7 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux, auth func(
 		MaxBytes: a.Config.UploadMaxBytes,
 		Now:      a.Config.Now,
 	}
-	rest.MountUploads(mux, a.Documents, auth)
+	mux.Handle(rest.DownloadPattern, rest.DocumentDownload(a.Documents))
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
@@ -72,10 +71,10 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 // mountREST serves the REST routes, the OpenAPI document and /metrics on
 // mux, and returns the outermost handler: request logging, metrics and
 // trace context around everything.
-func mountREST(mux *http.ServeMux, chain *apiChain, reads *domain.Reads, log *slog.Logger) http.Handler {
+func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, log *slog.Logger) http.Handler {
 	reg := prometheus.NewRegistry()
 	obs := rest.NewObserver(log, reg)
-	api := rest.NewAPI(rest.Deps{Reads: reads})
+	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
 	mux.Handle("GET /metrics", rest.MetricsHandler(reg))
 	return obs.Wrap(mux)

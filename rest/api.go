@@ -28,9 +28,9 @@ type Route struct {
 // Deps are what the REST face calls.
 type Deps struct {
 	Reads *domain.Reads
-	// Extra routes of other areas (document uploads) share the version,
-	// negotiation and error handling of these.
-	Extra []Route
+	// Documents serves spec 4.7's uploads, routes like every other (nil:
+	// no uploads). The signed download is DocumentDownload, outside the API.
+	Documents *domain.Documents
 }
 
 // API is the handler of every REST route, mounted at Prefix.
@@ -54,7 +54,10 @@ func (a *API) Labelled(next http.Handler) http.Handler {
 // NewAPI returns the REST routes.
 func NewAPI(d Deps) *API {
 	h := &handlers{reads: d.Reads}
-	routes := append(h.routes(), d.Extra...)
+	routes := h.routes()
+	if d.Documents != nil {
+		routes = append(routes, uploadRoutes(d.Documents)...)
+	}
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		pattern := rt.Method + " " + Prefix + "{version}" + rt.Path

@@ -19,40 +19,34 @@ const multipartOverhead = 64 << 10
 // maxFieldBytes bounds the text fields (DocumentType, FileName).
 const maxFieldBytes = 1024
 
-// MountUploads registers spec 4.7's four upload routes, wrapped in auth
-// (the bearer-token middleware), and the signed document download, which
-// needs no token: its signature is the credential.
-func MountUploads(mux *http.ServeMux, docs *domain.Documents, auth func(http.Handler) http.Handler) {
-	for path, t := range map[string]domain.DocumentParentType{
-		"loads/{id}/document":    domain.ParentLoad,
-		"trips/{id}/document":    domain.ParentTrip,
-		"drivers/{id}/document":  domain.ParentDriver,
-		"carriers/{id}/document": domain.ParentCarrier,
+// uploadRoutes are spec 4.7's four upload routes, ordinary routes of the
+// API: endpoint() applies the version, Accept and bearer-token rules.
+func uploadRoutes(docs *domain.Documents) []Route {
+	var routes []Route
+	for _, u := range []struct {
+		path   string
+		target domain.DocumentParentType
+	}{
+		{"/loads/{id}/document", domain.ParentLoad},
+		{"/trips/{id}/document", domain.ParentTrip},
+		{"/drivers/{id}/document", domain.ParentDriver},
+		{"/carriers/{id}/document", domain.ParentCarrier},
 	} {
-		mux.Handle("POST /api/p/{version}/"+path, auth(uploadHandler{docs: docs, target: t}))
+		routes = append(routes, Route{Method: http.MethodPost, Path: u.path, Handle: uploader{docs: docs, target: u.target}.handle})
 	}
-	mux.Handle("GET /api/p/documents/{id}/content", downloadHandler{docs: docs})
+	return routes
 }
 
-type uploadHandler struct {
+type uploader struct {
 	docs   *domain.Documents
 	target domain.DocumentParentType
 }
 
-func (h uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	SetRoute(r.Context(), r.Pattern)
-	if _, ok := parseVersion(r.PathValue("version")); !ok {
-		WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
-		return
-	}
-	if !acceptsJSON(r.Header.Get("Accept")) {
-		WriteProblem(w, r, http.StatusNotAcceptable, "this endpoint answers application/json or application/problem+json only", nil)
-		return
-	}
+// handle streams one multipart upload into the document store.
+func (h uploader) handle(w http.ResponseWriter, r *http.Request) error {
 	up, err := h.docs.BeginUpload(r.Context(), h.target, r.PathValue("id"))
 	if err != nil {
-		WriteError(w, r, err)
-		return
+		return err
 	}
 	// Whatever happens below, bytes of an upload that was not recorded go.
 	defer up.Abort(context.WithoutCancel(r.Context()))
@@ -60,25 +54,22 @@ func (h uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limit := up.MaxBytes() + multipartOverhead
 	if r.ContentLength > limit {
 		w.Header().Set("Connection", "close")
-		WriteError(w, r, domain.DocumentTooLarge(up.Target(), up.MaxBytes()))
-		return
+		return domain.DocumentTooLarge(up.Target(), up.MaxBytes())
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		WriteProblem(w, r, http.StatusUnsupportedMediaType, "the upload must be sent as multipart/form-data with the fields File, DocumentType and optionally FileName", nil)
-		return
+		return &domain.Error{Code: domain.CodeUnsupportedType, Message: "the upload must be sent as multipart/form-data with the fields File, DocumentType and optionally FileName"}
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := readUploadParts(r, up); err != nil {
-		WriteError(w, r, uploadError(err, up))
-		return
+		return uploadError(err, up)
 	}
 	doc, err := up.Finish(r.Context())
 	if err != nil {
-		WriteError(w, r, err)
-		return
+		return err
 	}
 	WriteJSON(w, http.StatusOK, doc)
+	return nil
 }
 
 // readUploadParts streams the parts into the upload, in whatever order they

@@ -9,8 +9,14 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// downloadHandler serves a document's bytes to the holder of a signed,
+// DownloadPattern is the route of a document's bytes: outside the
+// versioned API, since its signed link, not a bearer token, is the credential.
+const DownloadPattern = "GET " + Prefix + "documents/{id}/content"
+
+// DocumentDownload serves a document's bytes to the holder of a signed,
 // unexpired link (GraphQL's Document.downloadUrl); no bearer token is needed.
+func DocumentDownload(docs *domain.Documents) http.Handler { return downloadHandler{docs: docs} }
+
 type downloadHandler struct{ docs *domain.Documents }
 
 func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
