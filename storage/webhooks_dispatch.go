@@ -181,13 +181,31 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 	})
 }
 
-// PruneWebhookAttempts deletes attempt logs older than before (30 days).
-func (s *WebhookStore) PruneWebhookAttempts(ctx context.Context, before time.Time) (int64, error) {
-	res, err := s.db.Bun.ExecContext(ctx, "DELETE FROM webhook_attempts WHERE attempted_at < ?", before)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+// PruneHistory keeps DESIGN.md's 30 days of history: it deletes attempt
+// logs, finished deliveries and outbox events older than before. An event
+// goes only once every durable consumer has passed it and no delivery still
+// refers to it, so nothing is lost that could still be delivered or
+// redelivered. It returns how many rows went.
+func (s *WebhookStore) PruneHistory(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for _, q := range []string{
+			"DELETE FROM webhook_attempts WHERE attempted_at < ?",
+			"DELETE FROM webhook_deliveries WHERE status <> 'Pending' AND updated_at < ?",
+			`DELETE FROM events e WHERE e.created_at < ?
+			   AND e.seq <= (SELECT coalesce(min(last_seq), 0) FROM event_cursors)
+			   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq)`,
+		} {
+			res, err := tx.ExecContext(ctx, q, before)
+			if err != nil {
+				return err
+			}
+			n, _ := res.RowsAffected()
+			total += n
+		}
+		return nil
+	})
+	return total, err
 }
 
 func truncate(s string, n int) string {

@@ -334,17 +334,28 @@ func TestRedeliverSameEventID(t *testing.T) {
 }
 
 // Attempt logs are kept 30 days.
-func TestAttemptLogsArePrunedAfter30Days(t *testing.T) {
+func TestHistoryIsPrunedAfter30Days(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
-	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+	delivered := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
 	rcv.next(t)
-	if n, err := e.store.PruneWebhookAttempts(context.Background(), e.clk.Now().Add(-30*24*time.Hour)); err != nil || n != 0 {
-		t.Fatalf("pruned a fresh attempt: %d %v", n, err)
+	if n, err := e.store.PruneHistory(ctx, e.clk.Now().Add(-30*24*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("pruned fresh history: %d %v", n, err)
 	}
-	if n, err := e.store.PruneWebhookAttempts(context.Background(), e.clk.Now().Add(time.Second)); err != nil || n != 1 {
-		t.Fatalf("pruned %d old attempts, %v", n, err)
+	// An event no consumer has read yet stays, however old.
+	unread := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+	// Attempt, delivery and the delivered event go.
+	if n, err := e.store.PruneHistory(ctx, e.clk.Now().Add(time.Hour)); err != nil || n != 3 {
+		t.Fatalf("pruned %d rows of old history, want 3 (attempt, delivery, event): %v", n, err)
+	}
+	var left []string
+	if err := e.db.Bun.NewSelect().Table("events").Column("id").Scan(ctx, &left); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0] != unread || left[0] == delivered {
+		t.Fatalf("events left after pruning: %v, want only the unread %s", left, unread)
 	}
 }

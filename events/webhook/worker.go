@@ -114,8 +114,8 @@ func (w *Worker) loop(ctx context.Context, prunes bool) {
 			if !prunes {
 				continue
 			}
-			if _, err := w.Store.PruneWebhookAttempts(ctx, w.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
-				w.Log.Error("webhook attempt pruning", "err", err)
+			if _, err := w.Store.PruneHistory(ctx, w.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
+				w.Log.Error("history pruning", "err", err)
 			}
 		}
 	}
