@@ -62,7 +62,9 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 			checks = []Check{{"addr:" + RemoteHost(r), rl.Client}}
 		}
 		if !rl.Admit(w, r, checks...) {
-			rl.refuse(w, r)
+			if ctx.Err() == nil { // nobody to answer when the caller has gone
+				rl.refuse(w, r)
+			}
 			return
 		}
 		next.ServeHTTP(w, r)
