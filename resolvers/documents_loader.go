@@ -3,12 +3,12 @@ package resolvers
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
@@ -29,7 +29,7 @@ func WithDocumentLoaders(ctx context.Context, docs *domain.Documents) context.Co
 	for t := range domain.DocumentTargets {
 		l[t] = dataloadgen.NewMappedLoader(func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID][]domain.Document, error) {
 			return docs.DocumentsOf(ctx, t, ids, documentsPerParent)
-		}, dataloadgen.WithBatchCapacity(500), dataloadgen.WithWait(time.Millisecond))
+		}, dataloadgen.WithBatchCapacity(loaders.MaxBatch), dataloadgen.WithWait(loaders.BatchWait))
 	}
 	return context.WithValue(ctx, docLoadersKey{}, l)
 }

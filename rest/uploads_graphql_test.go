@@ -331,9 +331,11 @@ func TestGraphQLDocumentsAreBatched(t *testing.T) {
 	if ids10 != ids1+9*3 {
 		t.Fatalf("10 trips show %d ids, 1 trip %d: want 27 more", ids10, ids1)
 	}
-	// One query per level; a per-parent query would add 27. Dataloader
-	// batches close on a 1 ms timer, so a busy machine may split one.
-	if ten > one+2 {
-		t.Errorf("transactions with 1 trip: %d, with 10 trips: %d; want one per level", one, ten)
+	// One query per level: 9 more trips add no query, where a query per
+	// parent would add 27. Batches close on a short timer (loaders.BatchWait),
+	// so a machine starved of CPU may split a level in two; anything near
+	// N+1 still fails.
+	if ten > one+3 {
+		t.Errorf("transactions with 1 trip: %d, with 10 trips: %d; want about one per level (a query per parent adds 27)", one, ten)
 	}
 }

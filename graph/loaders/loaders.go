@@ -33,8 +33,13 @@ type Loaders struct {
 	Loads     *dataloadgen.Loader[uuid.UUID, domain.Load]
 }
 
-// maxBatch bounds the id list of one batch query.
-const maxBatch = 500
+// MaxBatch bounds the id list of one batch query.
+const MaxBatch = 500
+
+// BatchWait is how long a loader collects keys before it queries: the
+// sibling resolvers of one list level run concurrently and register their
+// keys within it. Every loader of the graph uses it.
+const BatchWait = 2 * time.Millisecond
 
 // New makes the loaders of one request for tenant.
 func New(src Source, tenant uuid.UUID) *Loaders {
@@ -50,7 +55,7 @@ func New(src Source, tenant uuid.UUID) *Loaders {
 func loader[V any](tenant uuid.UUID, fetch func(context.Context, uuid.UUID, []uuid.UUID) (map[uuid.UUID]V, error)) *dataloadgen.Loader[uuid.UUID, V] {
 	return dataloadgen.NewMappedLoader(func(ctx context.Context, keys []uuid.UUID) (map[uuid.UUID]V, error) {
 		return fetch(ctx, tenant, keys)
-	}, dataloadgen.WithBatchCapacity(maxBatch), dataloadgen.WithWait(time.Millisecond))
+	}, dataloadgen.WithBatchCapacity(MaxBatch), dataloadgen.WithWait(BatchWait))
 }
 
 type ctxKey struct{}
