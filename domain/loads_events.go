@@ -82,8 +82,12 @@ func StripPreviousAttributes(envelope []byte) ([]byte, error) {
 	if err := json.Unmarshal(envelope, &env); err != nil {
 		return nil, err
 	}
+	rawData, ok := env["data"]
+	if !ok {
+		return envelope, nil
+	}
 	var data map[string]json.RawMessage
-	if err := json.Unmarshal(env["data"], &data); err != nil {
+	if err := json.Unmarshal(rawData, &data); err != nil {
 		return nil, err
 	}
 	rawDiff, ok := data["diff"]

@@ -64,20 +64,31 @@ func main() {
 }
 
 func migrate(ctx context.Context) error {
-	cfg, err := app.FromEnv()
+	db, err := openMigrated(ctx)
 	if err != nil {
 		return err
+	}
+	db.Close()
+	fmt.Println("migrations applied")
+	return nil
+}
+
+// openMigrated opens DATABASE_URL and applies the migrations: what every
+// command that works on the database directly starts with.
+func openMigrated(ctx context.Context) (*storage.DB, error) {
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return nil, err
 	}
 	db, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close()
 	if err := db.Migrate(ctx); err != nil {
-		return err
+		db.Close()
+		return nil, err
 	}
-	fmt.Println("migrations applied")
-	return nil
+	return db, nil
 }
 
 func serve(ctx context.Context, args []string) error {

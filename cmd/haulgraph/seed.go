@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
@@ -25,18 +24,11 @@ func seedCommand(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errors.New("seed: --tenant is required")
 	}
-	cfg, err := app.FromEnv()
-	if err != nil {
-		return err
-	}
-	db, err := storage.Open(ctx, cfg.DatabaseURL)
+	db, err := openMigrated(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	started := time.Now()
 	res, err := seed.Run(ctx, db, seed.Options{Tenant: *tenant, Name: *name, Scale: *scale, Progress: os.Stderr, Bar: isTerminal(os.Stderr)})
 	if err != nil {
