@@ -9,6 +9,9 @@ import (
 // is bounded).
 const MaxPageSize = 100
 
+// DefaultPageSize is the window of a list asked for without a size.
+const DefaultPageSize = 20
+
 // Window selects part of an ordered list: an offset page (Page/PageSize) or,
 // for Relay connections, the items after a keyset cursor. Storage answers
 // both with one query per list.
@@ -71,7 +74,7 @@ func CursorWindow(first *int, after *string) (Window, error) {
 }
 
 func cursorWindow(v *Validation, first *int, after *string) Window {
-	w := Window{Limit: 20}
+	w := Window{Limit: DefaultPageSize}
 	if first != nil {
 		if *first <= 0 || *first > MaxPageSize {
 			v.Add("first", "first must be between 1 and 100")

@@ -23,7 +23,7 @@ type envelope struct {
 }
 
 func envelopeOf[T any](p domain.Page[T], a paging) envelope {
-	e := envelope{pageSize: 20, total: p.Total}
+	e := envelope{pageSize: domain.DefaultPageSize, total: p.Total}
 	prev := false
 	switch {
 	case a.cursorMode():
