@@ -72,7 +72,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited))
-	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: &storage.Reads{DB: db}}, Documents: a.Documents}, log)
+	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: &storage.Reads{DB: db}}, Documents: a.Documents,
+		Events: &domain.EventLog{Store: &storage.EventLog{DB: db}}}, log)
 	return a, nil
 }
 

@@ -31,6 +31,8 @@ type Deps struct {
 	// Documents serves spec 4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
 	Documents *domain.Documents
+	// Events serves the events API (nil: none).
+	Events *domain.EventLog
 }
 
 // API is the handler of every REST route, mounted at Prefix.
@@ -57,6 +59,9 @@ func NewAPI(d Deps) *API {
 	routes := h.routes()
 	if d.Documents != nil {
 		routes = append(routes, uploadRoutes(d.Documents)...)
+	}
+	if d.Events != nil {
+		routes = append(routes, eventRoutes(d.Events)...)
 	}
 	mux := http.NewServeMux()
 	for _, rt := range routes {
