@@ -40,9 +40,9 @@ func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 		in.First = &n
 	}
 	if s := queryParam(q, "since"); s != nil {
-		t, ok := parseDateTime(*s)
-		if !ok {
-			v.Add("since", "since must be an ISO 8601 date-time such as 2025-01-31T00:00:00Z")
+		t, err := domain.ParseDateTime(*s)
+		if err != nil {
+			v.Add("since", "since "+err.Error())
 		}
 		in.Since = &t
 	}

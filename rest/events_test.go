@@ -252,7 +252,7 @@ func TestEventsAPI(t *testing.T) {
 			{"subsidiaryId=" + e.globex.SubsidiaryID.String(), []string{}},
 			{"type=load.changed&loadNumber=E-1&limit=100", e.ids[:3]},
 			{"since=" + url.QueryEscape(time.Now().Add(time.Hour).Format(time.RFC3339)), []string{}},
-			{"since=2020-01-01", append(slices.Clone(e.ids), e.otherID)},
+			{"since=2020-01-01T00:00:00Z", append(slices.Clone(e.ids), e.otherID)},
 		} {
 			res, body := e.get(t, "/api/p/v1/events?"+c.query, reader)
 			if got := ids(t, list(t, res, body)); !slices.Equal(got, c.want) {
@@ -308,7 +308,7 @@ func TestEventsAPI(t *testing.T) {
 		for _, c := range []struct{ query, field string }{
 			{"limit=0", "limit"}, {"limit=101", "limit"}, {"limit=ten", "limit"},
 			{"type=load.deleted", "type"}, {"after=not-a-cursor", "after"},
-			{"since=yesterday", "since"}, {"includePreviousAttributes=perhaps", "includePreviousAttributes"},
+			{"since=yesterday", "since"}, {"since=2020-01-01", "since"}, {"includePreviousAttributes=perhaps", "includePreviousAttributes"},
 			{"subsidiaryId=main", "subsidiaryId"}, {"loadNumber=" + strings.Repeat("x", 65), "loadNumber"},
 		} {
 			res, body := e.get(t, "/api/p/v1/events?"+c.query, reader)
