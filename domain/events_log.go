@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,8 +25,8 @@ type EventLogStore interface {
 
 // EventQuery selects events of one tenant after a position.
 type EventQuery struct {
-	// After is a commit position (0: from the oldest retained event).
-	After int64
+	// After is an outbox position (zero: from the oldest retained event).
+	After EventPosition
 	// AfterEventID, when set, replaces After by the position of that event
 	// of the tenant; an unknown id is a validation error of field "after".
 	AfterEventID string
@@ -42,7 +41,7 @@ type EventQuery struct {
 
 // LoggedEvent is one stored event.
 type LoggedEvent struct {
-	Position     int64
+	Position     EventPosition
 	ID           string
 	Type         string
 	SubsidiaryID uuid.UUID
@@ -80,23 +79,26 @@ func ParseEnvelope(payload []byte) (time.Time, EventData, error) {
 
 const eventCursorPrefix = "ev1:"
 
-// EncodeEventCursor makes a commit position an opaque cursor.
-func EncodeEventCursor(position int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix + strconv.FormatInt(position, 10)))
+// EncodeEventCursor makes an outbox position an opaque cursor.
+func EncodeEventCursor(pos EventPosition) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix + pos.String()))
 }
 
-// decodeEventCursor reverses EncodeEventCursor.
-func decodeEventCursor(s string) (int64, bool) {
+// DecodeEventCursor reverses EncodeEventCursor.
+func DecodeEventCursor(s string) (EventPosition, bool) {
+	if len(s) > 128 {
+		return EventPosition{}, false
+	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return 0, false
+		return EventPosition{}, false
 	}
 	rest, ok := strings.CutPrefix(string(b), eventCursorPrefix)
 	if !ok {
-		return 0, false
+		return EventPosition{}, false
 	}
-	n, err := strconv.ParseInt(rest, 10, 64)
-	return n, err == nil && n >= 0
+	pos, err := ParseEventPosition(rest)
+	return pos, err == nil
 }
 
 // eventIDPattern is spec 6.3's event id: <uuid>-<suffix>.
@@ -148,7 +150,7 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 		a := strings.TrimSpace(*in.After)
 		if eventIDPattern.MatchString(a) {
 			q.AfterEventID = strings.ToLower(a)
-		} else if pos, ok := decodeEventCursor(a); ok {
+		} else if pos, ok := DecodeEventCursor(a); ok {
 			q.After = pos
 		} else {
 			v.Add("after", "after must be a cursor of a previous answer or an event id (<uuid>-<n>)")

@@ -17,7 +17,7 @@ func eventConnection(p domain.Page[domain.LoggedEvent], after *string, previous 
 		if err != nil {
 			return nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
-		ev := &domain.LiveEvent{Seq: e.Position, ID: e.ID, Type: e.Type, Timestamp: ts, SubsidiaryID: e.SubsidiaryID, Data: data}
+		ev := &domain.LiveEvent{Seq: e.Position.Seq, Pos: e.Position, ID: e.ID, Type: e.Type, Timestamp: ts, SubsidiaryID: e.SubsidiaryID, Data: data}
 		var node model.Event
 		if e.Type == domain.EventTripChanged {
 			node = tripEvent(ev, previous)

@@ -78,7 +78,7 @@ func newEventsEnv(t *testing.T) *eventsEnv {
 	gqlData(t, srv, gwrite, `mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`,
 		map[string]any{"in": map[string]any{"loadNumber": "G-1", "subsidiaryId": e.globex.SubsidiaryID, "stops": stops}})
 
-	// Commit order is seq order (0004_events.sql).
+	// Outbox order is (xact, seq) (0010_outbox_horizon.sql).
 	e.ids = eventIDs(t, srv, "subsidiary_id = ?", e.acme.SubsidiaryID)
 	if others := eventIDs(t, srv, "subsidiary_id = ?", e.otherSub); len(others) == 1 {
 		e.otherID = others[0]
@@ -89,11 +89,11 @@ func newEventsEnv(t *testing.T) *eventsEnv {
 	return e
 }
 
-// eventIDs reads the outbox's event ids matching where, in seq order.
+// eventIDs reads the outbox's event ids matching where, in outbox order.
 func eventIDs(t *testing.T, srv *apptest.Server, where string, args ...any) []string {
 	t.Helper()
 	var out []string
-	if err := srv.DB.Bun.NewSelect().Table("events").Column("id").Where(where, args...).Order("seq").
+	if err := srv.DB.Bun.NewSelect().Table("events").Column("id").Where(where, args...).Order("xact", "seq").
 		Scan(context.Background(), &out); err != nil {
 		t.Fatal(err)
 	}
@@ -432,4 +432,48 @@ func dataOf(t *testing.T, env []byte) []byte {
 		t.Fatalf("envelope %s: %v", env, err)
 	}
 	return m["data"]
+}
+
+// A page never passes an event that commits later at a lower position: an
+// event written by a transaction still open holds the later ones back, and
+// once it commits a client continuing from its last event gets both, in
+// outbox order.
+func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
+	srv := apptest.Start(t, apptest.Options{})
+	acme := apptest.NewTenant(t, srv, "acme")
+	reader := srv.Token(t, acme, domain.ScopeLoadRead)
+	insert := func(ctx context.Context, exec func(ctx context.Context, sql string, args ...any) error) string {
+		id := uuid.NewString() + "-0"
+		payload := `{"id":"` + id + `","type":"load.changed","timestamp":"2026-01-01T00:00:00.000000+00:00","version":"v1","data":{"load":{}}}`
+		if err := exec(ctx, "INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload) VALUES ($1, $2, $3, 'load.changed', $4, $5)",
+			id, acme.ID, acme.SubsidiaryID, uuid.New(), payload); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	pool := func(ctx context.Context, sql string, args ...any) error { _, err := srv.DB.Pool.Exec(ctx, sql, args...); return err }
+	ctx := context.Background()
+	first := insert(ctx, pool)
+
+	late, err := srv.DB.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Rollback(ctx) //nolint:errcheck
+	lateID := insert(ctx, func(ctx context.Context, sql string, args ...any) error { _, err := late.Exec(ctx, sql, args...); return err })
+	after := insert(ctx, pool) // committed, but after the open transaction began
+
+	get := func(query string) []string {
+		res, body := do(t, "GET", srv.URL+"/api/p/v1/events"+query, map[string]string{"Authorization": "Bearer " + reader}, "")
+		return ids(t, list(t, res, body))
+	}
+	if got := get(""); !slices.Equal(got, []string{first}) {
+		t.Fatalf("with a transaction open: %v, want only %s", got, first)
+	}
+	if err := late.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("?after=" + first); !slices.Equal(got, []string{lateID, after}) {
+		t.Fatalf("after %s: %v, want %s then %s", first, got, lateID, after)
+	}
 }
