@@ -451,7 +451,10 @@ func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
 		}
 		return id
 	}
-	pool := func(ctx context.Context, sql string, args ...any) error { _, err := srv.DB.Pool.Exec(ctx, sql, args...); return err }
+	pool := func(ctx context.Context, sql string, args ...any) error {
+		_, err := srv.DB.Pool.Exec(ctx, sql, args...)
+		return err
+	}
 	ctx := context.Background()
 	first := insert(ctx, pool)
 
@@ -460,7 +463,10 @@ func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer late.Rollback(ctx) //nolint:errcheck
-	lateID := insert(ctx, func(ctx context.Context, sql string, args ...any) error { _, err := late.Exec(ctx, sql, args...); return err })
+	lateID := insert(ctx, func(ctx context.Context, sql string, args ...any) error {
+		_, err := late.Exec(ctx, sql, args...)
+		return err
+	})
 	after := insert(ctx, pool) // committed, but after the open transaction began
 
 	get := func(query string) []string {
