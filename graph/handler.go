@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -97,11 +95,10 @@ func NewHandler(deps Deps) *Handler {
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
 	if deps.Documents != nil {
 		enableDocuments(srv, deps.Documents)
 	}
+	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(20000)
 	if !o.DisableIntrospection {
@@ -211,21 +208,19 @@ func acceptsHTML(r *http.Request) bool {
 // rest.RateLimits refusal of /graphql) as a GraphQL error with status 429;
 // the limiter has set Retry-After and the RateLimit-* headers.
 func WriteRateLimited(w http.ResponseWriter, r *http.Request, err *domain.Error) {
-	writeGraphQLError(w, r, http.StatusTooManyRequests, err.Message, string(err.Code))
+	Refuse(w, r, http.StatusTooManyRequests, err)
+}
+
+// Refuse answers a request refused before it reached GraphQL as a GraphQL
+// error with status (a 431 of oversized headers).
+func Refuse(w http.ResponseWriter, r *http.Request, status int, err *domain.Error) {
+	writeGraphQLError(w, r, status, err.Message, string(err.Code))
 }
 
 // writeGraphQLError answers a request refused before execution, in the media
-// type the client asked for.
+// type the client asked for (graph/transport.go).
 func writeGraphQLError(w http.ResponseWriter, r *http.Request, status int, msg, code string) {
-	ct := "application/json"
-	if strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json") {
-		ct = "application/graphql-response+json"
-	}
-	w.Header().Set("Content-Type", ct)
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": code}}},
-	})
+	writeRefusal(w, r, status, coded(domain.Code(code), "%s", msg))
 }
 
 func headerSafe(s string) string {
