@@ -11,7 +11,16 @@ import (
 
 // wireGraphQL mounts the GraphQL endpoint at /graphql (GET, POST; GraphiQL
 // for browsers). a.GraphQL.Server accepts further transports (WebSocket).
+// The cost budget spends from the instance's one shared limiter, as does
+// every WebSocket operation (the request-rate buckets).
 func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, limits *rest.RateLimits) {
+	budget, refill := a.Config.GraphQLCostBudget, a.Config.GraphQLCostRefill
+	if budget <= 0 {
+		budget = graph.DefaultCostBudget
+	}
+	if refill <= 0 {
+		refill = graph.DefaultCostRefill
+	}
 	reads := &storage.Reads{DB: a.DB}
 	a.GraphQL = graph.NewHandler(graph.Deps{
 		Reads:   &domain.Reads{Store: reads},
@@ -23,7 +32,11 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		LoadWrites:    a.Events.LoadWrites,
 		Subscriptions: a.Events.Subscriptions,
 		Log:           a.Log,
-		Options:       graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+		Options: graph.Options{
+			DisableIntrospection: a.Config.DisableIntrospection,
+			MaxCost:              a.Config.GraphQLCostLimit,
+			Throttle:             graph.NewThrottle(limits.Limiter, budget, refill),
+		},
 	})
 	a.GraphQL.Server.AddTransport(a.websocketTransport(limits))
 	mux.Handle("/graphql", auth(a.GraphQL))
