@@ -17,24 +17,34 @@ const codeStreamingTransport = "STREAMING_TRANSPORT_REQUIRED"
 
 func init() { errcode.RegisterErrorType(codeStreamingTransport, errcode.KindProtocol) }
 
-// plainHTTP marks a request served by the plain GET/POST transports, with
-// what the refusal of a subscription needs.
+// plainHTTP marks a POST served by the plain HTTP transport, with what the
+// refusal of a subscription needs. (A GET with a subscription is refused as
+// every non-query GET is: 405.)
 type plainHTTP struct {
-	websocketURL    string
+	transports      string
 	graphqlResponse bool // Accept: application/graphql-response+json
 }
 
 type plainHTTPKey struct{}
 
 func withPlainHTTP(ctx context.Context, r *http.Request) context.Context {
+	if r.Method != http.MethodPost {
+		return ctx
+	}
+	return context.WithValue(ctx, plainHTTPKey{}, plainHTTP{
+		transports:      streamingTransports(r),
+		graphqlResponse: strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json"),
+	})
+}
+
+// streamingTransports names where a subscription is served.
+func streamingTransports(r *http.Request) string {
 	scheme := "ws"
 	if r.TLS != nil {
 		scheme = "wss"
 	}
-	return context.WithValue(ctx, plainHTTPKey{}, plainHTTP{
-		websocketURL:    scheme + "://" + r.Host + r.URL.Path,
-		graphqlResponse: strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json"),
-	})
+	return "subscribe over WebSocket at " + scheme + "://" + r.Host + r.URL.Path +
+		" (subprotocol graphql-transport-ws), or with a POST that accepts text/event-stream (server-sent events)"
 }
 
 // httpSubscriptionGuard answers a subscription over plain HTTP at once with
@@ -57,8 +67,5 @@ func (httpSubscriptionGuard) MutateOperationContext(ctx context.Context, op *gra
 	if o := outcomeFrom(ctx); o != nil && plain.graphqlResponse {
 		o.status = http.StatusBadRequest // a request error without data (GraphQL over HTTP)
 	}
-	return limitErr(codeStreamingTransport,
-		"subscriptions are served over WebSocket at "+plain.websocketURL+
-			` (subprotocol graphql-transport-ws), or over server-sent events with a POST that accepts text/event-stream`,
-		map[string]any{"websocket": plain.websocketURL})
+	return limitErr(codeStreamingTransport, "a subscription cannot be sent as a plain POST: "+plain.transports, nil)
 }

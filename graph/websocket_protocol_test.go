@@ -193,7 +193,7 @@ func TestSubscriptionOverHTTPRefused(t *testing.T) {
 	}{
 		{http.MethodPost, "application/json", http.StatusOK},
 		{http.MethodPost, "application/graphql-response+json", http.StatusBadRequest},
-		{http.MethodGet, "application/json", http.StatusOK},
+		{http.MethodGet, "application/json", http.StatusMethodNotAllowed},
 	} {
 		var req *http.Request
 		if c.method == http.MethodPost {
@@ -214,7 +214,7 @@ func TestSubscriptionOverHTTPRefused(t *testing.T) {
 		_ = json.NewDecoder(res.Body).Decode(&out)
 		_ = res.Body.Close()
 		if res.StatusCode != c.status || len(out.Errors) != 1 || out.Data != nil ||
-			out.Errors[0].Extensions["code"] != "STREAMING_TRANSPORT_REQUIRED" ||
+			(c.method == http.MethodPost) != (out.Errors[0].Extensions["code"] == "STREAMING_TRANSPORT_REQUIRED") ||
 			!strings.Contains(out.Errors[0].Message, "ws://"+strings.TrimPrefix(srv.URL, "http://")+"/graphql") {
 			t.Fatalf("%s %s: %d %+v", c.method, c.accept, res.StatusCode, out)
 		}
