@@ -68,6 +68,7 @@ func assertUnauthorized(t *testing.T, resp *http.Response, body []byte, reasonPa
 }
 
 func TestAPIRefusesBadBearerTokens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
@@ -137,6 +138,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 }
 
 func TestInsufficientScopeIs403NamingTheScope(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	tok := srv.Token(t, acme, domain.ScopeLoadRead)

@@ -71,6 +71,7 @@ func outboxEvents(t *testing.T, db *storage.DB) []storage.OutboxEvent {
 }
 
 func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	l := f.create(t, "L-100")
@@ -141,6 +142,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 }
 
 func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	a, b := newWriteFixture(t, db), newWriteFixture(t, db)
 	_, err := a.svc.CreateLoad(a.ctx, domain.LoadInput{LoadNumber: "X-1", SubsidiaryID: b.subsidiary.String(),
@@ -169,6 +171,7 @@ func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
 // not committed; writer B must not commit a higher seq before A ends, or a
 // reader that saw B's event would skip A's.
 func TestOutboxSeqCommitsInOrder(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	f.create(t, "G-1")
@@ -233,6 +236,7 @@ func TestOutboxSeqCommitsInOrder(t *testing.T) {
 }
 
 func TestOutboxConsumeAdvancesDurably(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	for _, n := range []string{"C-1", "C-2", "C-3"} {

@@ -14,6 +14,7 @@ import (
 
 // Only the webhook's tenant, subsidiary and subscribed types are delivered.
 func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv, domain.EventLoadStatusChanged)
@@ -40,6 +41,7 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 // open, the next writer waits (0004_events.sql) and the dispatcher's cursor
 // cannot pass N; after both commit, both are delivered.
 func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -87,6 +89,7 @@ func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
 // Two dispatchers and two workers on one database: one event, one delivery
 // row, one HTTP delivery.
 func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -154,6 +157,7 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 
 // The LISTEN/NOTIFY loop delivers without anyone calling RunOnce.
 func TestRunningDispatcherAndWorkerDeliverOnNotify(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
