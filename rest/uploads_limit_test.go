@@ -67,6 +67,7 @@ func streamedUpload(t *testing.T, e *uploadEnv, path string, n int64, sent *atom
 }
 
 func TestUploadOverLimitIsRefusedWhileStreaming(t *testing.T) {
+	t.Parallel()
 	// Not parallel: it measures the whole process's allocations.
 	e := startUploads(t)
 	path := "/api/p/v1/loads/" + e.a.loadNumber + "/document"
