@@ -276,7 +276,6 @@ func (c *beginCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 // The documents fields are batched: the number of transactions does not grow
 // with the number of trips, drivers and carriers.
 func TestGraphQLDocumentsAreBatched(t *testing.T) {
-	t.Parallel()
 	// Not parallel: dataloader batches close on a 2 ms timer, which CPU
 	// contention from other tests would split.
 	e := startUploads(t)

@@ -67,7 +67,6 @@ func streamedUpload(t *testing.T, e *uploadEnv, path string, n int64, sent *atom
 }
 
 func TestUploadOverLimitIsRefusedWhileStreaming(t *testing.T) {
-	t.Parallel()
 	// Not parallel: it measures the whole process's allocations.
 	e := startUploads(t)
 	path := "/api/p/v1/loads/" + e.a.loadNumber + "/document"

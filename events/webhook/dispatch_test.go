@@ -38,20 +38,12 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 	}
 }
 
-<<<<<<< HEAD
-// A lower seq still in flight is never skipped: while a writer holds seq N
-// open, the next writer waits (0004_events.sql) and the dispatcher's cursor
-// cannot pass N; after both commit, both are delivered.
-func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
-	t.Parallel()
-=======
 // An event still in flight is never skipped: while a writer holds an event
 // open, a later writer commits (writers do not wait for each other), and the
 // dispatcher's cursor cannot pass the open one (storage.Outbox reads only
 // below the visibility horizon); after both commit, both are delivered.
 func TestDispatcherDoesNotSkipLateCommittingEvent(t *testing.T) {
 	t.Parallel()
->>>>>>> main
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
