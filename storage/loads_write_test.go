@@ -253,6 +253,7 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 	for _, n := range []string{"C-1", "C-2", "C-3"} {
 		f.create(t, n)
 	}
+	dbtest.WaitOutboxFinal(t, db) // other tests' transactions share the server's horizon
 	outbox := &storage.Outbox{DB: db}
 	ctx := context.Background()
 	var seen []string
