@@ -264,7 +264,8 @@ func TestSubscriptionAuth(t *testing.T) {
 // (policy violation) once its bounded buffer overflows, while another
 // subscriber keeps receiving every event.
 func TestSlowSubscriberIsCutOff(t *testing.T) {
-	t.Parallel()
+	// Not parallel: whether the 1008 close frame still fits the slow
+	// client's socket depends on timing that contention changes (1006 then).
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.SubscriberBuffer = 4 }})
 	tn := apptest.NewTenant(t, srv, "acme")
 	read := srv.Token(t, tn, domain.ScopeLoadRead)
