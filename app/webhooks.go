@@ -29,7 +29,7 @@ func (a *App) wireWebhooks() error {
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,
-		Service: &domain.Webhooks{Store: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks,
+		Service: &domain.Webhooks{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks,
 			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks}},
 		Dispatcher: &webhook.Dispatcher{Store: store, Pool: a.DB.Pool, OnDispatched: worker.Wake, Log: a.Log},
 	}

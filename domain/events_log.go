@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -139,13 +140,7 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 		return Page[LoggedEvent]{}, err
 	}
 	var v Validation
-	q := EventQuery{Limit: DefaultPageSize, Since: in.Since}
-	if in.First != nil {
-		if *in.First < 1 || *in.First > MaxPageSize {
-			v.Add("first", "the page size must be between 1 and 100")
-		}
-		q.Limit = *in.First
-	}
+	q := EventQuery{Limit: pageSize(&v, in.First), Since: in.Since}
 	if in.After != nil && strings.TrimSpace(*in.After) != "" {
 		a := strings.TrimSpace(*in.After)
 		if eventIDPattern.MatchString(a) {
@@ -217,4 +212,17 @@ func readableTypes(p *Principal, asked []string) ([]string, error) {
 			Fields: map[string][]string{"scope": {string(ScopeLoadRead)}}}
 	}
 	return out, nil
+}
+
+// pageSize validates the size of a forward page (first, REST's limit):
+// 1..MaxPageSize, DefaultPageSize when absent. The message names no
+// parameter, as transports name it differently.
+func pageSize(v *Validation, first *int) int {
+	if first == nil {
+		return DefaultPageSize
+	}
+	if *first < 1 || *first > MaxPageSize {
+		v.Add("first", fmt.Sprintf("the page size must be between 1 and %d", MaxPageSize))
+	}
+	return *first
 }

@@ -48,6 +48,8 @@ type WebhookVerifier interface {
 type Webhooks struct {
 	Store    WebhookStore
 	Verifier WebhookVerifier
+	// DeliveryLog pages deliveries for REST (domain/webhooks_paging.go).
+	DeliveryLog WebhookDeliveryLog
 	// AllowInsecureURLs is the development flag (http:// and loopback).
 	AllowInsecureURLs bool
 	Now               func() time.Time

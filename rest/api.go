@@ -38,6 +38,8 @@ type Deps struct {
 	Events *domain.EventLog
 	// Exports streams statement exports (nil: no export route).
 	Exports *domain.Exports
+	// Webhooks serves webhook management (nil: none).
+	Webhooks *domain.Webhooks
 }
 
 // API is the handler of every REST route, mounted at Prefix.
@@ -70,6 +72,9 @@ func NewAPI(d Deps) *API {
 	}
 	if d.Exports != nil {
 		routes = append(routes, exportRoutes(d.Exports)...)
+	}
+	if d.Webhooks != nil {
+		routes = append(routes, webhookRoutes(d.Webhooks)...)
 	}
 	mux := http.NewServeMux()
 	for _, rt := range routes {
@@ -138,7 +143,7 @@ func checkRequestText(r *http.Request, path string) error {
 func notFound(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost} {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
 			probe := r.Clone(context.Background())
 			probe.Method = m
 			if _, p := mux.Handler(probe); p != "" && p != Prefix {

@@ -1,0 +1,262 @@
+package rest
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// webhookRoutes are REST webhook management (issue 13, webhook:manage): the
+// same domain service as the GraphQL mutations and the CLI.
+func webhookRoutes(svc *domain.Webhooks) []Route {
+	h := &webhookHandlers{svc: svc}
+	return []Route{
+		{Method: http.MethodPost, Path: "/webhooks", Handle: h.create},
+		{Method: http.MethodGet, Path: "/webhooks", Handle: h.list},
+		{Method: http.MethodGet, Path: "/webhooks/{id}", Handle: h.get},
+		{Method: http.MethodPatch, Path: "/webhooks/{id}", Handle: h.update},
+		{Method: http.MethodDelete, Path: "/webhooks/{id}", Handle: h.delete},
+		{Method: http.MethodPost, Path: "/webhooks/{id}/enable", Handle: h.enable},
+		{Method: http.MethodPost, Path: "/webhooks/{id}/disable", Handle: h.disable},
+		{Method: http.MethodPost, Path: "/webhooks/{id}/rotate-secret", Handle: h.rotateSecret},
+		{Method: http.MethodGet, Path: "/webhooks/{id}/deliveries", Handle: h.deliveries},
+		{Method: http.MethodPost, Path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver", Handle: h.redeliver},
+		{Method: http.MethodPost, Path: "/webhooks/{id}/recover", Handle: h.recover},
+	}
+}
+
+type webhookHandlers struct{ svc *domain.Webhooks }
+
+// POST /webhooks: 201 with the webhook (Pending) and its secret, shown once.
+func (h *webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var b webhookBody
+	if err := decodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	in, err := b.input()
+	if err != nil {
+		return err
+	}
+	wh, secret, err := h.svc.Create(r.Context(), in)
+	if err != nil {
+		return renameFields(err, webhookFields)
+	}
+	w.Header().Set("Location", r.URL.Path+"/"+wh.ID.String())
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, http.StatusCreated, webhookWithSecretJSON{toWebhookJSON(wh), secret})
+	return nil
+}
+
+// GET /webhooks: the tenant's webhooks (at most 100), oldest first.
+func (h *webhookHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	ws, err := h.svc.List(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]webhookJSON, len(ws))
+	for i := range ws {
+		out[i] = toWebhookJSON(&ws[i])
+	}
+	WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// GET /webhooks/{id}.
+func (h *webhookHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	return h.answer(w)(h.svc.Get(r.Context(), id))
+}
+
+// PATCH /webhooks/{id}: only the fields sent change; a URL change on an
+// Active webhook re-verifies it (the answer shows the resulting state).
+func (h *webhookHandlers) update(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	var b webhookBody
+	if err := decodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	in, err := b.input()
+	if err != nil {
+		return err
+	}
+	return h.answer(w)(h.svc.Update(r.Context(), id, in))
+}
+
+// DELETE /webhooks/{id}: 204.
+func (h *webhookHandlers) delete(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// POST /webhooks/{id}/enable: runs the verification (spec 6.2) and answers
+// the resulting state: Active, or FailedVerification with the reason.
+func (h *webhookHandlers) enable(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	return h.answer(w)(h.svc.Enable(r.Context(), id))
+}
+
+// POST /webhooks/{id}/disable.
+func (h *webhookHandlers) disable(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	return h.answer(w)(h.svc.Disable(r.Context(), id))
+}
+
+// POST /webhooks/{id}/rotate-secret {"RotationWindow": seconds} (body
+// optional): the new secret, shown once; the old one signs v0 until the
+// window ends.
+func (h *webhookHandlers) rotateSecret(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	var b rotateBody
+	if r.ContentLength != 0 || r.Header.Get("Content-Type") != "" {
+		if err := decodeJSON(w, r, &b); err != nil {
+			return err
+		}
+	}
+	var window *time.Duration
+	if b.RotationWindow != nil {
+		d := time.Duration(*b.RotationWindow) * time.Second
+		window = &d
+	}
+	wh, secret, err := h.svc.RegenerateSecret(r.Context(), id, window)
+	if err != nil {
+		return renameFields(err, webhookFields)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, http.StatusOK, webhookWithSecretJSON{toWebhookJSON(wh), secret})
+	return nil
+}
+
+// GET /webhooks/{id}/deliveries?limit=&after=: newest first, with attempts;
+// Link rel="next" while more follow.
+func (h *webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	var first *int
+	if s := queryParam(q, "limit"); s != nil {
+		n, err := strconv.Atoi(*s)
+		if err != nil {
+			return fieldError("limit", "limit must be an integer")
+		}
+		first = &n
+	}
+	page, err := h.svc.DeliveryPage(r.Context(), id, first, queryParam(q, "after"))
+	if err != nil {
+		return renameFields(err, webhookFields)
+	}
+	out := make([]deliveryJSON, len(page.Items))
+	for i := range page.Items {
+		out[i] = toDeliveryJSON(&page.Items[i])
+	}
+	if page.HasMore {
+		w.Header().Set("Link", "<"+nextURL(r, page.Cursors[len(page.Cursors)-1])+`>; rel="next"`)
+	}
+	WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// POST /webhooks/{id}/deliveries/{deliveryId}/redeliver: 202 with the new
+// delivery of the same event (same event id).
+func (h *webhookHandlers) redeliver(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	deliveryID, err := pathID(r, "deliveryId", "delivery")
+	if err != nil {
+		return err
+	}
+	d, err := h.svc.RedeliverDelivery(r.Context(), id, deliveryID)
+	if err != nil {
+		return renameFields(err, webhookFields)
+	}
+	WriteJSON(w, http.StatusAccepted, toDeliveryJSON(d))
+	return nil
+}
+
+// POST /webhooks/{id}/recover {"Since": date-time}: re-queues every failed
+// delivery created since then (at most 30 days back), each due now with a
+// fresh retry chain; 202 with how many.
+func (h *webhookHandlers) recover(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	var b recoverBody
+	if err := decodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	var since time.Time
+	if b.Since != nil {
+		if since, err = domain.ParseDateTime(*b.Since); err != nil {
+			return fieldError("Since", "Since "+err.Error())
+		}
+	}
+	n, err := h.svc.Recover(r.Context(), id, since)
+	if err != nil {
+		return renameFields(err, webhookFields)
+	}
+	WriteJSON(w, http.StatusAccepted, recoveredJSON{Requeued: n})
+	return nil
+}
+
+// answer writes a webhook or the error.
+func (h *webhookHandlers) answer(w http.ResponseWriter) func(*domain.Webhook, error) error {
+	return func(wh *domain.Webhook, err error) error {
+		if err != nil {
+			return renameFields(err, webhookFields)
+		}
+		WriteJSON(w, http.StatusOK, toWebhookJSON(wh))
+		return nil
+	}
+}
+
+// input converts the body; a malformed SubsidiaryId is named.
+func (b webhookBody) input() (domain.WebhookInput, error) {
+	in := domain.WebhookInput{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes}
+	if b.SubsidiaryId != nil {
+		id, err := uuid.Parse(*b.SubsidiaryId)
+		if err != nil {
+			return in, fieldError("SubsidiaryId", "SubsidiaryId must be a UUID")
+		}
+		in.SubsidiaryID = &id
+	}
+	return in, nil
+}
+
+// pathID reads a uuid path segment; anything else names no such resource.
+func pathID(r *http.Request, name, what string) (uuid.UUID, error) {
+	id, err := uuid.Parse(r.PathValue(name))
+	if err != nil {
+		return id, domain.NotFound("%s %s not found", what, r.PathValue(name))
+	}
+	return id, nil
+}
