@@ -100,7 +100,8 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	if err != nil {
 		return nil, "", err
 	}
-	now := s.now()
+	// Stored timestamps have microseconds: answer what a read returns later.
+	now := s.now().UTC().Truncate(time.Microsecond)
 	w := &Webhook{
 		ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Name: *in.Name, URL: *in.URL,
 		EventTypes: dedupe(in.EventTypes), State: state, CreatedAt: now, UpdatedAt: now,
@@ -176,7 +177,7 @@ func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*
 		}
 		w.State, verify = to, verify || v
 	}
-	w.UpdatedAt = s.now()
+	w.UpdatedAt = s.now().UTC().Truncate(time.Microsecond)
 	if err := s.Store.UpdateWebhook(ctx, w); err != nil {
 		return nil, err
 	}

@@ -75,6 +75,7 @@ type restWebhook struct {
 	EventTypes                                                  []string
 	IncludePreviousAttributes                                   bool
 	RotationEndsAt                                              *time.Time
+	CreatedAt                                                   time.Time
 	Secret                                                      *string
 }
 
@@ -153,7 +154,7 @@ func TestWebhookManagementREST(t *testing.T) {
 	var got restWebhook
 	res, body = e.call(t, "GET", path, e.manage, "")
 	want(t, res, body, http.StatusOK, &got)
-	if got.Name != "ERP" || got.Url != rc.URL+"/hook" || got.Secret != nil {
+	if got.Name != "ERP" || got.Url != rc.URL+"/hook" || got.Secret != nil || !got.CreatedAt.Equal(created.CreatedAt) {
 		t.Fatalf("get %s", body)
 	}
 	for _, p := range []string{"/api/p/v1/webhooks/" + uuid.NewString(), "/api/p/v1/webhooks/not-an-id"} {
