@@ -19,6 +19,7 @@ import (
 
 // Only the webhook's tenant, subsidiary and subscribed types are delivered.
 func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv, domain.EventLoadStatusChanged)
@@ -46,6 +47,7 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 // dispatcher's cursor cannot pass the open one (storage.Outbox reads only
 // below the visibility horizon); after both commit, both are delivered.
 func TestDispatcherDoesNotSkipLateCommittingEvent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -87,6 +89,7 @@ func TestDispatcherDoesNotSkipLateCommittingEvent(t *testing.T) {
 // Two dispatchers and two workers on one database: one event, one delivery
 // row, one HTTP delivery.
 func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -157,6 +160,7 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 // LISTEN): a committed event is delivered without anyone calling RunOnce and
 // with every poll far beyond the test's deadline.
 func TestRunningDispatcherAndWorkerDeliverOnRelayWake(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
