@@ -226,7 +226,8 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 }
 
 // TestSubscriptionAuth: no token → 4401 at connection_init; a token without
-// the scope → 4403; an expired token closes the socket with 4401.
+// the scope → an error for that operation only (the connection and its
+// other subscriptions stay open); an expired token closes the socket with 4401.
 func TestSubscriptionAuth(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.TokenTTL = 2 * time.Second }})
 	tn := apptest.NewTenant(t, srv, "acme")
@@ -238,10 +239,21 @@ func TestSubscriptionAuth(t *testing.T) {
 		t.Fatalf("bad token: close %d", code)
 	}
 	noScope := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeTripRead))
-	noScope.subscribe("1", `subscription { loadChanged { id } }`, nil)
-	if code := noScope.closeCode(); code != 4403 {
-		t.Fatalf("missing load:read: close %d", code)
+	noScope.subscribe("trips", `subscription { tripChanged { id } }`, nil)
+	noScope.subscribe("loads", `subscription { loadChanged { id } }`, nil)
+	if m := noScope.read(); m.Type != "error" || m.ID != "loads" || !strings.Contains(string(m.Payload), `"FORBIDDEN"`) {
+		t.Fatalf("missing load:read: %s %s %s", m.Type, m.ID, m.Payload)
 	}
+	waitSubscribers(t, srv, 1)                                             // the trip subscription lives on
+	noScope.subscribe("loads", `subscription { loadChanged { id } }`, nil) // the id is free again
+	if m := noScope.read(); m.Type != "error" || m.ID != "loads" {
+		t.Fatalf("second refusal: %s %s %s", m.Type, m.ID, m.Payload)
+	}
+	if srv.GraphQL.Live.Members() != 1 {
+		t.Fatalf("%d subscribers, want the trip subscription", srv.GraphQL.Live.Members())
+	}
+	noScope.send(wsMsg{ID: "trips", Type: "complete"})
+	waitSubscribers(t, srv, 0)
 
 	for _, proto := range []string{"graphql-transport-ws", "graphql-ws"} {
 		w := connect(t, srv, proto, srv.Token(t, tn, domain.ScopeLoadRead))
@@ -278,7 +290,7 @@ func TestSlowSubscriberIsCutOff(t *testing.T) {
 	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
 	fast.event("f")
 	sent := 1
-	for srv.Events.Hub.Evictions() == 0 {
+	for srv.GraphQL.Live.CutOff() == 0 {
 		if sent > 200 {
 			t.Fatal("the slow subscriber was never cut off")
 		}
