@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
 )
 
 // Config is everything the service reads from its environment.
@@ -55,6 +56,9 @@ type Config struct {
 	// RateLimitClock replaces time.Now in the rate limiter (tests move it
 	// instead of sleeping).
 	RateLimitClock func() time.Time
+	// DBRoundTrips, when set, counts the database round trips of the
+	// instance's pool (tests and benchmarks; never from the environment).
+	DBRoundTrips *storage.RoundTrips
 	// DisableIntrospection turns GraphQL introspection off
 	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
 	DisableIntrospection bool
