@@ -75,7 +75,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited))
+	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits.Limiter)
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: &storage.Reads{DB: db}}, Documents: a.Documents}, log)
 	return a, nil
 }

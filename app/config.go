@@ -5,6 +5,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -59,6 +60,14 @@ type Config struct {
 	// DBRoundTrips, when set, counts the database round trips of the
 	// instance's pool (tests and benchmarks; never from the environment).
 	DBRoundTrips *storage.RoundTrips
+	// GraphQL query cost (graph.DefaultCost*): the most one query may cost
+	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points
+	// (HAULGRAPH_GRAPHQL_COST_BUDGET) refilled per second
+	// (HAULGRAPH_GRAPHQL_COST_REFILL), shared by every instance; zero means
+	// the default.
+	GraphQLCostLimit  int
+	GraphQLCostBudget int
+	GraphQLCostRefill float64
 	// DisableIntrospection turns GraphQL introspection off
 	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
 	DisableIntrospection bool
@@ -121,6 +130,9 @@ func FromEnv() (Config, error) {
 		}
 		c.TokenRateBurst = n
 	}
+	if err := graphQLCostFromEnv(&c); err != nil {
+		return c, err
+	}
 	if v := os.Getenv("HAULGRAPH_GRAPHQL_INTROSPECTION"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -143,4 +155,29 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// graphQLCostFromEnv reads the GraphQL cost limit and budget; a limit above
+// the budget could never be paid and is refused.
+func graphQLCostFromEnv(c *Config) error {
+	for env, dst := range map[string]*int{"HAULGRAPH_GRAPHQL_COST_LIMIT": &c.GraphQLCostLimit, "HAULGRAPH_GRAPHQL_COST_BUDGET": &c.GraphQLCostBudget} {
+		if v := os.Getenv(env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s: want a positive number of cost points, got %q", env, v)
+			}
+			*dst = n
+		}
+	}
+	if v := os.Getenv("HAULGRAPH_GRAPHQL_COST_REFILL"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 || math.IsInf(f, 0) {
+			return fmt.Errorf("HAULGRAPH_GRAPHQL_COST_REFILL: want a positive number of points per second, got %q", v)
+		}
+		c.GraphQLCostRefill = f
+	}
+	if c.GraphQLCostLimit > 0 && c.GraphQLCostBudget > 0 && c.GraphQLCostLimit > c.GraphQLCostBudget {
+		return fmt.Errorf("HAULGRAPH_GRAPHQL_COST_LIMIT (%d) exceeds HAULGRAPH_GRAPHQL_COST_BUDGET (%d): no query that large could ever run", c.GraphQLCostLimit, c.GraphQLCostBudget)
+	}
+	return nil
 }

@@ -5,12 +5,21 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
 // wireGraphQL mounts the GraphQL endpoint at /graphql (GET, POST; GraphiQL
 // for browsers). a.GraphQL.Server accepts further transports (WebSocket).
-func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
+// The cost budget spends from lm, the instance's one shared limiter.
+func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, lm *ratelimit.Limiter) {
+	budget, refill := a.Config.GraphQLCostBudget, a.Config.GraphQLCostRefill
+	if budget <= 0 {
+		budget = graph.DefaultCostBudget
+	}
+	if refill <= 0 {
+		refill = graph.DefaultCostRefill
+	}
 	reads := &storage.Reads{DB: a.DB}
 	a.GraphQL = graph.NewHandler(graph.Deps{
 		Reads:   &domain.Reads{Store: reads},
@@ -22,7 +31,11 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		LoadWrites:    a.Events.LoadWrites,
 		Subscriptions: a.Events.Subscriptions,
 		Log:           a.Log,
-		Options:       graph.Options{DisableIntrospection: a.Config.DisableIntrospection},
+		Options: graph.Options{
+			DisableIntrospection: a.Config.DisableIntrospection,
+			MaxCost:              a.Config.GraphQLCostLimit,
+			Throttle:             graph.NewThrottle(lm, budget, refill),
+		},
 	})
 	a.GraphQL.Server.AddTransport(a.websocketTransport())
 	a.GraphQL.Server.AroundResponses(graph.SubscriptionLoaders(reads))

@@ -25,6 +25,9 @@ type Options struct {
 	DatabaseURL string
 	// Configure edits the configuration before the instance starts.
 	Configure func(*app.Config)
+	// Log receives the instance's log (text format); nil discards it
+	// unless the test runs verbosely.
+	Log io.Writer
 }
 
 // Start runs one instance until the test ends.
@@ -53,7 +56,10 @@ func Start(t testing.TB, opts Options) *Server {
 		opts.Configure(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
+	switch {
+	case opts.Log != nil:
+		log = slog.New(slog.NewTextHandler(opts.Log, nil))
+	case testing.Verbose():
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	}
 	a, err := app.New(context.Background(), cfg, log)

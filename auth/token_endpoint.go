@@ -175,6 +175,8 @@ func (s *Service) checkTokenRequest(req tokenRequest) *OAuthError {
 		return oauthErr(400, "unsupported_grant_type", "grant_type must be client_credentials")
 	case req.ClientID == "" || req.ClientSecret == "":
 		return oauthErr(400, "invalid_request", "client_id and client_secret are required (in the body or with HTTP Basic)")
+	case domain.CheckText(req.ClientID) != nil:
+		return oauthErr(400, "invalid_request", "client_id "+domain.CheckText(req.ClientID).Error())
 	case req.Audience == "":
 		return oauthErr(400, "invalid_request", "audience is required")
 	case req.Audience != s.cfg.Audience:

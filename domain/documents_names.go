@@ -17,7 +17,8 @@ const (
 // "_" and the Unix-milliseconds upload time before the extension
 // ("rate con.pdf" → "rate con_1767225600000.pdf"). Only the last path segment
 // of name survives; separators, control characters and characters that are
-// unsafe in file names on common systems are dropped. The result is a display
+// unsafe in file names on common systems are dropped, and so are bidi
+// controls. The result is a display
 // name only: stored objects are keyed by server-generated ids.
 func AttachmentPath(name string, at time.Time) string {
 	stem, ext := splitExt(sanitizeFileName(name))
@@ -38,6 +39,10 @@ func sanitizeFileName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		switch {
 		case unicode.IsControl(r), r == unicode.ReplacementChar:
+			return -1
+		case unicode.Is(unicode.Bidi_Control, r):
+			// U+202A–U+202E, U+2066–U+2069 (and the marks): they reorder what
+			// a reader sees, so "invoice\u202Efdp.exe" would display as a PDF.
 			return -1
 		case strings.ContainsRune(`<>:"|?*`, r):
 			return -1

@@ -3,7 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
-	"math"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -30,6 +30,11 @@ const (
 	codeThrottled  = string(domain.CodeRateLimited)
 	nestedListSize = 5
 	defaultFirst   = 20
+	// MaxAliases and MaxIntrospectionRoots bound what validation lets
+	// through cheaply but execution pays dearly for: many aliases of one
+	// expensive field (1,100 aliased __schema selections once ran a minute).
+	MaxAliases            = 200
+	MaxIntrospectionRoots = 5
 )
 
 func init() {
@@ -44,6 +49,7 @@ type costExtension struct {
 	maxCost, maxDepth int
 	throttle          *Throttle
 	schema            *ast.Schema
+	log               *slog.Logger
 }
 
 var _ interface {
@@ -62,6 +68,7 @@ func (c *costExtension) Validate(es graphql.ExecutableSchema) error {
 
 type costState struct {
 	requested int
+	charged   bool // the requested cost was taken from the budget
 	actual    atomic.Int64
 	status    *ThrottleStatus
 }
@@ -74,6 +81,9 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 		return nil
 	}
 	w := walker{doc: op.Doc, vars: op.Variables, schema: c.schema}
+	if err := w.shape(o.SelectionSet); err != nil {
+		return err
+	}
 	if d := w.depth(o.SelectionSet, 0); d > c.maxDepth {
 		return limitErr(codeComplexity, fmt.Sprintf("the query is %d levels deep; the limit is %d", d, c.maxDepth),
 			map[string]any{"depth": d, "maxDepth": c.maxDepth})
@@ -93,10 +103,14 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 	st := &costState{requested: cost}
 	op.Stats.SetExtension(statsKey, st)
 	if c.throttle != nil {
-		status, allowed := c.throttle.Charge(ctx, cost)
-		st.status = &status
+		status, allowed, wait, err := c.throttle.Charge(ctx, cost)
+		if err != nil {
+			c.log.ErrorContext(ctx, "graphql: cost budget unavailable, admitting the operation", "err", err)
+		} else {
+			st.status, st.charged = &status, true
+		}
 		if !allowed {
-			wait := int(math.Ceil((float64(cost) - status.CurrentlyAvailable) / status.RestoreRate))
+			st.charged = false
 			if o := outcomeFrom(ctx); o != nil {
 				o.status, o.retryAfter = http.StatusTooManyRequests, wait
 			}
@@ -128,7 +142,7 @@ func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.Resp
 		return resp
 	}
 	actual := int(st.actual.Load())
-	if c.throttle != nil && st.status != nil {
+	if c.throttle != nil && st.charged {
 		refreshed := c.throttle.Refund(ctx, st.requested-actual)
 		st.status = &refreshed
 	}
@@ -155,19 +169,23 @@ func (s *costState) report(actual int) map[string]any {
 	return out
 }
 
-// InterceptField counts the objects really returned.
+// InterceptField counts the objects really returned. It runs for every
+// field, so it does nothing for leaves (no selection set) and looks at
+// nothing but the result for objects and lists of them.
 func (c *costExtension) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
 	res, err := next(ctx)
-	st := stateFrom(ctx)
+	if res == nil {
+		return res, err
+	}
 	fc := graphql.GetFieldContext(ctx)
-	if st == nil || fc == nil || fc.Field.Field == nil || fc.Field.Definition == nil || res == nil {
+	if fc == nil || fc.Field.Field == nil || len(fc.Field.Selections) == 0 || fc.Field.Definition == nil {
 		return res, err
 	}
-	t := fc.Field.Definition.Type
-	if def := c.schema.Types[t.Name()]; def == nil || def.IsLeafType() {
+	st := stateFrom(ctx)
+	if st == nil {
 		return res, err
 	}
-	if t.Elem != nil {
+	if fc.Field.Definition.Type.Elem != nil {
 		if v := reflect.ValueOf(res); v.Kind() == reflect.Slice {
 			st.actual.Add(int64(v.Len()))
 		}
@@ -201,6 +219,41 @@ func (w walker) fields(set ast.SelectionSet, visit func(*ast.Field)) {
 	}
 }
 
+// shape refuses, before anything is priced or run, an operation with more
+// than MaxAliases aliases in total or more than MaxIntrospectionRoots
+// __schema/__type selections. A fragment counts each time it is spread.
+func (w walker) shape(set ast.SelectionSet) *gqlerror.Error {
+	roots := 0
+	w.fields(set, func(f *ast.Field) {
+		if f.Name == "__schema" || f.Name == "__type" {
+			roots++
+		}
+	})
+	if roots > MaxIntrospectionRoots {
+		return limitErr(codeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", roots, MaxIntrospectionRoots),
+			map[string]any{"introspectionRoots": roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
+	}
+	aliases := 0
+	var count func(ast.SelectionSet)
+	count = func(set ast.SelectionSet) {
+		w.fields(set, func(f *ast.Field) {
+			if aliases > MaxAliases { // stop early: fragments could multiply the walk
+				return
+			}
+			if f.Alias != f.Name {
+				aliases++
+			}
+			count(f.SelectionSet)
+		})
+	}
+	count(set)
+	if aliases > MaxAliases {
+		return limitErr(codeComplexity, fmt.Sprintf("the operation uses more than %d aliases", MaxAliases),
+			map[string]any{"maxAliases": MaxAliases})
+	}
+	return nil
+}
+
 func (w walker) depth(set ast.SelectionSet, d int) int {
 	deepest := d
 	w.fields(set, func(f *ast.Field) {
@@ -217,9 +270,11 @@ func (w walker) depth(set ast.SelectionSet, d int) int {
 func (w walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
 	total := 0
 	w.fields(set, func(f *ast.Field) {
-		if parent == nil || strings.HasPrefix(f.Name, "__") {
+		if parent == nil {
 			return
 		}
+		// Introspection (__schema, __type and below) is priced like any
+		// field; __typename is a leaf and costs nothing.
 		fd := parent.Fields.ForName(f.Name)
 		if fd == nil {
 			return

@@ -15,7 +15,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -30,15 +29,23 @@ type Options struct {
 	// DisableIntrospection turns __schema/__type off (on by default).
 	DisableIntrospection bool
 	MaxDepth             int   // default 12
-	MaxCost              int   // requested query cost, default 10000
+	MaxCost              int   // requested cost of one query, default DefaultCostLimit
 	MaxBodyBytes         int64 // default 1 MiB
-	// Throttle charges query cost per client; nil: DefaultThrottle().
+	// Throttle is the per-client cost budget (shared by the instances);
+	// nil charges nothing. MaxCost is capped at its budget.
 	Throttle *Throttle
 }
 
-// DefaultThrottle is a bucket of 20000 cost points per client refilling at
-// 1000 points a second.
-func DefaultThrottle() *Throttle { return NewThrottle(20000, 1000) }
+// Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
+// dashboard query of settlement statements (100 per page with line items
+// and sub-lines) is priced 2,602 points: the refill sustains two of them a
+// second even before the refunds of what they did not return, and the
+// budget holds a burst of seven.
+const (
+	DefaultCostLimit  = 10000
+	DefaultCostBudget = 20000
+	DefaultCostRefill = 6000
+)
 
 // Deps are what the GraphQL server needs.
 type Deps struct {
@@ -72,13 +79,13 @@ func NewHandler(deps Deps) *Handler {
 		o.MaxDepth = 12
 	}
 	if o.MaxCost <= 0 {
-		o.MaxCost = 10000
+		o.MaxCost = DefaultCostLimit
+	}
+	if o.Throttle != nil {
+		o.MaxCost = min(o.MaxCost, o.Throttle.Budget())
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
-	}
-	if o.Throttle == nil {
-		o.Throttle = DefaultThrottle()
 	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
@@ -89,11 +96,10 @@ func NewHandler(deps Deps) *Handler {
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
 	if deps.Documents != nil {
 		enableDocuments(srv, deps.Documents)
 	}
+	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(20000)
 	if !o.DisableIntrospection {
@@ -101,7 +107,7 @@ func NewHandler(deps Deps) *Handler {
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(loaderExtension{src: deps.Loaders})
-	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle})
+	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
 	return &Handler{Server: srv, deps: deps, page: playground.Handler("HaulGraph", "/graphql")}

@@ -2,11 +2,11 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"math"
-	"sync"
-	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/ratelimit"
 )
 
 // ThrottleStatus is Shopify's extensions.cost.throttleStatus: a leaky bucket
@@ -17,70 +17,54 @@ type ThrottleStatus struct {
 	RestoreRate        float64 `json:"restoreRate"`
 }
 
-// Throttle charges each client's query cost against a bucket that refills at
-// RestoreRate points per second. The requested cost is charged up front and
-// the difference to the actual cost refunded afterwards.
+// Throttle is the query-cost budget: per API client a bucket of Budget
+// points refilling at Refill points a second, kept in the shared limiter
+// (PostgreSQL) so that every instance spends from the same bucket. A query
+// is charged its requested cost before it runs and refunded the difference
+// to its actual cost afterwards. HTTP operations are charged by the cost
+// extension; other transports (WebSocket subscribe messages) use Charge and
+// Refund with the caller's context.
 type Throttle struct {
-	Max, RestoreRate float64
-	now              func() time.Time
-
-	mu      sync.Mutex
-	buckets map[string]*bucket
+	limiter *ratelimit.Limiter
+	limit   ratelimit.Limit
 }
 
-type bucket struct {
-	points float64
-	at     time.Time
+// NewThrottle makes the budget over lm: budget points per client, refilled
+// at refill points a second.
+func NewThrottle(lm *ratelimit.Limiter, budget int, refill float64) *Throttle {
+	return &Throttle{limiter: lm, limit: ratelimit.Limit{Rate: refill, Burst: budget}}
 }
 
-// NewThrottle makes a bucket of max points per client refilling at rate/s.
-func NewThrottle(max, rate float64) *Throttle {
-	return &Throttle{Max: max, RestoreRate: rate, now: time.Now, buckets: map[string]*bucket{}}
-}
+// Budget is the bucket's size: no single query may cost more.
+func (t *Throttle) Budget() int { return t.limit.Burst }
 
-func clientKey(ctx context.Context) string {
+// budgetKey names the caller's bucket; anonymous callers never execute
+// (the endpoint answers 401 first), so they share one key harmlessly.
+func budgetKey(ctx context.Context) string {
 	if p := domain.PrincipalFrom(ctx); p != nil {
-		return p.TenantID.String() + "/" + p.ClientID
+		return "gqlcost:" + p.TenantID.String() + ":" + p.ClientID
 	}
-	return ""
+	return "gqlcost:"
 }
 
-func (t *Throttle) refill(key string) *bucket {
-	now := t.now()
-	b, ok := t.buckets[key]
-	if !ok {
-		b = &bucket{points: t.Max, at: now}
-		t.buckets[key] = b
+// Charge takes cost points from the caller's bucket, or none when fewer are
+// available (allowed false; retryAfter is the wait in seconds). An error
+// means the limiter's store is unreachable: callers admit the operation, as
+// the request rate limits do, rather than take the API down with it.
+func (t *Throttle) Charge(ctx context.Context, cost int) (status ThrottleStatus, allowed bool, retryAfter int, err error) {
+	d, err := t.limiter.TakeN(ctx, budgetKey(ctx), t.limit, cost)
+	if err != nil {
+		return t.status(t.limit.Burst), true, 0, fmt.Errorf("graphql cost budget: %w", err)
 	}
-	b.points = math.Min(t.Max, b.points+now.Sub(b.at).Seconds()*t.RestoreRate)
-	b.at = now
-	return b
+	return t.status(d.Remaining), d.Allowed, max(1, int(math.Ceil(d.RetryAfter.Seconds()))), nil
 }
 
-// Charge takes cost points from the caller's bucket, or refuses when fewer
-// are available.
-func (t *Throttle) Charge(ctx context.Context, cost int) (ThrottleStatus, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.refill(clientKey(ctx))
-	ok := float64(cost) <= b.points
-	if ok {
-		b.points -= float64(cost)
-	}
-	return t.status(b), ok
-}
-
-// Refund returns points charged but not spent.
+// Refund returns points charged but not spent and reports the bucket.
 func (t *Throttle) Refund(ctx context.Context, points int) ThrottleStatus {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.refill(clientKey(ctx))
-	if points > 0 {
-		b.points = math.Min(t.Max, b.points+float64(points))
-	}
-	return t.status(b)
+	d := t.limiter.Refund(budgetKey(ctx), t.limit, points)
+	return t.status(d.Remaining)
 }
 
-func (t *Throttle) status(b *bucket) ThrottleStatus {
-	return ThrottleStatus{MaximumAvailable: t.Max, CurrentlyAvailable: math.Floor(b.points), RestoreRate: t.RestoreRate}
+func (t *Throttle) status(remaining int) ThrottleStatus {
+	return ThrottleStatus{MaximumAvailable: float64(t.limit.Burst), CurrentlyAvailable: float64(remaining), RestoreRate: t.limit.Rate}
 }

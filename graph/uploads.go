@@ -11,7 +11,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/resolvers"
@@ -19,28 +18,41 @@ import (
 
 // UploadTransport is the GraphQL multipart request transport (document
 // uploads) with the body bounded to one file of at most maxFileBytes plus
-// the operations and map parts. gqlgen spills files above 1 MB to a temporary
-// file (removed after the request), so memory stays bounded; the domain then
+// the operations and map parts. Files go to temporary files (removed after
+// the request), so memory stays bounded; the domain then
 // streams the file into blob storage with the same rules as REST. A body over
 // the bound answers 413 with extensions.code PAYLOAD_TOO_LARGE instead of
 // gqlgen's 422. Add it to the server with srv.AddTransport(UploadTransport(max)).
 func UploadTransport(maxFileBytes int64) graphql.Transport {
-	return uploadTransport{transport.MultipartForm{MaxUploadSize: maxFileBytes + 1<<20, MaxMemory: 1 << 20}, maxFileBytes}
+	return uploadTransport{maxBody: maxFileBytes + 1<<20, maxFile: maxFileBytes}
 }
 
-type uploadTransport struct {
-	transport.MultipartForm
-	maxFile int64
+type uploadTransport struct{ maxBody, maxFile int64 }
+
+func (t uploadTransport) Supports(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.Header.Get("Upgrade") == "" && isMultipart(r)
 }
 
+// Do reads the request with readMultipart (graph/multipart.go) and runs it.
 func (t uploadTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	if r.ContentLength > t.MaxUploadSize {
+	if r.ContentLength > t.maxBody {
 		t.tooLarge(w)
 		return
 	}
-	body := &limitWatch{ReadCloser: http.MaxBytesReader(w, r.Body, t.MaxUploadSize)}
+	body := &limitWatch{ReadCloser: http.MaxBytesReader(w, r.Body, t.maxBody)}
 	r.Body = body
-	t.MultipartForm.Do(&tooLargeWriter{ResponseWriter: w, body: body, t: t}, r, exec)
+	params, cleanup, err := readMultipart(r)
+	defer cleanup()
+	switch {
+	case body.hit:
+		t.tooLarge(w)
+	case isBadMultipart(err):
+		refuseUpload(w, r, err)
+	case err != nil: // temporary files failed: the server's fault
+		writeRefusal(w, r, http.StatusInternalServerError, coded(domain.CodeInternal, "the upload could not be buffered; try again"))
+	default:
+		execute(w, r, exec, params)
+	}
 }
 
 func (t uploadTransport) tooLarge(w http.ResponseWriter) {
@@ -66,30 +78,6 @@ func (l *limitWatch) Read(p []byte) (int, error) {
 		l.hit = true
 	}
 	return n, err
-}
-
-// tooLargeWriter replaces gqlgen's answer with the 413 once the bound is hit.
-type tooLargeWriter struct {
-	http.ResponseWriter
-	body     *limitWatch
-	t        uploadTransport
-	replaced bool
-}
-
-func (w *tooLargeWriter) WriteHeader(code int) {
-	if w.body.hit {
-		w.replaced = true
-		w.t.tooLarge(w.ResponseWriter)
-		return
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *tooLargeWriter) Write(p []byte) (int, error) {
-	if w.replaced {
-		return len(p), nil
-	}
-	return w.ResponseWriter.Write(p)
 }
 
 // isMultipart reports a GraphQL multipart request (an upload), which

@@ -24,7 +24,8 @@ func PerSecond(rate float64) Limit {
 
 // Store is where the shared buckets live (PGStore in production and tests).
 type Store interface {
-	Lease(ctx context.Context, key string, l Limit, want int, now time.Time) (granted int, left float64, err error)
+	// Lease gives back giveBack unspent tokens, then takes up to want.
+	Lease(ctx context.Context, key string, l Limit, want, giveBack int, now time.Time) (granted int, left float64, err error)
 	Prune(ctx context.Context, before time.Time) (int64, error)
 }
 
@@ -70,7 +71,8 @@ type slice struct {
 	tokens      int       // leased, not yet spent
 	expires     time.Time // leased tokens are void after this
 	shared      float64   // tokens left in the shared bucket at the last lease
-	deniedUntil time.Time // refuse locally until then, without asking the store
+	deniedUntil time.Time // refuse locally until then, without asking the store,
+	deniedN     int       // takes of at least this many tokens
 }
 
 // New returns a limiter over store; now is its clock (nil: time.Now).
@@ -88,36 +90,72 @@ func batch(l Limit) int { return max(1, l.Burst/5) }
 
 // Take spends one token of key's bucket.
 func (lm *Limiter) Take(ctx context.Context, key string, l Limit) (Decision, error) {
+	return lm.TakeN(ctx, key, l, 1)
+}
+
+// TakeN spends n tokens of key's bucket at once, or none: the GraphQL cost
+// budget charges a query's whole requested cost before running it. n above
+// the burst can never be granted and is refused as if the bucket were empty.
+func (lm *Limiter) TakeN(ctx context.Context, key string, l Limit, n int) (Decision, error) {
+	n = max(n, 0)
 	s := lm.slice(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := lm.now()
 	d := Decision{Limit: l.Burst}
-	if now.Before(s.deniedUntil) {
+	if n >= s.deniedN && now.Before(s.deniedUntil) {
 		d.RetryAfter = s.deniedUntil.Sub(now)
 		d.Reset = l.fill(s.shared) + d.RetryAfter
 		return d, nil
 	}
-	if s.tokens == 0 || !now.Before(s.expires) {
-		granted, left, err := lm.store.Lease(ctx, key, l, batch(l), now)
+	if s.tokens < n || !now.Before(s.expires) {
+		giveBack := 0
+		if !now.Before(s.expires) { // expired tokens go back to the shared bucket
+			giveBack, s.tokens = s.tokens, 0
+		}
+		granted, left, err := lm.store.Lease(ctx, key, l, max(batch(l), n-s.tokens), giveBack, now)
 		if err != nil {
+			s.tokens += giveBack // not given back after all: keep them for the next lease
 			return d, err
 		}
 		lm.maybePrune(ctx, now)
-		s.tokens, s.shared, s.expires = granted, left, now.Add(leaseTTL)
-		if granted == 0 {
-			wait := time.Duration((1 - left) / l.Rate * float64(time.Second))
-			s.deniedUntil = now.Add(wait)
-			d.RetryAfter, d.Reset = wait, l.fill(left)
+		s.tokens += granted
+		s.shared, s.expires = left, now.Add(leaseTTL)
+		if s.tokens < n {
+			missing := float64(n-s.tokens) - left
+			if n > l.Burst {
+				missing = float64(l.Burst) // never grantable: wait for a full bucket
+			}
+			wait := time.Duration(missing / l.Rate * float64(time.Second))
+			s.deniedUntil, s.deniedN = now.Add(wait), n
+			d.RetryAfter, d.Reset = wait, l.fill(left+float64(s.tokens))
+			d.Remaining = min(l.Burst, int(math.Floor(left+float64(s.tokens))))
 			return d, nil
 		}
 	}
-	s.tokens--
+	s.tokens -= n
+	s.deniedN = 0
 	have := float64(s.tokens) + s.shared
 	d.Allowed = true
 	d.Remaining = min(l.Burst, int(math.Floor(have)))
 	d.Reset = l.fill(have)
 	return d, nil
+}
+
+// Refund returns n tokens taken but not used (a query that cost less than
+// requested) to this instance's slice; tokens the slice cannot use before
+// its lease expires go back to the shared bucket with the next lease. The
+// decision reports the bucket after the refund.
+func (lm *Limiter) Refund(key string, l Limit, n int) Decision {
+	s := lm.slice(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n > 0 {
+		s.tokens = min(s.tokens+n, l.Burst)
+		s.deniedUntil = time.Time{}
+	}
+	have := float64(s.tokens) + s.shared
+	return Decision{Allowed: true, Limit: l.Burst, Remaining: min(l.Burst, int(math.Floor(have))), Reset: l.fill(have)}
 }
 
 // maybePrune deletes idle buckets at most every pruneEvery; a failure only

@@ -30,9 +30,9 @@ type countingStore struct {
 	leases atomic.Int64
 }
 
-func (s *countingStore) Lease(ctx context.Context, key string, l ratelimit.Limit, want int, now time.Time) (int, float64, error) {
+func (s *countingStore) Lease(ctx context.Context, key string, l ratelimit.Limit, want, giveBack int, now time.Time) (int, float64, error) {
 	s.leases.Add(1)
-	return s.PGStore.Lease(ctx, key, l, want, now)
+	return s.PGStore.Lease(ctx, key, l, want, giveBack, now)
 }
 
 func newClock() *clock { return &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)} }
@@ -168,5 +168,61 @@ func TestIdleBucketsArePruned(t *testing.T) {
 	lm.Take(ctx, "addr:192.0.2.3", ratelimit.PerSecond(10))
 	if rows("addr:192.0.2.1") != 0 || rows("addr:192.0.2.2") != 0 || rows("addr:192.0.2.3") != 1 {
 		t.Fatal("idle buckets were not pruned, or the fresh one was")
+	}
+}
+
+// TakeN charges n tokens at once or none; Refund returns what was not used;
+// two instances charging one key never spend more than the bucket holds.
+func TestTakeNAndRefundShareOneBudget(t *testing.T) {
+	db := dbtest.New(t)
+	clk := newClock()
+	a := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	b := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	ctx := context.Background()
+	lim := ratelimit.Limit{Rate: 100, Burst: 10000}
+
+	spent := 0
+	for i := range 10 {
+		lm := a
+		if i%2 == 1 {
+			lm = b
+		}
+		d, err := lm.TakeN(ctx, "cost:x", lim, 2600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			spent += 2600
+		} else if d.RetryAfter <= 0 {
+			t.Fatalf("refusal %d without RetryAfter: %+v", i, d)
+		}
+	}
+	if spent != 7800 {
+		t.Fatalf("two instances granted %d points of a 10000-point budget in charges of 2600, want 7800", spent)
+	}
+	// An over-budget charge is refused without spending anything.
+	if d, _ := a.TakeN(ctx, "cost:y", lim, 10001); d.Allowed {
+		t.Fatal("a charge above the burst was granted")
+	}
+	if d, _ := a.TakeN(ctx, "cost:y", lim, 10000); !d.Allowed {
+		t.Fatalf("the whole budget in one charge: %+v", d)
+	}
+	// A refund makes the points available again, on this instance at once
+	// and, given back to the shared bucket once the slice expires, to all.
+	if d, _ := b.TakeN(ctx, "cost:y", lim, 1); d.Allowed {
+		t.Fatal("b charged from an empty bucket")
+	}
+	a.Refund("cost:y", lim, 6000)
+	if d, _ := a.TakeN(ctx, "cost:y", lim, 5000); !d.Allowed {
+		t.Fatalf("refunded points not available: %+v", d)
+	}
+	clk.Advance(2 * time.Second) // +200 refill; a's 1000 unspent points expire
+	d, err := b.TakeN(ctx, "cost:y", lim, 1)
+	if err != nil || !d.Allowed || d.Remaining != 199 {
+		t.Fatalf("b after the refill: %+v %v, want 199 left", d, err)
+	}
+	d, err = a.TakeN(ctx, "cost:y", lim, 1)
+	if err != nil || !d.Allowed || d.Remaining != 999 {
+		t.Fatalf("a after its lease expired: %+v %v, want its 1000 unspent points back (999 left)", d, err)
 	}
 }

@@ -12,11 +12,12 @@ import (
 // called once per lease, never once per request.
 type PGStore struct{ Pool *pgxpool.Pool }
 
-// Lease refills key's bucket up to now and takes up to want whole tokens,
-// returning how many it took and the tokens left in the shared bucket.
-func (s PGStore) Lease(ctx context.Context, key string, l Limit, want int, now time.Time) (granted int, left float64, err error) {
-	err = s.Pool.QueryRow(ctx, "SELECT granted, remaining FROM rate_limit_lease($1, $2, $3, $4, $5)",
-		key, l.Rate, float64(l.Burst), want, now).Scan(&granted, &left)
+// Lease refills key's bucket up to now, gives back giveBack unspent tokens
+// and takes up to want whole tokens, returning how many it took and the
+// tokens left in the shared bucket (migration 0013).
+func (s PGStore) Lease(ctx context.Context, key string, l Limit, want, giveBack int, now time.Time) (granted int, left float64, err error) {
+	err = s.Pool.QueryRow(ctx, "SELECT granted, remaining FROM rate_limit_lease($1, $2, $3, $4, $5, $6)",
+		key, l.Rate, float64(l.Burst), want, giveBack, now).Scan(&granted, &left)
 	if err != nil {
 		return 0, 0, fmt.Errorf("ratelimit: lease %s: %w", key, err)
 	}

@@ -87,10 +87,37 @@ func endpoint(pattern string, rt Route) http.Handler {
 				return
 			}
 		}
+		if err := checkRequestText(r, rt.Path); err != nil {
+			WriteError(w, r, err)
+			return
+		}
 		if err := rt.Handle(w, r); err != nil {
 			WriteError(w, r, err)
 		}
 	})
+}
+
+// checkRequestText applies domain's text rule to the decoded path segments
+// and query parameters, naming each offender (a NUL in ?invoiceNumber=%00
+// must be a 400, never reach SQL).
+func checkRequestText(r *http.Request, path string) error {
+	var v domain.Validation
+	for _, seg := range strings.Split(path, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			name = strings.TrimSuffix(name, "}")
+			v.TextField(name, r.PathValue(name))
+		}
+	}
+	for name, values := range r.URL.Query() {
+		if domain.CheckText(name) != nil {
+			v.TextField("query parameter name", name)
+			continue
+		}
+		for _, s := range values {
+			v.TextField(name, s)
+		}
+	}
+	return v.Err()
 }
 
 // notFound answers every other path under Prefix: 405 when the path exists

@@ -50,7 +50,8 @@ type userSearchBody struct {
 	Keyword  *string `json:"Keyword"`
 }
 
-// input parses the bounds; a bound that is not a date-time is named.
+// input parses the bounds with domain's one date-time rule, naming a bound
+// that breaks it.
 func (b *dateRangeBody) input(field string) (*domain.DateRangeInput, error) {
 	if b == nil {
 		return nil, nil
@@ -60,24 +61,13 @@ func (b *dateRangeBody) input(field string) (*domain.DateRangeInput, error) {
 		if s == nil {
 			return nil
 		}
-		t, ok := parseDateTime(*s)
-		if !ok {
-			v.Add(field+"."+name, name+" must be an ISO 8601 date-time such as 2025-01-31T00:00:00Z")
+		t, err := domain.ParseDateTime(*s)
+		if err != nil {
+			v.Add(field+"."+name, name+" "+err.Error())
 			return nil
 		}
 		return &t
 	}
 	r := &domain.DateRangeInput{Start: parse("Start", b.Start), End: parse("End", b.End)}
 	return r, v.Err()
-}
-
-// parseDateTime reads ISO 8601: RFC 3339 with an offset, or without one (taken
-// as UTC, as the spec's windows are UTC), or a bare date (its UTC midnight).
-func parseDateTime(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -36,7 +37,38 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 		}
 		return invalidBody("the body must hold exactly one JSON object")
 	}
-	return nil
+	var v domain.Validation
+	checkText(&v, reflect.ValueOf(dst), "")
+	return v.Err()
+}
+
+// checkText applies domain's text rule to every string decoded into v,
+// naming each offender by its JSON path ("LocationIds[2]").
+func checkText(v *domain.Validation, rv reflect.Value, path string) {
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !rv.IsNil() {
+			checkText(v, rv.Elem(), path)
+		}
+	case reflect.String:
+		v.TextField(path, rv.String())
+	case reflect.Slice, reflect.Array:
+		for i := range rv.Len() {
+			checkText(v, rv.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Struct:
+		for i := range rv.NumField() {
+			f := rv.Type().Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" {
+				name = f.Name
+			}
+			if path != "" {
+				name = path + "." + name
+			}
+			checkText(v, rv.Field(i), name)
+		}
+	}
 }
 
 // bodyError turns a decoding failure into a client error naming the field.

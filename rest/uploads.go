@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -77,7 +78,7 @@ func (h uploader) handle(w http.ResponseWriter, r *http.Request) error {
 func readUploadParts(r *http.Request, up *domain.Upload) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return err
+		return malformedMultipart{err}
 	}
 	for {
 		part, err := mr.NextPart()
@@ -85,7 +86,7 @@ func readUploadParts(r *http.Request, up *domain.Upload) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return malformedMultipart{err}
 		}
 		switch name := part.FormName(); {
 		case strings.EqualFold(name, "File"):
@@ -115,24 +116,31 @@ func readField(p *multipart.Part, name string) (string, error) {
 	}
 	if len(b) > maxFieldBytes {
 		var v domain.Validation
-		v.Add(name, name+" is longer than 1024 bytes")
+		v.Add(name, fmt.Sprintf("%s is longer than %d bytes", name, maxFieldBytes))
 		return "", v.Err()
 	}
-	return string(b), nil
+	return string(b), domain.InvalidText(name, string(b))
 }
+
+// malformedMultipart is a failure of the multipart framing itself (a part
+// header that does not parse, a missing boundary): the client's fault.
+type malformedMultipart struct{ err error }
+
+func (m malformedMultipart) Error() string { return m.err.Error() }
+func (m malformedMultipart) Unwrap() error { return m.err }
 
 // uploadError turns transport failures into the client's error: a body over
 // the limit is 413, a malformed or truncated multipart body 400.
 func uploadError(err error, up *domain.Upload) error {
 	var mbe *http.MaxBytesError
 	var de *domain.Error
+	var mm malformedMultipart
 	switch {
 	case errors.As(err, &de):
 		return err
 	case errors.As(err, &mbe):
 		return domain.DocumentTooLarge(up.Target(), up.MaxBytes())
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, http.ErrNotMultipart), errors.Is(err, http.ErrMissingBoundary),
-		strings.HasPrefix(err.Error(), "multipart:"):
+	case errors.As(err, &mm), errors.Is(err, io.ErrUnexpectedEOF), strings.HasPrefix(err.Error(), "multipart:"):
 		return domain.Invalid("the multipart body is malformed or incomplete")
 	}
 	return err

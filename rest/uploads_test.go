@@ -201,7 +201,9 @@ func TestUploadFileNameCannotEscape(t *testing.T) {
 		{"../../etc/passwd", "a.pdf", "passwd_" + ms},
 		{`..\..\windows\system.ini`, "a.pdf", "system_" + ms + ".ini"},
 		{"", "../../x/agreement.pdf", "agreement_" + ms + ".pdf"},
-		{"bad\x00name\r\n.pdf", "a.pdf", "badname_" + ms + ".pdf"},
+		// Tab and line breaks pass the text rule (a NUL is a 400, see
+		// apptest's hostile inputs) and are removed from the name.
+		{"bad\tname\r\n.pdf", "a.pdf", "badname_" + ms + ".pdf"},
 		{"..", "a.pdf", "document_" + ms},
 	} {
 		status, doc, _ := e.post(path, who, fieldP("DocumentType", "Carrier Agreement"), fieldP("FileName", c.fileName), fileP(c.partName, pdfBytes))

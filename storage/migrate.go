@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -67,4 +69,18 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// MigrationsDigest is a hex SHA-256 of the embedded migrations (names and
+// contents): equal digests mean equal schemas (test template databases).
+func MigrationsDigest() string {
+	names, _ := fs.Glob(migrationFiles, "migrations/*.sql")
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		body, _ := migrationFiles.ReadFile(name)
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(body))
+		h.Write(body)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -7,11 +7,19 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
 func TestMigrateTwice(t *testing.T) {
-	db := dbtest.New(t) // applied once
+	db, err := storage.Open(context.Background(), dbtest.EmptyURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("first migrate: %v", err)
+	}
 	if err := db.Migrate(context.Background()); err != nil {
 		t.Fatalf("second migrate: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -2018,14 +2019,14 @@ func (ec *executionContext) marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) unmarshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx context.Context, v any) (domain.InvoiceStatus, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.InvoiceStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx context.Context, sel ast.SelectionSet, v domain.InvoiceStatus) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -2035,14 +2036,14 @@ func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhau
 }
 
 func (ec *executionContext) unmarshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx context.Context, v any) (domain.InvoiceType, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.InvoiceType(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx context.Context, sel ast.SelectionSet, v domain.InvoiceType) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
+	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -1855,14 +1856,14 @@ func (ec *executionContext) _Trip(ctx context.Context, sel ast.SelectionSet, obj
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) unmarshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐBillingStatus(ctx context.Context, v any) (domain.BillingStatus, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.BillingStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐBillingStatus(ctx context.Context, sel ast.SelectionSet, v domain.BillingStatus) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1882,14 +1883,14 @@ func (ec *executionContext) marshalNLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraph
 }
 
 func (ec *executionContext) unmarshalNLoadStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx context.Context, v any) (domain.LoadStatus, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.LoadStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNLoadStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadStatus(ctx context.Context, sel ast.SelectionSet, v domain.LoadStatus) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1919,14 +1920,14 @@ func (ec *executionContext) marshalNStop2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraph
 }
 
 func (ec *executionContext) unmarshalNStopType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStopType(ctx context.Context, v any) (domain.StopType, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.StopType(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNStopType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStopType(ctx context.Context, sel ast.SelectionSet, v domain.StopType) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1969,7 +1970,7 @@ func (ec *executionContext) unmarshalOBillingStatus2ᚖgithubᚗcomᚋhaulgraph�
 	if v == nil {
 		return nil, nil
 	}
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.BillingStatus(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -1980,7 +1981,7 @@ func (ec *executionContext) marshalOBillingStatus2ᚖgithubᚗcomᚋhaulgraphᚋ
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(string(*v))
+	res := scalars.MarshalString(string(*v))
 	return res
 }
 
@@ -2038,7 +2039,7 @@ func (ec *executionContext) unmarshalOLoadStatus2ᚖgithubᚗcomᚋhaulgraphᚋh
 	if v == nil {
 		return nil, nil
 	}
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.LoadStatus(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -2049,7 +2050,7 @@ func (ec *executionContext) marshalOLoadStatus2ᚖgithubᚗcomᚋhaulgraphᚋhau
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(string(*v))
+	res := scalars.MarshalString(string(*v))
 	return res
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
+	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -2324,14 +2325,14 @@ func (ec *executionContext) marshalNDriver2ᚖgithubᚗcomᚋhaulgraphᚋhaulgra
 }
 
 func (ec *executionContext) unmarshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDriverType(ctx context.Context, v any) (domain.DriverType, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.DriverType(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDriverType(ctx context.Context, sel ast.SelectionSet, v domain.DriverType) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -2393,14 +2394,14 @@ func (ec *executionContext) marshalNSettlementStatementEdge2ᚖgithubᚗcomᚋha
 }
 
 func (ec *executionContext) unmarshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx context.Context, v any) (domain.StatementStatus, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.StatementStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx context.Context, sel ast.SelectionSet, v domain.StatementStatus) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -2488,7 +2489,7 @@ func (ec *executionContext) unmarshalOEscrowTransactionType2ᚖgithubᚗcomᚋha
 	if v == nil {
 		return nil, nil
 	}
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.TransactionType(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -2499,7 +2500,7 @@ func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaul
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(string(*v))
+	res := scalars.MarshalString(string(*v))
 	return res
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
+	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -1708,7 +1709,7 @@ func (ec *executionContext) unmarshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraph�
 	if v == nil {
 		return nil, nil
 	}
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.TrailerStatus(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
@@ -1719,7 +1720,7 @@ func (ec *executionContext) marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋ
 	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(string(*v))
+	res := scalars.MarshalString(string(*v))
 	return res
 }
 

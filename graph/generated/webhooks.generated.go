@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
+	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -1273,14 +1274,14 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) unmarshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx context.Context, v any) (domain.WebhookState, error) {
-	tmp, err := graphql.UnmarshalString(v)
+	tmp, err := scalars.UnmarshalString(v)
 	res := domain.WebhookState(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx context.Context, sel ast.SelectionSet, v domain.WebhookState) graphql.Marshaler {
 	_ = sel
-	res := graphql.MarshalString(string(v))
+	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")

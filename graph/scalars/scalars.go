@@ -23,15 +23,16 @@ func MarshalDateTime(t time.Time) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(t.UTC().Format(time.RFC3339Nano))) })
 }
 
-// UnmarshalDateTime reads an RFC 3339 date-time (with offset).
+// UnmarshalDateTime reads a date-time by domain's one rule (RFC 3339 with
+// an offset, within domain.MinTime..MaxTime), as REST does.
 func UnmarshalDateTime(v any) (time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
 		return time.Time{}, badInput("DateTime: %T is not a string", v)
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := domain.ParseDateTime(s)
 	if err != nil {
-		return time.Time{}, badInput("DateTime: %q is not an ISO 8601 date-time such as 2025-03-01T00:00:00Z", s)
+		return time.Time{}, badInput("DateTime %q %v", s, err)
 	}
 	return t, nil
 }
@@ -77,9 +78,42 @@ func UnmarshalDate(v any) (domain.Date, error) {
 	if !ok {
 		return domain.Date{}, badInput("Date: %T is not a string", v)
 	}
-	t, err := time.Parse(time.DateOnly, s)
+	d, err := domain.ParseDate(s)
 	if err != nil {
-		return domain.Date{}, badInput("Date: %q is not yyyy-MM-dd", s)
+		return domain.Date{}, badInput("Date %q %v", s, err)
 	}
-	return domain.Date{Time: t}, nil
+	return d, nil
+}
+
+// MarshalString writes a String as gqlgen does.
+func MarshalString(s string) graphql.Marshaler { return graphql.MarshalString(s) }
+
+// UnmarshalString reads a String: only a string (the GraphQL spec's input
+// coercion; gqlgen would also take numbers and booleans) under domain's text
+// rule (no NUL or other control characters but tab and line breaks, valid
+// UTF-8), so no input string of either transport reaches SQL unchecked.
+func UnmarshalString(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", badInput("String: %T is not a string", v)
+	}
+	if err := domain.CheckText(s); err != nil {
+		return "", badInput("String %v", err)
+	}
+	return s, nil
+}
+
+// MarshalID writes an ID as gqlgen does.
+func MarshalID(s string) graphql.Marshaler { return graphql.MarshalID(s) }
+
+// UnmarshalID reads an ID (a string or an integer) under the text rule.
+func UnmarshalID(v any) (string, error) {
+	s, err := graphql.UnmarshalID(v)
+	if err != nil {
+		return "", badInput("ID: %v", err)
+	}
+	if err := domain.CheckText(s); err != nil {
+		return "", badInput("ID %v", err)
+	}
+	return s, nil
 }

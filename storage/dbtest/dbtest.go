@@ -1,54 +1,57 @@
 // Package dbtest gives each test a fresh, migrated PostgreSQL database on the
 // server named by DATABASE_URL (make test starts a private one).
+//
+// Migrating a database takes far longer than copying one, so the migrations
+// run once per migration set into a template database (hg_tmpl_<digest>) and
+// every test gets a clone of it (CREATE DATABASE … TEMPLATE). The template is
+// shared by every test process of a run and by later runs while the embedded
+// migrations stay the same; an advisory lock lets one process build it.
 package dbtest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// URL returns the URL of a new, empty database, dropped when the test ends.
+// templateLock serializes building the template across test processes.
+const templateLock = 7340218
+
+var template struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// URL returns the URL of a new database with every migration applied,
+// dropped when the test ends.
 func URL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		t.Fatal("DATABASE_URL is not set: run the tests with `make test`")
+	base := baseURL(t)
+	template.once.Do(func() { template.name, template.err = ensureTemplate(base) })
+	if template.err != nil {
+		t.Fatalf("dbtest: template database: %v", template.err)
 	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("dbtest: connect: %v", err)
-	}
-	defer admin.Close(ctx)
+	return create(t, base, "TEMPLATE "+template.name)
+}
 
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "hg_test_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("dbtest: create database: %v", err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			return
-		}
-		defer c.Close(context.Background())
-		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("dbtest: parse DATABASE_URL: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
+// EmptyURL returns the URL of a new database without any migration applied
+// (for tests of the migrations themselves), dropped when the test ends.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	return create(t, baseURL(t), "")
 }
 
 // New opens a fresh database with every migration applied.
@@ -59,8 +62,125 @@ func New(t testing.TB) *storage.DB {
 		t.Fatalf("dbtest: %v", err)
 	}
 	t.Cleanup(db.Close)
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatalf("dbtest: %v", err)
-	}
 	return db
+}
+
+func baseURL(t testing.TB) string {
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		t.Fatal("DATABASE_URL is not set: run the tests with `make test`")
+	}
+	return base
+}
+
+// create makes a database named hg_test_<random> (with the given CREATE
+// DATABASE options) and returns its URL; the database is dropped at cleanup.
+func create(t testing.TB, base, options string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("dbtest: connect: %v", err)
+	}
+	defer admin.Close(ctx)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "hg_test_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" "+options); err != nil {
+		t.Fatalf("dbtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	return withDatabase(base, name)
+}
+
+func withDatabase(base, name string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		panic(fmt.Sprintf("dbtest: DATABASE_URL: %v", err)) // pgx.Connect accepted it
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// ensureTemplate returns the name of the migrated template database of the
+// embedded migrations, building it if no process has yet.
+func ensureTemplate(base string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	name := "hg_tmpl_" + storage.MigrationsDigest()[:16]
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLock); err != nil {
+		return "", err
+	}
+	defer admin.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", templateLock) //nolint:errcheck
+
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	// Build under a temporary name and rename when complete, so a process
+	// that died half-way never leaves a half-migrated template.
+	building := name + "_build"
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", err
+	}
+	db, err := storage.Open(ctx, withDatabase(base, building))
+	if err != nil {
+		return "", err
+	}
+	err = db.Migrate(ctx)
+	db.Close()
+	if err != nil {
+		return "", err
+	}
+	// The pool's backends may take a moment to leave; a rename needs them gone.
+	for {
+		_, err = admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" { // object_in_use
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+name+" IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+		return "", err
+	}
+	// Templates of older migration sets are of no further use.
+	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'hg\\_tmpl\\_%' AND datname <> $1", name)
+	if err != nil {
+		return "", err
+	}
+	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", err
+	}
+	for _, s := range stale {
+		_, _ = admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{s}.Sanitize()+" IS_TEMPLATE false")
+		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{s}.Sanitize()+" WITH (FORCE)")
+	}
+	return name, nil
 }

@@ -1,0 +1,467 @@
+package apptest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage/seed"
+)
+
+// Issue 15: hostile input is refused with the exact 4xx in each transport's
+// error format, and the server never answers (or logs) a 5xx.
+
+// format is how a refusal must look.
+type format int
+
+const (
+	problemJSON   format = iota // REST: application/problem+json, errors naming want
+	graphQL                     // GraphQL: errors[0].extensions.code == want
+	graphQLNoData               // the same, refused before execution: no "data" key
+	oauthJSON                   // token endpoint: {"error": want}
+)
+
+type hostile struct {
+	name   string
+	method string
+	path   string
+	header map[string]string // Authorization is added unless set ("-" removes it)
+	body   string
+	status int
+	format format
+	want   string // the problem's field, the GraphQL code or the OAuth error
+}
+
+// env is one instance with seeded data and a token holding every scope the
+// cases need.
+type env struct {
+	srv      *apptest.Server
+	token    string
+	load     string // a load number
+	loadID   string
+	sub      string // a subsidiary id
+	log      *syncBuffer
+	clientID string
+	secret   string
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{log: &syncBuffer{}}
+	e.srv = apptest.Start(t, apptest.Options{Log: e.log})
+	res, err := seed.Run(context.Background(), e.srv.DB, seed.Options{Tenant: "acme", Scale: 1})
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	tn := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
+	scopes := []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead, domain.ScopeTrailerRead, domain.ScopeCustomerRead,
+		domain.ScopeUserRead, domain.ScopeLoadRead, domain.Scope("load:create"), domain.Scope("load:update"),
+		domain.Scope("webhook:manage"), domain.ScopeTripRead}
+	e.token = e.srv.Token(t, tn, scopes...)
+	e.clientID, e.secret = e.srv.Client(t, tn, domain.ScopeLoadRead)
+	e.load, e.sub = res.LoadWithTrips, res.SubsidiaryID.String()
+	var got struct {
+		Data struct{ Load struct{ ID string } } `json:"data"`
+	}
+	_, b := e.send(t, hostile{method: "POST", path: "/graphql", body: gqlBody(`query($n:String!){load(loadNumber:$n){id}}`, map[string]any{"n": e.load})})
+	if err := json.Unmarshal(b, &got); err != nil || got.Data.Load.ID == "" {
+		t.Fatalf("load id: %s", b)
+	}
+	e.loadID = got.Data.Load.ID
+	return e
+}
+
+func (e *env) send(t *testing.T, c hostile) (*http.Response, []byte) {
+	t.Helper()
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	req, err := http.NewRequest(c.method, e.srv.URL+c.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.token)
+	if c.body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range c.header {
+		if v == "-" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", c.method, c.path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
+func (c hostile) check(t *testing.T, res *http.Response, b []byte) {
+	t.Helper()
+	if res.StatusCode != c.status {
+		t.Fatalf("status %d, want %d; body %s", res.StatusCode, c.status, b)
+	}
+	ct := res.Header.Get("Content-Type")
+	switch c.format {
+	case problemJSON:
+		var p struct {
+			Status int                 `json:"status"`
+			Title  string              `json:"title"`
+			Errors map[string][]string `json:"errors"`
+		}
+		if ct != "application/problem+json" || json.Unmarshal(b, &p) != nil || p.Status != c.status || p.Title == "" {
+			t.Fatalf("not a problem document (%s): %s", ct, b)
+		}
+		if c.want != "" && len(p.Errors[c.want]) == 0 {
+			t.Fatalf("errors do not name %q: %s", c.want, b)
+		}
+	case graphQL, graphQLNoData:
+		var r struct {
+			Errors []struct {
+				Message    string         `json:"message"`
+				Extensions map[string]any `json:"extensions"`
+			} `json:"errors"`
+		}
+		if !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "application/graphql-response+json") {
+			t.Fatalf("Content-Type %q; body %s", ct, b)
+		}
+		if err := json.Unmarshal(b, &r); err != nil || len(r.Errors) == 0 {
+			t.Fatalf("no GraphQL errors: %s", b)
+		}
+		if code := r.Errors[0].Extensions["code"]; code != c.want {
+			t.Fatalf("extensions.code %v, want %s: %s", code, c.want, b)
+		}
+		var raw map[string]json.RawMessage
+		_ = json.Unmarshal(b, &raw)
+		if _, has := raw["data"]; has && c.format == graphQLNoData {
+			t.Fatalf("a request refused before execution carries data: %s", b)
+		}
+	case oauthJSON:
+		var o struct {
+			Error string `json:"error"`
+		}
+		if !strings.HasPrefix(ct, "application/json") || json.Unmarshal(b, &o) != nil || o.Error != c.want {
+			t.Fatalf("want OAuth error %q: %s %s", c.want, ct, b)
+		}
+	}
+}
+
+func gqlBody(query string, vars map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	return string(b)
+}
+
+// multipartBody is a raw multipart/form-data body with boundary "B".
+func multipartBody(parts ...string) string {
+	var sb strings.Builder
+	for _, p := range parts {
+		sb.WriteString("--B\r\n" + p + "\r\n")
+	}
+	sb.WriteString("--B--\r\n")
+	return sb.String()
+}
+
+func formField(name, value string) string {
+	return `Content-Disposition: form-data; name="` + name + `"` + "\r\n\r\n" + value
+}
+
+const pdf = "%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+func formFile(name, filename string) string {
+	return `Content-Disposition: form-data; name="` + name + `"; filename="` + filename + `"` + "\r\nContent-Type: application/pdf\r\n\r\n" + pdf
+}
+
+var multipartCT = map[string]string{"Content-Type": "multipart/form-data; boundary=B"}
+
+func TestHostileInput(t *testing.T) {
+	e := startEnv(t)
+	cases := append(append(append(restCases(e), graphQLCases(e)...), tokenCases(e)...), uploadCases(e)...)
+	if len(cases) < 100 {
+		t.Errorf("only %d hostile cases", len(cases))
+	}
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				res, b := e.send(t, c)
+				c.check(t, res, b)
+			})
+		}
+	})
+	for _, line := range strings.Split(e.log.String(), "\n") {
+		if strings.Contains(line, "status=5") || strings.Contains(line, "internal error") || strings.Contains(line, "panic") {
+			t.Errorf("server log shows a 5xx: %s", line)
+		}
+	}
+}
+
+func restCases(e *env) []hostile {
+	const p = "/api/p/v1"
+	get := func(name, path string, status int, field string) hostile {
+		return hostile{name: "REST " + name, method: "GET", path: p + path, status: status, format: problemJSON, want: field}
+	}
+	post := func(name, path, body string, status int, field string) hostile {
+		return hostile{name: "REST " + name, method: "POST", path: p + path, body: body, status: status, format: problemJSON, want: field}
+	}
+	users := func(name, body, field string) hostile { return post("users "+name, "/users/search", body, 400, field) }
+	locs := func(name, body, field string) hostile {
+		return post("locations "+name, "/locations/search", body, 400, field)
+	}
+	stmts := func(name, start, end, field string) hostile {
+		return post("statements "+name, "/driver-settlement-statements/search",
+			`{"Page":0,"PageSize":10,"StatementDateRange":{"Start":"`+start+`","End":"`+end+`"}}`, 400, field)
+	}
+	const day = "2025-01-01T00:00:00Z"
+	return []hostile{
+		get("invoiceNumber NUL", "/invoices?invoiceNumber=%00", 400, "invoiceNumber"),
+		get("invoiceNumber NUL inside", "/invoices?invoiceNumber=INV%001", 400, "invoiceNumber"),
+		get("invoiceNumber ESC", "/invoices?invoiceNumber=%1B%5B0m", 400, "invoiceNumber"),
+		get("invoiceNumber invalid UTF-8", "/invoices?invoiceNumber=%FF%FE", 400, "invoiceNumber"),
+		get("invoiceNumber C1 control", "/invoices?invoiceNumber=%C2%85", 400, "invoiceNumber"),
+		get("invoice id NUL", "/invoices?id=%00", 400, "id"),
+		get("invoice id not a UUID", "/invoices?id=42", 400, "id"),
+		get("invoice id and number", "/invoices?id=1&invoiceNumber=2", 400, "id"),
+		get("invoice without key", "/invoices", 400, "id"),
+		get("query parameter name NUL", "/invoices?%00=1", 400, "query parameter name"),
+		get("load number NUL", "/loads/%00", 400, "loadNumber"),
+		get("load number NUL suffix", "/loads/L-1%00", 400, "loadNumber"),
+		get("load number BEL", "/loads/a%07b", 400, "loadNumber"),
+		get("load number invalid UTF-8", "/loads/%C3", 400, "loadNumber"),
+		get("load number too long", "/loads/"+strings.Repeat("x", 65), 400, "loadNumber"),
+		get("load not found", "/loads/NO-SUCH-LOAD", 404, ""),
+		get("statement number NUL", "/driver-settlement-statements/%00", 400, "number"),
+		get("statement number not a number", "/driver-settlement-statements/abc", 400, "number"),
+		get("statement number overflow", "/driver-settlement-statements/99999999999", 400, "number"),
+		get("trailers after NUL", "/trailers?after=%00", 400, "after"),
+		get("trailers limit NUL", "/trailers?limit=%00", 400, "limit"),
+		get("trailers limit zero", "/trailers?limit=0", 400, "limit"),
+		get("trailers limit huge", "/trailers?limit=1001", 400, "limit"),
+		get("trailers forged cursor", "/trailers?after=forged", 400, ""),
+		{name: "REST version v3", method: "GET", path: "/api/p/v3/trailers", status: 404, format: problemJSON},
+		{name: "REST version v1.1", method: "GET", path: "/api/p/v1.1/trailers", status: 404, format: problemJSON},
+		{name: "REST version NUL", method: "GET", path: "/api/p/v%00/trailers", status: 404, format: problemJSON},
+		{name: "REST no such route", method: "GET", path: p + "/nothing", status: 404, format: problemJSON},
+		{name: "REST PUT invoices", method: "PUT", path: p + "/invoices", status: 405, format: problemJSON},
+		{name: "REST Accept text/html", method: "GET", path: p + "/trailers", header: map[string]string{"Accept": "text/html"}, status: 406, format: problemJSON},
+		{name: "REST no token", method: "GET", path: p + "/trailers", header: map[string]string{"Authorization": "-"}, status: 401, format: problemJSON},
+		{name: "REST garbage token", method: "GET", path: p + "/trailers", header: map[string]string{"Authorization": "Bearer not-a-jwt"}, status: 401, format: problemJSON},
+		{name: "REST token NUL", method: "GET", path: p + "/trailers", header: map[string]string{"Authorization": "Bearer a.b.c"}, status: 401, format: problemJSON},
+		users("Keyword NUL", `{"Page":0,"PageSize":10,"Keyword":"\u0000"}`, "Keyword"),
+		users("Keyword NUL inside", `{"Page":0,"PageSize":10,"Keyword":"ab\u0000cd"}`, "Keyword"),
+		users("Keyword ESC", `{"Page":0,"PageSize":10,"Keyword":"\u001b"}`, "Keyword"),
+		users("Keyword DEL", `{"Page":0,"PageSize":10,"Keyword":"x\u007f"}`, "Keyword"),
+		users("Keyword C1", `{"Page":0,"PageSize":10,"Keyword":"\u009b"}`, "Keyword"),
+		users("Keyword too long", `{"Page":0,"PageSize":10,"Keyword":"`+strings.Repeat("k", 201)+`"}`, "Keyword"),
+		users("Keyword number", `{"Page":0,"PageSize":10,"Keyword":5}`, "Keyword"),
+		users("unknown field", `{"Page":0,"PageSize":10,"Keyw0rd":"x"}`, "Keyw0rd"),
+		users("Page negative", `{"Page":-1,"PageSize":10}`, "Page"),
+		users("PageSize zero", `{"Page":0,"PageSize":0}`, "PageSize"),
+		users("PageSize 101", `{"Page":0,"PageSize":101}`, "PageSize"),
+		users("Page overflow", `{"Page":2147483647,"PageSize":100}`, "Page"),
+		users("Page beyond int64", `{"Page":99999999999999999999,"PageSize":10}`, "Page"),
+		users("malformed JSON", `{"Page":0,`, "body"),
+		users("trailing data", `{"Page":0,"PageSize":1}{}`, "body"),
+		users("array body", `[]`, "body"),
+		users("null body", `null`, "Page"),
+		{name: "REST users text/plain", method: "POST", path: p + "/users/search", body: `{}`, header: map[string]string{"Content-Type": "text/plain"}, status: 415, format: problemJSON},
+		{name: "REST users body too large", method: "POST", path: p + "/users/search", body: `{"Keyword":"` + strings.Repeat("a", 1<<20) + `"}`, status: 413, format: problemJSON},
+		{name: "REST users form body", method: "POST", path: p + "/users/search", body: "Keyword=x", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 415, format: problemJSON},
+		locs("Status NUL", `{"PageSize":10,"Status":["\u0000"]}`, "Status[0]"),
+		locs("LocationIds NUL", `{"PageSize":10,"LocationIds":["\u0000"]}`, "LocationIds[0]"),
+		locs("LocationIds not UUIDs", `{"PageSize":10,"LocationIds":["x"]}`, "LocationIds"),
+		locs("CreatedDateRange year 0", `{"PageSize":10,"CreatedDateRange":{"Start":"0000-01-01T00:00:00Z"}}`, "CreatedDateRange.Start"),
+		locs("CreatedDateRange bare date", `{"PageSize":10,"CreatedDateRange":{"Start":"2025-01-01"}}`, "CreatedDateRange.Start"),
+		locs("CreatedDateRange no offset", `{"PageSize":10,"CreatedDateRange":{"End":"2025-01-01T00:00:00"}}`, "CreatedDateRange.End"),
+		locs("CreatedDateRange NUL", `{"PageSize":10,"CreatedDateRange":{"End":"\u0000"}}`, "CreatedDateRange.End"),
+		stmts("Start year 0", "0000-01-01T00:00:00Z", day, "StatementDateRange.Start"),
+		stmts("End year 0", day, "0000-01-01T00:00:00Z", "StatementDateRange.End"),
+		stmts("Start 1899", "1899-12-31T00:00:00Z", day, "StatementDateRange.Start"),
+		stmts("End year 10000", day, "10000-01-01T00:00:00Z", "StatementDateRange.End"),
+		stmts("Start bare date", "2025-01-01", day, "StatementDateRange.Start"),
+		stmts("End without offset", day, "2025-01-31T00:00:00", "StatementDateRange.End"),
+		stmts("Start NUL", "\\u0000", day, "StatementDateRange.Start"),
+		post("statements DriverType NUL", "/driver-settlement-statements/search",
+			`{"Page":0,"PageSize":10,"DriverType":"\u0000","StatementDateRange":{"Start":"`+day+`","End":"`+day+`"}}`, 400, "DriverType"),
+		post("statements DriverId NUL", "/driver-settlement-statements/search",
+			`{"Page":0,"PageSize":10,"DriverId":"\u0000","StatementDateRange":{"Start":"`+day+`","End":"`+day+`"}}`, 400, "DriverId"),
+		post("statements range object wrong", "/driver-settlement-statements/search",
+			`{"Page":0,"PageSize":10,"StatementDateRange":"2025"}`, 400, "StatementDateRange"),
+	}
+}
+
+func graphQLCases(e *env) []hostile {
+	q := func(name, query string, vars map[string]any, code string) hostile {
+		return hostile{name: "GraphQL " + name, method: "POST", path: "/graphql", body: gqlBody(query, vars), status: 200, format: graphQL, want: code}
+	}
+	pre := func(name, body string, status int, code string) hostile {
+		return hostile{name: "GraphQL " + name, method: "POST", path: "/graphql", body: body, status: status, format: graphQLNoData, want: code}
+	}
+	const bad = string(domain.CodeInvalid)
+	createLoad := `mutation($in:CreateLoadInput!){createLoad(input:$in){id}}`
+	loadIn := func(edit func(map[string]any)) map[string]any {
+		in := map[string]any{"loadNumber": "HOSTILE-1", "subsidiaryId": e.sub, "stops": []any{
+			map[string]any{"type": "Pickup", "name": "A"}, map[string]any{"type": "Delivery", "name": "B"}}}
+		edit(in)
+		return map[string]any{"in": in}
+	}
+	stop := func(field, value string) func(map[string]any) {
+		return func(in map[string]any) { in["stops"].([]any)[0].(map[string]any)[field] = value }
+	}
+	set := func(field string, value any) func(map[string]any) {
+		return func(in map[string]any) { in[field] = value }
+	}
+	stmt := `query($f:StatementFilter!){settlementStatements(filter:$f,page:0,pageSize:5){totalCount}}`
+	rng := func(start, end string) map[string]any {
+		return map[string]any{"f": map[string]any{"statementDateRange": map[string]any{"start": start, "end": end}}}
+	}
+	const day = "2025-01-01T00:00:00Z"
+	return []hostile{
+		q("load NUL variable", `query($n:String!){load(loadNumber:$n){id}}`, map[string]any{"n": "\x00"}, bad),
+		q("load NUL literal", `{load(loadNumber:"\u0000"){id}}`, nil, bad),
+		q("load ESC", `query($n:String!){load(loadNumber:$n){id}}`, map[string]any{"n": "a\x1bb"}, bad),
+		q("load unit separator", `{load(loadNumber:"a\u001fb"){id}}`, nil, bad),
+		q("invoice number NUL", `query($n:String){invoice(number:$n){id}}`, map[string]any{"n": "\x00"}, bad),
+		q("invoice id NUL", `query($n:ID){invoice(id:$n){id}}`, map[string]any{"n": "\x00"}, bad),
+		q("users keyword NUL", `query($k:String){users(keyword:$k,page:0,pageSize:5){totalCount}}`, map[string]any{"k": "\x00"}, bad),
+		q("users keyword C1", `query($k:String){users(keyword:$k,page:0,pageSize:5){totalCount}}`, map[string]any{"k": "\u0085"}, bad),
+		q("trailers after NUL", `query($a:String){trailers(first:5,after:$a){totalCount}}`, map[string]any{"a": "\x00"}, bad),
+		q("locations status NUL", `query($f:LocationFilter){locations(filter:$f,page:0,pageSize:5){totalCount}}`, map[string]any{"f": map[string]any{"status": []string{"\x00"}}}, bad),
+		q("createLoad loadNumber NUL", createLoad, loadIn(set("loadNumber", "\x00")), bad),
+		q("createLoad commodity NUL", createLoad, loadIn(set("commodity", "steel\x00")), bad),
+		q("createLoad orderNumber BEL", createLoad, loadIn(set("orderNumber", "\a")), bad),
+		q("createLoad subsidiaryId NUL", createLoad, loadIn(set("subsidiaryId", "\x00")), bad),
+		q("createLoad stop name NUL", createLoad, loadIn(stop("name", "\x00")), bad),
+		q("createLoad appointment year 0", createLoad, loadIn(stop("appointmentStart", "0000-01-01T00:00:00Z")), bad),
+		q("createLoad appointment 1899", createLoad, loadIn(stop("appointmentEnd", "1899-12-31T23:59:59Z")), bad),
+		q("createLoad arrivedAt bare date", createLoad, loadIn(stop("arrivedAt", "2025-01-01")), bad),
+		q("createLoad departedAt no offset", createLoad, loadIn(stop("departedAt", "2025-01-01T10:00:00")), bad),
+		q("updateLoad commodity NUL", `mutation($n:String!){updateLoad(loadNumber:$n,input:{commodity:"\u0000"}){id}}`, map[string]any{"n": e.load}, bad),
+		q("changeLoadStatus loadNumber NUL", `mutation{changeLoadStatus(loadNumber:"\u0000",status:Covered){id}}`, nil, bad),
+		q("createWebhook name NUL", `mutation($n:String){createWebhook(input:{name:$n,url:"https://example.com/h",eventTypes:["load.changed"]}){secret}}`, map[string]any{"n": "\x00"}, bad),
+		q("createWebhook url NUL", `mutation($u:String){createWebhook(input:{name:"x",url:$u,eventTypes:["load.changed"]}){secret}}`, map[string]any{"u": "https://example.com/\x00"}, bad),
+		q("statements start year 0", stmt, rng("0000-01-01T00:00:00Z", day), bad),
+		q("statements end year 0", stmt, rng(day, "0000-01-01T00:00:00Z"), bad),
+		q("statements start bare date", stmt, rng("2025-01-01", day), bad),
+		q("statements end no offset", stmt, rng(day, "2025-01-31T00:00:00"), bad),
+		q("statements range reversed", stmt, rng("2025-02-01T00:00:00Z", day), bad),
+		q("pageSize 101", `{users(page:0,pageSize:101){totalCount}}`, nil, bad),
+		q("first 0", `{trailers(first:0){totalCount}}`, nil, bad),
+		pre("syntax error", gqlBody(`{load(`, nil), 200, "GRAPHQL_PARSE_FAILED"),
+		pre("unknown field", gqlBody(`{nope}`, nil), 200, "GRAPHQL_VALIDATION_FAILED"),
+		pre("missing variable", gqlBody(`query($n:String!){load(loadNumber:$n){id}}`, nil), 200, "GRAPHQL_VALIDATION_FAILED"),
+		q("variable of the wrong type", `query($n:String!){load(loadNumber:$n){id}}`, map[string]any{"n": 5}, bad),
+		pre("batched", `[{"query":"{__typename}"}]`, 400, bad),
+		pre("body not JSON", `{"query":`, 400, bad),
+		{name: "GraphQL no token", method: "POST", path: "/graphql", body: gqlBody(`{__typename}`, nil), header: map[string]string{"Authorization": "-"}, status: 401, format: graphQLNoData, want: string(domain.CodeUnauthenticated)},
+		{name: "GraphQL PUT", method: "PUT", path: "/graphql", body: gqlBody(`{__typename}`, nil), status: 405, format: graphQLNoData, want: bad},
+		{name: "GraphQL body too large", method: "POST", path: "/graphql", body: gqlBody(`{__typename}`, map[string]any{"x": strings.Repeat("a", 1<<20)}), status: 413, format: graphQLNoData, want: string(domain.CodeTooLarge)},
+		{name: "GraphQL GET NUL variable", method: "GET", path: "/graphql?query=" + url.QueryEscape(`query($n:String!){load(loadNumber:$n){id}}`) + "&variables=" + url.QueryEscape(`{"n":"\u0000"}`), status: 200, format: graphQL, want: bad},
+	}
+}
+
+func tokenCases(e *env) []hostile {
+	form := func(name, body string, status int, code string) hostile {
+		return hostile{name: "token " + name, method: "POST", path: "/oauth/token", body: body,
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Authorization": "-"}, status: status, format: oauthJSON, want: code}
+	}
+	js := func(name, body string, status int, code string) hostile {
+		return hostile{name: "token JSON " + name, method: "POST", path: "/oauth/token", body: body,
+			header: map[string]string{"Authorization": "-"}, status: status, format: oauthJSON, want: code}
+	}
+	aud := url.QueryEscape(e.srv.Config.Audience)
+	ok := "grant_type=client_credentials&client_secret=" + url.QueryEscape(e.secret) + "&audience=" + aud
+	return []hostile{
+		form("client_id NUL", ok+"&client_id=%00", 400, "invalid_request"),
+		form("client_id NUL suffix", ok+"&client_id="+e.clientID+"%00", 400, "invalid_request"),
+		form("client_id invalid UTF-8", ok+"&client_id=%FF", 400, "invalid_request"),
+		js("client_id NUL", fmt.Sprintf(`{"grant_type":"client_credentials","client_id":"\u0000","client_secret":%q,"audience":%q}`, e.secret, e.srv.Config.Audience), 400, "invalid_request"),
+		form("no grant_type", "client_id=x&client_secret=y", 400, "invalid_request"),
+		form("password grant", "grant_type=password&client_id=x&client_secret=y", 400, "unsupported_grant_type"),
+		form("repeated client_id", ok+"&client_id=a&client_id=b", 400, "invalid_request"),
+		form("wrong secret", "grant_type=client_credentials&client_id="+e.clientID+"&client_secret=nope&audience="+aud, 401, "invalid_client"),
+		form("unknown client", "grant_type=client_credentials&client_id=nobody&client_secret=nope&audience="+aud, 401, "invalid_client"),
+		form("wrong audience", ok+"&client_id="+e.clientID+"&audience=x", 400, "invalid_request"),
+		js("malformed", `{"grant_type":`, 400, "invalid_request"),
+		js("array", `[]`, 400, "invalid_request"),
+		{name: "token text/plain", method: "POST", path: "/oauth/token", body: "grant_type=client_credentials",
+			header: map[string]string{"Content-Type": "text/plain", "Authorization": "-"}, status: 415, format: oauthJSON, want: "invalid_request"},
+	}
+}
+
+func uploadCases(e *env) []hostile {
+	up := func(name, ct, body string, status int, field string) hostile {
+		h := multipartCT
+		if ct != "" {
+			h = map[string]string{"Content-Type": ct}
+		}
+		return hostile{name: "upload " + name, method: "POST", path: "/api/p/v1/loads/" + e.load + "/document", header: h, body: body, status: status, format: problemJSON, want: field}
+	}
+	gup := func(name, ops, mapping string, files ...string) hostile {
+		parts := []string{formField("operations", ops), formField("map", mapping)}
+		parts = append(parts, files...)
+		return hostile{name: "GraphQL upload " + name, method: "POST", path: "/graphql", header: multipartCT, body: multipartBody(parts...),
+			status: 400, format: graphQLNoData, want: string(domain.CodeInvalid)}
+	}
+	ops := gqlBody(`mutation($f:Upload!,$n:String!){uploadLoadDocument(loadNumber:$n,documentType:"BOL",file:$f){id}}`, map[string]any{"f": nil, "n": e.load})
+	return []hostile{
+		up("malformed part header", "", multipartBody("Content-Disposition form-data; name=\"File\"\r\n\r\nx"), 400, ""),
+		up("header without value", "", multipartBody("Content-Disposition\r\n\r\nx"), 400, ""),
+		up("no closing boundary", "", "--B\r\n"+formFile("File", "a.pdf"), 400, ""),
+		up("no boundary parameter", "multipart/form-data", multipartBody(formFile("File", "a.pdf")), 400, ""),
+		up("text/plain", "text/plain", "hello", 415, ""),
+		up("DocumentType NUL", "", multipartBody(formField("DocumentType", "BOL\x00"), formFile("File", "a.pdf")), 400, "DocumentType"),
+		up("FileName NUL", "", multipartBody(formField("DocumentType", "Bill of Lading"), formField("FileName", "a\x00.pdf"), formFile("File", "a.pdf")), 400, "FileName"),
+		up("two files", "", multipartBody(formField("DocumentType", "Bill of Lading"), formFile("File", "a.pdf"), formFile("File", "b.pdf")), 400, ""),
+		up("no file", "", multipartBody(formField("DocumentType", "Bill of Lading")), 400, ""),
+		{name: "upload load id NUL", method: "POST", path: "/api/p/v1/loads/%00/document", header: multipartCT,
+			body: multipartBody(formFile("File", "a.pdf")), status: 400, format: problemJSON, want: "id"},
+		gup("malformed part header", ops, `{"0":["variables.f"]}`, "Content-Disposition form-data; name=\"0\"\r\n\r\nx"),
+		gup("two files for one variable", ops, `{"0":["variables.f"],"1":["variables.f"]}`, formFile("0", "a.pdf"), formFile("1", "b.pdf")),
+		gup("map to a missing variable", ops, `{"0":["variables.nope"]}`, formFile("0", "a.pdf")),
+		gup("map through a string", ops, `{"0":["variables.n.0"]}`, formFile("0", "a.pdf")),
+		gup("map to a non-null value", ops, `{"0":["variables.n"]}`, formFile("0", "a.pdf")),
+		gup("map path without variables.", ops, `{"0":["f"]}`, formFile("0", "a.pdf")),
+		gup("map key bound to nothing", ops, `{"0":[]}`, formFile("0", "a.pdf")),
+		gup("operations without query", `{"variables":{"f":null}}`, `{"0":["variables.f"]}`, formFile("0", "a.pdf")),
+		gup("map before operations", `{"0":["variables.f"]}`, ops, formFile("0", "a.pdf")),
+		gup("file sent twice", ops, `{"0":["variables.f"]}`, formFile("0", "a.pdf"), formFile("0", "a.pdf")),
+		gup("map not JSON", ops, `{"0":`, formFile("0", "a.pdf")),
+		gup("operations not JSON", `{"query":`, `{"0":["variables.f"]}`, formFile("0", "a.pdf")),
+		gup("mapped file missing", ops, `{"0":["variables.f"]}`),
+		gup("file not in the map", ops, `{}`, formFile("0", "a.pdf")),
+	}
+}

@@ -1,0 +1,101 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph"
+)
+
+// aliased repeats field under n aliases in one operation.
+func aliased(n int, field string) string {
+	var b strings.Builder
+	b.WriteString("{ ")
+	for i := range n {
+		fmt.Fprintf(&b, "a%d: %s ", i, field)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// Many aliases, or many introspection roots, are refused with
+// COMPLEXITY_LIMIT_EXCEEDED before anything runs (no data at all); at the
+// limit they run. Introspection is priced like any other field.
+func TestAliasesAndIntrospectionRootsBounded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, 1)
+	tok := w.token(t, "trailer:read")
+	refused := func(name, q, msg string) {
+		t.Helper()
+		res, out := do(t, w.srv.URL, tok, "application/json", map[string]any{"query": q})
+		if res.StatusCode != 200 || out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || out.Data != nil || !strings.Contains(out.Errors[0].Message, msg) {
+			t.Errorf("%s: %d %+v, want COMPLEXITY_LIMIT_EXCEEDED and no data", name, res.StatusCode, out)
+		}
+	}
+	refused("201 aliases", aliased(graph.MaxAliases+1, "__typename"), "aliases")
+	// Aliases hidden in a fragment count each time it is spread.
+	frag := strings.TrimSuffix(strings.TrimPrefix(aliased(101, "__typename"), "{"), "}")
+	refused("2×101 aliases through a fragment", `{ ...F x: trailers(first: 1) { items { ...G } } } fragment F on Query { `+frag+` } fragment G on Trailer { `+strings.ReplaceAll(frag, "__typename", "trailerNum")+` }`, "aliases")
+	refused("6 aliased __schema", aliased(graph.MaxIntrospectionRoots+1, "__schema { queryType { name } }"), "__schema or __type 6 times")
+	refused("6 __type roots", `{ a: __type(name: "Trailer") { name } b: __type(name: "Load") { name } c: __type(name: "User") { name }
+		d: __type(name: "Invoice") { name } e: __type(name: "Trip") { name } f: __type(name: "Stop") { name } }`, "6 times")
+
+	out := gql(t, w.srv.URL, tok, aliased(graph.MaxAliases, "__typename"), nil)
+	if len(out.Errors) > 0 || len(out.Data) != graph.MaxAliases {
+		t.Errorf("200 aliases: %+v", out.Errors)
+	}
+	out = gql(t, w.srv.URL, tok, aliased(graph.MaxIntrospectionRoots, "__schema { types { name } }"), nil)
+	var cost costJSON
+	_ = json.Unmarshal(out.Extensions["cost"], &cost)
+	if len(out.Errors) > 0 || len(out.Data) != graph.MaxIntrospectionRoots {
+		t.Fatalf("5 introspection roots: %+v", out.Errors)
+	}
+	// Each root: __schema (1) + types (5 × 1) = 6; actual counts every type returned.
+	if cost.Requested != 5*6 || cost.Actual < 5*50 {
+		t.Errorf("introspection cost %+v, want requested 30 and every returned type counted", cost)
+	}
+}
+
+// Two instances on one database spend one budget per client: what one
+// instance charged is not available on the other.
+func TestInstancesShareTheCostBudget(t *testing.T) {
+	t.Parallel()
+	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	configure := func(c *app.Config) {
+		c.GraphQLCostBudget, c.GraphQLCostRefill = 100, 1
+		c.RateLimitClock = func() time.Time { return frozen } // no refill during the test
+	}
+	a := apptest.Start(t, apptest.Options{Configure: configure})
+	b := apptest.Start(t, apptest.Options{DatabaseURL: a.Config.DatabaseURL, Configure: func(c *app.Config) {
+		configure(c)
+		c.PublicURL = a.URL
+	}})
+	tenant := apptest.NewTenant(t, a, "acme")
+	tok := a.Token(t, tenant, domain.ScopeTrailerRead)
+	q := `{ trailers(first: 58) { items { trailerNum } } }` // requested 59, actual 1 (no trailers)
+
+	res, out := do(t, a.URL, tok, "application/json", map[string]any{"query": q})
+	var cost costJSON
+	_ = json.Unmarshal(out.Extensions["cost"], &cost)
+	if res.StatusCode != 200 || len(out.Errors) > 0 || cost.Requested != 59 || cost.Actual != 1 || cost.Throttle.Max != 100 || cost.Throttle.Available != 99 {
+		t.Fatalf("first query on instance A: %d %+v %+v", res.StatusCode, out.Errors, cost)
+	}
+	// A keeps its refund in its lease; B finds 41 of 100 points in the shared
+	// bucket, short of 59. Separate buckets would have let it run.
+	res, out = do(t, b.URL, tok, "application/json", map[string]any{"query": q})
+	if res.StatusCode != http.StatusTooManyRequests || out.code(0) != "RATE_LIMITED" || out.Data != nil || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("instance B spent a budget instance A had taken: %d %+v", res.StatusCode, out)
+	}
+	// Another client of the tenant has its own budget.
+	other := a.Token(t, tenant, domain.ScopeTrailerRead, domain.ScopeLoadRead)
+	if res, out := do(t, b.URL, other, "application/json", map[string]any{"query": q}); res.StatusCode != 200 || len(out.Errors) > 0 {
+		t.Fatalf("another client throttled by the first: %d %+v", res.StatusCode, out)
+	}
+}
