@@ -136,6 +136,7 @@ func TestStatementsPageCostsConstantSQL(t *testing.T) {
 	w := newWorldWith(t, 130, func(c *app.Config) {
 		c.DBRoundTrips = rt
 		c.RateLimitClock = func() time.Time { return frozen } // one rate-limit lease for the whole test
+		c.GraphQLCostBudget, c.GraphQLCostRefill = 1e9, 1e9   // and one cost-budget lease
 	})
 	counter := &statementCounter{}
 	w.srv.DB.Bun.AddQueryHook(counter)
@@ -145,9 +146,9 @@ func TestStatementsPageCostsConstantSQL(t *testing.T) {
 		// The fewest round trips of a few requests: background work only adds.
 		counts[size] = -1
 		for i := range 4 {
-			before := rt.Load()
+			before := rt.Callers()
 			out := gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-12-31T00:00:00Z"), "page": 0, "size": size})
-			n := rt.Load() - before
+			n := rt.Callers() - before
 			var c connJSON
 			out.field(t, "settlementStatements", &c)
 			if len(c.Items) != size || len(c.Items[size-1].LineItems) != 2 || c.Items[size-1].Driver.ID == "" {

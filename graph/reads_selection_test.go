@@ -14,8 +14,8 @@ import (
 // settlementStatements reads the relations a query selects and no others:
 // with nothing but scalars selected the whole field is one round trip (tenant
 // context and page together); selecting driver, totals or line items adds the
-// one round trip that fetches all of them for the page. Counted on the wire;
-// the fewest round trips of several requests leave out background work.
+// one round trip that fetches all of them for the page. Counted on the wire
+// for the caller; the fewest of several requests leave out rate-limit leases.
 func TestStatementRelationsOnlyWhenSelected(t *testing.T) {
 	t.Parallel()
 	rt := &storage.RoundTrips{}
@@ -23,6 +23,7 @@ func TestStatementRelationsOnlyWhenSelected(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.DBRoundTrips = rt
 		c.RateLimitClock = func() time.Time { return frozen } // one rate-limit lease for the whole test
+		c.GraphQLCostBudget, c.GraphQLCostRefill = 1e9, 1e9   // and one cost-budget lease
 	}})
 	ta := apptest.NewTenant(t, srv, "acme")
 	readstest.Seed(t, srv.DB, ta.ID, ta.SubsidiaryID, ta.Slug, 30)
@@ -33,9 +34,9 @@ func TestStatementRelationsOnlyWhenSelected(t *testing.T) {
 		t.Helper()
 		best := int64(-1)
 		for i := range 6 {
-			before := rt.Load()
+			before := rt.Callers()
 			out := gql(t, srv.URL, tok, query, nil)
-			n := rt.Load() - before
+			n := rt.Callers() - before
 			if len(out.Errors) > 0 {
 				t.Fatalf("%s: %+v", query, out.Errors)
 			}
