@@ -77,5 +77,5 @@ func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, log *slog.Lo
 	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
 	mux.Handle("GET /metrics", rest.MetricsHandler(reg))
-	return obs.Wrap(mux)
+	return obs.Wrap(boundHead(mux))
 }

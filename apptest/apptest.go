@@ -70,6 +70,7 @@ func Start(t testing.TB, opts Options) *Server {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = a.Run(ctx) }()
 	srv.Config.Handler = a.Handler()
+	srv.Config.MaxHeaderBytes = app.MaxRequestHead
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()

@@ -39,6 +39,7 @@ type hostile struct {
 	status int
 	format format
 	want   string // the problem's field, the GraphQL code or the OAuth error
+	allow  string // the Allow header a 405 must carry
 }
 
 // env is one instance with seeded data and a token holding every scope the
@@ -133,7 +134,10 @@ func (e *env) send(t *testing.T, c hostile) (*http.Response, []byte) {
 func (c hostile) check(t *testing.T, res *http.Response, b []byte) {
 	t.Helper()
 	if res.StatusCode != c.status {
-		t.Fatalf("status %d, want %d; body %s", res.StatusCode, c.status, b)
+		t.Fatalf("status %d, want %d; body %.500s", res.StatusCode, c.status, b)
+	}
+	if c.allow != "" && res.Header.Get("Allow") != c.allow {
+		t.Fatalf("Allow %q, want %q", res.Header.Get("Allow"), c.allow)
 	}
 	ct := res.Header.Get("Content-Type")
 	switch c.format {
@@ -210,8 +214,9 @@ var multipartCT = map[string]string{"Content-Type": "multipart/form-data; bounda
 func TestHostileInput(t *testing.T) {
 	e := startEnv(t)
 	cases := append(append(append(restCases(e), graphQLCases(e)...), tokenCases(e)...), uploadCases(e)...)
-	if len(cases) < 100 {
-		t.Errorf("only %d hostile cases", len(cases))
+	ws := wsCases()
+	if len(cases)+len(ws) < 100 {
+		t.Errorf("only %d hostile cases", len(cases)+len(ws))
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
@@ -219,6 +224,12 @@ func TestHostileInput(t *testing.T) {
 				t.Parallel()
 				res, b := e.send(t, c)
 				c.check(t, res, b)
+			})
+		}
+		for _, c := range ws {
+			t.Run("WebSocket "+c.name, func(t *testing.T) {
+				t.Parallel()
+				runWSCase(t, e, c)
 			})
 		}
 	})
@@ -389,6 +400,30 @@ func graphQLCases(e *env) []hostile {
 		{name: "GraphQL no token", method: "POST", path: "/graphql", body: gqlBody(`{__typename}`, nil), header: map[string]string{"Authorization": "-"}, status: 401, format: graphQLNoData, want: string(domain.CodeUnauthenticated)},
 		{name: "GraphQL PUT", method: "PUT", path: "/graphql", body: gqlBody(`{__typename}`, nil), status: 405, format: graphQLNoData, want: bad},
 		{name: "GraphQL body too large", method: "POST", path: "/graphql", body: gqlBody(`{__typename}`, map[string]any{"x": strings.Repeat("a", 1<<20)}), status: 413, format: graphQLNoData, want: string(domain.CodeTooLarge)},
+		{name: "GraphQL GET mutation", method: "GET", path: "/graphql?query=" + url.QueryEscape(`mutation{changeLoadStatus(loadNumber:"x",status:Covered){id}}`),
+			status: 405, format: graphQLNoData, want: bad, allow: "POST"},
+		{name: "GraphQL GET subscription", method: "GET", path: "/graphql?query=" + url.QueryEscape(`subscription{loadChanged{id}}`),
+			status: 405, format: graphQLNoData, want: bad, allow: "POST"},
+		{name: "GraphQL GET missing query", method: "GET", path: "/graphql?operationName=x", status: 400, format: graphQLNoData, want: bad},
+		{name: "GraphQL GET variables not JSON", method: "GET", path: "/graphql?query=%7B__typename%7D&variables=%7B", status: 400, format: graphQLNoData, want: bad},
+		{name: "GraphQL GET query string over the body limit", method: "GET", path: "/graphql?query=" + strings.Repeat("a", 1<<20+1), status: 414, format: graphQLNoData, want: string(domain.CodeTooLarge)},
+		{name: "GraphQL headers over 64 KB", method: "POST", path: "/graphql", body: gqlBody(`{__typename}`, nil), header: map[string]string{"X-Big": strings.Repeat("h", 65<<10)},
+			status: 431, format: graphQLNoData, want: string(domain.CodeTooLarge)},
+		{name: "REST headers over 64 KB", method: "GET", path: "/api/p/v1/trailers", header: map[string]string{"X-Big": strings.Repeat("h", 65<<10)}, status: 431, format: problemJSON},
+		{name: "GraphQL text/plain", method: "POST", path: "/graphql", body: `{__typename}`, header: map[string]string{"Content-Type": "text/plain"},
+			status: 415, format: graphQLNoData, want: string(domain.CodeUnsupportedType)},
+		{name: "GraphQL form body", method: "POST", path: "/graphql", body: `query={__typename}`, header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			status: 415, format: graphQLNoData, want: string(domain.CodeUnsupportedType)},
+		{name: "GraphQL application/graphql", method: "POST", path: "/graphql", body: `{__typename}`, header: map[string]string{"Content-Type": "application/graphql"},
+			status: 415, format: graphQLNoData, want: string(domain.CodeUnsupportedType)},
+		pre("missing query", `{"variables":{}}`, 400, bad),
+		pre("empty query", `{"query":""}`, 400, bad),
+		pre("query not a string", `{"query":5}`, 400, bad),
+		pre("several operations without operationName", gqlBody(`query A{__typename} query B{__typename}`, nil), 200, bad),
+		pre("operation not found", `{"query":"query A{__typename}","operationName":"B"}`, 200, "GRAPHQL_VALIDATION_FAILED"),
+		pre("persisted query not found", `{"extensions":{"persistedQuery":{"version":1,"sha256Hash":"`+strings.Repeat("0", 64)+`"}}}`, 200, "PERSISTED_QUERY_NOT_FOUND"),
+		{name: "GraphQL syntax error as graphql-response+json", method: "POST", path: "/graphql", body: gqlBody(`{`, nil), header: map[string]string{"Accept": "application/graphql-response+json"},
+			status: 400, format: graphQLNoData, want: "GRAPHQL_PARSE_FAILED"},
 		{name: "GraphQL GET NUL variable", method: "GET", path: "/graphql?query=" + url.QueryEscape(`query($n:String!){load(loadNumber:$n){id}}`) + "&variables=" + url.QueryEscape(`{"n":"\u0000"}`), status: 200, format: graphQL, want: bad},
 	}
 }

@@ -18,7 +18,9 @@ const MaxFilterLoadNumbers = 100
 // LiveEvent is a committed event as live subscribers receive it: parsed once,
 // shared read-only by every subscriber of every instance's hub.
 type LiveEvent struct {
-	Seq          int64
+	Seq int64
+	// Pos is the event's place in the outbox order (a replay cursor).
+	Pos          EventPosition
 	ID           string
 	Type         string
 	Timestamp    time.Time

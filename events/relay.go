@@ -30,7 +30,8 @@ type Relay struct {
 	// Batch is how many events one read takes (default 500).
 	Batch int
 
-	pos        int64
+	pos        domain.EventPosition
+	skip       map[int64]bool // committed before Position, not yet final then
 	positioned bool
 	ready      chan struct{}
 	once       sync.Once
@@ -78,14 +79,14 @@ func (r *Relay) wakeAll() {
 }
 
 // Position fixes where the tail starts: the outbox head now. Every event
-// committed after Position returns reaches the hub (the app calls it before
+// not final when Position returns (storage.Outbox) reaches the hub (the app calls it before
 // serving, so no write accepted by any instance falls between).
 func (r *Relay) Position(ctx context.Context) error {
 	head, err := r.Outbox.Head(ctx)
 	if err != nil {
 		return err
 	}
-	r.pos, r.positioned = head, true
+	r.pos, r.skip, r.positioned = head.Pos, head.Committed, true
 	return nil
 }
 
@@ -147,13 +148,25 @@ func (r *Relay) listen(ctx context.Context) error {
 	default:
 		close(r.ready)
 	}
+	held := time.Duration(0)
 	for {
 		// Drain first: events committed while we (re)connected are not lost.
-		if err := r.drain(ctx); err != nil {
+		waiting, err := r.drain(ctx)
+		if err != nil {
 			return err
 		}
-		wait, cancel := context.WithTimeout(ctx, r.Poll)
-		_, err := conn.Conn().WaitForNotification(wait)
+		// Events held back by an older open transaction become readable when
+		// it ends, which need not NOTIFY (it may write no event): look again
+		// soon, backing off from 1 ms up to Poll.
+		timeout := r.Poll
+		if waiting {
+			held = min(max(2*held, time.Millisecond), r.Poll)
+			timeout = held
+		} else {
+			held = 0
+		}
+		wait, cancel := context.WithTimeout(ctx, timeout)
+		_, err = conn.Conn().WaitForNotification(wait)
 		cancel()
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
@@ -164,27 +177,33 @@ func (r *Relay) listen(ctx context.Context) error {
 	}
 }
 
-// drain publishes every event after the relay's position.
-func (r *Relay) drain(ctx context.Context) error {
+// drain publishes every final event after the relay's position; waiting
+// reports committed events held back behind an open transaction.
+func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 	for {
-		batch, err := r.Outbox.After(ctx, r.pos, r.Batch)
+		batch, held, err := r.Outbox.After(ctx, r.pos, r.Batch)
 		if err != nil {
-			return err
+			return false, err
 		}
 		for i := range batch {
+			if r.skip[batch[i].Seq] {
+				delete(r.skip, batch[i].Seq)
+				r.pos = batch[i].Pos()
+				continue
+			}
 			ev, err := Parse(&batch[i])
 			if err != nil {
 				r.Log.Error("event relay: unreadable event skipped", "seq", batch[i].Seq, "id", batch[i].ID, "err", err)
 			} else {
 				r.Hub.Publish(ev)
 			}
-			r.pos = batch[i].Seq
+			r.pos = batch[i].Pos()
 		}
 		if len(batch) > 0 {
 			r.wakeAll()
 		}
 		if len(batch) < r.Batch {
-			return nil
+			return held, nil
 		}
 	}
 }
@@ -202,7 +221,7 @@ func Parse(e *storage.OutboxEvent) (*domain.LiveEvent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("event %s: timestamp: %w", e.ID, err)
 	}
-	ev := &domain.LiveEvent{Seq: e.Seq, ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: env.Data}
+	ev := &domain.LiveEvent{Seq: e.Seq, Pos: e.Pos(), ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: env.Data}
 	if e.SubsidiaryID != nil {
 		ev.SubsidiaryID = *e.SubsidiaryID
 	}

@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -205,21 +204,19 @@ func acceptsHTML(r *http.Request) bool {
 // rest.RateLimits refusal of /graphql) as a GraphQL error with status 429;
 // the limiter has set Retry-After and the RateLimit-* headers.
 func WriteRateLimited(w http.ResponseWriter, r *http.Request, err *domain.Error) {
-	writeGraphQLError(w, r, http.StatusTooManyRequests, err.Message, string(err.Code))
+	Refuse(w, r, http.StatusTooManyRequests, err)
+}
+
+// Refuse answers a request refused before it reached GraphQL as a GraphQL
+// error with status (a 431 of oversized headers).
+func Refuse(w http.ResponseWriter, r *http.Request, status int, err *domain.Error) {
+	writeGraphQLError(w, r, status, err.Message, string(err.Code))
 }
 
 // writeGraphQLError answers a request refused before execution, in the media
-// type the client asked for.
+// type the client asked for (graph/transport.go).
 func writeGraphQLError(w http.ResponseWriter, r *http.Request, status int, msg, code string) {
-	ct := "application/json"
-	if strings.Contains(r.Header.Get("Accept"), "application/graphql-response+json") {
-		ct = "application/graphql-response+json"
-	}
-	w.Header().Set("Content-Type", ct)
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": code}}},
-	})
+	writeRefusal(w, r, status, coded(domain.Code(code), "%s", msg))
 }
 
 func headerSafe(s string) string {

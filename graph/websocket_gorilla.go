@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -61,7 +62,15 @@ func (g *gorillaConn) NextReader() (int, io.Reader, error) {
 		}
 		return mt, nil, err
 	}
-	return mt, r, nil
+	b, err := io.ReadAll(r) // bounded by SetReadLimit
+	if err != nil {
+		return mt, nil, err
+	}
+	if !validFrame(g.c.Subprotocol(), b) {
+		g.end(CloseBadMessage, "invalid message received")
+		return mt, nil, transport.ErrWebsocketClosed
+	}
+	return mt, bytes.NewReader(b), nil
 }
 
 func (g *gorillaConn) WriteJSON(v any) error {

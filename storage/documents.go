@@ -88,6 +88,13 @@ func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t do
 // InsertDocument records d and, for load and trip documents, the load's change.
 func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p domain.DocumentParent, d domain.Document) error {
 	return s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		if p.LoadID != nil && s.LoadChanged != nil {
+			// The load's row lock comes before the first write: the outbox
+			// orders events by transaction id (storage.Outbox).
+			if _, err := tx.ExecContext(ctx, "SELECT 1 FROM loads WHERE tenant_id = ? AND id = ? FOR UPDATE", tenantID, *p.LoadID); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
 			                       attachment_type, attachment_size, content_type, blob_key, uploaded_at)

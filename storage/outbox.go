@@ -2,10 +2,12 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -19,6 +21,7 @@ const NotifyChannel = "haulgraph_events"
 type OutboxEvent struct {
 	bun.BaseModel `bun:"table:events"`
 	Seq           int64           `bun:"seq,pk,autoincrement"`
+	Xact          int64           `bun:"xact"`
 	ID            string          `bun:"id"`
 	TenantID      uuid.UUID       `bun:"tenant_id"`
 	SubsidiaryID  *uuid.UUID      `bun:"subsidiary_id"`
@@ -28,9 +31,17 @@ type OutboxEvent struct {
 	CreatedAt     time.Time       `bun:"created_at,nullzero,default:now()"`
 }
 
+// Pos is the event's place in the outbox order.
+func (e *OutboxEvent) Pos() domain.EventPosition {
+	return domain.EventPosition{Xact: e.Xact, Seq: e.Seq}
+}
+
 // appendEvents inserts events in the caller's transaction: they commit, or
-// vanish, with the write they describe. The table's statement trigger takes
-// the outbox lock (0004_events.sql), so seq values commit in order.
+// vanish, with the write they describe. The column default records the
+// writing transaction's id (xact); writers do not wait for one another
+// (0010_outbox_horizon.sql). A write that emits events about a load must have
+// locked that load's row before its first write in the transaction, so that
+// transaction ids, and with them the outbox order, follow the row lock.
 func appendEvents(ctx context.Context, tx bun.IDB, events []domain.Event) error {
 	if len(events) == 0 {
 		return nil
@@ -44,60 +55,151 @@ func appendEvents(ctx context.Context, tx bun.IDB, events []domain.Event) error 
 		sub := e.SubsidiaryID
 		rows[i] = OutboxEvent{ID: e.ID, TenantID: e.TenantID, SubsidiaryID: &sub, Type: e.Type, SubjectID: e.SubjectID, Payload: payload}
 	}
-	_, err := tx.NewInsert().Model(&rows).ExcludeColumn("seq", "created_at").Exec(ctx)
+	_, err := tx.NewInsert().Model(&rows).ExcludeColumn("seq", "xact", "created_at").Exec(ctx)
 	return err
 }
 
 // Outbox reads the events table across tenants (owner rights): the relay and
 // the durable consumers (webhook delivery) use it.
+//
+// Every read follows one order, domain.EventPosition's (writing transaction
+// id, then seq), and returns only final events: those whose writing
+// transaction id is below the visibility horizon
+// pg_snapshot_xmin(pg_current_snapshot()), i.e. every transaction that could
+// still add an event before them has ended. So a reader may always advance to
+// the position of the last event it was given; an event that commits late
+// holds readers back, it is never skipped.
 type Outbox struct{ DB *DB }
 
-// Head is the highest committed seq (0 when empty): where a tail starts.
-func (o *Outbox) Head(ctx context.Context) (int64, error) {
-	var seq int64
-	err := o.DB.Pool.QueryRow(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&seq)
-	return seq, err
+// The read statements are constant texts with bind parameters (pgx caches
+// one prepared statement per connection for each).
+const (
+	outboxColumns = "seq, xact::text::bigint, id, tenant_id, subsidiary_id, type, subject_id, payload, created_at"
+	outboxAfter   = "SELECT " + outboxColumns + ` FROM events
+		WHERE (xact, seq) > ($1::bigint::text::xid8, $2) AND xact < pg_snapshot_xmin(pg_current_snapshot())
+		ORDER BY xact, seq LIMIT $3`
+	outboxHeld = `SELECT EXISTS (SELECT 1 FROM events
+		WHERE (xact, seq) > ($1::bigint::text::xid8, $2) AND xact >= pg_snapshot_xmin(pg_current_snapshot()))`
+)
+
+// OutboxHead is where a live tail starts: every event up to Pos had
+// committed when it was taken, and so had those in Committed, events after
+// Pos whose writers got ahead of an older transaction still open then. A tail
+// that wants only what commits from now on reads after Pos and skips those.
+type OutboxHead struct {
+	Pos       domain.EventPosition
+	Committed map[int64]bool // by seq
 }
 
-// After returns up to limit events with seq > after, in seq order. Because
-// inserts are serialized until commit, no event with a lower seq can appear
-// later: a reader may safely advance to the last seq it saw.
-func (o *Outbox) After(ctx context.Context, after int64, limit int) ([]OutboxEvent, error) {
-	var out []OutboxEvent
-	err := o.DB.Bun.NewSelect().Model(&out).Where("seq > ?", after).Order("seq").Limit(int64(limit)).Scan(ctx)
-	return out, err
+// Head takes the outbox head: one snapshot answers both what is final and
+// what had committed beyond it.
+func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
+	h := OutboxHead{Committed: map[int64]bool{}}
+	tx, err := o.DB.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return h, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	err = tx.QueryRow(ctx, `SELECT coalesce(max(xact)::text::bigint, 0) FROM events
+		WHERE xact < pg_snapshot_xmin(pg_current_snapshot())`).Scan(&h.Pos.Xact)
+	if err == nil && h.Pos.Xact > 0 {
+		err = tx.QueryRow(ctx, "SELECT max(seq) FROM events WHERE xact = $1::bigint::text::xid8", h.Pos.Xact).Scan(&h.Pos.Seq)
+	}
+	if err != nil {
+		return h, err
+	}
+	rows, err := tx.Query(ctx, "SELECT seq FROM events WHERE xact >= pg_snapshot_xmin(pg_current_snapshot())")
+	if err != nil {
+		return h, err
+	}
+	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	for _, s := range seqs {
+		h.Committed[s] = true
+	}
+	return h, err
 }
 
-// Consume hands the next batch (at most limit events) after the durable
-// cursor of consumer to fn, inside one transaction that also advances the
-// cursor: what fn writes in tx (delivery jobs) commits with the progress, so
-// a crash neither loses nor repeats a batch. The cursor row is locked, so
+// After reads events after position pos in outbox order: up to limit final
+// events (see Outbox). Give it the Pos of the last event it returned to read
+// on. held reports, when fewer than limit events came back, that committed
+// events after them are waiting for an older transaction to end: read again
+// shortly rather than at the next notification, which that transaction need
+// not send.
+func (o *Outbox) After(ctx context.Context, pos domain.EventPosition, limit int) (events []OutboxEvent, held bool, err error) {
+	rows, err := o.DB.Pool.Query(ctx, outboxAfter, pos.Xact, pos.Seq, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e OutboxEvent
+		if err := rows.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt); err != nil {
+			return nil, false, err
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	if len(events) < limit {
+		if len(events) > 0 {
+			pos = events[len(events)-1].Pos()
+		}
+		err = o.DB.Pool.QueryRow(ctx, outboxHeld, pos.Xact, pos.Seq).Scan(&held)
+	}
+	return events, held, err
+}
+
+// Consume hands the next batch (at most limit final events) after the
+// durable cursor of consumer to fn, inside one transaction that also advances
+// the cursor: what fn writes in tx (delivery jobs) commits with the progress,
+// so a crash neither loses nor repeats a batch. The cursor row is locked, so
 // among several instances one consumes at a time; a new consumer starts at
 // the beginning of the outbox. It returns how many events were handed over.
 func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
 	fn func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error) (int, error) {
 	n := 0
 	err := o.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO event_cursors (consumer) VALUES (?) ON CONFLICT DO NOTHING", consumer); err != nil {
+		var last domain.EventPosition
+		err := tx.Tx.QueryRowContext(ctx, "SELECT last_xact::text::bigint, last_seq FROM event_cursors WHERE consumer = $1 FOR UPDATE",
+			consumer).Scan(&last.Xact, &last.Seq)
+		if err == sql.ErrNoRows {
+			if _, err = tx.Tx.ExecContext(ctx, "INSERT INTO event_cursors (consumer) VALUES ($1) ON CONFLICT DO NOTHING", consumer); err == nil {
+				err = tx.Tx.QueryRowContext(ctx, "SELECT last_xact::text::bigint, last_seq FROM event_cursors WHERE consumer = $1 FOR UPDATE",
+					consumer).Scan(&last.Xact, &last.Seq)
+			}
+		}
+		if err != nil {
 			return err
 		}
-		var last int64
-		if err := tx.NewRaw("SELECT last_seq FROM event_cursors WHERE consumer = ? FOR UPDATE", consumer).Scan(ctx, &last); err != nil {
+		batch, err := scanOutbox(tx.Tx.QueryContext(ctx, outboxAfter, last.Xact, last.Seq, limit))
+		if err != nil || len(batch) == 0 {
 			return err
-		}
-		var batch []OutboxEvent
-		if err := tx.NewSelect().Model(&batch).Where("seq > ?", last).Order("seq").Limit(int64(limit)).Scan(ctx); err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			return nil
 		}
 		if err := fn(ctx, tx, batch); err != nil {
 			return err
 		}
 		n = len(batch)
-		_, err := tx.ExecContext(ctx, "UPDATE event_cursors SET last_seq = ? WHERE consumer = ?", batch[n-1].Seq, consumer)
+		end := batch[n-1].Pos()
+		_, err = tx.Tx.ExecContext(ctx, "UPDATE event_cursors SET last_xact = $1::bigint::text::xid8, last_seq = $2 WHERE consumer = $3",
+			end.Xact, end.Seq, consumer)
 		return err
 	})
 	return n, err
+}
+
+func scanOutbox(rows *sql.Rows, err error) ([]OutboxEvent, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []OutboxEvent
+	for rows.Next() {
+		var e OutboxEvent
+		if err := rows.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }

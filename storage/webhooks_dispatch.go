@@ -20,20 +20,24 @@ const WebhookCursor = "webhooks"
 // subscribed type), due at now. It is a durable consumer (Outbox.Consume): the
 // deliveries commit with the cursor's advance, so a crash neither loses nor
 // repeats a batch, and among several instances one dispatches at a time.
-// Seq values commit in order (0004_events.sql), so the cursor never passes
-// an event still in flight. It returns how many events it consumed.
+// Outbox reads only final events, so the cursor never passes an event still
+// in flight. It returns how many events it consumed.
 func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
 	outbox := &Outbox{DB: s.db}
 	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error {
-		// One statement for the whole batch; the partial unique index makes a
-		// repeated batch harmless.
-		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
+		seqs := make([]int64, len(events))
+		for i := range events {
+			seqs[i] = events[i].Seq
+		}
+		// One constant statement for the whole batch; the partial unique
+		// index makes a repeated batch harmless.
+		_, err := tx.Tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at)
-			SELECT gen_random_uuid(), e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, ?
+			SELECT gen_random_uuid(), e.tenant_id, w.id, e.id, e.seq, 'Pending', $1, w.include_previous_attributes, $1
 			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
 			  AND e.type = ANY (w.event_types) AND w.state = 'Active'
-			WHERE e.seq >= ? AND e.seq <= ?
-			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`, now, now, events[0].Seq, events[len(events)-1].Seq)
+			WHERE e.seq = ANY ($2::bigint[])
+			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`, now, seqs)
 		return err
 	})
 }
@@ -193,7 +197,7 @@ func (s *WebhookStore) PruneHistory(ctx context.Context, before time.Time) (int6
 			"DELETE FROM webhook_attempts WHERE attempted_at < ?",
 			"DELETE FROM webhook_deliveries WHERE status <> 'Pending' AND updated_at < ?",
 			`DELETE FROM events e WHERE e.created_at < ?
-			   AND e.seq <= (SELECT coalesce(min(last_seq), 0) FROM event_cursors)
+			   AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.last_xact, c.last_seq) < (e.xact, e.seq))
 			   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq)`,
 		} {
 			res, err := tx.ExecContext(ctx, q, before)

@@ -120,7 +120,7 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: app.MaxRequestHead}
 	errc := make(chan error, 2)
 	go func() { errc <- a.Run(ctx) }()
 	go func() { errc <- srv.ListenAndServe() }()

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
 // Only the webhook's tenant, subsidiary and subscribed types are delivered.
@@ -36,10 +37,11 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 	}
 }
 
-// A lower seq still in flight is never skipped: while a writer holds seq N
-// open, the next writer waits (0004_events.sql) and the dispatcher's cursor
-// cannot pass N; after both commit, both are delivered.
-func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
+// An event still in flight is never skipped: while a writer holds an event
+// open, a later writer commits (writers do not wait for each other), and the
+// dispatcher's cursor cannot pass the open one (storage.Outbox reads only
+// below the visibility horizon); after both commit, both are delivered.
+func TestDispatcherDoesNotSkipLateCommittingEvent(t *testing.T) {
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -55,25 +57,19 @@ func TestDispatcherDoesNotSkipLateCommittingLowerSeq(t *testing.T) {
 	}
 	early := make(chan string, 1)
 	go func() { early <- e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false) }()
-	// Wait until PostgreSQL reports the second writer waiting for the first.
-	deadline := time.Now().Add(10 * time.Second)
-	for e.count("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the second writer never waited for the open one")
-		}
-		select {
-		case <-early:
-			t.Fatal("a second event committed while a lower seq was in flight")
-		case <-time.After(10 * time.Millisecond):
-		}
+	var earlyID string
+	select {
+	case earlyID = <-early:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second writer waited for the open one")
 	}
 	if n, err := e.dispatcher.RunOnce(context.Background()); err != nil || n != 0 {
-		t.Fatalf("dispatched %d events while none had committed: %v", n, err)
+		t.Fatalf("dispatched %d events while an older one was open: %v", n, err)
 	}
 	if err := slow.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	earlyID := <-early
+	dbtest.WaitOutboxFinal(t, e.db)
 	if n, err := e.dispatcher.RunOnce(context.Background()); err != nil || n != 2 {
 		t.Fatalf("dispatched %d events, want 2: %v", n, err)
 	}
@@ -94,6 +90,7 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 	for i := 0; i < events; i++ {
 		e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	}
+	dbtest.WaitOutboxFinal(t, e.db)
 	other := &Dispatcher{Store: e.store, Pool: e.db.Pool, Now: e.clk.Now, Batch: 3}
 	e.dispatcher.Batch = 3
 	start := make(chan struct{})

@@ -147,6 +147,7 @@ func (e *env) active(rcv *receiver, types ...string) (*domain.Webhook, string) {
 // pump dispatches the outbox and runs the worker until nothing is due.
 func (e *env) pump() {
 	e.t.Helper()
+	dbtest.WaitOutboxFinal(e.t, e.db)
 	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
 		e.t.Fatalf("dispatch: %v", err)
 	}

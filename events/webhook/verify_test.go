@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
 // Spec 3.1: created → Pending, and no events are delivered.
@@ -257,6 +258,7 @@ func TestDisableStopsQueuedDeliveries(t *testing.T) {
 	rcv := newReceiver(t)
 	w, _ := e.active(rcv)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
+	dbtest.WaitOutboxFinal(t, e.db)
 	if _, err := e.dispatcher.RunOnce(e.ctx); err != nil {
 		t.Fatal(err)
 	}

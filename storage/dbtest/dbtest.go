@@ -184,3 +184,27 @@ func ensureTemplate(base string) (string, error) {
 	}
 	return name, nil
 }
+
+// WaitOutboxFinal waits (up to 10 s) until every event committed so far is
+// final, i.e. readable by storage.Outbox: outbox readers wait for every older
+// transaction on the server to end, and the server is shared by other tests'
+// databases.
+func WaitOutboxFinal(t testing.TB, db *storage.DB) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var held bool
+		err := db.Pool.QueryRow(context.Background(),
+			"SELECT EXISTS (SELECT 1 FROM events WHERE xact >= pg_snapshot_xmin(pg_current_snapshot()))").Scan(&held)
+		if err != nil {
+			t.Fatalf("dbtest: %v", err)
+		}
+		if !held {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("dbtest: outbox events not final after 10 s: a transaction stays open")
+		}
+		time.Sleep(time.Millisecond) // polling the server's horizon
+	}
+}
