@@ -40,6 +40,9 @@ type Config struct {
 	TokenTTL      time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
+	// RevocationPoll bounds how long a revocation made by another instance
+	// or the CLI takes to reach this one (auth.DefaultRevocationPoll, 1 s).
+	RevocationPoll time.Duration
 	// SubscriberBuffer is how many events a live subscriber may have pending
 	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
 	SubscriberBuffer int

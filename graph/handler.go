@@ -146,7 +146,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if _, err := domain.Authenticated(r.Context()); err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
+		if domain.CredentialsPresented(r.Context()) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
+		} else { // RFC 6750 §3.1: no credentials, no error code
+			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
+		}
 		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
 		return
 	}

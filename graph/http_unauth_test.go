@@ -58,8 +58,13 @@ func TestNoTokenIsUnauthenticated(t *testing.T) {
 		if res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("token %q: status %d, want 401", token, res.StatusCode)
 		}
-		if !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer ") {
-			t.Errorf("token %q: WWW-Authenticate %q", token, res.Header.Get("WWW-Authenticate"))
+		// RFC 6750 §3.1: an error code only when a token was presented.
+		want := `Bearer error="invalid_token"`
+		if token == "" {
+			want = `Bearer realm="haulgraph"`
+		}
+		if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, want) || (token == "" && strings.Contains(wa, "error")) {
+			t.Errorf("token %q: WWW-Authenticate %q, want %s", token, wa, want)
 		}
 		if out.code(0) != "UNAUTHENTICATED" || out.Data != nil {
 			t.Errorf("token %q: %+v, want one UNAUTHENTICATED error and no data", token, out)
