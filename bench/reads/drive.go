@@ -62,7 +62,8 @@ type target struct {
 	Conns  int
 	For    time.Duration
 
-	trips *storage.RoundTrips
+	// trips counts the PostgreSQL round trips this target's requests cause.
+	trips func() int64
 }
 
 // result is what the driver process reports for one round.
@@ -143,11 +144,11 @@ func measure(ctx context.Context, t target, o options) (round, error) {
 	}
 	// The driver starts its clock when it has read its target; the child's
 	// start-up costs this process nothing.
-	cpu0, trips0 := cpuTime(), t.trips.Load()
+	cpu0, trips0 := cpuTime(), t.trips()
 	if err := cmd.Wait(); err != nil {
 		return round{}, err
 	}
-	cpu, trips := cpuTime()-cpu0, t.trips.Load()-trips0
+	cpu, trips := cpuTime()-cpu0, t.trips()-trips0
 	var r round
 	if err := json.Unmarshal(out.Bytes(), &r.result); err != nil {
 		return round{}, fmt.Errorf("driver output %q: %w", out.String(), err)

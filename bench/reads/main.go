@@ -5,7 +5,8 @@
 // interleaved rounds (A, B, A, B, ...) from a child process, so that the CPU
 // this process spends per request is the servers' alone. It reports req/s,
 // p50, p99, server CPU per request, PostgreSQL round trips per request (on the
-// wire, see storage.RoundTrips) and the ratios.
+// wire, see storage.RoundTrips: those made for API callers on HaulGraph's
+// pool, every one on the bare handler's) and the ratios.
 //
 //	./scripts/with-pg.sh go run ./bench/reads -pairs 3 -duration 5s
 package main
@@ -178,12 +179,12 @@ func run(ctx context.Context, o options) error {
 	}
 	from, to := t.month.From.String()+"T00:00:00Z", t.month.To.String()+"T00:00:00Z"
 	targets := map[string]target{
-		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips},
-		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips},
-		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok.AccessToken, trips: hgTrips,
+		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers},
+		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips.Load},
+		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
 			Body: dashboardBody(from, to)},
 		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
-			trips: hgTrips, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
+			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
 	}
 	comparisons := []comparison{
 		{name: "invoice", a: "REST invoice", b: "bare invoice"},
