@@ -76,7 +76,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits.Limiter)
-	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: &storage.Reads{DB: db}}, Documents: a.Documents}, log)
+	reads := &storage.Reads{DB: db}
+	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
+		Exports: &domain.Exports{Store: reads}}, log)
 	return a, nil
 }
 

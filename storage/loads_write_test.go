@@ -251,6 +251,9 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 	}
 	outbox := &storage.Outbox{DB: db}
 	ctx := context.Background()
+	// The horizon is the cluster's: other tests' open transactions may hold
+	// these events back for a moment. Consume reads only final events.
+	waitFinal(t, outbox, 3)
 	var seen []string
 	n, err := outbox.Consume(ctx, "test", 2, func(_ context.Context, _ bun.Tx, evs []storage.OutboxEvent) error {
 		for _, e := range evs {
@@ -278,6 +281,26 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 	}
 	if n, _ := outbox.Consume(ctx, "test", 2, func(context.Context, bun.Tx, []storage.OutboxEvent) error { return nil }); n != 0 {
 		t.Fatalf("replayed %d events", n)
+	}
+}
+
+// waitFinal waits until n events are final (below the visibility horizon)
+// and none is held back.
+func waitFinal(t *testing.T, outbox *storage.Outbox, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs, held, err := outbox.After(context.Background(), domain.EventPosition{}, n+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !held && len(evs) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events not final: %d held=%v", len(evs), held)
+		}
+		time.Sleep(time.Millisecond) // polling the server-side horizon
 	}
 }
 

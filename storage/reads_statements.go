@@ -29,7 +29,7 @@ const (
 	s.number_of_trips, s.loaded_miles, s.empty_miles, s.hours_worked`
 )
 
-func statementCols(skip domain.StatementSkip) string {
+func statementColumns(skip domain.StatementSkip) string {
 	if skip.Totals {
 		return statementBase
 	}
@@ -58,7 +58,7 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 	if limit <= 0 || limit > maxUnpaged {
 		limit = maxUnpaged
 	}
-	pageSQL := "SELECT " + statementCols(q.Skip) + " " + from
+	pageSQL := "SELECT " + statementColumns(q.Skip) + " " + from
 	pageArgs := append([]any{}, args...)
 	if q.Window.After != "" {
 		parts, err := decodeCursor(q.Window.After, statementKeys.types)
@@ -100,7 +100,7 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 }
 
 // statementByNumber is spec 4.3's statement text.
-var statementByNumber = "SELECT " + statementCols(domain.StatementSkip{}) +
+var statementByNumber = "SELECT " + statementColumns(domain.StatementSkip{}) +
 	" FROM settlement_statements s WHERE s.tenant_id = $1 AND s.number = $2 AND " + visibleStatements
 
 // StatementByNumber answers spec 4.3: unknown and in-flight are both not found.
@@ -217,7 +217,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	return nil
 }
 
-// scanStatement reads one row of statementCols (with the totals when
+// scanStatement reads one row of statementColumns (with the totals when
 // totals is set).
 func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
 	var s domain.Statement
