@@ -75,7 +75,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits.Limiter)
+	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits)
 	reads := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
 		Exports: &domain.Exports{Store: reads}}, log)

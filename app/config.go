@@ -46,6 +46,9 @@ type Config struct {
 	// SubscriberBuffer is how many events a live subscriber may have pending
 	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
 	SubscriberBuffer int
+	// WebsocketInitTimeout is how long a WebSocket may wait before its
+	// connection_init (default 10s; then close 4408). Tests shorten it.
+	WebsocketInitTimeout time.Duration
 	// Rate limits in requests per second (DESIGN.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.

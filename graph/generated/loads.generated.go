@@ -3164,7 +3164,7 @@ func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.Selectio
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Change) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNChange2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChange(ctx, sel, v[i])
