@@ -189,6 +189,7 @@ type ComplexityRoot struct {
 	}
 
 	LoadEvent struct {
+		Cursor    func(childComplexity int) int
 		Data      func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Timestamp func(childComplexity int) int
@@ -375,9 +376,9 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		LoadChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
-		LoadStatusChanged func(childComplexity int, filter *model.LoadEventFilter) int
-		TripChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
+		LoadChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) int
+		LoadStatusChanged func(childComplexity int, filter *model.LoadEventFilter, after *string) int
+		TripChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) int
 	}
 
 	Trailer struct {
@@ -446,6 +447,7 @@ type ComplexityRoot struct {
 	}
 
 	TripEvent struct {
+		Cursor    func(childComplexity int) int
 		Data      func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Timestamp func(childComplexity int) int
@@ -1174,6 +1176,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Load.Weight(childComplexity), true
 
+	case "LoadEvent.cursor":
+		if e.ComplexityRoot.LoadEvent.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Cursor(childComplexity), true
 	case "LoadEvent.data":
 		if e.ComplexityRoot.LoadEvent.Data == nil {
 			break
@@ -2115,7 +2123,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.LoadChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+		return e.ComplexityRoot.Subscription.LoadChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool), args["after"].(*string)), true
 	case "Subscription.loadStatusChanged":
 		if e.ComplexityRoot.Subscription.LoadStatusChanged == nil {
 			break
@@ -2126,7 +2134,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.LoadStatusChanged(childComplexity, args["filter"].(*model.LoadEventFilter)), true
+		return e.ComplexityRoot.Subscription.LoadStatusChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["after"].(*string)), true
 	case "Subscription.tripChanged":
 		if e.ComplexityRoot.Subscription.TripChanged == nil {
 			break
@@ -2137,7 +2145,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.TripChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+		return e.ComplexityRoot.Subscription.TripChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool), args["after"].(*string)), true
 
 	case "Trailer.capacity":
 		if e.ComplexityRoot.Trailer.Capacity == nil {
@@ -2427,6 +2435,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Trip.TruckID(childComplexity), true
 
+	case "TripEvent.cursor":
+		if e.ComplexityRoot.TripEvent.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Cursor(childComplexity), true
 	case "TripEvent.data":
 		if e.ComplexityRoot.TripEvent.Data == nil {
 			break
@@ -3350,6 +3364,8 @@ type LoadEventData {
 type LoadEvent {
   "<uuid>-0 for load.changed, <uuid>-1 for load.status.changed."
   id: String!
+  "Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque."
+  cursor: String!
   type: String!
   "ISO 8601 with offset."
   timestamp: String!
@@ -3367,19 +3383,28 @@ type TripEventData {
 "A trip.changed event."
 type TripEvent {
   id: String!
+  "Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque."
+  cursor: String!
   type: String!
   timestamp: String!
   version: String!
   data: TripEventData!
 }
 
+"""
+Live events. With after (a delivered event's cursor, or its id), the
+subscription first replays, in commit order, every event after that one that
+its filter allows (events are kept 30 days), then continues live with no gap
+and no duplicate. An unknown or expired cursor is CURSOR_EXPIRED, another
+tenant's or a malformed one BAD_USER_INPUT.
+"""
 type Subscription {
   "load.changed events (load:read)."
-  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): LoadEvent!
+  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false, after: String): LoadEvent!
   "load.status.changed events (load:read)."
-  loadStatusChanged(filter: LoadEventFilter): LoadEvent!
+  loadStatusChanged(filter: LoadEventFilter, after: String): LoadEvent!
   "trip.changed events (trip:read)."
-  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): TripEvent!
+  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false, after: String): TripEvent!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/locations.graphqls", Input: `# Locations (spec 2.5, 4.5).
@@ -4123,6 +4148,8 @@ func (ec *executionContext) childFields_LoadEvent(ctx context.Context, field gra
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_LoadEvent_id(ctx, field)
+	case "cursor":
+		return ec.fieldContext_LoadEvent_cursor(ctx, field)
 	case "type":
 		return ec.fieldContext_LoadEvent_type(ctx, field)
 	case "timestamp":
@@ -4561,6 +4588,8 @@ func (ec *executionContext) childFields_TripEvent(ctx context.Context, field gra
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_TripEvent_id(ctx, field)
+	case "cursor":
+		return ec.fieldContext_TripEvent_cursor(ctx, field)
 	case "type":
 		return ec.fieldContext_TripEvent_type(ctx, field)
 	case "timestamp":
