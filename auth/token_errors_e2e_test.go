@@ -35,6 +35,7 @@ func assertOAuthError(t *testing.T, resp *http.Response, m map[string]any, statu
 }
 
 func TestTokenRequestErrors(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	id, secret := srv.Client(t, acme, domain.ScopeLoadRead)
@@ -134,6 +135,7 @@ func TestTokenRequestErrors(t *testing.T) {
 }
 
 func TestClientSecretBasic(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	id, secret := srv.Client(t, acme, domain.ScopeLoadRead)
@@ -161,6 +163,7 @@ func TestClientSecretBasic(t *testing.T) {
 // TestInactiveClientsGetNoToken: a revoked or expired client is refused
 // with 401 invalid_client, saying why (spec 5.5's checklist).
 func TestInactiveClientsGetNoToken(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")

@@ -69,6 +69,7 @@ func assertUnauthorized(t *testing.T, resp *http.Response, body []byte, reasonPa
 }
 
 func TestAPIRefusesBadBearerTokens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
@@ -165,6 +166,7 @@ func jsonSerialized(compact string) string {
 }
 
 func TestInsufficientScopeIs403NamingTheScope(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	tok := srv.Token(t, acme, domain.ScopeLoadRead)

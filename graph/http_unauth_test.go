@@ -52,6 +52,7 @@ func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gql
 }
 
 func TestNoTokenIsUnauthenticated(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for _, token := range []string{"", "not-a-jwt"} {
 		res, out := rawPost(t, srv.URL, token, "", `{"query":"{ eventTypes }"}`)
@@ -73,6 +74,7 @@ func TestNoTokenIsUnauthenticated(t *testing.T) {
 }
 
 func TestGraphiQLPageForBrowsers(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/graphql", nil)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml")
@@ -88,6 +90,7 @@ func TestGraphiQLPageForBrowsers(t *testing.T) {
 }
 
 func TestBatchesAndLargeBodiesRefused(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	res, out := rawPost(t, srv.URL, "", "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
 	if res.StatusCode != http.StatusBadRequest || out.code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {

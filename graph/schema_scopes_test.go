@@ -20,9 +20,11 @@ var queryOps = map[string]domain.Operation{
 	"eventTypes":           domain.OpListEventTypes,
 	"webhooks":             domain.OpManageWebhooks,
 	"webhook":              domain.OpManageWebhooks,
+	"events":               domain.OpListEvents,
 }
 
 func TestScopeDirectivesMatchDomain(t *testing.T) {
+	t.Parallel()
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
 	for _, f := range schema.Query.Fields {
 		if f.Name[0] == '_' {

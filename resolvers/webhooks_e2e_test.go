@@ -76,6 +76,7 @@ type webhookJSON struct {
 const webhookFields = `id name url state stateLabel stateReason eventTypes includePreviousAttributes rotationEndsAt`
 
 func TestWebhookManagementThroughGraphQL(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	globex := apptest.NewTenant(t, srv, "globex")

@@ -11,6 +11,7 @@ import (
 // Every rejection of spec 4, 7 and 8: status, problem+json and the field the
 // errors map names.
 func TestRejections(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	const day1, day2 = "2025-01-01T00:00:00Z", "2025-03-31T00:00:00Z"
 	window := `"StatementDateRange":{"Start":"` + day1 + `","End":"` + day2 + `"}`

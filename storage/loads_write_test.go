@@ -73,6 +73,7 @@ func outboxEvents(t *testing.T, db *storage.DB) []storage.OutboxEvent {
 }
 
 func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	l := f.create(t, "L-100")
@@ -143,6 +144,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 }
 
 func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	a, b := newWriteFixture(t, db), newWriteFixture(t, db)
 	_, err := a.svc.CreateLoad(a.ctx, domain.LoadInput{LoadNumber: "X-1", SubsidiaryID: b.subsidiary.String(),
@@ -172,6 +174,7 @@ func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
 // not wait for A). A reader must not be given B's events before A ends, or,
 // having advanced past them, it would skip A's.
 func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	f.create(t, "G-1")
@@ -244,11 +247,13 @@ func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
 }
 
 func TestOutboxConsumeAdvancesDurably(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	for _, n := range []string{"C-1", "C-2", "C-3"} {
 		f.create(t, n)
 	}
+	dbtest.WaitOutboxFinal(t, db) // other tests' transactions share the server's horizon
 	outbox := &storage.Outbox{DB: db}
 	ctx := context.Background()
 	// The horizon is the cluster's: other tests' open transactions may hold

@@ -2845,7 +2845,7 @@ func (ec *executionContext) _EventDiff(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var loadEventImplementors = []string{"LoadEvent"}
+var loadEventImplementors = []string{"LoadEvent", "Event"}
 
 func (ec *executionContext) _LoadEvent(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEventImplementors)
@@ -3128,7 +3128,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
-var tripEventImplementors = []string{"TripEvent"}
+var tripEventImplementors = []string{"TripEvent", "Event"}
 
 func (ec *executionContext) _TripEvent(ctx context.Context, sel ast.SelectionSet, obj *model.TripEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tripEventImplementors)
@@ -3244,7 +3244,7 @@ func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.Selectio
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Change) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNChange2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChange(ctx, sel, v[i])
