@@ -2,7 +2,7 @@ package domain
 
 import (
 	"context"
-	"regexp"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -10,9 +10,9 @@ import (
 // CodeCursorExpired refuses a resume from an event that is no longer kept.
 const CodeCursorExpired Code = "CURSOR_EXPIRED"
 
-// EventLog is the stored event stream (the outbox, kept 30 days) as a
+// ReplayLog is the stored event stream (the outbox, kept 30 days) as a
 // resuming subscriber reads it; every read is one tenant's.
-type EventLog interface {
+type ReplayLog interface {
 	// Locate finds an event of tenant by id, or else by position (pos not
 	// nil). found is false when tenant has no such event; foreign then
 	// reports that another tenant has it.
@@ -22,10 +22,8 @@ type EventLog interface {
 	Page(ctx context.Context, tenant uuid.UUID, types []string, after, upTo EventPosition, limit int) ([]*LiveEvent, error)
 }
 
-var eventIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]{1,3}$`)
-
-// ResumeAt reads a subscription's after: argument — an event's cursor or its
-// id — as the position to replay after. The event must be the caller's: a
+// ResumeAt reads a subscription's after: argument — an event's cursor (the
+// same as the events API's) or its id — as the position to replay after. The event must be the caller's: a
 // malformed cursor or another tenant's is BAD_USER_INPUT, one no longer kept
 // (or unknown) CURSOR_EXPIRED; never a silent fresh start.
 func (s *Subscriptions) ResumeAt(ctx context.Context, cursor string) (EventPosition, error) {
@@ -36,8 +34,8 @@ func (s *Subscriptions) ResumeAt(ctx context.Context, cursor string) (EventPosit
 	var pos *EventPosition
 	id := ""
 	if eventIDPattern.MatchString(cursor) {
-		id = cursor
-	} else if at, err := ParseEventPosition(cursor); err == nil {
+		id = strings.ToLower(cursor)
+	} else if at, ok := DecodeEventCursor(cursor); ok {
 		pos = &at
 	} else {
 		return EventPosition{}, fieldError("after", "not an event cursor or event id: pass the cursor (or id) of an event you received")

@@ -83,7 +83,7 @@ var ErrSlowConsumer = errors.New("subscriber too slow: its event buffer overflow
 type Subscriptions struct {
 	Stream EventStream
 	// Log is the stored stream subscriptions resume from (after:).
-	Log EventLog
+	Log ReplayLog
 	// Buffer is how many events one subscriber may have pending before it
 	// is cut off as too slow.
 	Buffer int

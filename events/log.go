@@ -9,10 +9,10 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// Log is the outbox as resuming subscriptions read it (domain.EventLog).
+// Log is the outbox as resuming subscriptions read it (domain.ReplayLog).
 type Log struct{ Outbox *storage.Outbox }
 
-var _ domain.EventLog = Log{}
+var _ domain.ReplayLog = Log{}
 
 func (l Log) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, bool, error) {
 	return l.Outbox.Locate(ctx, tenant, id, pos)

@@ -124,12 +124,12 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 const defaultSubscriberBuffer = 64
 
 func loadEvent(ev *domain.LiveEvent, previous bool) *model.LoadEvent {
-	return &model.LoadEvent{ID: ev.ID, Cursor: ev.Pos.String(), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+	return &model.LoadEvent{ID: ev.ID, Cursor: domain.EncodeEventCursor(ev.Pos), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.LoadEventData{Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 
 func tripEvent(ev *domain.LiveEvent, previous bool) *model.TripEvent {
-	return &model.TripEvent{ID: ev.ID, Cursor: ev.Pos.String(), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+	return &model.TripEvent{ID: ev.ID, Cursor: domain.EncodeEventCursor(ev.Pos), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.TripEventData{Trip: ev.Data.Trip, Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 
