@@ -9,7 +9,7 @@ run:
 	./scripts/with-pg.sh $(GO) run ./cmd/haulgraph serve --seed-demo
 
 test: check
-	./scripts/with-pg.sh $(GO) test $(TESTFLAGS) $(PKGS)
+	./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
 
 # The gates CI enforces: generated code is current, formatting, vet.
 check:
