@@ -11,7 +11,7 @@ run: build
 	exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
 
 test: check
-	./scripts/with-pg.sh $(GO) test $(TESTFLAGS) $(PKGS)
+	./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
 
 # The gates CI enforces: generated code is current, formatting, vet.
 check:
