@@ -12,10 +12,6 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// DefaultBuffer is how many events a subscriber may have pending before it is
-// cut off.
-const DefaultBuffer = 64
-
 // Hub fans events out to the live subscriptions of one instance. Publish
 // never blocks: each subscriber's sink queues into its own bounded buffer,
 // and a subscriber whose buffer is full is evicted (its sink ends) instead of
