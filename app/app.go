@@ -71,8 +71,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits.Limiter)
-	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: &storage.Reads{DB: db}}, Documents: a.Documents}, log)
+	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits)
+	reads := &storage.Reads{DB: db}
+	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
+		Exports: &domain.Exports{Store: reads}}, log)
 	return a, nil
 }
 

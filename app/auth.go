@@ -30,19 +30,22 @@ func withEncryptionKey(cfg Config) (Config, error) {
 // throttle rate-limits the token endpoint (rest.RateLimits.TokenThrottle).
 func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux, throttle func(http.ResponseWriter, *http.Request, string) bool) error {
 	svc, err := auth.New(ctx, a.DB, auth.Config{
-		Issuer:        a.Config.PublicURL,
-		TrustedIssuer: a.Config.IssuerURL,
-		Audience:      a.Config.Audience,
-		TokenTTL:      a.Config.TokenTTL,
-		LegacyCutoff:  a.Config.LegacyCutoff,
-		EncryptionKey: a.Config.EncryptionKey,
-		Throttle:      throttle,
+		Issuer:         a.Config.PublicURL,
+		TrustedIssuer:  a.Config.IssuerURL,
+		Audience:       a.Config.Audience,
+		TokenTTL:       a.Config.TokenTTL,
+		LegacyCutoff:   a.Config.LegacyCutoff,
+		EncryptionKey:  a.Config.EncryptionKey,
+		Throttle:       throttle,
+		RevocationPoll: a.Config.RevocationPoll,
 	})
 	if err != nil {
 		return err
 	}
 	a.Auth = svc
-	mux.Handle("POST /oauth/token", svc.TokenHandler())
+	// Any method: the handlers answer other methods with a JSON 405.
+	mux.Handle("/oauth/token", svc.TokenHandler())
+	mux.Handle("/oauth/revoke", svc.RevocationHandler())
 	mux.Handle("GET /.well-known/openid-configuration", svc.DiscoveryHandler())
 	mux.Handle("GET /.well-known/oauth-authorization-server", svc.DiscoveryHandler())
 	mux.Handle("GET /.well-known/jwks.json", svc.JWKSHandler())

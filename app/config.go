@@ -39,9 +39,15 @@ type Config struct {
 	TokenTTL      time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
+	// RevocationPoll bounds how long a revocation made by another instance
+	// or the CLI takes to reach this one (auth.DefaultRevocationPoll, 1 s).
+	RevocationPoll time.Duration
 	// SubscriberBuffer is how many events a live subscriber may have pending
 	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
 	SubscriberBuffer int
+	// WebsocketInitTimeout is how long a WebSocket may wait before its
+	// connection_init (default 10s; then close 4408). Tests shorten it.
+	WebsocketInitTimeout time.Duration
 	// Rate limits in requests per second (DESIGN.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.

@@ -5,14 +5,15 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
-	"github.com/haulgraph/haulgraph/ratelimit"
+	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
 // wireGraphQL mounts the GraphQL endpoint at /graphql (GET, POST; GraphiQL
 // for browsers). a.GraphQL.Server accepts further transports (WebSocket).
-// The cost budget spends from lm, the instance's one shared limiter.
-func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, lm *ratelimit.Limiter) {
+// The cost budget spends from the instance's one shared limiter, as does
+// every WebSocket operation (the request-rate buckets).
+func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, limits *rest.RateLimits) {
 	budget, refill := a.Config.GraphQLCostBudget, a.Config.GraphQLCostRefill
 	if budget <= 0 {
 		budget = graph.DefaultCostBudget
@@ -34,10 +35,9 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Options: graph.Options{
 			DisableIntrospection: a.Config.DisableIntrospection,
 			MaxCost:              a.Config.GraphQLCostLimit,
-			Throttle:             graph.NewThrottle(lm, budget, refill),
+			Throttle:             graph.NewThrottle(limits.Limiter, budget, refill),
 		},
 	})
-	a.GraphQL.Server.AddTransport(a.websocketTransport())
-	a.GraphQL.Server.AroundResponses(graph.SubscriptionLoaders(reads))
+	a.GraphQL.Server.AddTransport(a.websocketTransport(limits))
 	mux.Handle("/graphql", auth(a.GraphQL))
 }

@@ -34,9 +34,9 @@ func wsCases() []wsHostile {
 	const bad = string(domain.CodeInvalid)
 	sub := `subscription($f:LoadEventFilter){loadChanged(filter:$f){id}}`
 	return []wsHostile{
-		{name: "filter loadNumbers NUL", frames: []string{subscribeFrame(sub, map[string]any{"f": map[string]any{"loadNumbers": []string{"\x00"}}})}, wantType: "next", wantCode: bad},
-		{name: "filter subsidiaryId NUL", frames: []string{subscribeFrame(sub, map[string]any{"f": map[string]any{"subsidiaryId": "a\x00"}})}, wantType: "next", wantCode: bad},
-		{name: "filter loadNumbers ESC literal", frames: []string{subscribeFrame(`subscription{loadChanged(filter:{loadNumbers:["\u001b"]}){id}}`, nil)}, wantType: "next", wantCode: bad},
+		{name: "filter loadNumbers NUL", frames: []string{subscribeFrame(sub, map[string]any{"f": map[string]any{"loadNumbers": []string{"\x00"}}})}, wantType: "error", wantCode: bad},
+		{name: "filter subsidiaryId NUL", frames: []string{subscribeFrame(sub, map[string]any{"f": map[string]any{"subsidiaryId": "a\x00"}})}, wantType: "error", wantCode: bad},
+		{name: "filter loadNumbers ESC literal", frames: []string{subscribeFrame(`subscription{loadChanged(filter:{loadNumbers:["\u001b"]}){id}}`, nil)}, wantType: "error", wantCode: bad},
 		{name: "syntax error", frames: []string{subscribeFrame(`subscription{`, nil)}, wantType: "error", wantCode: "GRAPHQL_PARSE_FAILED"},
 		{name: "unknown field", frames: []string{subscribeFrame(`subscription{nope}`, nil)}, wantType: "error", wantCode: "GRAPHQL_VALIDATION_FAILED"},
 		{name: "variable of the wrong type", frames: []string{subscribeFrame(sub, map[string]any{"f": 5})}, wantType: "error", wantCode: "GRAPHQL_VALIDATION_FAILED"},

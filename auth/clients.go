@@ -115,9 +115,11 @@ func (s *Service) ListClients(ctx context.Context, tenantID uuid.UUID) ([]Client
 	return out, err
 }
 
-// RevokeClient ends a credential set: it can obtain no further tokens.
+// RevokeClient ends a credential set: it can obtain no further tokens, and
+// the tokens it holds are refused at once here and within the revocation
+// poll interval on every other instance.
 func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID string) error {
-	return s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*Client)(nil)).Set("revoked_at = now(), updated_at = now()").
 			Where("tenant_id = ? AND client_id = ? AND revoked_at IS NULL", tenantID, clientID).Exec(ctx)
 		if err != nil {
@@ -128,6 +130,10 @@ func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return s.revocations.refreshNow(ctx)
 }
 
 // EditClient changes name, description, scopes or expiry of a live set.

@@ -15,6 +15,7 @@ import (
 )
 
 func TestAtMostTenClientSetsPerCustomer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
@@ -53,6 +54,7 @@ func TestAtMostTenClientSetsPerCustomer(t *testing.T) {
 }
 
 func TestClientSecretIsStrongAndStoredOnlyAsHash(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
@@ -81,6 +83,7 @@ func TestClientSecretIsStrongAndStoredOnlyAsHash(t *testing.T) {
 }
 
 func TestClientValidationAndEdit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
@@ -124,6 +127,7 @@ func TestClientValidationAndEdit(t *testing.T) {
 // TestClientLimitHoldsUnderConcurrentCreation: fifteen simultaneous
 // creations for one customer yield exactly ten sets.
 func TestClientLimitHoldsUnderConcurrentCreation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")

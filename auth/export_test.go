@@ -30,3 +30,6 @@ func (s *Service) ActiveKID(ctx context.Context) string {
 
 // ReloadKeys re-reads the signing keys now (instead of at the next refresh).
 func (s *Service) ReloadKeys(ctx context.Context) error { return s.keys.reload(ctx) }
+
+// Verifications counts the full (uncached) token verifications so far.
+func (s *Service) Verifications() int64 { return s.verifications.Load() }

@@ -18,6 +18,7 @@ func decodeSegment(s string) ([]byte, error) { return base64.RawURLEncoding.Deco
 // that issuer's tokens through its discovery document and JWKS (its own
 // database holds none of the issuer's keys), and refuses tokens of its own token endpoint.
 func TestExternalIssuer(t *testing.T) {
+	t.Parallel()
 	issuer := apptest.Start(t, apptest.Options{})
 	api := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.IssuerURL = issuer.URL }})
 	acme := apptest.NewTenant(t, issuer, "acme")
@@ -42,6 +43,7 @@ func TestExternalIssuer(t *testing.T) {
 // TestUnreachableExternalIssuerRefusesWithoutHanging: while the issuer is
 // down, tokens are refused (401, retry later), not waited on forever.
 func TestUnreachableExternalIssuerRefusesWithoutHanging(t *testing.T) {
+	t.Parallel()
 	gone := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, gone, "acme")
 	tok := gone.Token(t, acme, domain.ScopeInvoiceRead)

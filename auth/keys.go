@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -238,4 +239,26 @@ func thumbprint(pub *ecdsa.PublicKey) (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(tp), nil
+}
+
+// valid reports, without going to the database, whether kid is one of our
+// keys and still verifies at now (cached tokens are checked against it).
+func (k *keyRing) valid(kid string, now time.Time) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	sk, ok := k.byKID[kid]
+	return ok && (sk.notAfter.IsZero() || now.Before(sk.notAfter))
+}
+
+// sync reloads the ring when the database's valid kids differ from it
+// (another instance rotated, or a key was removed).
+func (k *keyRing) sync(ctx context.Context, kids map[string]bool) {
+	k.mu.Lock()
+	same := sameKeys(k.byKID, kids)
+	k.mu.Unlock()
+	if !same {
+		if err := k.reload(ctx); err != nil {
+			slog.ErrorContext(ctx, "auth: reload signing keys", "err", err)
+		}
+	}
 }

@@ -47,6 +47,7 @@ func jwksKIDs(t *testing.T, srv *apptest.Server) map[string]bool {
 }
 
 func TestKeyRotationKeepsOldTokensValidUntilTheyExpire(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	// A second instance on the same database and issuer: rotation made by
@@ -95,6 +96,7 @@ func TestKeyRotationKeepsOldTokensValidUntilTheyExpire(t *testing.T) {
 }
 
 func TestSigningKeyIsSealedAtRestAndSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")

@@ -23,6 +23,7 @@ func legacyToken(t *testing.T, srv *apptest.Server, tenantID, id, secret string)
 }
 
 func TestLegacyTokensActAsAllReadScopesBeforeTheCutoff(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.LegacyCutoff = time.Now().Add(24 * time.Hour) }})
 	acme := apptest.NewTenant(t, srv, "acme")
 	other := apptest.NewTenant(t, srv, "other")
@@ -61,6 +62,7 @@ func TestLegacyTokensActAsAllReadScopesBeforeTheCutoff(t *testing.T) {
 }
 
 func TestLegacyFlowEndsAtTheCutoff(t *testing.T) {
+	t.Parallel()
 	// The default configuration: the transition ended 2025-07-31.
 	cfg, err := app.FromEnv() // DATABASE_URL is set for the tests
 	if err != nil {

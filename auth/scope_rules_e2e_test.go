@@ -28,6 +28,7 @@ func scopeClient(t *testing.T) (*apptest.Server, string, string) {
 }
 
 func TestScopeRule1TokenCarriesAllGrantedScopesWhenNoneAsked(t *testing.T) {
+	t.Parallel()
 	srv, id, secret := scopeClient(t)
 	tok, err := srv.OAuth(id, secret).Token(context.Background())
 	if err != nil {
@@ -39,6 +40,7 @@ func TestScopeRule1TokenCarriesAllGrantedScopesWhenNoneAsked(t *testing.T) {
 }
 
 func TestScopeRule2AskingForFewerNeverNarrows(t *testing.T) {
+	t.Parallel()
 	srv, id, secret := scopeClient(t)
 	cfg := srv.OAuth(id, secret)
 	cfg.Scopes = []string{"load:read"}
@@ -55,6 +57,7 @@ func TestScopeRule2AskingForFewerNeverNarrows(t *testing.T) {
 }
 
 func TestScopeRule3AnyUngrantedScopeFailsNamingIt(t *testing.T) {
+	t.Parallel()
 	srv, id, secret := scopeClient(t)
 	cfg := srv.OAuth(id, secret)
 	cfg.Scopes = []string{"load:read", "trailer:read", "nonsense:scope"}
@@ -76,6 +79,7 @@ func TestScopeRule3AnyUngrantedScopeFailsNamingIt(t *testing.T) {
 }
 
 func TestScopeRule4ScopeClaimIsSpaceSeparatedEntityPermission(t *testing.T) {
+	t.Parallel()
 	srv, id, secret := scopeClient(t)
 	tok, err := srv.OAuth(id, secret).Token(context.Background())
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -36,6 +37,9 @@ type Config struct {
 	// none) and sets its rate-limit headers; false refuses it with 429.
 	// Nil admits every request.
 	Throttle func(w http.ResponseWriter, r *http.Request, clientID string) bool
+	// RevocationPoll bounds how long a revocation made elsewhere takes to
+	// reach this instance; zero means DefaultRevocationPoll.
+	RevocationPoll time.Duration
 }
 
 // Service issues and verifies access tokens and manages client credentials.
@@ -44,6 +48,10 @@ type Service struct {
 	db       *storage.DB
 	keys     *keyRing
 	verifier func(context.Context) (*oidc.IDTokenVerifier, error)
+
+	cache         *tokenCache
+	revocations   *revocationList
+	verifications atomic.Int64 // full (uncached) verifications, for tests
 }
 
 // keyGrace is added to a retired key's life for clock skew and for tokens
@@ -64,9 +72,16 @@ func New(ctx context.Context, db *storage.DB, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: HAULGRAPH_ENCRYPTION_KEY: %w", err)
 	}
-	s := &Service{cfg: cfg, db: db, keys: &keyRing{db: db, box: box, keepFor: cfg.TokenTTL + keyGrace}}
+	if cfg.RevocationPoll <= 0 {
+		cfg.RevocationPoll = DefaultRevocationPoll
+	}
+	s := &Service{cfg: cfg, db: db, keys: &keyRing{db: db, box: box, keepFor: cfg.TokenTTL + keyGrace}, cache: newTokenCache()}
 	if err := s.keys.ensure(ctx); err != nil {
 		return nil, err
+	}
+	s.revocations = &revocationList{pool: db.Pool, interval: cfg.RevocationPoll, horizon: cfg.TokenTTL + keyGrace, onKeys: s.keys.sync}
+	if err := s.revocations.refresh(ctx); err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
 	}
 	s.verifier = s.newVerifier()
 	return s, nil

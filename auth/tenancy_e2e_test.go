@@ -112,6 +112,7 @@ func graphQL(t *testing.T, e tenancyEnv, query string) string {
 }
 
 func TestTokenOfTenantANeverReachesTenantB(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	ta := apptest.NewTenant(t, srv, "a")
 	tb := apptest.NewTenant(t, srv, "b")

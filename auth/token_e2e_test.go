@@ -48,6 +48,7 @@ func verifyWithDiscovery(t *testing.T, srv *apptest.Server, token string) tokenC
 }
 
 func TestClientCredentialsTokenIsAVerifiableAccessToken(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	id, secret := srv.Client(t, acme, domain.ScopeLoadRead, domain.ScopeInvoiceRead)
@@ -91,6 +92,7 @@ func TestClientCredentialsTokenIsAVerifiableAccessToken(t *testing.T) {
 }
 
 func TestJSONAndFormGiveTheSameClaims(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	id, secret := srv.Client(t, acme, domain.ScopeTrailerRead, domain.ScopeDriverRead)

@@ -1,9 +1,11 @@
 package auth
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -44,14 +46,31 @@ type tokenRequest struct {
 	Audience     string `json:"audience"`
 	GrantType    string `json:"grant_type"`
 	Scope        string `json:"scope"`
+	// Token and TokenTypeHint are POST /oauth/revoke's (RFC 7009).
+	Token         string `json:"token"`
+	TokenTypeHint string `json:"token_type_hint"`
 }
 
 // maxTokenBody bounds the token request body.
 const maxTokenBody = 16 << 10
 
-// TokenHandler serves POST /oauth/token (spec 4.9, 5.2).
+// TokenHandler serves POST /oauth/token (spec 4.9, 5.2); other methods get
+// a JSON 405.
 func (s *Service) TokenHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serveToken(w, r, uuid.Nil) })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			writeMethodNotAllowed(w)
+			return
+		}
+		s.serveToken(w, r, uuid.Nil)
+	})
+}
+
+// writeMethodNotAllowed answers a non-POST request to an OAuth endpoint in
+// the endpoint's own JSON error format (not the mux's text/plain).
+func writeMethodNotAllowed(w http.ResponseWriter) {
+	w.Header().Set("Allow", http.MethodPost)
+	writeOAuthError(w, oauthErr(http.StatusMethodNotAllowed, "invalid_request", "use POST"))
 }
 
 // LegacyTokenHandler serves the older flow at
@@ -125,12 +144,12 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
 	if mt == "application/json" {
-		dec := json.NewDecoder(r.Body)
-		if err := dec.Decode(&req); err != nil {
-			return req, bodyError(err, "the body is not a JSON object of string fields")
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return req, bodyError(err, "the body cannot be read")
 		}
-		if dec.More() {
-			return req, oauthErr(400, "invalid_request", "the body must hold exactly one JSON object")
+		if oerr := decodeJSONObject(body, &req); oerr != nil {
+			return req, oerr
 		}
 	} else {
 		if err := r.ParseForm(); err != nil {
@@ -142,7 +161,8 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 			}
 		}
 		f := r.PostForm.Get
-		req = tokenRequest{ClientID: f("client_id"), ClientSecret: f("client_secret"), Audience: f("audience"), GrantType: f("grant_type"), Scope: f("scope")}
+		req = tokenRequest{ClientID: f("client_id"), ClientSecret: f("client_secret"), Audience: f("audience"), GrantType: f("grant_type"), Scope: f("scope"),
+			Token: f("token"), TokenTypeHint: f("token_type_hint")}
 	}
 	if id, secret, ok := r.BasicAuth(); ok { // client_secret_basic: form-encoded per RFC 6749 §2.3.1
 		if req.ClientSecret != "" {
@@ -156,6 +176,43 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 		req.ClientID, req.ClientSecret = uid, usecret
 	}
 	return req, nil
+}
+
+// decodeJSONObject decodes one JSON object of string fields into req,
+// refusing a repeated key as the form decoding does: with duplicates, which
+// value counts would depend on the parser.
+func decodeJSONObject(body []byte, req *tokenRequest) *OAuthError {
+	notObject := oauthErr(400, "invalid_request", "the body is not a JSON object of string fields")
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return notObject
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return notObject
+		}
+		if seen[key] {
+			return oauthErr(400, "invalid_request", fmt.Sprintf("parameter %q is repeated", key))
+		}
+		seen[key] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return notObject
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return notObject
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return oauthErr(400, "invalid_request", "the body must hold exactly one JSON object")
+	}
+	if err := json.Unmarshal(body, req); err != nil {
+		return notObject
+	}
+	return nil
 }
 
 func bodyError(err error, msg string) *OAuthError {

@@ -27,6 +27,7 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t
 // even to the right secret, while other clients are untouched; once the
 // clock has moved by Retry-After the client is served again.
 func TestTokenEndpointRateLimit(t *testing.T) {
+	t.Parallel()
 	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.TokenRateLimit, c.TokenRateBurst = 1, 3

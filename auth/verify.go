@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -36,24 +38,67 @@ func invalid(format string, args ...any) error {
 	return &InvalidTokenError{Reason: fmt.Sprintf(format, args...)}
 }
 
+// clockLeeway is the clock skew tolerated between issuer and verifier: the
+// same 5 minutes go-oidc allows on nbf, applied to iat here.
+const clockLeeway = 5 * time.Minute
+
 // VerifyToken checks a raw access token (signature, algorithm, issuer,
-// audience, expiry through go-oidc; typ and scope here) and returns the
-// caller. Errors are *InvalidTokenError unless the key set is unreachable.
-// The HTTP middleware and the WebSocket connection_init both use it.
+// audience, expiry through go-oidc; compact form, typ, claim types, iat,
+// tenant and scope here) and returns the caller. A token verified once is
+// served from the verified-token cache until it expires; revocation and the
+// removal of its signing key are checked on every call. Errors are
+// *InvalidTokenError unless the key set is unreachable. The HTTP middleware
+// and the WebSocket connection_init both use it.
 func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principal, error) {
 	if len(raw) > maxTokenLen {
 		return nil, invalid("the token is too long")
 	}
+	key := sha256.Sum256([]byte(raw))
+	now := time.Now()
+	v := s.cache.get(key, now)
+	if v == nil {
+		var err error
+		if v, err = s.verify(ctx, raw, now); err != nil {
+			return nil, err
+		}
+		s.cache.put(key, v, now)
+	}
+	if err := s.stillValid(ctx, v, now); err != nil {
+		return nil, err
+	}
+	return v.p, nil
+}
+
+// stillValid makes the checks whose answer can change while a token lives.
+func (s *Service) stillValid(ctx context.Context, v *verified, now time.Time) error {
+	client, token := s.revocations.revoked(ctx, v.client, v.jti)
+	switch {
+	case client:
+		return invalid("the token's client has been revoked")
+	case token:
+		return invalid("the token has been revoked")
+	case v.kid != "" && !s.keys.valid(v.kid, now):
+		return invalid("the token's signature does not verify against the issuer's keys")
+	}
+	return nil
+}
+
+// verify is the full verification of a token not in the cache.
+func (s *Service) verify(ctx context.Context, raw string, now time.Time) (*verified, error) {
+	s.verifications.Add(1)
 	algs := ownAlgs
-	if s.cfg.TrustedIssuer != s.cfg.Issuer {
+	own := s.cfg.TrustedIssuer == s.cfg.Issuer
+	if !own {
 		algs = externalAlgs
 	}
-	jws, err := jose.ParseSigned(raw, toJoseAlgs(algs))
+	// Only the compact serialization is an access token (RFC 9068, RFC 7519
+	// §7.2); go-jose's ParseSigned would also take the JSON serialization.
+	jws, err := jose.ParseSignedCompact(raw, toJoseAlgs(algs))
 	if err != nil {
 		if strings.Contains(err.Error(), "algorithm") {
 			return nil, invalid("the token's signing algorithm is not accepted (allowed: %s)", strings.Join(algs, ", "))
 		}
-		return nil, invalid("the token is malformed")
+		return nil, invalid("the token is malformed: an access token is a compact JWS (header.payload.signature)")
 	}
 	if len(jws.Signatures) != 1 {
 		return nil, invalid("the token must carry exactly one signature")
@@ -61,44 +106,72 @@ func (s *Service) VerifyToken(ctx context.Context, raw string) (*domain.Principa
 	if typ, _ := jws.Signatures[0].Protected.ExtraHeaders[jose.HeaderType].(string); !isAccessTokenType(typ) {
 		return nil, invalid("the token is not an access token (typ must be at+jwt)")
 	}
-	v, err := s.verifier(ctx)
+	ver, err := s.verifier(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := v.Verify(ctx, raw)
+	tok, err := ver.Verify(ctx, raw)
 	if err != nil {
 		return nil, describeVerifyError(err)
 	}
-	// go-oidc has checked iss, aud (string or array) and exp; read the rest.
+	// go-oidc has checked iss, aud (string or array), exp and nbf; read the rest.
 	var c struct {
-		Subject  string  `json:"sub"`
-		ClientID string  `json:"client_id"`
-		TenantID string  `json:"tenant_id"`
-		Scope    *string `json:"scope"`
+		Subject  string          `json:"sub"`
+		ClientID string          `json:"client_id"`
+		TenantID string          `json:"tenant_id"`
+		JTI      string          `json:"jti"`
+		Scope    *string         `json:"scope"`
+		Exp      json.RawMessage `json:"exp"`
+		IssuedAt json.RawMessage `json:"iat"`
+		NotBef   json.RawMessage `json:"nbf"`
 	}
 	if err := tok.Claims(&c); err != nil {
 		return nil, invalid("the token's claims are malformed")
+	}
+	// RFC 7519 NumericDate: a JSON number (go-oidc would take "123" too).
+	for name, v := range map[string]json.RawMessage{"exp": c.Exp, "iat": c.IssuedAt, "nbf": c.NotBef} {
+		if v != nil && !isJSONNumber(v) {
+			return nil, invalid("the token's %s claim must be a number (seconds since the epoch)", name)
+		}
+	}
+	if !tok.IssuedAt.IsZero() && tok.IssuedAt.After(now.Add(clockLeeway)) {
+		return nil, invalid("the token's iat is in the future")
 	}
 	if c.ClientID == "" {
 		c.ClientID = c.Subject
 	}
 	tenant, err := uuid.Parse(c.TenantID)
-	if err != nil || c.ClientID == "" {
+	if err != nil || tenant == uuid.Nil || c.ClientID == "" {
 		return nil, invalid("the token lacks a valid tenant_id or client_id claim")
 	}
-	p := &domain.Principal{TenantID: tenant, ClientID: c.ClientID, ExpiresAt: tok.Expiry}
+	v := &verified{
+		p:     &domain.Principal{TenantID: tenant, ClientID: c.ClientID, ExpiresAt: tok.Expiry},
+		until: tok.Expiry, jti: c.JTI, client: c.ClientID,
+	}
+	if own {
+		v.kid = jws.Signatures[0].Header.KeyID
+	}
 	if c.Scope != nil {
-		p.Scopes = domain.ParseScopes(*c.Scope)
-		return p, nil
+		v.p.Scopes = domain.ParseScopes(*c.Scope)
+		return v, nil
 	}
 	// A legacy token (no scope claim) acts with every read scope until the
 	// transition ends (spec 5.4).
-	if !time.Now().Before(s.cfg.LegacyCutoff) {
+	if !now.Before(s.cfg.LegacyCutoff) {
 		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted, the transition ended on %s; obtain a token from /oauth/token",
 			lastDay(s.cfg.LegacyCutoff))
 	}
-	p.Scopes = append([]domain.Scope(nil), domain.ReadScopes...)
-	return p, nil
+	v.p.Scopes = append([]domain.Scope(nil), domain.ReadScopes...)
+	if s.cfg.LegacyCutoff.Before(v.until) {
+		v.until = s.cfg.LegacyCutoff
+	}
+	return v, nil
+}
+
+// isJSONNumber reports whether raw is a JSON number literal (not a string).
+func isJSONNumber(raw json.RawMessage) bool {
+	var n json.Number
+	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
 }
 
 // lastDay is the last day before cutoff, as the spec names it (2025-07-31).
@@ -179,7 +252,7 @@ const discoveryRetry = 5 * time.Second
 type dbKeySet struct{ keys *keyRing }
 
 func (d *dbKeySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
-	jws, err := jose.ParseSigned(raw, toJoseAlgs(ownAlgs))
+	jws, err := jose.ParseSignedCompact(raw, toJoseAlgs(ownAlgs))
 	if err != nil {
 		return nil, err
 	}

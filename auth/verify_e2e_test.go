@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,7 @@ func assertUnauthorized(t *testing.T, resp *http.Response, body []byte, reasonPa
 }
 
 func TestAPIRefusesBadBearerTokens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
@@ -120,6 +122,14 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		{"typ is not at+jwt", "Bearer " + unsigned(map[string]any{"alg": "ES256", "typ": "JWT", "kid": realKID}, good, strings.Split(forge(good), ".")[2]), "typ"},
 		{"no tenant", "Bearer " + forge(with(good, "tenant_id", nil)), "tenant_id"},
 		{"audience as an array without ours", "Bearer " + forge(with(good, "aud", []string{"https://a.example", "https://b.example"})), "another audience"},
+		// Token hygiene (issue 15): only the compact form, NumericDates as
+		// numbers, no iat from the future, no nil tenant.
+		{"JSON-serialized JWS of a valid token", "Bearer " + jsonSerialized(forge(good)), "compact JWS"},
+		{"exp as a string", "Bearer " + forge(with(good, "exp", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))), "exp claim must be a number"},
+		{"iat as a string", "Bearer " + forge(with(good, "iat", strconv.FormatInt(time.Now().Unix(), 10))), "iat claim must be a number"},
+		{"nbf as a string", "Bearer " + forge(with(good, "nbf", strconv.FormatInt(time.Now().Unix(), 10))), "nbf claim must be a number"},
+		{"iat beyond the leeway in the future", "Bearer " + forge(with(good, "iat", time.Now().Add(10*time.Minute).Unix())), "iat is in the future"},
+		{"nil tenant", "Bearer " + forge(with(good, "tenant_id", "00000000-0000-0000-0000-000000000000")), "tenant_id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,13 +140,33 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		})
 	}
 
+	// RFC 6750 §3.1: a request without credentials is challenged without
+	// an error code; the problem document still says what is missing.
 	t.Run("missing token", func(t *testing.T) {
 		resp, body := callProbe(t, p, "", domain.OpReadLoad)
-		assertUnauthorized(t, resp, body, "bearer token is required")
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "bearer token is required") {
+			t.Fatalf("status %d %s", resp.StatusCode, body)
+		}
+		if wa := resp.Header.Get("WWW-Authenticate"); wa != `Bearer realm="haulgraph"` {
+			t.Errorf("WWW-Authenticate = %q, want a challenge without error code", wa)
+		}
 	})
+	// Within the leeway a slightly fast issuer clock is tolerated.
+	if resp, body := callProbe(t, p, forge(with(good, "iat", time.Now().Add(time.Minute).Unix())), domain.OpReadLoad); resp.StatusCode != 200 {
+		t.Errorf("iat one minute ahead refused: %d %s", resp.StatusCode, body)
+	}
+}
+
+// jsonSerialized re-encodes a compact JWS in the flattened JSON
+// serialization (RFC 7515 §7.2.2): the same signature over the same bytes.
+func jsonSerialized(compact string) string {
+	parts := strings.Split(compact, ".")
+	b, _ := json.Marshal(map[string]string{"protected": parts[0], "payload": parts[1], "signature": parts[2]})
+	return string(b)
 }
 
 func TestInsufficientScopeIs403NamingTheScope(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	tok := srv.Token(t, acme, domain.ScopeLoadRead)

@@ -11,17 +11,23 @@ import (
 // DiscoveryHandler serves /.well-known/openid-configuration and
 // /.well-known/oauth-authorization-server (RFC 8414) for this issuer.
 func (s *Service) DiscoveryHandler() http.Handler {
+	// Only what this server does (RFC 8414): it issues access tokens by
+	// client credentials and revokes them; it has no authorization endpoint
+	// and issues no ID tokens, so it claims no response types (the REQUIRED
+	// member is empty) and none of OpenID Connect's ID-token metadata. The
+	// openid-configuration copy exists for verifiers that discover keys
+	// there (go-oidc).
+	authMethods := []string{"client_secret_basic", "client_secret_post"}
 	doc := map[string]any{
-		"issuer":                                    s.cfg.Issuer,
-		"token_endpoint":                            s.TokenURL(),
-		"jwks_uri":                                  s.cfg.Issuer + "/.well-known/jwks.json",
-		"grant_types_supported":                     []string{"client_credentials"},
-		"token_endpoint_auth_methods_supported":     []string{"client_secret_basic", "client_secret_post"},
-		"scopes_supported":                          domain.ScopeCatalogue,
-		"response_types_supported":                  []string{"token"},
-		"subject_types_supported":                   []string{"public"},
-		"id_token_signing_alg_values_supported":     ownAlgs,
-		"access_token_signing_alg_values_supported": ownAlgs,
+		"issuer":                                     s.cfg.Issuer,
+		"token_endpoint":                             s.TokenURL(),
+		"token_endpoint_auth_methods_supported":      authMethods,
+		"revocation_endpoint":                        s.cfg.Issuer + "/oauth/revoke",
+		"revocation_endpoint_auth_methods_supported": authMethods,
+		"jwks_uri":                                   s.cfg.Issuer + "/.well-known/jwks.json",
+		"grant_types_supported":                      []string{"client_credentials"},
+		"scopes_supported":                           domain.ScopeCatalogue,
+		"response_types_supported":                   []string{},
 	}
 	body, _ := json.Marshal(doc)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

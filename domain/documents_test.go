@@ -8,6 +8,7 @@ import (
 )
 
 func TestAttachmentPath(t *testing.T) {
+	t.Parallel()
 	at := time.UnixMilli(1767225600123)
 	for in, want := range map[string]string{
 		"rate con.pdf":            "rate con_1767225600123.pdf",
@@ -40,6 +41,7 @@ func TestAttachmentPath(t *testing.T) {
 }
 
 func TestSniffDocument(t *testing.T) {
+	t.Parallel()
 	for head, want := range map[string]string{
 		"%PDF-1.4\n":                   "application/pdf",
 		"\xff\xd8\xff\xe0\x00\x10JFIF": "image/jpeg",
@@ -60,6 +62,7 @@ func TestSniffDocument(t *testing.T) {
 }
 
 func TestCheckDocumentType(t *testing.T) {
+	t.Parallel()
 	trip := DocumentTargets[ParentTrip]
 	if got, err := trip.CheckDocumentType("  temp. log "); err != nil || got != "temp. log" {
 		t.Errorf("trimmed, case-insensitive match: %q %v", got, err)
@@ -81,6 +84,7 @@ func TestCheckDocumentType(t *testing.T) {
 }
 
 func TestLimitReaderStopsAtTheLimit(t *testing.T) {
+	t.Parallel()
 	lr := &limitReader{r: strings.NewReader(strings.Repeat("a", 11)), left: 10}
 	buf := make([]byte, 4)
 	total := 0

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,7 +75,8 @@ type EventSubscription interface {
 	Close()
 }
 
-// ErrSlowConsumer ends the connection of a subscriber that fell behind.
+// ErrSlowConsumer ends a subscriber that fell behind (its connection, or
+// its subscription when a shared execution fell behind).
 var ErrSlowConsumer = errors.New("subscriber too slow: its event buffer overflowed")
 
 // Subscriptions authorizes and validates live subscriptions (GraphQL
@@ -131,63 +131,19 @@ func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in Subs
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	release, err := acquireStream(ctx)
-	if err != nil {
-		return nil, err
+	stream := s.Stream
+	if o, ok := ctx.Value(streamKey{}).(EventStream); ok {
+		stream = o
 	}
-	ended := sink.Ended
-	sink.Ended = func(evicted bool) { release(); ended(evicted) }
-	return s.Stream.Subscribe(p.TenantID, f, sink), nil
+	return stream.Subscribe(p.TenantID, f, sink), nil
 }
 
-// streamQuota bounds the live subscriptions of one connection.
-type streamQuota struct {
-	mu        sync.Mutex
-	open, max int
-}
+type streamKey struct{}
 
-type streamQuotaKey struct{}
-
-// WithStreamQuota lets a streaming connection hold at most max subscriptions
-// at a time.
-func WithStreamQuota(ctx context.Context, max int) context.Context {
-	return context.WithValue(ctx, streamQuotaKey{}, &streamQuota{max: max})
-}
-
-// acquireStream takes one slot of the connection's quota (none: unbounded,
-// e.g. a single HTTP stream) and returns its release.
-func acquireStream(ctx context.Context) (func(), error) {
-	q, _ := ctx.Value(streamQuotaKey{}).(*streamQuota)
-	if q == nil {
-		return func() {}, nil
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.open >= q.max {
-		return nil, &Error{Code: CodeRateLimited, Message: fmt.Sprintf("at most %d subscriptions per connection: complete one first", q.max)}
-	}
-	q.open++
-	var once sync.Once
-	return func() {
-		once.Do(func() { q.mu.Lock(); q.open--; q.mu.Unlock() })
-	}, nil
-}
-
-type disconnectKey struct{}
-
-// WithDisconnect lets a streaming transport offer a way to end the caller's
-// connection (a WebSocket closes with the code matching the reason).
-func WithDisconnect(ctx context.Context, fn func(reason error)) context.Context {
-	return context.WithValue(ctx, disconnectKey{}, fn)
-}
-
-// Disconnect ends the caller's streaming connection for reason; it reports
-// false when the transport offers none (plain HTTP).
-func Disconnect(ctx context.Context, reason error) bool {
-	fn, _ := ctx.Value(disconnectKey{}).(func(error))
-	if fn == nil {
-		return false
-	}
-	fn(reason)
-	return true
+// WithEventStream makes the subscriptions opened with ctx read from stream
+// instead of the instance's hub: a transport that executes one subscription
+// for many subscribers (or replays stored events) feeds it itself. Its
+// Subscribe is called only once the subscription is authorized and valid.
+func WithEventStream(ctx context.Context, stream EventStream) context.Context {
+	return context.WithValue(ctx, streamKey{}, stream)
 }

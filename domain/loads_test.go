@@ -12,6 +12,7 @@ import (
 )
 
 func TestLoadTransitions(t *testing.T) {
+	t.Parallel()
 	for _, from := range []LoadStatus{LoadOpen, LoadCovered, LoadDispatched} {
 		if err := CheckLoadTransition(from, LoadCancelled); err != nil {
 			t.Errorf("%s → Cancelled refused: %v", from, err)
@@ -52,6 +53,7 @@ func sampleLoad() *Load {
 }
 
 func TestDiffLoadsKinds(t *testing.T) {
+	t.Parallel()
 	before := sampleLoad()
 	after := *before
 	after.Status = LoadCovered
@@ -79,6 +81,7 @@ func TestDiffLoadsKinds(t *testing.T) {
 }
 
 func TestLoadEvents(t *testing.T) {
+	t.Parallel()
 	id, tenant, now := uuid.New(), uuid.New(), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	l := sampleLoad()
 	created, err := LoadEvents(id, now, tenant, nil, l)
@@ -115,6 +118,7 @@ func TestLoadEvents(t *testing.T) {
 }
 
 func TestLoadInputValidation(t *testing.T) {
+	t.Parallel()
 	bad := "x"
 	neg := MoneyInput{Amount: decimal.RequireFromString("-1")}
 	in := LoadInput{LoadNumber: " ", SubsidiaryID: "nope", CustomerID: &bad, Rate: &neg,

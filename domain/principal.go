@@ -40,6 +40,17 @@ func WithAuthFailure(ctx context.Context, reason string) context.Context {
 	return context.WithValue(ctx, authFailureKey{}, reason)
 }
 
+// CredentialsPresented reports whether the request carried a bearer token at
+// all (valid or refused). RFC 6750 §3.1: a request without credentials is
+// challenged without an error code; only a refused token is invalid_token.
+func CredentialsPresented(ctx context.Context) bool {
+	if PrincipalFrom(ctx) != nil {
+		return true
+	}
+	reason, _ := ctx.Value(authFailureKey{}).(string)
+	return reason != ""
+}
+
 // Authenticated returns the caller or the UNAUTHENTICATED error explaining why
 // there is none.
 func Authenticated(ctx context.Context) (*Principal, error) {

@@ -108,21 +108,31 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 			v.Add("StatementDateRange", "End must not be before Start")
 		}
 	}
-	if s := trimmed(in.DriverType); s != "" {
-		if t, ok := ParseDriverType(s); ok {
-			q.DriverType = &t
-		} else {
-			v.Add("DriverType", "DriverType must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
-		}
-	}
-	if s := trimmed(in.DriverID); s != "" {
-		if id, err := uuid.Parse(s); err == nil {
-			q.DriverID = &id
-		} else {
-			v.Add("DriverId", "DriverId must be a UUID")
-		}
-	}
+	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, "DriverType", "DriverId")
 	return q, v.Err()
+}
+
+// statementDriverFilter is spec 4.2's driver filters (search and export):
+// DriverType matched case-insensitively, DriverId a UUID, blank = absent.
+// typeField and idField name the inputs as the transport's client sent them.
+func statementDriverFilter(v *Validation, driverType, driverID *string, typeField, idField string) (*DriverType, *uuid.UUID) {
+	var dt *DriverType
+	var id *uuid.UUID
+	if s := trimmed(driverType); s != "" {
+		if t, ok := ParseDriverType(s); ok {
+			dt = &t
+		} else {
+			v.Add(typeField, typeField+" must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
+		}
+	}
+	if s := trimmed(driverID); s != "" {
+		if u, err := uuid.Parse(s); err == nil {
+			id = &u
+		} else {
+			v.Add(idField, idField+" must be a UUID")
+		}
+	}
+	return dt, id
 }
 
 // SearchStatements answers spec 4.2.

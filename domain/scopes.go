@@ -90,6 +90,7 @@ const (
 	OpReadInvoice      Operation = "invoice.read"
 	OpSearchStatements Operation = "statement.search"
 	OpReadStatement    Operation = "statement.read"
+	OpExportStatements Operation = "statement.export"
 	OpListTrailers     Operation = "trailer.list"
 	OpSearchLocations  Operation = "location.search"
 	OpSearchUsers      Operation = "user.search"
@@ -112,6 +113,7 @@ var RequiredScope = map[Operation]Scope{
 	OpReadInvoice:      ScopeInvoiceRead,
 	OpSearchStatements: ScopeDriverRead,
 	OpReadStatement:    ScopeDriverRead,
+	OpExportStatements: ScopeDriverRead,
 	OpListTrailers:     ScopeTrailerRead,
 	OpSearchLocations:  ScopeCustomerRead,
 	OpSearchUsers:      ScopeUserRead,

@@ -33,6 +33,10 @@ type WebhookStore interface {
 	DeleteWebhook(ctx context.Context, tenantID, id uuid.UUID) error
 	// Redeliver queues a new delivery of an event of the webhook's subsidiary.
 	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*WebhookDelivery, error)
+	// RecoverDeliveries makes the webhook's Failed deliveries created since
+	// Pending again, due now, each with a fresh retry chain; NotFound when the
+	// webhook is not the tenant's.
+	RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error)
 	ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error)
 	// ListDeliveriesFor is ListDeliveries for several webhooks in one go.
 	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error)

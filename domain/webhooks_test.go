@@ -10,6 +10,7 @@ import (
 
 // TestWebhookStateMachineSpecRows checks every row of spec 3.1.
 func TestWebhookStateMachineSpecRows(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		from    WebhookState
 		trigger WebhookTrigger
@@ -57,6 +58,7 @@ func TestWebhookStateMachineSpecRows(t *testing.T) {
 }
 
 func TestValidateWebhookInputFieldErrors(t *testing.T) {
+	t.Parallel()
 	str := func(s string) *string { return &s }
 	sub := uuid.New()
 	cases := []struct {
@@ -105,6 +107,7 @@ func TestValidateWebhookInputFieldErrors(t *testing.T) {
 }
 
 func TestNewWebhookSecretShape(t *testing.T) {
+	t.Parallel()
 	a, b := NewWebhookSecret(), NewWebhookSecret()
 	if !strings.HasPrefix(a, "whsec_") || len(a) != len("whsec_")+44 || a == b {
 		t.Fatalf("secrets %q %q", a, b)

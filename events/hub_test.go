@@ -39,6 +39,7 @@ func (c *chanSink) sink() domain.EventSink {
 }
 
 func TestHubIsolatesTenantsAndFilters(t *testing.T) {
+	t.Parallel()
 	h := NewHub()
 	a, b := uuid.New(), uuid.New()
 	all, covered, other, status := newSink(8), newSink(8), newSink(8), newSink(8)
@@ -66,6 +67,7 @@ func TestHubIsolatesTenantsAndFilters(t *testing.T) {
 }
 
 func TestHubEvictsSlowSubscriber(t *testing.T) {
+	t.Parallel()
 	h := NewHub()
 	tenant := uuid.New()
 	slow, fast := newSink(4), newSink(4)

@@ -61,6 +61,7 @@ func receive(t *testing.T, ch chan *domain.LiveEvent) *domain.LiveEvent {
 }
 
 func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
 	tenant, sub := uuid.New(), uuid.New()
@@ -115,6 +116,7 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 // TestRelayPollsWhenNotificationsAreLost: with the NOTIFY trigger disabled,
 // the relay still delivers through its polling fallback.
 func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
 	tenant, sub := uuid.New(), uuid.New()

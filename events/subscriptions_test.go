@@ -13,6 +13,7 @@ import (
 // service on the real hub: scopes per event type, the caller's tenant only,
 // filter validation, and the loadNumbers/subsidiaryId filters.
 func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
+	t.Parallel()
 	h := NewHub()
 	svc := &domain.Subscriptions{Stream: h}
 	tenant, other := uuid.New(), uuid.New()

@@ -13,6 +13,7 @@ import (
 )
 
 func TestErrorPresenterHidesInternals(t *testing.T) {
+	t.Parallel()
 	var logged strings.Builder
 	present := presentError(slog.New(slog.NewTextHandler(&logged, nil)))
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, nil)

@@ -2,4 +2,4 @@
 // (graph/generated), transports, directives, limits and dataloaders.
 package graph
 
-//go:generate sh -c "cd .. && go tool gqlgen generate --config gqlgen.yml"
+//go:generate sh -c "cd .. && go run ./graph/gqlgenrun"

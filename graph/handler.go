@@ -67,8 +67,11 @@ type Deps struct {
 // transports (the WebSocket transport for subscriptions) before serving.
 type Handler struct {
 	Server *handler.Server
-	deps   Deps
-	page   http.Handler
+	// Live runs the shared executions of subscriptions for the streaming
+	// transports (WebSocket, SSE).
+	Live *Live
+	deps Deps
+	page http.Handler
 }
 
 // NewHandler assembles the GraphQL endpoint.
@@ -105,11 +108,16 @@ func NewHandler(deps Deps) *Handler {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	srv.Use(loaderExtension{src: deps.Loaders})
+	srv.Use(loaderExtension{src: deps.Loaders, docs: deps.Documents})
+	srv.Use(httpSubscriptionGuard{})
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
-	return &Handler{Server: srv, deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
+	var hub domain.EventStream
+	if deps.Subscriptions != nil {
+		hub = deps.Subscriptions.Stream
+	}
+	return &Handler{Server: srv, Live: NewLive(hub), deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -146,12 +154,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if _, err := domain.Authenticated(r.Context()); err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
+		if domain.CredentialsPresented(r.Context()) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
+		} else { // RFC 6750 §3.1: no credentials, no error code
+			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
+		}
 		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
 		return
 	}
 	o := &outcome{}
 	ctx := context.WithValue(r.Context(), outcomeKey{}, o)
+	ctx = withPlainHTTP(ctx, r)
 	h.Server.ServeHTTP(&statusWriter{ResponseWriter: w, outcome: o}, r.WithContext(ctx))
 }
 

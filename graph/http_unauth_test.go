@@ -52,14 +52,20 @@ func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gql
 }
 
 func TestNoTokenIsUnauthenticated(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for _, token := range []string{"", "not-a-jwt"} {
 		res, out := rawPost(t, srv.URL, token, "", `{"query":"{ eventTypes }"}`)
 		if res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("token %q: status %d, want 401", token, res.StatusCode)
 		}
-		if !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer ") {
-			t.Errorf("token %q: WWW-Authenticate %q", token, res.Header.Get("WWW-Authenticate"))
+		// RFC 6750 §3.1: an error code only when a token was presented.
+		want := `Bearer error="invalid_token"`
+		if token == "" {
+			want = `Bearer realm="haulgraph"`
+		}
+		if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, want) || (token == "" && strings.Contains(wa, "error")) {
+			t.Errorf("token %q: WWW-Authenticate %q, want %s", token, wa, want)
 		}
 		if out.code(0) != "UNAUTHENTICATED" || out.Data != nil {
 			t.Errorf("token %q: %+v, want one UNAUTHENTICATED error and no data", token, out)
@@ -68,6 +74,7 @@ func TestNoTokenIsUnauthenticated(t *testing.T) {
 }
 
 func TestGraphiQLPageForBrowsers(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/graphql", nil)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml")
@@ -83,6 +90,7 @@ func TestGraphiQLPageForBrowsers(t *testing.T) {
 }
 
 func TestBatchesAndLargeBodiesRefused(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	res, out := rawPost(t, srv.URL, "", "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
 	if res.StatusCode != http.StatusBadRequest || out.code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {

@@ -44,6 +44,7 @@ func pathString(p []any) string {
 }
 
 func TestScopeMatrix(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 3)
 	for _, f := range scopedFields {
 		t.Run(f.path+" "+string(f.scope), func(t *testing.T) {
@@ -83,6 +84,7 @@ func TestScopeMatrix(t *testing.T) {
 }
 
 func TestCrossTenantIsolation(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 10)
 	tok := w.token(t, allReadScopes...) // tenant A
 	// Tenant B's ids are unknown to A.
@@ -128,6 +130,7 @@ func (c *statementCounter) BeforeQuery(ctx context.Context, e *bun.QueryEvent) c
 func (c *statementCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 
 func TestStatementsPageCostsConstantSQL(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 130)
 	counter := &statementCounter{}
 	w.srv.DB.Bun.AddQueryHook(counter)

@@ -55,6 +55,7 @@ func dateRange(start, end any) map[string]any {
 }
 
 func TestSettlementStatementsSearch(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 30)
 	tok := w.token(t, "driver:read")
 	out := gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 0, "size": 100})
@@ -136,6 +137,7 @@ func TestSettlementStatementsSearch(t *testing.T) {
 }
 
 func TestSettlementStatementsRejections(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 30)
 	tok := w.token(t, "driver:read")
 	good := dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z")
@@ -178,6 +180,7 @@ func TestSettlementStatementsRejections(t *testing.T) {
 }
 
 func TestSettlementStatementByNumber(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 30)
 	tok := w.token(t, "driver:read")
 	q := `query($n: Int!) { settlementStatement(number: $n) { number status lineItems { title } driver { name } } }`
@@ -196,6 +199,7 @@ func TestSettlementStatementByNumber(t *testing.T) {
 }
 
 func TestInvoiceQuery(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 10)
 	tok := w.token(t, "invoice:read", "load:read")
 	q := `query($id: ID, $n: String) { invoice(id: $id, number: $n) {
@@ -234,6 +238,7 @@ func TestInvoiceQuery(t *testing.T) {
 }
 
 func TestTrailersLocationsUsersLoadAndEventTypes(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 10)
 	tok := w.token(t, allReadScopes...)
 	out := gql(t, w.srv.URL, tok, `{

@@ -29,6 +29,7 @@ type costJSON struct {
 }
 
 func TestQueryCostReportedAndLimited(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 30)
 	tok := w.token(t, "driver:read")
 	out := gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 0, "size": 100})
@@ -67,6 +68,7 @@ func limitedServer(t testing.TB, srv *apptest.Server, o graph.Options) string {
 }
 
 func TestDepthLimitAndThrottle(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 3)
 	tok := w.token(t, allReadScopes...)
 	u := limitedServer(t, w.srv, graph.Options{MaxDepth: 4, MaxCost: 50})
@@ -101,6 +103,7 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 }
 
 func TestGraphQLOverHTTP(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 3)
 	tok := w.token(t, allReadScopes...)
 	// Parse and validation errors: 200 under application/json, 400 under graphql-response+json.
@@ -150,6 +153,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 }
 
 func TestIntrospectionCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 3)
 	u := limitedServer(t, w.srv, graph.Options{DisableIntrospection: true})
 	res, out := do(t, u, w.token(t, "trailer:read"), "application/json", map[string]any{"query": `{ __schema { queryType { name } } }`})
@@ -169,6 +173,7 @@ fragment InputValue on __InputValue { name description type { ...TypeRef } defau
 fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }`
 
 func TestIntrospectionBounded(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, 1)
 	tok := w.token(t, "trailer:read")
 	out := gql(t, w.srv.URL, tok, introspectionQuery, nil)

@@ -23,6 +23,7 @@ var queryOps = map[string]domain.Operation{
 }
 
 func TestScopeDirectivesMatchDomain(t *testing.T) {
+	t.Parallel()
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
 	for _, f := range schema.Query.Fields {
 		if f.Name[0] == '_' {

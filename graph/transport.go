@@ -106,8 +106,12 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 	}
 	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
 		w.Header().Set("Allow", "POST")
+		msg := "use POST"
+		if opCtx.Operation.Operation == ast.Subscription {
+			msg = streamingTransports(r)
+		}
 		writeRefusal(w, r, http.StatusMethodNotAllowed, coded(domain.CodeInvalid,
-			"a %s cannot be sent with GET: use POST", opCtx.Operation.Operation))
+			"a %s cannot be sent with GET: %s", opCtx.Operation.Operation, msg))
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)

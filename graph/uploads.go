@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/resolvers"
 )
 
 // UploadTransport is the GraphQL multipart request transport (document
@@ -87,11 +85,8 @@ func isMultipart(r *http.Request) bool {
 	return err == nil && mt == "multipart/form-data"
 }
 
-// enableDocuments turns on document uploads (the multipart transport) and
-// the batched documents fields of loads, trips, drivers and carriers.
+// enableDocuments turns on document uploads (the multipart transport); the
+// documents fields' loaders come per response from loaderExtension.
 func enableDocuments(srv *handler.Server, docs *domain.Documents) {
 	srv.AddTransport(UploadTransport(docs.MaxFileBytes()))
-	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-		return next(resolvers.WithDocumentLoaders(ctx, docs))
-	})
 }

@@ -4,38 +4,61 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/websocket"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// WebSocket close codes (graphql-transport-ws's vocabulary, used for both
-// subprotocols).
+// The two subprotocols served: graphql-transport-ws (graphql-ws library)
+// and the legacy graphql-ws (subscriptions-transport-ws).
 const (
-	CloseUnauthorized = 4401 // no, invalid or expired token
-	CloseForbidden    = 4403 // the token lacks the operation's scope
-	CloseSlowConsumer = websocket.ClosePolicyViolation
+	protoTransportWS = "graphql-transport-ws"
+	protoLegacyWS    = "graphql-ws"
+)
+
+// WebSocket close codes: graphql-transport-ws's vocabulary, used for both
+// subprotocols.
+const (
+	CloseInvalidMessage = 4400 // a message the protocol does not allow
+	CloseUnauthorized   = 4401 // no, invalid or expired token; subscribe before connection_init
+	CloseInitTimeout    = 4408 // no connection_init in time
+	CloseDuplicateID    = 4409 // an operation id already in use
+	CloseTooManyInits   = 4429 // a second connection_init
+	CloseSlowConsumer   = websocket.ClosePolicyViolation
 )
 
 // WebsocketOptions configure the GraphQL WebSocket transport.
 type WebsocketOptions struct {
 	// Verify checks a raw bearer token (auth.Service.VerifyToken).
 	Verify func(ctx context.Context, raw string) (*domain.Principal, error)
-	// KeepAlive is the interval of server pings ("ka" for graphql-ws, "ping"
-	// for graphql-transport-ws); default 15s.
+	// Admit charges one operation to the caller's request-rate buckets (the
+	// same as HTTP requests'); a refusal is a RATE_LIMITED domain error.
+	// Nil admits everything.
+	Admit func(ctx context.Context) error
+	// Live runs shared subscription executions (Handler.Live).
+	Live *Live
+	// KeepAlive is the interval of WebSocket pings (and "ka" for
+	// graphql-ws); default 15s. A peer silent for two intervals is dropped.
 	KeepAlive time.Duration
+	// InitTimeout is how long a connection may wait before connection_init
+	// (default 10s; then 4408).
+	InitTimeout time.Duration
 	// WriteTimeout bounds one message write to a client; default 10s.
 	WriteTimeout time.Duration
 	// SendBuffer is each connection's kernel send buffer in bytes (default
-	// 64 KiB): with the hub's bounded queue, what one subscriber may hold.
+	// 64 KiB).
 	SendBuffer int
-	// MaxSubscriptions bounds the live subscriptions of one connection
+	// QueuePerOperation is how many messages each live operation of a
+	// connection may have waiting to be written before the connection is cut
+	// off as too slow (default 64).
+	QueuePerOperation int
+	// MaxSubscriptions bounds the live operations of one connection
 	// (default 100).
 	MaxSubscriptions int
 	// CheckOrigin decides which browser origins may connect; nil accepts any
@@ -45,16 +68,27 @@ type WebsocketOptions struct {
 
 var writeBuffers = &sync.Pool{}
 
-// WebsocketTransport is gqlgen's WebSocket transport on gorilla/websocket,
+// WebsocketTransport serves GraphQL over WebSocket on gorilla/websocket,
 // speaking graphql-transport-ws and the legacy graphql-ws. The bearer token
-// comes in connection_init's payload (Authorization: "Bearer …"), is verified
-// like an HTTP one, and the connection is closed with 4401 when it expires.
-type WebsocketTransport struct{ transport.Websocket }
+// comes in connection_init's payload (Authorization: "Bearer …") or in the
+// upgrade request's header, is verified like an HTTP one, and the connection
+// is closed with 4401 when it expires. Every operation is charged to the
+// caller's rate limits and query-cost budget; subscriptions join Live's
+// shared executions.
+type WebsocketTransport struct {
+	o        WebsocketOptions
+	upgrader websocket.Upgrader
+}
+
+var _ graphql.Transport = WebsocketTransport{}
 
 // NewWebsocket builds the transport.
 func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = 15 * time.Second
+	}
+	if o.InitTimeout <= 0 {
+		o.InitTimeout = 10 * time.Second
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second
@@ -62,65 +96,60 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	if o.MaxSubscriptions <= 0 {
 		o.MaxSubscriptions = 100
 	}
+	if o.QueuePerOperation <= 0 {
+		o.QueuePerOperation = 64
+	}
 	if o.SendBuffer <= 0 {
 		o.SendBuffer = 64 << 10
+	}
+	if o.Live == nil {
+		o.Live = NewLive(nil)
 	}
 	check := o.CheckOrigin
 	if check == nil {
 		check = func(*http.Request) bool { return true }
 	}
-	limit := int64(64 << 10)
-	return WebsocketTransport{transport.Websocket{
-		Implementation: gorillaWebsocket{
-			// Write buffers come from a pool and are held only while a message
-			// is written: an idle subscription keeps none.
-			upgrader: websocket.Upgrader{HandshakeTimeout: 10 * time.Second, WriteBufferSize: 4096,
-				WriteBufferPool: writeBuffers, CheckOrigin: check},
-			writeTimeout: o.WriteTimeout,
-			sendBuffer:   o.SendBuffer,
-		},
-		InitFunc:              o.init,
-		InitTimeout:           10 * time.Second,
-		KeepAlivePingInterval: o.KeepAlive,
-		PingPongInterval:      o.KeepAlive,
-		PayloadReadLimit:      &limit,
+	return WebsocketTransport{o: o, upgrader: websocket.Upgrader{
+		HandshakeTimeout: 10 * time.Second,
+		// ReadBufferSize 0 reuses the HTTP server's reader; write buffers
+		// come from a pool and are held only while a message is written: an
+		// idle subscription keeps none.
+		WriteBufferSize: 4096, WriteBufferPool: writeBuffers,
+		Subprotocols: []string{protoTransportWS, protoLegacyWS},
+		CheckOrigin:  check,
 	}}
 }
 
-// Do gives the connection a slot in the request context, so that the init
-// function can reach the connection it authenticates.
-func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	ctx := context.WithValue(r.Context(), connSlotKey{}, &connSlot{})
-	t.Websocket.Do(w, r.WithContext(ctx), exec)
+// Supports reports a WebSocket upgrade.
+func (t WebsocketTransport) Supports(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
-func (o WebsocketOptions) init(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-	slot, _ := ctx.Value(connSlotKey{}).(*connSlot)
-	if slot == nil || slot.conn == nil {
-		return ctx, nil, errors.New("internal: connection not registered")
+// Do upgrades (only to a subprotocol it speaks) and serves the connection
+// until it ends.
+func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	offered := websocket.Subprotocols(r)
+	if !slices.Contains(offered, protoTransportWS) && !slices.Contains(offered, protoLegacyWS) {
+		writeGraphQLError(w, r, http.StatusBadRequest,
+			`unsupported WebSocket subprotocol: offer "graphql-transport-ws" (or the legacy "graphql-ws") in Sec-WebSocket-Protocol`,
+			string(domain.CodeInvalid))
+		return
 	}
-	conn := slot.conn
-	p, err := o.principal(ctx, payload)
+	c, err := t.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		ctx = transport.WithWebsocketCloseCode(ctx, CloseUnauthorized)
-		return transport.AppendCloseReason(ctx, truncateReason("Unauthorized: "+err.Error())), nil, err
+		return // the upgrader has answered
 	}
-	ctx = domain.WithPrincipal(ctx, p)
-	ctx = domain.WithDisconnect(ctx, func(reason error) { conn.end(closeFor(reason)) })
-	ctx = domain.WithStreamQuota(ctx, o.MaxSubscriptions)
-	if !p.ExpiresAt.IsZero() {
-		// Re-checked at expiry: the connection ends when the token does.
-		timer := time.AfterFunc(time.Until(p.ExpiresAt), func() { conn.end(CloseUnauthorized, "Unauthorized: the token expired") })
-		context.AfterFunc(ctx, func() { timer.Stop() })
-	}
-	return ctx, nil, nil
+	newWSConn(t.o, c, exec, r.Context()).serve()
 }
 
 // principal verifies connection_init's token, or accepts the one the upgrade
 // request carried in its Authorization header (already verified by the auth
 // middleware).
-func (o WebsocketOptions) principal(ctx context.Context, payload transport.InitPayload) (*domain.Principal, error) {
-	h := payload.Authorization()
+func (o WebsocketOptions) principal(ctx context.Context, payload map[string]any) (*domain.Principal, error) {
+	h, _ := payload["Authorization"].(string)
+	if h == "" {
+		h, _ = payload["authorization"].(string)
+	}
 	if h == "" {
 		if p := domain.PrincipalFrom(ctx); p != nil && p.ExpiresAt.After(time.Now()) {
 			return p, nil
@@ -141,15 +170,10 @@ func (o WebsocketOptions) principal(ctx context.Context, payload transport.InitP
 	return p, nil
 }
 
-// closeFor maps why a connection must end to its close code.
-func closeFor(reason error) (int, string) {
-	switch {
-	case errors.Is(reason, domain.ErrSlowConsumer):
-		return CloseSlowConsumer, reason.Error()
-	case domain.CodeOf(reason) == domain.CodeForbidden:
-		return CloseForbidden, truncateReason("Forbidden: " + reason.Error())
-	case domain.CodeOf(reason) == domain.CodeUnauthenticated:
-		return CloseUnauthorized, truncateReason("Unauthorized: " + reason.Error())
+// truncateReason keeps a close reason within RFC 6455's 123 bytes.
+func truncateReason(s string) string {
+	if len(s) > 123 {
+		return s[:123]
 	}
-	return websocket.CloseInternalServerErr, "internal error"
+	return s
 }

@@ -166,14 +166,14 @@ func mustGQL(t *testing.T, srv *apptest.Server, token, query string, vars map[st
 	return r
 }
 
-// waitSubscribers waits until srv's hub holds n live subscriptions: a
+// waitSubscribers waits until srv holds n live subscriptions: a
 // subscription is registered asynchronously after the subscribe message.
 func waitSubscribers(t *testing.T, srv *apptest.Server, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for srv.Events.Hub.Subscribers() != n {
+	for srv.GraphQL.Live.Members() != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("hub has %d subscribers, want %d", srv.Events.Hub.Subscribers(), n)
+			t.Fatalf("server has %d subscribers, want %d", srv.GraphQL.Live.Members(), n)
 		}
 		time.Sleep(2 * time.Millisecond) // polling server state with a deadline
 	}

@@ -38,6 +38,7 @@ func (s *countingStore) Lease(ctx context.Context, key string, l ratelimit.Limit
 func newClock() *clock { return &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)} }
 
 func TestBurstThenRefusalThenRecovery(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
 	store := &countingStore{PGStore: ratelimit.PGStore{Pool: db.Pool}}
@@ -95,6 +96,7 @@ func TestBurstThenRefusalThenRecovery(t *testing.T) {
 // Two instances on one database share one budget: together they never allow
 // more than the bucket holds.
 func TestInstancesShareTheBudget(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
 	a := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
@@ -122,6 +124,7 @@ func TestInstancesShareTheBudget(t *testing.T) {
 }
 
 func TestLeasedTokensExpire(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
 	lm := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
@@ -147,6 +150,7 @@ func TestLeasedTokensExpire(t *testing.T) {
 // Buckets idle for an hour are deleted (they are full, as a new one would
 // be), so callers from many addresses do not accumulate rows.
 func TestIdleBucketsArePruned(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
 	lm := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
@@ -174,6 +178,7 @@ func TestIdleBucketsArePruned(t *testing.T) {
 // TakeN charges n tokens at once or none; Refund returns what was not used;
 // two instances charging one key never spend more than the bucket holds.
 func TestTakeNAndRefundShareOneBudget(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
 	a := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)

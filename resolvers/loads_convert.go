@@ -83,9 +83,10 @@ func str(s *string) string {
 }
 
 // stream opens a subscription whose events, converted, go straight into the
-// channel gqlgen reads: the channel's buffer is the subscriber's bounded
-// queue (no goroutine per subscription). When the client cannot keep up the
-// hub cuts the subscriber off and its connection is ended.
+// channel gqlgen reads: the channel's buffer is the subscription's bounded
+// queue (no goroutine per subscription). When its execution cannot keep up
+// the hub cuts it off and the channel closes (the transport then ends its
+// subscribers with an error they can resume from).
 func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
 	var in domain.SubscriptionInput
 	if f != nil {
@@ -108,17 +109,9 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 				return false
 			}
 		},
-		Ended: func(evicted bool) {
-			close(out)
-			if evicted {
-				domain.Disconnect(ctx, domain.ErrSlowConsumer)
-			}
-		},
+		Ended: func(bool) { close(out) },
 	})
 	if err != nil {
-		if c := domain.CodeOf(err); c == domain.CodeForbidden || c == domain.CodeUnauthenticated {
-			domain.Disconnect(ctx, err)
-		}
 		return nil, err
 	}
 	context.AfterFunc(ctx, sub.Close)

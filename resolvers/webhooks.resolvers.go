@@ -97,6 +97,14 @@ func (r *mutationResolver) RedeliverEvent(ctx context.Context, webhookID string,
 	return r.WebhookService.Redeliver(ctx, wid, eventID)
 }
 
+func (r *mutationResolver) RecoverWebhookDeliveries(ctx context.Context, webhookID string, since time.Time) (int, error) {
+	wid, err := parseID("webhookId", webhookID)
+	if err != nil {
+		return 0, err
+	}
+	return r.WebhookService.Recover(ctx, wid, since)
+}
+
 func (r *queryResolver) Webhooks(ctx context.Context) ([]*model.WebhookNode, error) {
 	ws, err := r.WebhookService.List(ctx)
 	if err != nil {

@@ -76,6 +76,7 @@ type webhookJSON struct {
 const webhookFields = `id name url state stateLabel stateReason eventTypes includePreviousAttributes rotationEndsAt`
 
 func TestWebhookManagementThroughGraphQL(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	globex := apptest.NewTenant(t, srv, "globex")
@@ -194,6 +195,16 @@ func TestWebhookManagementThroughGraphQL(t *testing.T) {
 		map[string]any{"id": id, "e": eventID}), "redeliverEvent")
 	if red.EventID != eventID {
 		t.Fatalf("redeliver %+v", red)
+	}
+	// Nothing has failed: recover re-queues nothing; a future since is refused.
+	since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	if n := field[int](t, gql(t, srv, token, `mutation($id: ID!, $s: DateTime!) { recoverWebhookDeliveries(webhookId: $id, since: $s) }`,
+		map[string]any{"id": id, "s": since}), "recoverWebhookDeliveries"); n != 0 {
+		t.Fatalf("recovered %d", n)
+	}
+	if r := gql(t, srv, token, `mutation($id: ID!, $s: DateTime!) { recoverWebhookDeliveries(webhookId: $id, since: $s) }`,
+		map[string]any{"id": id, "s": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}); len(r.Errors) == 0 || r.Errors[0].Extensions.Code != "BAD_USER_INPUT" {
+		t.Fatalf("future since: %+v", r)
 	}
 	disabled := field[webhookJSON](t, gql(t, srv, token, `mutation($id: ID!) { disableWebhook(id: $id) { `+webhookFields+` } }`, map[string]any{"id": id}), "disableWebhook")
 	if disabled.State != "Disabled" || disabled.URL != rcv.URL+"/hook" {

@@ -20,6 +20,7 @@ import (
 // load.status.changed (-1, same uuid, no diff); another subsidiary's load
 // does not.
 func TestLoadWritesReachWebhook(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	manage := srv.Token(t, acme, domain.ScopeWebhookManage)

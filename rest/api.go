@@ -21,6 +21,9 @@ type Route struct {
 	Method string
 	Path   string
 	Handle HandlerFunc
+	// Produces are media types the route answers besides JSON (an Accept
+	// header naming one of them is acceptable).
+	Produces []string
 }
 
 // Deps are what the REST face calls.
@@ -29,6 +32,8 @@ type Deps struct {
 	// Documents serves spec 4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
 	Documents *domain.Documents
+	// Exports streams statement exports (nil: no export route).
+	Exports *domain.Exports
 }
 
 // API is the handler of every REST route, mounted at Prefix.
@@ -56,6 +61,9 @@ func NewAPI(d Deps) *API {
 	if d.Documents != nil {
 		routes = append(routes, uploadRoutes(d.Documents)...)
 	}
+	if d.Exports != nil {
+		routes = append(routes, exportRoutes(d.Exports)...)
+	}
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		pattern := rt.Method + " " + Prefix + "{version}" + rt.Path
@@ -75,8 +83,8 @@ func endpoint(pattern string, rt Route) http.Handler {
 			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
 			return
 		}
-		if !acceptsJSON(r.Header.Get("Accept")) {
-			WriteProblem(w, r, http.StatusNotAcceptable, "this endpoint answers application/json or application/problem+json only", nil)
+		if !acceptsJSON(r.Header.Get("Accept"), rt.Produces...) {
+			WriteProblem(w, r, http.StatusNotAcceptable, "this endpoint answers "+strings.Join(append(rt.Produces, "application/json", "application/problem+json"), ", ")+" only", nil)
 			return
 		}
 		if _, err := domain.Authenticated(r.Context()); err != nil {

@@ -21,6 +21,7 @@ import (
 // must say the same thing, field for field (REST's PascalCase names against
 // GraphQL's camelCase ones).
 func TestRESTMatchesGraphQL(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	g := newGraphQLClient(t, f)
 	from, to := f.seed.StatementFrom.String()+"T00:00:00Z", f.seed.StatementTo.String()+"T00:00:00Z"

@@ -10,9 +10,9 @@ import (
 var jsonBodyTypes = map[string]bool{"application/json": true, "application/json-patch+json": true}
 
 // acceptsJSON reports whether an Accept header admits application/json or
-// application/problem+json (spec 4: the two media types on offer). An
-// absent header accepts anything.
-func acceptsJSON(header string) bool {
+// application/problem+json (spec 4: the two media types on offer) or one of
+// extra (a route's own media types). An absent header accepts anything.
+func acceptsJSON(header string, extra ...string) bool {
 	if strings.TrimSpace(header) == "" {
 		return true
 	}
@@ -29,6 +29,11 @@ func acceptsJSON(header string) bool {
 		switch mt {
 		case "*/*", "application/*", "application/json", ProblemType:
 			return true
+		}
+		for _, x := range extra {
+			if mt == x || mt == x[:strings.IndexByte(x, '/')+1]+"*" {
+				return true
+			}
 		}
 	}
 	return false

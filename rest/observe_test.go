@@ -32,6 +32,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // Each request leaves one log record with method, route, status, latency,
 // client id and trace id.
 func TestObserverLogsEveryRequest(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), prometheus.NewRegistry())
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +69,7 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 // The observer stays out of the way of WebSocket upgrades (the GraphQL
 // subscriptions transport hijacks the connection through it).
 func TestObserverLetsWebSocketsUpgrade(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), prometheus.NewRegistry())
 	up := websocket.Upgrader{}

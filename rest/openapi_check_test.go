@@ -114,6 +114,7 @@ func (c *openAPIChecker) checkRequest(t *testing.T, method, rawURL, contentType,
 
 // Problem answers, which need no data, match the document on every route.
 func TestOpenAPIProblemsMatch(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	c := newOpenAPIChecker(t, srv.URL)
 	for _, r := range []struct{ method, path, body string }{

@@ -13,6 +13,7 @@ import (
 // The four document uploads answer as the OpenAPI document describes them,
 // on success and on refusal.
 func TestOpenAPIUploadsMatch(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	tok := f.srv.Token(t, f.tenant, domain.ScopeLoadUpdate, domain.ScopeTripUpdate, domain.ScopeDriverUpdate, domain.ScopeCarrierUpdate)
 	pdf := []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")

@@ -64,7 +64,11 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	status := StatusOf(de.Code)
 	switch de.Code {
 	case domain.CodeUnauthenticated:
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+quoteSafe(de.Message)+`"`)
+		if domain.CredentialsPresented(r.Context()) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+quoteSafe(de.Message)+`"`)
+		} else { // RFC 6750 §3.1: no credentials, no error code
+			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
+		}
 	case domain.CodeForbidden:
 		if s := de.Fields["scope"]; len(s) > 0 {
 			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+quoteSafe(strings.Join(s, " "))+`"`)

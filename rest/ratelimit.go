@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"net"
@@ -54,10 +56,7 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 		var checks []Check
 		if p := domain.PrincipalFrom(ctx); p != nil {
 			SetClient(ctx, p.ClientID)
-			checks = []Check{
-				{"client:" + p.TenantID.String() + ":" + p.ClientID, rl.Client},
-				{"tenant:" + p.TenantID.String(), rl.Tenant},
-			}
+			checks = rl.principalChecks(p)
 		} else {
 			checks = []Check{{"addr:" + RemoteHost(r), rl.Client}}
 		}
@@ -69,6 +68,39 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// principalChecks are the buckets an authenticated caller spends from.
+func (rl *RateLimits) principalChecks(p *domain.Principal) []Check {
+	return []Check{
+		{"client:" + p.TenantID.String() + ":" + p.ClientID, rl.Client},
+		{"tenant:" + p.TenantID.String(), rl.Tenant},
+	}
+}
+
+// AdmitOperation charges one operation of a streaming connection (a
+// GraphQL WebSocket message) to the caller's client and tenant buckets, the
+// same an HTTP request spends from. A refusal is RateLimited with the wait
+// in its message; with the limiter's database unreachable it admits.
+func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
+	p := domain.PrincipalFrom(ctx)
+	if p == nil {
+		return nil
+	}
+	for _, c := range rl.principalChecks(p) {
+		d, err := rl.Limiter.Take(ctx, c.Key, c.Limit)
+		if err != nil {
+			if ctx.Err() == nil {
+				rl.Log.ErrorContext(ctx, "rate limiter unavailable", "err", err)
+			}
+			return nil
+		}
+		if !d.Allowed {
+			return &domain.Error{Code: domain.CodeRateLimited, Message: fmt.Sprintf(
+				"rate limit exceeded: retry in %d s", max(1, seconds(d.RetryAfter)))}
+		}
+	}
+	return nil
 }
 
 func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request) {

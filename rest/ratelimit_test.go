@@ -16,6 +16,7 @@ import (
 // response, 429 problem+json with Retry-After, and recovery once the
 // injected clock has moved by Retry-After.
 func TestRateLimitPerClientAndTenant(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.ClientRateLimit, c.TenantRateLimit = 3, 5
@@ -96,6 +97,7 @@ func TestRateLimitPerClientAndTenant(t *testing.T) {
 
 // Two instances on one database do not double a caller's budget.
 func TestRateLimitSharedAcrossInstances(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	configure := func(c *app.Config) {
 		c.ClientRateLimit = 4

@@ -11,6 +11,7 @@ import (
 // Every rejection of spec 4, 7 and 8: status, problem+json and the field the
 // errors map names.
 func TestRejections(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	const day1, day2 = "2025-01-01T00:00:00Z", "2025-03-31T00:00:00Z"
 	window := `"StatementDateRange":{"Start":"` + day1 + `","End":"` + day2 + `"}`
@@ -125,12 +126,16 @@ func TestRejections(t *testing.T) {
 	})
 
 	t.Run("no or bad token", func(t *testing.T) {
-		for _, tok := range []string{"", "not-a-jwt"} {
-			res, body := f.call(t, "GET", "/api/p/v1/trailers", tok, "")
-			wantProblem(t, res, body, http.StatusUnauthorized)
-			if !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), `Bearer error="invalid_token"`) {
-				t.Fatalf("WWW-Authenticate %q", res.Header.Get("WWW-Authenticate"))
-			}
+		// RFC 6750 §3.1: no credentials → a challenge without an error code.
+		res, body := f.call(t, "GET", "/api/p/v1/trailers", "", "")
+		wantProblem(t, res, body, http.StatusUnauthorized)
+		if wa := res.Header.Get("WWW-Authenticate"); wa != `Bearer realm="haulgraph"` {
+			t.Fatalf("no token: WWW-Authenticate %q, want no error code", wa)
+		}
+		res, body = f.call(t, "GET", "/api/p/v1/trailers", "not-a-jwt", "")
+		wantProblem(t, res, body, http.StatusUnauthorized)
+		if !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), `Bearer error="invalid_token"`) {
+			t.Fatalf("bad token: WWW-Authenticate %q", res.Header.Get("WWW-Authenticate"))
 		}
 	})
 }

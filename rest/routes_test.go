@@ -31,6 +31,7 @@ type page[T any] struct {
 // One test per route, each answered on every accepted version, on seeded
 // data, every exchange validated against the OpenAPI document.
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	from, to := f.seed.StatementFrom.String()+"T00:00:00Z", f.seed.StatementTo.String()+"T00:00:00Z"
 

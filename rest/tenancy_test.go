@@ -14,6 +14,7 @@ import (
 // numbers: every REST route read with tenant A's token answers A's data and
 // never mentions one of B's ids.
 func TestRESTNeverCrossesTenants(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	ta := apptest.NewTenant(t, srv, "a")
 	tb := apptest.NewTenant(t, srv, "b")

@@ -15,6 +15,7 @@ var nextLink = regexp.MustCompile(`^<(/api/p/v1/trailers\?[^>]+)>; rel="next"$`)
 // every answer, Link rel="next" while more follow; following the links with
 // a small limit yields exactly the whole list, in order, without repeats.
 func TestTrailersPaging(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	var whole []map[string]any
 	res, body := f.call(t, "GET", "/api/p/v1/trailers", f.all, "")

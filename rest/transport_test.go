@@ -18,6 +18,7 @@ import (
 // Routes that need no token to be told apart: a supported version on a real
 // route answers 401 (the route exists), an unsupported one 404.
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for _, v := range []string{"v1", "v1.0", "v2", "v2.0"} {
 		res, body := do(t, "GET", srv.URL+"/api/p/"+v+"/webhooks/event-types", nil, "")
@@ -38,6 +39,7 @@ func TestVersions(t *testing.T) {
 }
 
 func TestUnknownRouteAndMethod(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	res, body := do(t, "GET", srv.URL+"/api/p/v1/nothing-here", nil, "")
 	wantProblem(t, res, body, http.StatusNotFound)
@@ -55,6 +57,7 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 }
 
 func TestNotAcceptable(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for _, accept := range []string{"text/html", "application/xml, text/plain", "application/json;q=0, text/html"} {
 		res, body := do(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"Accept": accept}, "")
@@ -63,6 +66,7 @@ func TestNotAcceptable(t *testing.T) {
 }
 
 func TestOpenAPIDocumentServed(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	res, body := do(t, "GET", srv.URL+"/api/p/openapi.json", nil, "")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
@@ -89,6 +93,7 @@ func TestOpenAPIDocumentServed(t *testing.T) {
 // The trace id of an incoming traceparent is kept: echoed in the response's
 // traceparent (with this server's span) and in problem documents.
 func TestTraceparentPropagated(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	res, body := do(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}, "")
@@ -109,6 +114,7 @@ func TestTraceparentPropagated(t *testing.T) {
 }
 
 func TestMetricsCountRequests(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for range 3 {
 		do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
@@ -134,6 +140,7 @@ func TestMetricsCountRequests(t *testing.T) {
 // headers are on every response and a refusal is a 429 problem with
 // Retry-After. Recovery: the injected clock moves by Retry-After.
 func TestRateLimitAnonymous(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.ClientRateLimit = 3
@@ -171,6 +178,7 @@ func TestRateLimitAnonymous(t *testing.T) {
 
 // The token endpoint, described in the same document, answers as described.
 func TestOpenAPITokenEndpoint(t *testing.T) {
+	t.Parallel()
 	srv := startServer(t)
 	c := newOpenAPIChecker(t, srv.URL)
 	tenant := apptest.NewTenant(t, srv, "acme")

@@ -12,6 +12,7 @@ import (
 // load.changed per upload goes to the outbox with the upload; driver and
 // carrier documents, and refused uploads, emit nothing.
 func TestUploadEmitsLoadChanged(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	for _, p := range []struct{ path, docType string }{

@@ -67,6 +67,7 @@ type gqlAnswer struct {
 const docFields = `{ id attachmentPath attachmentType attachmentSize uploadedAt parentId parentType contentType downloadUrl }`
 
 func TestGraphQLUploadsToEveryTarget(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	for _, c := range []struct{ field, args, parentType, parentID, docType string }{
@@ -98,6 +99,7 @@ func TestGraphQLUploadsToEveryTarget(t *testing.T) {
 }
 
 func TestGraphQLUploadRejectionsMatchREST(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	trip := `tripId: "` + e.a.tripID.String() + `"`
@@ -134,6 +136,7 @@ func TestGraphQLUploadRejectionsMatchREST(t *testing.T) {
 }
 
 func TestGraphQLUploadOverLimit(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	q := `mutation($file: Upload!) { uploadLoadDocument(loadNumber: "` + e.a.loadNumber + `", documentType: "Bill of Lading", file: $file) { id } }`
 	var sent atomic.Int64
@@ -147,6 +150,7 @@ func TestGraphQLUploadOverLimit(t *testing.T) {
 }
 
 func TestGraphQLDocumentsFieldsOnLoadTripDriverCarrier(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	up := e.token(e.a, allUploadScopes)
 	for _, c := range []struct{ path, docType string }{
@@ -226,6 +230,7 @@ func TestGraphQLDocumentsFieldsOnLoadTripDriverCarrier(t *testing.T) {
 // A GraphQL upload that declares a body over the bound is answered before
 // any of it is read.
 func TestGraphQLUploadDeclaredOverLimit(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	var head strings.Builder
 	mw := multipart.NewWriter(&head)
@@ -271,6 +276,8 @@ func (c *beginCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 // The documents fields are batched: the number of transactions does not grow
 // with the number of trips, drivers and carriers.
 func TestGraphQLDocumentsAreBatched(t *testing.T) {
+	// Not parallel: dataloader batches close on a 2 ms timer, which CPU
+	// contention from other tests would split.
 	e := startUploads(t)
 	up := e.token(e.a, allUploadScopes)
 	read := e.token(e.a, "load:read driver:read carrier:read")

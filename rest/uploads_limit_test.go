@@ -67,6 +67,7 @@ func streamedUpload(t *testing.T, e *uploadEnv, path string, n int64, sent *atom
 }
 
 func TestUploadOverLimitIsRefusedWhileStreaming(t *testing.T) {
+	// Not parallel: it measures the whole process's allocations.
 	e := startUploads(t)
 	path := "/api/p/v1/loads/" + e.a.loadNumber + "/document"
 	const size = 30 << 20
@@ -107,6 +108,7 @@ func TestUploadOverLimitIsRefusedWhileStreaming(t *testing.T) {
 }
 
 func TestUploadLimitIsConfigurablePerTarget(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t, func(c *app.Config) {
 		c.UploadMaxBytes = map[domain.DocumentParentType]int64{domain.ParentDriver: 1000}
 	})

@@ -19,6 +19,7 @@ import (
 // 405 and Allow, not 404; the version and Accept checks), and the signed
 // download is in the OpenAPI document, on success and on refusal.
 func TestUploadsAreAPIRoutes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, apptest.Options{})
 	tok := f.srv.Token(t, f.tenant, domain.ScopeDriverUpdate)
 	path := "/api/p/v1/drivers/" + f.seed.DriverID.String() + "/document"

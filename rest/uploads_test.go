@@ -15,6 +15,7 @@ import (
 )
 
 func TestUploadEveryAllowedTypePerTarget(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	types := map[string]struct {
@@ -77,6 +78,7 @@ func TestUploadEveryAllowedTypePerTarget(t *testing.T) {
 }
 
 func TestUploadRejections(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	load := "/api/p/v1/loads/" + e.a.loadNumber + "/document"
@@ -158,6 +160,7 @@ func problemText(p map[string]any) string {
 }
 
 func TestUploadNotMultipart(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	status, body, _ := e.do("/api/p/v1/loads/"+e.a.loadNumber+"/document", e.token(e.a, allUploadScopes),
 		"application/json", strings.NewReader(`{"File":"x"}`))
@@ -167,6 +170,7 @@ func TestUploadNotMultipart(t *testing.T) {
 }
 
 func TestUploadFieldsInAnyOrder(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	path := "/api/p/v1/drivers/" + e.a.driverID.String() + "/document"
@@ -193,6 +197,7 @@ func TestUploadFieldsInAnyOrder(t *testing.T) {
 }
 
 func TestUploadFileNameCannotEscape(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	who := e.token(e.a, allUploadScopes)
 	path := "/api/p/v1/carriers/" + e.a.carrierID.String() + "/document"
@@ -231,6 +236,7 @@ func TestUploadFileNameCannotEscape(t *testing.T) {
 }
 
 func TestUploadLinkWorksThenExpires(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	status, doc, _ := e.post("/api/p/v1/loads/"+e.a.loadNumber+"/document", e.token(e.a, allUploadScopes),
 		fieldP("DocumentType", "Bill of Lading"), fileP("bol.gif", gifBytes))
@@ -274,6 +280,7 @@ func TestUploadLinkWorksThenExpires(t *testing.T) {
 }
 
 func TestUploadNegotiatesJSON(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	body, ct := multipartBody(t, fieldP("DocumentType", "Bill of Lading"), fileP("a.pdf", pdfBytes))
 	req, _ := http.NewRequest(http.MethodPost, e.url+"/api/p/v1/loads/"+e.a.loadNumber+"/document", body)
@@ -296,6 +303,7 @@ func TestUploadNegotiatesJSON(t *testing.T) {
 // The upload answers, success and problems, are what the OpenAPI document
 // says.
 func TestUploadAnswersMatchOpenAPI(t *testing.T) {
+	t.Parallel()
 	e := startUploads(t)
 	c := newOpenAPIChecker(t, e.url)
 	who := e.token(e.a, allUploadScopes)

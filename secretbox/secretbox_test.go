@@ -7,6 +7,7 @@ import (
 )
 
 func TestSealOpenRoundTripAndBinding(t *testing.T) {
+	t.Parallel()
 	b, err := New(NewKey())
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,7 @@ func TestSealOpenRoundTripAndBinding(t *testing.T) {
 }
 
 func TestNewRejectsBadKeys(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"", "not base64!", "c2hvcnQ="} {
 		if _, err := New(k); err == nil {
 			t.Errorf("New(%q) accepted", k)
@@ -38,6 +40,7 @@ func TestNewRejectsBadKeys(t *testing.T) {
 }
 
 func TestLoadOrCreateKeyFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sub", "encryption.key")
 	k1, err := LoadOrCreateKeyFile(path)
 	if err != nil {

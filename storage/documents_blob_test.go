@@ -46,6 +46,7 @@ func TestBlobsDefaultRelativeFileURL(t *testing.T) {
 }
 
 func TestBlobsFailedWriteLeavesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	b, err := storage.OpenBlobs(ctx, "file://"+dir)

@@ -52,6 +52,7 @@ func newDoc(at time.Time) domain.Document {
 }
 
 func TestDocumentsInsertEmitsLoadChangeInTheSameTransaction(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
 	tenant, load, trip := docFixture(t, db, "a")
@@ -93,6 +94,7 @@ func TestDocumentsInsertEmitsLoadChangeInTheSameTransaction(t *testing.T) {
 }
 
 func TestDocumentsOfBatchesBoundsAndIsolates(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
 	tenantA, _, tripA := docFixture(t, db, "a")
@@ -125,6 +127,7 @@ func TestDocumentsOfBatchesBoundsAndIsolates(t *testing.T) {
 }
 
 func TestUploadLeavesNoBytesWhenTheRowFails(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	tenant, _, trip := docFixture(t, db, "a")
 	dir := t.TempDir()

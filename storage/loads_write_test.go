@@ -73,6 +73,7 @@ func outboxEvents(t *testing.T, db *storage.DB) []storage.OutboxEvent {
 }
 
 func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	l := f.create(t, "L-100")
@@ -143,6 +144,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 }
 
 func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	a, b := newWriteFixture(t, db), newWriteFixture(t, db)
 	_, err := a.svc.CreateLoad(a.ctx, domain.LoadInput{LoadNumber: "X-1", SubsidiaryID: b.subsidiary.String(),
@@ -172,6 +174,7 @@ func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
 // not wait for A). A reader must not be given B's events before A ends, or,
 // having advanced past them, it would skip A's.
 func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	f.create(t, "G-1")
@@ -244,13 +247,18 @@ func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
 }
 
 func TestOutboxConsumeAdvancesDurably(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	f := newWriteFixture(t, db)
 	for _, n := range []string{"C-1", "C-2", "C-3"} {
 		f.create(t, n)
 	}
+	dbtest.WaitOutboxFinal(t, db) // other tests' transactions share the server's horizon
 	outbox := &storage.Outbox{DB: db}
 	ctx := context.Background()
+	// The horizon is the cluster's: other tests' open transactions may hold
+	// these events back for a moment. Consume reads only final events.
+	waitFinal(t, outbox, 3)
 	var seen []string
 	n, err := outbox.Consume(ctx, "test", 2, func(_ context.Context, _ bun.Tx, evs []storage.OutboxEvent) error {
 		for _, e := range evs {
@@ -278,6 +286,26 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 	}
 	if n, _ := outbox.Consume(ctx, "test", 2, func(context.Context, bun.Tx, []storage.OutboxEvent) error { return nil }); n != 0 {
 		t.Fatalf("replayed %d events", n)
+	}
+}
+
+// waitFinal waits until n events are final (below the visibility horizon)
+// and none is held back.
+func waitFinal(t *testing.T, outbox *storage.Outbox, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		evs, held, err := outbox.After(context.Background(), domain.EventPosition{}, n+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !held && len(evs) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events not final: %d held=%v", len(evs), held)
+		}
+		time.Sleep(time.Millisecond) // polling the server-side horizon
 	}
 }
 

@@ -78,8 +78,15 @@ const (
 	outboxAfter   = "SELECT " + outboxColumns + ` FROM events
 		WHERE (xact, seq) > ($1::bigint::text::xid8, $2) AND xact < pg_snapshot_xmin(pg_current_snapshot())
 		ORDER BY xact, seq LIMIT $3`
-	outboxHeld = `SELECT EXISTS (SELECT 1 FROM events
-		WHERE (xact, seq) > ($1::bigint::text::xid8, $2) AND xact >= pg_snapshot_xmin(pg_current_snapshot()))`
+	// outboxAfterHeld is outboxAfter plus, in the same statement and so
+	// against the same horizon, whether committed events after pos are held
+	// back (one row of NULL event columns when none is final). Two statements
+	// would race: the horizon can pass events between them, and a reader
+	// would see neither the events nor that they were held.
+	outboxAfterHeld = `SELECT held.v, e.* FROM
+		(SELECT EXISTS (SELECT 1 FROM events WHERE (xact, seq) > ($1::bigint::text::xid8, $2)
+			AND xact >= pg_snapshot_xmin(pg_current_snapshot())) AS v) held
+		LEFT JOIN LATERAL (` + outboxAfter + `) e ON true`
 )
 
 // OutboxHead is where a live tail starts: every event up to Pos had
@@ -126,28 +133,33 @@ func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
 // shortly rather than at the next notification, which that transaction need
 // not send.
 func (o *Outbox) After(ctx context.Context, pos domain.EventPosition, limit int) (events []OutboxEvent, held bool, err error) {
-	rows, err := o.DB.Pool.Query(ctx, outboxAfter, pos.Xact, pos.Seq, limit)
+	rows, err := o.DB.Pool.Query(ctx, outboxAfterHeld, pos.Xact, pos.Seq, limit)
 	if err != nil {
 		return nil, false, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var e OutboxEvent
-		if err := rows.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt); err != nil {
+		// Pointers: the row that says "none final" has NULL event columns.
+		var (
+			seq, xact       *int64
+			id, typ         *string
+			tenant, subject *uuid.UUID
+			created         *time.Time
+			e               OutboxEvent
+		)
+		if err := rows.Scan(&held, &seq, &xact, &id, &tenant, &e.SubsidiaryID, &typ, &subject, &e.Payload, &created); err != nil {
 			return nil, false, err
 		}
-		events = append(events, e)
+		if seq != nil {
+			e.Seq, e.Xact, e.ID, e.TenantID, e.Type, e.SubjectID, e.CreatedAt = *seq, *xact, *id, *tenant, *typ, *subject, *created
+			events = append(events, e)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, err
 	}
-	if len(events) < limit {
-		if len(events) > 0 {
-			pos = events[len(events)-1].Pos()
-		}
-		err = o.DB.Pool.QueryRow(ctx, outboxHeld, pos.Xact, pos.Seq).Scan(&held)
-	}
-	return events, held, err
+	// A full batch is read on at once whatever follows it.
+	return events, held && len(events) < limit, nil
 }
 
 // Consume hands the next batch (at most limit final events) after the

@@ -16,6 +16,7 @@ import (
 // promises must come back, and every stored shape (trailer notes and
 // references JSON, arrays, decimals) must decode.
 func TestReadsOverSeededTenant(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	res, err := seed.Run(ctx, db, seed.Options{Tenant: "seeded", Scale: 1})

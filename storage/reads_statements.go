@@ -142,17 +142,27 @@ func (r *Reads) fillStatements(ctx context.Context, tx bun.Tx, tenant uuid.UUID,
 		return nil, err
 	}
 	for i, row := range rows {
-		s := row.statement()
-		if d, ok := drivers[row.DriverID]; ok {
-			s.Driver = &domain.StatementDriver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
+		var d *domain.Driver
+		if found, ok := drivers[row.DriverID]; ok {
+			d = &found
 		}
-		s.LineItems = lines[row.ID]
-		if s.LineItems == nil {
-			s.LineItems = []domain.StatementLine{}
-		}
-		out[i] = s
+		out[i] = row.assemble(d, lines[row.ID])
 	}
 	return out, nil
+}
+
+// assemble is a statement as every read answers it (search, by number,
+// export): its driver (nil when unknown) and its line items ([] when none).
+func (row statementRow) assemble(d *domain.Driver, lines []domain.StatementLine) domain.Statement {
+	s := row.statement()
+	if d != nil {
+		s.Driver = &domain.StatementDriver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
+	}
+	s.LineItems = lines
+	if s.LineItems == nil {
+		s.LineItems = []domain.StatementLine{}
+	}
+	return s
 }
 
 func (row statementRow) statement() domain.Statement {
@@ -216,9 +226,8 @@ func statementLines(ctx context.Context, tx bun.Tx, tenant uuid.UUID, stmtIDs []
 		WHERE tenant_id = ? AND statement_id = ANY(?) ORDER BY statement_id, position`, tenant, pgdialect.Array(stmtIDs)); err != nil {
 		return nil, err
 	}
-	out := map[uuid.UUID][]domain.StatementLine{}
 	if len(lines) == 0 {
-		return out, nil
+		return map[uuid.UUID][]domain.StatementLine{}, nil
 	}
 	lineIDs := make([]uuid.UUID, len(lines))
 	for i, l := range lines {
@@ -230,6 +239,13 @@ func statementLines(ctx context.Context, tx bun.Tx, tenant uuid.UUID, stmtIDs []
 		tenant, pgdialect.Array(lineIDs)); err != nil {
 		return nil, err
 	}
+	return assembleLines(lines, subs), nil
+}
+
+// assembleLines groups line items (with their sub-lines) by statement id,
+// keeping the order of lines and subs (position order within each parent).
+func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]domain.StatementLine {
+	out := map[uuid.UUID][]domain.StatementLine{}
 	byLine := map[uuid.UUID][]domain.SubLine{}
 	for _, s := range subs {
 		byLine[s.LineItemID] = append(byLine[s.LineItemID], domain.SubLine{
@@ -253,5 +269,5 @@ func statementLines(ctx context.Context, tx bun.Tx, tenant uuid.UUID, stmtIDs []
 			TransactionType: tt, SubLines: sl,
 		})
 	}
-	return out, nil
+	return out
 }

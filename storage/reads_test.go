@@ -18,6 +18,7 @@ func stmtQuery(from, to int, w domain.Window) domain.StatementQuery {
 }
 
 func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	f := readstest.NewTenant(t, db, "acme")
@@ -67,6 +68,7 @@ func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
 }
 
 func TestSearchStatementsFilters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	f := readstest.NewTenant(t, db, "acme")
@@ -103,6 +105,7 @@ func TestSearchStatementsFilters(t *testing.T) {
 }
 
 func TestSearchStatementsOffsetAndCursorPagesAgree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	f := readstest.NewTenant(t, db, "acme")
@@ -158,6 +161,7 @@ func TestSearchStatementsOffsetAndCursorPagesAgree(t *testing.T) {
 }
 
 func TestStatementByNumber(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	f := readstest.NewTenant(t, db, "acme")
@@ -177,6 +181,7 @@ func TestStatementByNumber(t *testing.T) {
 }
 
 func TestInvoiceFullyPopulated(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	f := readstest.NewTenant(t, db, "acme")
@@ -215,6 +220,7 @@ func TestInvoiceFullyPopulated(t *testing.T) {
 }
 
 func TestTrailersLocationsUsersLoad(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	f := readstest.NewTenant(t, db, "acme")
@@ -276,6 +282,7 @@ func TestTrailersLocationsUsersLoad(t *testing.T) {
 }
 
 func TestBatchLoadersStayInTenant(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	a := readstest.NewTenant(t, db, "acme")

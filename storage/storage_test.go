@@ -12,6 +12,7 @@ import (
 )
 
 func TestMigrateTwice(t *testing.T) {
+	t.Parallel()
 	db, err := storage.Open(context.Background(), dbtest.EmptyURL(t))
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +34,7 @@ func TestMigrateTwice(t *testing.T) {
 }
 
 func TestEveryTenantTableHasRowLevelSecurity(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	rows, err := db.Bun.QueryContext(context.Background(), `
 		SELECT c.relname FROM pg_class c
@@ -50,6 +52,7 @@ func TestEveryTenantTableHasRowLevelSecurity(t *testing.T) {
 }
 
 func TestRowLevelSecurityHidesOtherTenants(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := dbtest.New(t)
 	a, b := uuid.New(), uuid.New()
@@ -105,6 +108,7 @@ func TestRowLevelSecurityHidesOtherTenants(t *testing.T) {
 }
 
 func TestTenantTransactionNeedsTenant(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	err := db.InTenant(context.Background(), uuid.Nil, func(context.Context, bun.Tx) error { return nil })
 	if err == nil {

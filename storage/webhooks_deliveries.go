@@ -111,3 +111,26 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 	}
 	return out, nil
 }
+
+// RecoverDeliveries is domain.WebhookStore's: the webhook's Failed deliveries
+// created since become Pending, due now, with a fresh retry chain
+// (chain_base = the attempts made so far).
+func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {
+	var n int64
+	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		var found bool
+		if err := tx.QueryRowContext(ctx, "SELECT true FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, webhookID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
+			return domain.NotFound("webhook %s not found", webhookID)
+		} else if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = ?, chain_base = attempt, updated_at = ?
+			WHERE tenant_id = ? AND webhook_id = ? AND status = 'Failed' AND created_at >= ?`, now, now, tenantID, webhookID, since)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}

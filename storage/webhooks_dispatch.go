@@ -45,14 +45,30 @@ func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now
 // ClaimedDelivery is one attempt a worker now owns: the delivery, its webhook's
 // endpoint and secrets, and the event.
 type ClaimedDelivery struct {
-	ID, TenantID, WebhookID   uuid.UUID
-	EventID, EventType        string
-	Attempt                   int // this attempt's number, 1-based
+	ID, TenantID, WebhookID uuid.UUID
+	EventID, EventType      string
+	Attempt                 int // this attempt's number, 1-based
+	// ChainAttempt is the attempt's number in its retry chain (recover
+	// starts a fresh chain): what the retry schedule follows.
+	ChainAttempt              int
 	IncludePreviousAttributes bool
 	URL                       string
 	Secret, PreviousSecret    string // PreviousSecret only inside a rotation window
 	Payload                   json.RawMessage
 }
+
+// claimDeliveries is one constant statement with bind parameters: pgx
+// prepares it once per connection, not once per poll.
+const claimDeliveries = `WITH c AS (
+	UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = $1, updated_at = now()
+	FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
+	      WHERE d2.status = 'Pending' AND d2.next_attempt_at <= $2 AND w.state = 'Active'
+	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
+	WHERE d.id = due.id
+	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
+	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
+	       w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
+	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
 // ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
 // FOR UPDATE SKIP LOCKED keeps concurrent workers (in this or another
@@ -62,34 +78,31 @@ type ClaimedDelivery struct {
 // and the attempt is made again (at-least-once).
 func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ClaimedDelivery, error) {
 	type row struct {
-		ID                        uuid.UUID       `bun:"id"`
-		TenantID                  uuid.UUID       `bun:"tenant_id"`
-		WebhookID                 uuid.UUID       `bun:"webhook_id"`
-		EventID                   string          `bun:"event_id"`
-		EventType                 string          `bun:"event_type"`
-		Attempt                   int             `bun:"attempt"`
-		IncludePreviousAttributes bool            `bun:"include_previous_attributes"`
-		URL                       string          `bun:"url"`
-		Secret                    []byte          `bun:"secret_ciphertext"`
-		Previous                  []byte          `bun:"previous_secret_ciphertext"`
-		PreviousExpires           *time.Time      `bun:"previous_secret_expires_at"`
-		Payload                   json.RawMessage `bun:"payload,type:jsonb"`
+		ID, TenantID, WebhookID   uuid.UUID
+		EventID, EventType        string
+		Attempt, ChainBase        int
+		IncludePreviousAttributes bool
+		URL                       string
+		Secret, Previous          []byte
+		PreviousExpires           *time.Time
+		Payload                   json.RawMessage
 	}
 	var rows []row
-	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		return tx.NewRaw(`WITH c AS (
-			UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = ?, updated_at = now()
-			FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
-			      WHERE d2.status = 'Pending' AND d2.next_attempt_at <= ? AND w.state = 'Active'
-			      ORDER BY d2.next_attempt_at LIMIT ? FOR UPDATE OF d2 SKIP LOCKED) due
-			WHERE d.id = due.id
-			RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.include_previous_attributes)
-			SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type AS event_type, c.attempt, c.include_previous_attributes,
-			       w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
-			FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`,
-			leaseUntil, now, limit).Scan(ctx, &rows)
-	})
+	rs, err := s.db.Pool.Query(ctx, claimDeliveries, leaseUntil, now, limit)
 	if err != nil {
+		return nil, err
+	}
+	for rs.Next() {
+		var r row
+		if err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
+			&r.URL, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload); err != nil {
+			rs.Close()
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
 		return nil, err
 	}
 	out := make([]ClaimedDelivery, 0, len(rows))
@@ -99,7 +112,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
 		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
-			Attempt: r.Attempt, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL, Secret: string(secret), Payload: r.Payload}
+			Attempt: r.Attempt, ChainAttempt: r.Attempt - r.ChainBase, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL, Secret: string(secret), Payload: r.Payload}
 		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
@@ -158,8 +171,16 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 			return nil
 		}
 		if o.Delivered {
-			_, err := tx.ExecContext(ctx, "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", c.WebhookID)
-			return err
+			res, err := tx.ExecContext(ctx, "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", c.WebhookID)
+			if err != nil {
+				return err
+			}
+			// The endpoint answers again (it was failing, or this was a
+			// retry): bring its other waiting retries forward.
+			if n, _ := res.RowsAffected(); n > 0 || c.ChainAttempt > 1 {
+				return bringForward(ctx, tx, c.WebhookID, o.At)
+			}
+			return nil
 		}
 		var failingSince time.Time
 		if err := tx.QueryRowContext(ctx, `UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ? RETURNING failing_since`,
@@ -183,6 +204,31 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 			string(to), reason, c.WebhookID)
 		return err
 	})
+}
+
+// bringForward makes the endpoint's retries that wait beyond the recovery
+// window due within it, at the pace domain.RecoverySlots allows. Only
+// deliveries whose last attempt has been recorded (not one in flight) move.
+func bringForward(ctx context.Context, tx bun.Tx, webhookID uuid.UUID, now time.Time) error {
+	horizon := now.Add(domain.RecoveryWindow)
+	var dueSoon int
+	if err := tx.Tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries
+		WHERE webhook_id = $1 AND status = 'Pending' AND next_attempt_at <= $2`, webhookID, horizon).Scan(&dueSoon); err != nil {
+		return err
+	}
+	slots := domain.RecoverySlots(now, dueSoon)
+	if len(slots) == 0 {
+		return nil
+	}
+	_, err := tx.Tx.ExecContext(ctx, `WITH waiting AS (
+			SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+			WHERE d.webhook_id = $1 AND d.status = 'Pending' AND d.next_attempt_at > $2
+			  AND EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempt)
+			ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED),
+		numbered AS (SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) AS n FROM waiting)
+		UPDATE webhook_deliveries d SET next_attempt_at = ($4::timestamptz[])[numbered.n], updated_at = now()
+		FROM numbered WHERE d.id = numbered.id`, webhookID, horizon, len(slots), slots)
+	return err
 }
 
 // PruneHistory keeps DESIGN.md's 30 days of history: it deletes attempt

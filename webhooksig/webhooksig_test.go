@@ -17,6 +17,7 @@ func independent(secret, signed string) string {
 }
 
 func TestHeaderIsStripeSchemeAndVerifies(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"id":"e-0"}`)
 	now := time.Unix(1700000000, 0)
 	h := Header("whsec_new", "", now.Unix(), body)
@@ -44,6 +45,7 @@ func TestHeaderIsStripeSchemeAndVerifies(t *testing.T) {
 }
 
 func TestRotationHeaderAcceptsEitherSecret(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{}`)
 	now := time.Unix(1700000000, 0)
 	h := Header("whsec_new", "whsec_old", now.Unix(), body)

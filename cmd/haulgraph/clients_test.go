@@ -22,6 +22,7 @@ func runCLI(t *testing.T, srv *apptest.Server, args ...string) (string, error) {
 }
 
 func TestClientsCLILifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := apptest.Start(t, apptest.Options{})
 	apptest.NewTenant(t, srv, "acme")
@@ -84,6 +85,7 @@ func TestClientsCLILifecycle(t *testing.T) {
 }
 
 func TestClientsCLIRefusals(t *testing.T) {
+	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	apptest.NewTenant(t, srv, "acme")
 	for i := range 10 {

@@ -11,6 +11,7 @@ import (
 
 // serve --seed-demo seeds the tenant "demo" into an empty database only.
 func TestSeedDemoOnlyIntoAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	empty := dbtest.New(t)
 	res, err := seedDemo(ctx, empty)

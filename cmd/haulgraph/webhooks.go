@@ -29,6 +29,7 @@ actions:
   delete      --id ID
   redeliver   --id ID --event EVENT_ID
   deliveries  --id ID [--limit 20]
+  recover     --id ID --since TIME   (re-queue failed deliveries since TIME: RFC 3339, or a duration ago such as 2h)
 
 Output is JSON. The signing secret is printed once, by create and regenerate-secret.
 `
@@ -51,6 +52,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	window := fs.Duration("rotation-window", domain.DefaultRotationWindow, "how long the old secret still signs (v0)")
 	eventID := fs.String("event", "", "event id to redeliver")
 	limit := fs.Int("limit", 20, "deliveries to list (at most 100)")
+	since := fs.String("since", "", "recover: RFC 3339 time, or a duration ago (e.g. 2h)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -119,7 +121,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			list[i] = webhookJSON(&ws[i])
 		}
 		out = list
-	case "get", "update", "enable", "disable", "delete", "regenerate-secret", "redeliver", "deliveries":
+	case "get", "update", "enable", "disable", "delete", "regenerate-secret", "redeliver", "deliveries", "recover":
 		wid, err := webhookID()
 		if err != nil {
 			return err
@@ -146,6 +148,14 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			var d *domain.WebhookDelivery
 			if d, err = svc.Redeliver(ctx, wid, *eventID); err == nil {
 				out = deliveryJSON(d)
+			}
+		case "recover":
+			var from time.Time
+			if from, err = parseSince(*since, time.Now()); err == nil {
+				var n int
+				if n, err = svc.Recover(ctx, wid, from); err == nil {
+					out = map[string]any{"webhookId": wid, "since": from.Format(time.RFC3339), "requeued": n}
+				}
 			}
 		case "deliveries":
 			var ds []domain.WebhookDelivery
@@ -188,4 +198,15 @@ func deliveryJSON(d *domain.WebhookDelivery) map[string]any {
 	}
 	return map[string]any{"id": d.ID, "eventId": d.EventID, "eventType": d.EventType, "status": d.Status, "attempt": d.Attempt,
 		"nextAttemptAt": d.NextAttemptAt, "createdAt": d.CreatedAt.Format(time.RFC3339), "attempts": attempts}
+}
+
+// parseSince reads --since: an RFC 3339 time, or a duration before now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, errors.New("--since must be an RFC 3339 time or a duration such as 2h")
 }

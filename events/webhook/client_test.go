@@ -14,6 +14,7 @@ import (
 // Loopback is refused at dial time unless the development flag is on, even
 // when the URL got past validation (DNS can point anywhere).
 func TestDialTimeSSRFProtection(t *testing.T) {
+	t.Parallel()
 	hits := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
 	defer srv.Close()
@@ -46,6 +47,7 @@ func TestDialTimeSSRFProtection(t *testing.T) {
 }
 
 func TestTLSBelow12Refused(t *testing.T) {
+	t.Parallel()
 	answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"challenge":"` + r.Header.Get("X-Service-Challenge") + `"}`))
 	})

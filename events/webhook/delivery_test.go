@@ -39,6 +39,7 @@ func sigParts(t *testing.T, h string) map[string]string {
 }
 
 func TestDeliveryHeadersAndIndependentSignature(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	_, secret := e.active(rcv)
@@ -82,6 +83,7 @@ func TestDeliveryHeadersAndIndependentSignature(t *testing.T) {
 }
 
 func TestRotationDualSignaturesThenV1Only(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	w, oldSecret := e.active(rcv)
@@ -137,6 +139,7 @@ func TestRotationDualSignaturesThenV1Only(t *testing.T) {
 }
 
 func TestFailingTwiceThenSuccessSameEventIDAndLoggedAttempts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	rcv.onDeliver(func(n int) int {
@@ -183,6 +186,7 @@ func TestFailingTwiceThenSuccessSameEventIDAndLoggedAttempts(t *testing.T) {
 // before it; non-2xx (including 3xx) is failure; after the last retry the
 // chain fails.
 func TestRetryScheduleIsStoredAndChainEnds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.worker.Schedule = domain.DeliveryRetrySchedule
 	rcv := newReceiver(t)
@@ -215,6 +219,7 @@ func TestRetryScheduleIsStoredAndChainEnds(t *testing.T) {
 }
 
 func TestGoneDisablesEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	rcv.onDeliver(func(int) int { return http.StatusGone })
@@ -234,6 +239,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 // DESIGN: an endpoint whose deliveries all fail for 5 days is disabled; a
 // success in between resets the count.
 func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.worker.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour}
 	rcv := newReceiver(t)
@@ -283,6 +289,7 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 }
 
 func TestDeliveryTimeout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.worker.Timeout = 300 * time.Millisecond
 	release := make(chan struct{})
@@ -305,6 +312,7 @@ func TestDeliveryTimeout(t *testing.T) {
 }
 
 func TestRedeliverSameEventID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	w, _ := e.active(rcv)
@@ -335,6 +343,7 @@ func TestRedeliverSameEventID(t *testing.T) {
 
 // Attempt logs are kept 30 days.
 func TestHistoryIsPrunedAfter30Days(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	rcv := newReceiver(t)

@@ -15,6 +15,7 @@ import (
 
 // Only the webhook's tenant, subsidiary and subscribed types are delivered.
 func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv, domain.EventLoadStatusChanged)
@@ -42,6 +43,7 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 // dispatcher's cursor cannot pass the open one (storage.Outbox reads only
 // below the visibility horizon); after both commit, both are delivered.
 func TestDispatcherDoesNotSkipLateCommittingEvent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -83,6 +85,7 @@ func TestDispatcherDoesNotSkipLateCommittingEvent(t *testing.T) {
 // Two dispatchers and two workers on one database: one event, one delivery
 // row, one HTTP delivery.
 func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
@@ -151,6 +154,7 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 
 // The LISTEN/NOTIFY loop delivers without anyone calling RunOnce.
 func TestRunningDispatcherAndWorkerDeliverOnNotify(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)

@@ -48,6 +48,7 @@ func startInstance(t *testing.T, url string) (a *app.App, stop func()) {
 // A receiver that is down while the server restarts still gets the event
 // (same id) from the next instance: the pending attempt lives in the database.
 func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
+	t.Parallel()
 	url := dbtest.URL(t)
 	var down atomic.Bool
 	attempts := make(chan string, 10)
@@ -117,6 +118,7 @@ func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 // Two complete instances on one database behave as one service: every event
 // is delivered exactly once in normal operation.
 func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
+	t.Parallel()
 	url := dbtest.URL(t)
 	var requests atomic.Int32
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

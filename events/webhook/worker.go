@@ -164,7 +164,7 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) storage
 	default:
 		o.Error = "status " + strconv.Itoa(status)
 	}
-	if next, ok := domain.NextRetry(w.Schedule, c.Attempt, o.At); ok {
+	if next, ok := domain.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
 		o.NextAttemptAt = &next
 	}
 	return o

@@ -1963,7 +1963,7 @@ func (ec *executionContext) marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋh
 }
 
 func (ec *executionContext) marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItemᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoiceLineItem) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItem(ctx, sel, v[i])
@@ -2003,7 +2003,7 @@ func (ec *executionContext) marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋha
 }
 
 func (ec *executionContext) marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoicePayment) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePayment(ctx, sel, v[i])

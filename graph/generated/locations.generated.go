@@ -1003,7 +1003,7 @@ func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.Selection
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Location) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx, sel, v[i])
@@ -1029,7 +1029,7 @@ func (ec *executionContext) marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulg
 }
 
 func (ec *executionContext) marshalNLocationEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐLocationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LocationEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLocationEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐLocationEdge(ctx, sel, v[i])
@@ -1059,7 +1059,7 @@ func (ec *executionContext) marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaul
 }
 
 func (ec *executionContext) marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.LocationNote) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNote(ctx, sel, v[i])

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
@@ -243,21 +244,22 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ChangeLoadStatus        func(childComplexity int, loadNumber string, status domain.LoadStatus) int
-		CreateLoad              func(childComplexity int, input model.CreateLoadInput) int
-		CreateWebhook           func(childComplexity int, input model.CreateWebhookInput) int
-		DeleteWebhook           func(childComplexity int, id string) int
-		DisableWebhook          func(childComplexity int, id string) int
-		EnableWebhook           func(childComplexity int, id string) int
-		RedeliverEvent          func(childComplexity int, webhookID string, eventID string) int
-		RegenerateWebhookSecret func(childComplexity int, id string, rotationWindow *int) int
-		UpdateLoad              func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
-		UpdateTrip              func(childComplexity int, id string, input model.UpdateTripInput) int
-		UpdateWebhook           func(childComplexity int, id string, input model.UpdateWebhookInput) int
-		UploadCarrierDocument   func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
-		UploadDriverDocument    func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
-		UploadLoadDocument      func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
-		UploadTripDocument      func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
+		ChangeLoadStatus         func(childComplexity int, loadNumber string, status domain.LoadStatus) int
+		CreateLoad               func(childComplexity int, input model.CreateLoadInput) int
+		CreateWebhook            func(childComplexity int, input model.CreateWebhookInput) int
+		DeleteWebhook            func(childComplexity int, id string) int
+		DisableWebhook           func(childComplexity int, id string) int
+		EnableWebhook            func(childComplexity int, id string) int
+		RecoverWebhookDeliveries func(childComplexity int, webhookID string, since time.Time) int
+		RedeliverEvent           func(childComplexity int, webhookID string, eventID string) int
+		RegenerateWebhookSecret  func(childComplexity int, id string, rotationWindow *int) int
+		UpdateLoad               func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
+		UpdateTrip               func(childComplexity int, id string, input model.UpdateTripInput) int
+		UpdateWebhook            func(childComplexity int, id string, input model.UpdateWebhookInput) int
+		UploadCarrierDocument    func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadDriverDocument     func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadLoadDocument       func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
+		UploadTripDocument       func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
 	}
 
 	Note struct {
@@ -1454,6 +1456,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.EnableWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.recoverWebhookDeliveries":
+		if e.ComplexityRoot.Mutation.RecoverWebhookDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recoverWebhookDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecoverWebhookDeliveries(childComplexity, args["webhookId"].(string), args["since"].(time.Time)), true
 	case "Mutation.redeliverEvent":
 		if e.ComplexityRoot.Mutation.RedeliverEvent == nil {
 			break
@@ -3799,6 +3812,11 @@ extend type Mutation {
   deleteWebhook(id: ID!): Boolean! @hasScope(scope: "webhook:manage")
   "Queues the event again for the webhook (same event id)."
   redeliverEvent(webhookId: ID!, eventId: String!): WebhookDelivery! @hasScope(scope: "webhook:manage")
+  """
+  Re-queues every failed delivery of the webhook created at or after since (at most 30 days ago), due now,
+  each with a fresh retry schedule; they are sent while the webhook is Active. Returns how many were re-queued.
+  """
+  recoverWebhookDeliveries(webhookId: ID!, since: DateTime!): Int! @hasScope(scope: "webhook:manage")
 }
 `, BuiltIn: false},
 }

@@ -2384,7 +2384,7 @@ func (ec *executionContext) marshalNStatementLineItem2githubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.StatementLine) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLine(ctx, sel, v[i])
@@ -2404,7 +2404,7 @@ func (ec *executionContext) marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.SubLine) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLine(ctx, sel, v[i])

@@ -1584,7 +1584,7 @@ func (ec *executionContext) marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Trailer) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx, sel, v[i])
@@ -1610,7 +1610,7 @@ func (ec *executionContext) marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 }
 
 func (ec *executionContext) marshalNTrailerEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐTrailerEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrailerEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrailerEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐTrailerEdge(ctx, sel, v[i])
@@ -1650,7 +1650,7 @@ func (ec *executionContext) marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraph
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNote(ctx, sel, v[i])
@@ -1690,7 +1690,7 @@ func (ec *executionContext) marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraph
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrailerReference2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReference(ctx, sel, v[i])

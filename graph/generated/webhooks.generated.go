@@ -1232,7 +1232,7 @@ func (ec *executionContext) marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋha
 }
 
 func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.WebhookAttempt) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttempt(ctx, sel, v[i])
@@ -1248,7 +1248,7 @@ func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.WebhookDelivery) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDelivery(ctx, sel, v[i])

@@ -12,6 +12,7 @@ import (
 )
 
 func TestDecimalIsExact(t *testing.T) {
+	t.Parallel()
 	d, err := UnmarshalDecimal(json.Number("12345678901234567.89"))
 	if err != nil || d.String() != "12345678901234567.89" {
 		t.Fatalf("%s %v", d, err)
@@ -27,6 +28,7 @@ func TestDecimalIsExact(t *testing.T) {
 }
 
 func TestDateTimeAndDate(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	MarshalDateTime(time.Date(2025, 3, 1, 2, 0, 0, 0, time.FixedZone("x", 2*3600))).MarshalGQL(&b)
 	if b.String() != `"2025-03-01T00:00:00Z"` {

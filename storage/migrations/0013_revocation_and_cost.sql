@@ -15,6 +15,9 @@ CREATE TABLE token_revocations (
 CREATE INDEX token_revocations_expires ON token_revocations (expires_at);
 -- System data: every instance reads the whole (small) list each poll.
 REVOKE ALL ON token_revocations FROM haulgraph_tenant;
+-- Row-level security with no policy: a tenant transaction sees no row even if
+-- granted one later; the owner (system work) is not subject to it.
+ALTER TABLE token_revocations ENABLE ROW LEVEL SECURITY;
 
 -- The revocation poll reads the clients revoked within one token lifetime.
 CREATE INDEX api_clients_revoked ON api_clients (revoked_at) WHERE revoked_at IS NOT NULL;

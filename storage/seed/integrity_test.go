@@ -17,6 +17,7 @@ import (
 // with one anti-join: seeding may copy without per-row trigger checks, so the
 // generator's references must hold by themselves.
 func TestSeedKeepsReferentialIntegrity(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	run(t, db, "acme", 1)
 	ctx := context.Background()
@@ -86,6 +87,7 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 // being copied (the concurrent part) and expects no row of the tenant left,
 // so that the same slug can be seeded again.
 func TestSeedRemovesAPartialTenant(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -117,6 +119,7 @@ func TestSeedRemovesAPartialTenant(t *testing.T) {
 // trigger of its own, seeding must not copy in replica mode (which would
 // skip it with the foreign-key checks): the trigger fires for every row.
 func TestSeedNeverSkipsAnotherAreasTrigger(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
 	_, err := db.Pool.Exec(ctx, `

@@ -11,6 +11,7 @@ import (
 // TestSeedCoversEveryShape checks that scale 1 holds every shape the spec
 // describes, and that the well-known keys point at what they promise.
 func TestSeedCoversEveryShape(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	res := run(t, db, "acme", 1)
 	ctx := context.Background()

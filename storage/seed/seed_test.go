@@ -53,6 +53,7 @@ func run(t *testing.T, db *storage.DB, slug string, scale int) *seed.Result {
 }
 
 func TestSeedIsDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b, c := dbtest.New(t), dbtest.New(t), dbtest.New(t)
 	ra := run(t, a, "acme", 1)
 	// The second seed keeps the per-row foreign-key checks: both ways of
@@ -79,6 +80,7 @@ func TestSeedIsDeterministic(t *testing.T) {
 }
 
 func TestSeedRefusesAnExistingTenantAndKeepsTenantsApart(t *testing.T) {
+	t.Parallel()
 	db := dbtest.New(t)
 	first := run(t, db, "acme", 1)
 	_, err := seed.Run(context.Background(), db, seed.Options{Tenant: "acme", Scale: 1})

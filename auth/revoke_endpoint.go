@@ -1,0 +1,98 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/google/uuid"
+)
+
+// RevocationHandler serves POST /oauth/revoke (RFC 7009): a client revokes
+// one of its own access tokens, which every instance then refuses within
+// the revocation poll interval (this one at once). The client authenticates
+// as at the token endpoint and is throttled with it. As RFC 7009 §2.2 asks,
+// a token that is invalid, expired, not ours or another client's is
+// answered 200 like a revoked one: the answer tells nothing about it.
+func (s *Service) RevocationHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			writeMethodNotAllowed(w)
+			return
+		}
+		req, oerr := parseTokenRequest(w, r)
+		if s.cfg.Throttle != nil && !s.cfg.Throttle(w, r, req.ClientID) {
+			writeOAuthError(w, oauthErr(http.StatusTooManyRequests, "slow_down", "too many requests: retry after the number of seconds in Retry-After"))
+			return
+		}
+		switch {
+		case oerr != nil:
+		case req.ClientID == "" || req.ClientSecret == "":
+			oerr = oauthErr(400, "invalid_request", "client_id and client_secret are required (in the body or with HTTP Basic)")
+		case req.Token == "":
+			oerr = oauthErr(400, "invalid_request", "token is required")
+		}
+		var client *Client
+		if oerr == nil {
+			var err error
+			if client, err = s.authenticate(r.Context(), req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
+				slog.ErrorContext(r.Context(), "revocation endpoint: client lookup", "err", err)
+				oerr = oauthErr(500, "server_error", "the token could not be revoked; try again")
+			}
+		}
+		if oerr == nil {
+			if err := s.RevokeToken(r.Context(), client.ClientID, req.Token); err != nil {
+				slog.ErrorContext(r.Context(), "revocation endpoint: revoke", "err", err)
+				oerr = oauthErr(500, "server_error", "the token could not be revoked; try again")
+			}
+		}
+		if oerr != nil {
+			writeOAuthError(w, oerr)
+			return
+		}
+		setNoStore(w)
+		w.WriteHeader(http.StatusOK)
+	})
+}
+
+// RevokeToken revokes raw, an access token this server issued to clientID,
+// by its jti. Anything else (malformed, not signed by our keys, expired,
+// another client's) is ignored without error (RFC 7009 §2.2).
+func (s *Service) RevokeToken(ctx context.Context, clientID, raw string) error {
+	if len(raw) > maxTokenLen {
+		return nil
+	}
+	jws, err := jose.ParseSignedCompact(raw, toJoseAlgs(ownAlgs))
+	if err != nil || len(jws.Signatures) != 1 {
+		return nil
+	}
+	pub, ok := s.keys.lookup(ctx, jws.Signatures[0].Header.KeyID)
+	if !ok {
+		return nil
+	}
+	payload, err := jws.Verify(pub)
+	if err != nil {
+		return nil
+	}
+	var c accessClaims
+	if json.Unmarshal(payload, &c) != nil {
+		return nil
+	}
+	tenant, err := uuid.Parse(c.TenantID)
+	exp := time.Unix(c.Expiry, 0)
+	if err != nil || c.Issuer != s.cfg.Issuer || c.ClientID != clientID || c.JTI == "" || !time.Now().Before(exp) {
+		return nil
+	}
+	// Kept until the token would have expired anyway (plus the leeway);
+	// expired rows are pruned by the same statement.
+	if _, err := s.db.Pool.Exec(ctx, `WITH pruned AS (DELETE FROM token_revocations WHERE expires_at < now())
+		INSERT INTO token_revocations (client_id, jti, tenant_id, expires_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (client_id, jti) DO NOTHING`, c.ClientID, c.JTI, tenant, exp.Add(clockLeeway)); err != nil {
+		return err
+	}
+	return s.revocations.refreshNow(ctx)
+}

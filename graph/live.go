@@ -1,0 +1,271 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Live executes subscriptions once per group of identical subscribers
+// (Hasura's multiplexing, by identity rather than by batching variables):
+// subscribers of the same tenant with the same scopes, operation text,
+// operation name and variables would receive the same bytes for every event,
+// so each event is executed and JSON-encoded once per group and the encoded
+// payload is handed to every member. The group holds one hub subscription,
+// whose filter runs before any execution; each execution gets fresh
+// dataloaders (loaderExtension runs per response).
+type Live struct {
+	hub domain.EventStream
+
+	mu     sync.Mutex
+	groups map[string]*liveGroup
+
+	executions atomic.Int64
+	members    atomic.Int64
+	cutOff     atomic.Int64
+	wg         sync.WaitGroup
+}
+
+// NewLive makes an empty set of groups over the instance's hub.
+func NewLive(hub domain.EventStream) *Live {
+	return &Live{hub: hub, groups: map[string]*liveGroup{}}
+}
+
+// Executions counts subscription executions (one per group per event).
+func (l *Live) Executions() int64 { return l.executions.Load() }
+
+// Members is the number of live subscribers across groups.
+func (l *Live) Members() int64 { return l.members.Load() }
+
+// CutOff counts connections cut off for not reading their events in time.
+func (l *Live) CutOff() int64 { return l.cutOff.Load() }
+
+// Groups is the number of groups, that is of hub subscriptions.
+func (l *Live) Groups() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.groups)
+}
+
+// Wait returns when every group's goroutine has ended (all members left).
+func (l *Live) Wait() { l.wg.Wait() }
+
+// codeSlowConsumer ends a subscription whose events could not be executed
+// as fast as they came; the subscriber resumes with after: its last cursor.
+const codeSlowConsumer = "SLOW_CONSUMER"
+
+// liveMember is one subscriber: an operation of a connection.
+type liveMember struct {
+	// next receives the group's encoded payload of each event, with the
+	// event's outbox position. It must not block.
+	next func(seq int64, payload []byte)
+	// fail ends the member when its group's stream ended under it.
+	fail  func(errs gqlerror.List)
+	group *liveGroup
+}
+
+// liveKey identifies subscribers that would receive the same bytes.
+func liveKey(p *domain.Principal, rc *graphql.OperationContext) (string, error) {
+	scopes := make([]string, len(p.Scopes))
+	for i, s := range p.Scopes {
+		scopes[i] = string(s)
+	}
+	slices.Sort(scopes)
+	vars, err := json.Marshal(rc.Variables) // map keys come out sorted
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(len(rc.RawQuery) + len(vars) + 128)
+	for _, part := range []string{p.TenantID.String(), strings.Join(scopes, " "), rc.OperationName, rc.RawQuery, string(vars)} {
+		b.WriteString(part)
+		b.WriteByte(0)
+	}
+	return b.String(), nil
+}
+
+// Join adds m to the group of its key, creating the group (and executing the
+// operation's subscribe) when it is the first. The errors are the
+// subscription's own refusal (missing scope, invalid filter): m did not join.
+func (l *Live) Join(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *liveMember) gqlerror.List {
+	p := domain.PrincipalFrom(ctx)
+	if p == nil {
+		return gqlerror.List{gqlerror.Errorf("unauthenticated")}
+	}
+	key, err := liveKey(p, opCtx)
+	if err != nil {
+		return gqlerror.List{gqlerror.Errorf("variables: %v", err)}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g := l.groups[key]
+	if g == nil {
+		var errs gqlerror.List
+		if g, errs = l.start(exec, opCtx, p, key); errs != nil {
+			return errs
+		}
+		l.groups[key] = g
+	}
+	g.mu.Lock()
+	g.members[m] = struct{}{}
+	g.mu.Unlock()
+	m.group = g
+	l.members.Add(1)
+	return nil
+}
+
+// Leave removes m; the last member's leaving ends the group's execution.
+func (l *Live) Leave(m *liveMember) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g := m.group
+	if g == nil {
+		return
+	}
+	m.group = nil
+	g.mu.Lock()
+	_, ok := g.members[m]
+	delete(g.members, m)
+	empty := len(g.members) == 0
+	g.mu.Unlock()
+	if ok {
+		l.members.Add(-1)
+	}
+	if empty && l.groups[g.key] == g {
+		delete(l.groups, g.key)
+		g.cancel()
+	}
+}
+
+// liveGroup is one shared execution.
+type liveGroup struct {
+	live   *Live
+	key    string
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	members map[*liveMember]struct{}
+
+	seqMu  sync.Mutex
+	seqs   []int64 // positions of events handed to the resolver, not yet executed
+	opened bool
+}
+
+// start executes the subscribe of the group's first member with a context
+// of the group's own (it outlives any one member's connection).
+func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext, p *domain.Principal, key string) (*liveGroup, gqlerror.List) {
+	ctx, cancel := context.WithCancel(context.Background())
+	principal := *p
+	principal.ClientID = "" // shared by clients of the same tenant and scopes
+	ctx = domain.WithPrincipal(ctx, &principal)
+	g := &liveGroup{live: l, key: key, cancel: cancel, members: map[*liveMember]struct{}{}}
+	ctx = domain.WithEventStream(ctx, g)
+	g.ctx = ctx
+	next, ctx := exec.DispatchOperation(ctx, opCtx)
+	if !g.opened {
+		// The resolver refused before subscribing: a one-shot error response.
+		defer cancel()
+		if resp := next(ctx); resp != nil && len(resp.Errors) > 0 {
+			return nil, resp.Errors
+		}
+		return nil, gqlerror.List{gqlerror.Errorf("the subscription could not start")}
+	}
+	l.wg.Add(1)
+	go g.run(ctx, next)
+	return g, nil
+}
+
+// Subscribe is the group's domain.EventStream: it subscribes to the hub and
+// records each delivered event's position for the execution it causes.
+func (g *liveGroup) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+	g.opened = true
+	deliver := sink.Deliver
+	sink.Deliver = func(ev *domain.LiveEvent) bool {
+		g.seqMu.Lock()
+		g.seqs = append(g.seqs, ev.Seq)
+		g.seqMu.Unlock()
+		return deliver(ev)
+	}
+	return g.live.hub.Subscribe(tenant, f, sink)
+}
+
+func (g *liveGroup) popSeq() int64 {
+	g.seqMu.Lock()
+	defer g.seqMu.Unlock()
+	if len(g.seqs) == 0 {
+		return 0
+	}
+	s := g.seqs[0]
+	g.seqs = g.seqs[1:]
+	return s
+}
+
+// run executes the group once per event and hands the one encoding to every
+// member, in the hub's (commit) order.
+func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
+	defer g.live.wg.Done()
+	var members []*liveMember
+	for {
+		resp := next(ctx)
+		if resp == nil {
+			g.end()
+			return
+		}
+		seq := g.popSeq()
+		payload, err := json.Marshal(resp)
+		if err != nil {
+			payload = []byte(`{"errors":[{"message":"the event could not be encoded","extensions":{"code":"INTERNAL"}}]}`)
+		}
+		g.live.executions.Add(1)
+		g.mu.Lock()
+		members = members[:0]
+		for m := range g.members {
+			members = append(members, m)
+		}
+		g.mu.Unlock()
+		for _, m := range members {
+			m.next(seq, payload)
+		}
+		clear(members)
+	}
+}
+
+// end runs when the group's stream ended: its members left (nothing to do)
+// or the hub cut the group off because its execution fell behind; then every
+// member ends with an error it can resume from.
+func (g *liveGroup) end() {
+	l := g.live
+	l.mu.Lock()
+	if l.groups[g.key] == g {
+		delete(l.groups, g.key)
+	}
+	g.mu.Lock()
+	members := make([]*liveMember, 0, len(g.members))
+	for m := range g.members {
+		members = append(members, m)
+		m.group = nil
+	}
+	clear(g.members)
+	g.mu.Unlock()
+	l.members.Add(-int64(len(members)))
+	l.mu.Unlock()
+	g.cancel()
+	if len(members) == 0 {
+		return
+	}
+	e := gqlerror.Errorf("%s", domain.ErrSlowConsumer.Error())
+	e.Extensions = map[string]any{"code": codeSlowConsumer}
+	for _, m := range members {
+		m.fail(gqlerror.List{e})
+	}
+}

@@ -1,0 +1,482 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// wsConn is one GraphQL WebSocket connection. Its goroutine reads and runs
+// the protocol; a writer goroutine (owned and awaited by serve) drains a
+// bounded queue of frames, so no producer — a shared subscription execution
+// above all — ever waits on this peer: when the queue is full the connection
+// is cut off (1008) and the others go on.
+type wsConn struct {
+	o      WebsocketOptions
+	c      *websocket.Conn
+	exec   graphql.GraphExecutor
+	legacy bool
+
+	ctx    context.Context // the upgrade request's; the principal once acked
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	acked    bool
+	inited   bool
+	ops      map[string]*wsOp
+	queue    []wsFrame
+	queued   int // frames in queue
+	wake     chan struct{}
+	closed   bool
+	endOnce  sync.Once
+	closeMsg []byte
+	done     chan struct{}
+	workers  sync.WaitGroup // running queries and mutations
+}
+
+// wsOp is one operation of the connection.
+type wsOp struct {
+	id     string
+	member *liveMember // a subscription's place in its group
+	head   []byte      // `{"id":…,"type":"next","payload":`
+}
+
+// wsFrame is one message: head + body + tail, so that a shared payload is
+// written to the socket without being copied per subscriber.
+type wsFrame struct {
+	head, body []byte
+	tail       bool // close the object opened in head
+	control    bool // sent even past the queue bound (acks, errors)
+}
+
+func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor, ctx context.Context) *wsConn {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if tc, ok := c.NetConn().(*net.TCPConn); ok && o.SendBuffer > 0 {
+		// A fixed kernel send buffer: a client that stops reading pushes back
+		// after SendBuffer bytes instead of megabytes of autotuned buffer.
+		_ = tc.SetWriteBuffer(o.SendBuffer)
+	}
+	return &wsConn{o: o, c: c, exec: exec, legacy: c.Subprotocol() == protoLegacyWS, ctx: ctx, cancel: cancel,
+		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// serve runs the connection until it ends, then releases everything it held.
+func (w *wsConn) serve() {
+	writerDone := make(chan struct{})
+	go func() { defer close(writerDone); w.writeLoop() }()
+	initTimer := time.AfterFunc(w.o.InitTimeout, func() {
+		w.mu.Lock()
+		inited := w.inited
+		w.mu.Unlock()
+		if !inited {
+			w.end(CloseInitTimeout, "Connection initialisation timeout")
+		}
+	})
+	w.c.SetReadLimit(64 << 10)
+	w.alive()
+	w.c.SetPongHandler(func(string) error { w.alive(); return nil })
+	for {
+		_, data, err := w.c.ReadMessage()
+		if err != nil {
+			break
+		}
+		w.alive()
+		if !w.handle(data) {
+			break
+		}
+	}
+	initTimer.Stop()
+	w.end(websocket.CloseNormalClosure, "")
+	w.mu.Lock()
+	ops := w.ops
+	w.ops = map[string]*wsOp{}
+	w.mu.Unlock()
+	for _, op := range ops {
+		if op.member != nil {
+			w.o.Live.Leave(op.member)
+		}
+	}
+	w.cancel()
+	w.workers.Wait()
+	<-writerDone
+}
+
+// alive pushes the read deadline: a peer that answers neither pings nor
+// sends anything for two keep-alive intervals is gone.
+func (w *wsConn) alive() { _ = w.c.SetReadDeadline(time.Now().Add(2*w.o.KeepAlive + w.o.WriteTimeout)) }
+
+// end closes the connection with code once, whoever asks first (protocol
+// error, token expiry, slow consumer, failed write). It never blocks: the
+// writer sends the close frame and closes the socket, the read loop then
+// ends and serve releases the connection's subscriptions.
+func (w *wsConn) end(code int, reason string) {
+	w.endOnce.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		w.queue = nil
+		w.closeMsg = websocket.FormatCloseMessage(code, truncateReason(reason))
+		w.mu.Unlock()
+		close(w.done)
+	})
+}
+
+// send queues a frame; past the bound (QueuePerOperation per live operation)
+// the peer is too slow and the connection is cut off.
+func (w *wsConn) send(f wsFrame) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	if !f.control && w.queued >= w.o.QueuePerOperation*(1+len(w.ops)) {
+		w.mu.Unlock()
+		w.o.Live.cutOff.Add(1)
+		w.end(CloseSlowConsumer, domain.ErrSlowConsumer.Error())
+		return
+	}
+	w.queue = append(w.queue, f)
+	w.queued++
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sendJSON queues a protocol message of the server's.
+func (w *wsConn) sendJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	w.send(wsFrame{body: b, control: true})
+}
+
+func (w *wsConn) writeLoop() {
+	ping := time.NewTicker(w.o.KeepAlive)
+	defer ping.Stop()
+	var batch []wsFrame
+	defer func() {
+		w.mu.Lock()
+		msg := w.closeMsg
+		w.mu.Unlock()
+		_ = w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+		_ = w.c.Close()
+	}()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-ping.C:
+			if w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.o.WriteTimeout)) != nil {
+				w.end(websocket.CloseGoingAway, "")
+				return
+			}
+			if w.legacy {
+				w.mu.Lock()
+				acked := w.acked
+				w.mu.Unlock()
+				if acked {
+					batch = append(batch[:0], wsFrame{body: []byte(`{"type":"ka"}`)})
+					if !w.write(batch) {
+						return
+					}
+				}
+			}
+		case <-w.wake:
+			w.mu.Lock()
+			batch, w.queue = w.queue, batch[:0]
+			w.queued = 0
+			w.mu.Unlock()
+			if !w.write(batch) {
+				return
+			}
+			clear(batch)
+		}
+	}
+}
+
+func (w *wsConn) write(frames []wsFrame) bool {
+	for _, f := range frames {
+		_ = w.c.SetWriteDeadline(time.Now().Add(w.o.WriteTimeout))
+		out, err := w.c.NextWriter(websocket.TextMessage)
+		if err == nil {
+			if len(f.head) > 0 {
+				_, _ = out.Write(f.head)
+			}
+			_, _ = out.Write(f.body)
+			if f.tail {
+				_, _ = out.Write([]byte{'}'})
+			}
+			err = out.Close()
+		}
+		if err != nil {
+			w.o.Live.cutOff.Add(1)
+			w.end(CloseSlowConsumer, "write timed out: the client does not read")
+			return false
+		}
+	}
+	return true
+}
+
+// wsMessage is a message of either subprotocol.
+type wsMessage struct {
+	ID      *string         `json:"id"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// handle runs one client message; false ends the connection.
+func (w *wsConn) handle(data []byte) bool {
+	var m wsMessage
+	if err := json.Unmarshal(data, &m); err != nil || m.Type == "" {
+		w.end(CloseInvalidMessage, "Invalid message received")
+		return false
+	}
+	switch m.Type {
+	case "connection_init":
+		return w.init(m.Payload)
+	case "ping":
+		if !w.legacy {
+			w.sendJSON(map[string]any{"type": "pong"})
+			return true
+		}
+	case "pong":
+		if !w.legacy {
+			return true
+		}
+	case "subscribe", "start":
+		if (m.Type == "subscribe") == w.legacy {
+			break
+		}
+		if m.ID == nil || *m.ID == "" {
+			w.end(CloseInvalidMessage, "Invalid message received: an operation needs an id")
+			return false
+		}
+		return w.start(*m.ID, m.Payload)
+	case "complete", "stop":
+		if (m.Type == "complete") == w.legacy || m.ID == nil {
+			break
+		}
+		w.stop(*m.ID)
+		if w.legacy {
+			w.sendJSON(map[string]any{"type": "complete", "id": *m.ID})
+		}
+		return true
+	case "connection_terminate":
+		if w.legacy {
+			w.end(websocket.CloseNormalClosure, "")
+			return false
+		}
+	}
+	if w.legacy {
+		w.sendJSON(map[string]any{"type": "error", "payload": map[string]any{"message": "unknown message type " + strconv.Quote(m.Type)}})
+		return true
+	}
+	w.end(CloseInvalidMessage, "Invalid message received: unknown type "+strconv.Quote(m.Type))
+	return false
+}
+
+func (w *wsConn) init(payload json.RawMessage) bool {
+	w.mu.Lock()
+	again := w.inited
+	w.inited = true
+	w.mu.Unlock()
+	if again {
+		w.end(CloseTooManyInits, "Too many initialisation requests")
+		return false
+	}
+	var fields map[string]any
+	if len(bytes.TrimSpace(payload)) > 0 && string(bytes.TrimSpace(payload)) != "null" {
+		if err := json.Unmarshal(payload, &fields); err != nil {
+			w.end(CloseInvalidMessage, "Invalid message received: connection_init's payload must be an object")
+			return false
+		}
+	}
+	p, err := w.o.principal(w.ctx, fields)
+	if err != nil {
+		w.end(CloseUnauthorized, "Unauthorized: "+err.Error())
+		return false
+	}
+	w.ctx = domain.WithPrincipal(w.ctx, p)
+	if !p.ExpiresAt.IsZero() {
+		// The connection ends when the token does.
+		t := time.AfterFunc(time.Until(p.ExpiresAt), func() { w.end(CloseUnauthorized, "Unauthorized: the token expired") })
+		context.AfterFunc(w.ctx, func() { t.Stop() })
+	}
+	w.mu.Lock()
+	w.acked = true
+	w.mu.Unlock()
+	w.sendJSON(map[string]any{"type": "connection_ack"})
+	if w.legacy {
+		w.sendJSON(map[string]any{"type": "ka"})
+	}
+	return true
+}
+
+// start runs an operation: a query or mutation once, a subscription by
+// joining its shared execution. Refusals end only this operation.
+func (w *wsConn) start(id string, payload json.RawMessage) bool {
+	w.mu.Lock()
+	acked, dup, full := w.acked, w.ops[id] != nil, len(w.ops) >= w.o.MaxSubscriptions
+	w.mu.Unlock()
+	switch {
+	case !acked && !w.legacy:
+		w.end(CloseUnauthorized, "Unauthorized")
+		return false
+	case !acked:
+		w.sendJSON(map[string]any{"type": "error", "id": id, "payload": map[string]any{"message": "send connection_init first"}})
+		return true
+	case dup && !w.legacy:
+		w.end(CloseDuplicateID, "Subscriber for "+id+" already exists")
+		return false
+	case dup:
+		w.refuse(id, gqlerror.List{codedErr(domain.CodeInvalid, "operation id "+strconv.Quote(id)+" is already in use")})
+		return true
+	case full:
+		w.refuse(id, gqlerror.List{codedErr(domain.CodeRateLimited,
+			"at most "+strconv.Itoa(w.o.MaxSubscriptions)+" subscriptions per connection: complete one first")})
+		return true
+	}
+	var params graphql.RawParams
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if err := dec.Decode(&params); err != nil || params.Query == "" && params.Extensions == nil {
+		if !w.legacy {
+			w.end(CloseInvalidMessage, "Invalid message received: subscribe needs a payload with a query")
+			return false
+		}
+		w.refuse(id, gqlerror.List{codedErr(domain.CodeInvalid, "the payload needs a query")})
+		return true
+	}
+	if w.o.Admit != nil {
+		if err := w.o.Admit(w.ctx); err != nil {
+			w.refuse(id, gqlerror.List{domainErr(err)})
+			return true
+		}
+	}
+	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+	opCtx, errs := w.exec.CreateOperationContext(w.ctx, &params)
+	if errs != nil {
+		resp := w.exec.DispatchError(graphql.WithOperationContext(w.ctx, opCtx), errs)
+		w.refuse(id, resp.Errors)
+		return true
+	}
+	op := &wsOp{id: id, head: w.head(id)}
+	w.mu.Lock()
+	w.ops[id] = op
+	w.mu.Unlock()
+	if opCtx.Operation.Operation != ast.Subscription {
+		w.workers.Add(1)
+		go func() {
+			defer w.workers.Done()
+			next, ctx := w.exec.DispatchOperation(w.ctx, opCtx)
+			resp := next(ctx)
+			if w.remove(id) == op {
+				w.next(op, resp)
+				w.complete(id)
+			}
+		}()
+		return true
+	}
+	op.member = &liveMember{
+		next: func(_ int64, body []byte) { w.deliver(op, body) },
+		fail: func(errs gqlerror.List) {
+			if w.remove(id) == op {
+				w.refuse(id, errs)
+			}
+		},
+	}
+	if errs := w.o.Live.Join(w.ctx, w.exec, opCtx, op.member); errs != nil {
+		w.remove(id)
+		w.refuse(id, errs)
+	}
+	return true
+}
+
+// deliver queues a shared payload for op, unless op has ended meanwhile.
+func (w *wsConn) deliver(op *wsOp, body []byte) {
+	w.mu.Lock()
+	live := w.ops[op.id] == op
+	w.mu.Unlock()
+	if live {
+		w.send(wsFrame{head: op.head, body: body, tail: true})
+	}
+}
+
+func (w *wsConn) next(op *wsOp, resp *graphql.Response) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	w.send(wsFrame{head: op.head, body: b, tail: true, control: true})
+}
+
+// head is the start of an event message of operation id.
+func (w *wsConn) head(id string) []byte {
+	typ := "next"
+	if w.legacy {
+		typ = "data"
+	}
+	quoted, _ := json.Marshal(id)
+	return []byte(`{"id":` + string(quoted) + `,"type":"` + typ + `","payload":`)
+}
+
+// stop ends operation id at the client's request.
+func (w *wsConn) stop(id string) {
+	if op := w.remove(id); op != nil && op.member != nil {
+		w.o.Live.Leave(op.member)
+	}
+}
+
+func (w *wsConn) remove(id string) *wsOp {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	op := w.ops[id]
+	delete(w.ops, id)
+	return op
+}
+
+// refuse ends operation id with errors: graphql-transport-ws's error
+// message; graphql-ws's data with errors, then complete.
+func (w *wsConn) refuse(id string, errs gqlerror.List) {
+	if !w.legacy {
+		w.sendJSON(map[string]any{"type": "error", "id": id, "payload": errs})
+		return
+	}
+	w.sendJSON(map[string]any{"type": "data", "id": id, "payload": map[string]any{"errors": errs}})
+	w.complete(id)
+}
+
+func (w *wsConn) complete(id string) {
+	w.sendJSON(map[string]any{"type": "complete", "id": id})
+}
+
+// codedErr is a GraphQL error with extensions.code.
+func codedErr(code domain.Code, msg string) *gqlerror.Error {
+	e := &gqlerror.Error{Message: msg}
+	errcode.Set(e, string(code))
+	return e
+}
+
+// domainErr presents a domain error (a rate-limit refusal) as a GraphQL one.
+func domainErr(err error) *gqlerror.Error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return codedErr(de.Code, de.Message)
+	}
+	return codedErr(domain.CodeInternal, "internal error")
+}

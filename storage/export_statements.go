@@ -1,0 +1,250 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// ExportBatch is how many statements the export reads per keyset step: the
+// memory of one export is one batch (with its lines), whatever the range.
+const ExportBatch = 500
+
+// ExportApplicationName marks an export's connection in pg_stat_activity
+// while it runs (SET LOCAL: it reverts when the transaction ends).
+const ExportApplicationName = "haulgraph statement export"
+
+// exportSlotLock is the first of the advisory lock classes that count the
+// running exports of a tenant (class exportSlotLock+i, key hashtext(tenant)):
+// transaction-scoped, so a crashed instance or a client gone frees its slot.
+const exportSlotLock = 7340230
+
+var _ domain.StatementExportStore = (*Reads)(nil)
+
+// StreamStatements implements domain.StatementExportStore with pgx directly
+// (real bind parameters, one statement text per filter combination): one
+// read-only REPEATABLE READ transaction, so the whole export is one
+// snapshot, read in keyset steps of ExportBatch statements on
+// (statement_date, number), the order and index of search.
+func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q domain.StatementExportQuery, slots int, emit func(*domain.Statement) error) error {
+	if tenant == uuid.Nil {
+		return fmt.Errorf("storage: export without a tenant")
+	}
+	tx, err := r.DB.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// The request's context may be over (a client gone): roll back
+		// anyway; a connection pgx closed on cancellation is simply dropped.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}()
+	// A client gone cancels ctx; pgx then sends the server a cancel request
+	// for the running statement and drops the connection (pgconn asyncClose),
+	// which ends the transaction: no snapshot or slot outlives the request.
+	if _, err := tx.Exec(ctx, `SELECT set_config('app.tenant_id', $1, true), set_config('role', 'haulgraph_tenant', true),
+		set_config('application_name', $2, true)`, tenant.String(), ExportApplicationName); err != nil {
+		return err
+	}
+	if err := takeExportSlot(ctx, tx, tenant, slots); err != nil {
+		return err
+	}
+	query, args := exportStatementsQuery(tenant, q)
+	// The first step starts before the first day: every row of the range
+	// sorts after (From - 1 day, MinInt32).
+	lastDate, lastNumber := q.From.AddDate(0, 0, -1), int32(math.MinInt32)
+	n := len(args)
+	args = append(args, lastDate, lastNumber)
+	for {
+		args[n], args[n+1] = lastDate, lastNumber
+		batch, err := readStatementBatch(ctx, tx, tenant, query, args)
+		if err != nil {
+			return err
+		}
+		for i := range batch {
+			if err := emit(&batch[i]); err != nil {
+				return err
+			}
+		}
+		if len(batch) < ExportBatch {
+			return nil
+		}
+		last := batch[len(batch)-1]
+		lastDate, lastNumber = last.StatementDate.Time, last.Number
+	}
+}
+
+// takeExportSlot holds one of the tenant's export slots until the
+// transaction ends, or answers TooManyExports.
+func takeExportSlot(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, slots int) error {
+	for i := range slots {
+		var ok bool
+		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", exportSlotLock+i, tenant.String()).Scan(&ok); err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return domain.TooManyExports
+}
+
+// exportStatementsQuery is search's selection (visibleStatements, the date
+// range, the driver filters) with each statement's driver joined; the last
+// two parameters are the keyset position.
+func exportStatementsQuery(tenant uuid.UUID, q domain.StatementExportQuery) (string, []any) {
+	args := []any{tenant, q.From.Time, q.To.Time}
+	var where strings.Builder
+	if q.DriverType != nil {
+		args = append(args, string(*q.DriverType))
+		fmt.Fprintf(&where, " AND s.driver_type = $%d", len(args))
+	}
+	if q.DriverID != nil {
+		args = append(args, *q.DriverID)
+		fmt.Fprintf(&where, " AND s.driver_id = $%d", len(args))
+	}
+	query := fmt.Sprintf(`SELECT %s, d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
+		FROM settlement_statements s
+		LEFT JOIN drivers d ON d.id = s.driver_id AND d.tenant_id = s.tenant_id
+		LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
+		WHERE s.tenant_id = $1 AND %s AND s.statement_date BETWEEN $2::date AND $3::date%s
+		AND (s.statement_date, s.number) > ($%d::date, $%d::integer)
+		ORDER BY s.statement_date, s.number LIMIT %d`,
+		statementCols, visibleStatements, where.String(), len(args)+1, len(args)+2, ExportBatch)
+	return query, args
+}
+
+// readStatementBatch reads one keyset step and its line items and sub-lines
+// (three queries) and assembles them as search does.
+func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query string, args []any) ([]domain.Statement, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	type stmt struct {
+		row    statementRow
+		driver *domain.Driver
+	}
+	var got []stmt
+	for rows.Next() {
+		var s stmt
+		var d driverCols
+		if err := rows.Scan(append(s.row.scanTargets(), d.targets()...)...); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		s.driver = d.driver()
+		got = append(got, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(got) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(got))
+	for i, s := range got {
+		ids[i] = s.row.ID.String()
+	}
+	lines, err := exportLines(ctx, tx, tenant, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Statement, len(got))
+	for i, s := range got {
+		out[i] = s.row.assemble(s.driver, lines[s.row.ID])
+	}
+	return out, nil
+}
+
+// exportLines is statementLines over pgx.
+func exportLines(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]domain.StatementLine, error) {
+	rows, err := tx.Query(ctx, `SELECT id, statement_id, category, title, policy_name, trip_number,
+		load_number, amount, currency, transaction_type FROM statement_line_items
+		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, tenant, stmtIDs)
+	if err != nil {
+		return nil, err
+	}
+	var lines []lineRow
+	var lineIDs []string
+	for rows.Next() {
+		var l lineRow
+		if err := rows.Scan(&l.ID, &l.StatementID, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
+			&l.LoadNumber, &l.Amount, &l.Currency, &l.TransactionType); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		lines = append(lines, l)
+		lineIDs = append(lineIDs, l.ID.String())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	rows, err = tx.Query(ctx, `SELECT line_item_id, description, quantity, rate, amount, currency
+		FROM statement_sub_lines WHERE tenant_id = $1 AND line_item_id = ANY($2::uuid[]) ORDER BY line_item_id, position`,
+		tenant, lineIDs)
+	if err != nil {
+		return nil, err
+	}
+	var subs []subLineRow
+	for rows.Next() {
+		var s subLineRow
+		if err := rows.Scan(&s.LineItemID, &s.Description, &s.Quantity, &s.Rate, &s.Amount, &s.Currency); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		subs = append(subs, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return assembleLines(lines, subs), nil
+}
+
+// scanTargets are the fields of statementRow in statementCols order.
+func (row *statementRow) scanTargets() []any {
+	return []any{&row.ID, &row.Number, &row.Status, &row.StatementDate, &row.PayPeriodID, &row.PayPeriodTitle,
+		&row.DriverID, &row.Currency, &row.GrossIncome, &row.NetIncome, &row.LineHaul, &row.Accessorials, &row.Echecks,
+		&row.ServiceFee, &row.DriverPayment, &row.Deductions, &row.Reimbursements, &row.Credits, &row.Escrow, &row.Fuel,
+		&row.Tolls, &row.Bonus, &row.Shortfall, &row.DailyPay, &row.DailyPerDiem, &row.StatementPerDiem, &row.TripValue,
+		&row.NumberOfTrips, &row.LoadedMiles, &row.EmptyMiles, &row.HoursWorked}
+}
+
+// driverCols are the joined driver's columns (all NULL when it is missing).
+type driverCols struct {
+	id           *uuid.UUID
+	name, typ    *string
+	company      *string
+	subsidiaryID *uuid.UUID
+	fleet        *string
+}
+
+func (d *driverCols) targets() []any {
+	return []any{&d.id, &d.name, &d.typ, &d.company, &d.subsidiaryID, &d.fleet}
+}
+
+func (d *driverCols) driver() *domain.Driver {
+	if d.id == nil {
+		return nil
+	}
+	out := &domain.Driver{ID: *d.id, CompanyName: d.company, SubsidiaryID: d.subsidiaryID, FleetName: d.fleet}
+	if d.name != nil {
+		out.Name = *d.name
+	}
+	if d.typ != nil {
+		out.Type = domain.DriverType(*d.typ)
+	}
+	return out
+}
