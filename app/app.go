@@ -74,7 +74,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits)
 	reads := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
-		Exports: &domain.Exports{Store: reads}}, log)
+		Exports: &domain.Exports{Store: reads}, Events: &domain.EventLog{Store: &storage.EventLog{DB: db}}}, log)
 	return a, nil
 }
 

@@ -31,7 +31,7 @@ func (a *App) wireWebhooks() error {
 		Worker: worker,
 		Service: &domain.Webhooks{Store: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks,
 			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks}},
-		Dispatcher: &webhook.Dispatcher{Store: store, Pool: a.DB.Pool, OnDispatched: worker.Wake, Log: a.Log},
+		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}
 	return nil
 }

@@ -105,6 +105,9 @@ const (
 	OpUploadCarrierDoc Operation = "carrier.document"
 	OpListEventTypes   Operation = "webhook.eventtypes"
 	OpManageWebhooks   Operation = "webhook.manage"
+	// OpListEvents is the events API: its scope depends on the event type
+	// (domain.EventTypeScope), so the table asks only for a valid token.
+	OpListEvents Operation = "event.list"
 )
 
 // RequiredScope is DESIGN.md's endpoint → scope table. An empty scope means
@@ -128,4 +131,5 @@ var RequiredScope = map[Operation]Scope{
 	OpUploadCarrierDoc: ScopeCarrierUpdate,
 	OpListEventTypes:   "",
 	OpManageWebhooks:   ScopeWebhookManage,
+	OpListEvents:       "",
 }

@@ -60,6 +60,8 @@ type Deps struct {
 	Subscriptions *domain.Subscriptions
 	// Webhooks is webhook management (schema/webhooks.graphqls).
 	Webhooks *domain.Webhooks
+	// Events is the events API (schema/events.graphqls).
+	Events *domain.EventLog
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -94,7 +96,8 @@ func NewHandler(deps Deps) *Handler {
 	}
 	es := generated.NewExecutableSchema(generated.Config{
 		Resolvers: &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents,
-			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions, WebhookService: deps.Webhooks},
+			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions, WebhookService: deps.Webhooks,
+			EventLog: deps.Events},
 		Directives: generated.DirectiveRoot{HasScope: hasScope},
 	})
 	srv := handler.New(es)

@@ -20,6 +20,7 @@ var queryOps = map[string]domain.Operation{
 	"eventTypes":           domain.OpListEventTypes,
 	"webhooks":             domain.OpManageWebhooks,
 	"webhook":              domain.OpManageWebhooks,
+	"events":               domain.OpListEvents,
 }
 
 func TestScopeDirectivesMatchDomain(t *testing.T) {

@@ -11,4 +11,5 @@ type Resolver struct {
 	LoadWrites     *domain.LoadWrites
 	Subscriptions  *domain.Subscriptions
 	WebhookService *domain.Webhooks
+	EventLog       *domain.EventLog
 }

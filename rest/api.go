@@ -32,6 +32,8 @@ type Deps struct {
 	// Documents serves spec 4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
 	Documents *domain.Documents
+	// Events serves the events API (nil: none).
+	Events *domain.EventLog
 	// Exports streams statement exports (nil: no export route).
 	Exports *domain.Exports
 }
@@ -60,6 +62,9 @@ func NewAPI(d Deps) *API {
 	routes := h.routes()
 	if d.Documents != nil {
 		routes = append(routes, uploadRoutes(d.Documents)...)
+	}
+	if d.Events != nil {
+		routes = append(routes, eventRoutes(d.Events)...)
 	}
 	if d.Exports != nil {
 		routes = append(routes, exportRoutes(d.Exports)...)

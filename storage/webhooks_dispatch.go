@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -258,9 +259,14 @@ func (s *WebhookStore) PruneHistory(ctx context.Context, before time.Time) (int6
 	return total, err
 }
 
+// truncate cuts s to at most n bytes without splitting a UTF-8 character
+// (the column is text: a split rune would be invalid UTF-8).
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n]
 }

@@ -3,6 +3,8 @@ package webhook
 import (
 	"context"
 	"database/sql"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/events"
+	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -94,7 +98,7 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 		e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	}
 	dbtest.WaitOutboxFinal(t, e.db)
-	other := &Dispatcher{Store: e.store, Pool: e.db.Pool, Now: e.clk.Now, Batch: 3}
+	other := &Dispatcher{Store: e.store, Now: e.clk.Now, Batch: 3}
 	e.dispatcher.Batch = 3
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -152,32 +156,39 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 	}
 }
 
-// The LISTEN/NOTIFY loop delivers without anyone calling RunOnce.
-func TestRunningDispatcherAndWorkerDeliverOnNotify(t *testing.T) {
+// Running, the dispatcher is woken by the events relay (the instance's one
+// LISTEN): a committed event is delivered without anyone calling RunOnce and
+// with every poll far beyond the test's deadline.
+func TestRunningDispatcherAndWorkerDeliverOnRelayWake(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
-	e.dispatcher.Poll = time.Hour // only NOTIFY can wake it after the first pass
+	relay := &events.Relay{Outbox: &storage.Outbox{DB: e.db}, Pool: e.db.Pool, Hub: events.NewHub(), Poll: time.Hour,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	wake, stop := relay.Wake()
+	defer stop()
+	e.dispatcher.Wake = wake
+	e.dispatcher.Poll = time.Hour
 	e.worker.Poll = time.Hour
 	e.dispatcher.OnDispatched = e.worker.Wake
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
+	go func() { defer wg.Done(); _ = relay.Run(ctx) }()
 	go func() { defer wg.Done(); _ = e.dispatcher.Run(ctx) }()
 	go func() { defer wg.Done(); _ = e.worker.Run(ctx) }()
 	defer func() { cancel(); wg.Wait() }()
-	// The listener may not be up yet for the first event; keep writing until
-	// one arrives (each write is a NOTIFY).
-	deadline := time.After(15 * time.Second)
+	select {
+	case <-relay.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("relay not ready")
+	}
+	want := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	for {
-		e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
-		select {
-		case <-rcv.deliveries:
+		d := rcv.next(t)
+		if d.header.Get("X-Service-Event-Id") == want {
 			return
-		case <-time.After(200 * time.Millisecond):
-		case <-deadline:
-			t.Fatal("no delivery through LISTEN/NOTIFY")
 		}
 	}
 }

@@ -64,7 +64,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, db: db, store: store, clk: clk}
 	e.svc = &domain.Webhooks{Store: store, Verifier: &Verifier{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now}
 	e.worker = &Worker{Store: store, Client: client, AllowInsecure: true, Now: clk.Now, Schedule: []time.Duration{0, 0, 0}}
-	e.dispatcher = &Dispatcher{Store: store, Pool: db.Pool, Now: clk.Now}
+	e.dispatcher = &Dispatcher{Store: store, Now: clk.Now}
 	e.tenant, e.sub = e.seedTenant("acme")
 	e.ctx = e.as(e.tenant)
 	return e

@@ -24,6 +24,7 @@ func (r *receiver) drain(t *testing.T, n int) {
 // success, not at the next scheduled retry (+5 min), and at a bounded pace:
 // at most domain.RecoveryBurst within the first RecoveryWindow.
 func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.worker.Schedule = domain.DeliveryRetrySchedule
 	rcv := newReceiver(t)
@@ -84,6 +85,7 @@ func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 // retry chain; older failures, other webhooks and other tenants are left
 // alone, and since is validated.
 func TestRecoverRequeuesFailedDeliveries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	var down atomic.Bool

@@ -173,13 +173,8 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) storage
 // send POSTs the event and returns the status; only the status matters, the
 // answer's body is drained (bounded) and dropped.
 func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
-	// The stored envelope, without data.diff.previousAttributes unless the
-	// webhook asked for them (spec 6.4).
-	body := []byte(c.Payload)
-	var err error
-	if !c.IncludePreviousAttributes {
-		body, err = domain.StripPreviousAttributes(c.Payload)
-	}
+	// The stored envelope, rendered as the events API renders it too.
+	body, err := domain.WebhookBody(c.Payload, c.IncludePreviousAttributes)
 	if err != nil {
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}

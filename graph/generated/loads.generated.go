@@ -2775,7 +2775,7 @@ func (ec *executionContext) _EventDiff(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
-var loadEventImplementors = []string{"LoadEvent"}
+var loadEventImplementors = []string{"LoadEvent", "Event"}
 
 func (ec *executionContext) _LoadEvent(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEventImplementors)
@@ -3053,7 +3053,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	}
 }
 
-var tripEventImplementors = []string{"TripEvent"}
+var tripEventImplementors = []string{"TripEvent", "Event"}
 
 func (ec *executionContext) _TripEvent(ctx context.Context, sel ast.SelectionSet, obj *model.TripEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tripEventImplementors)

@@ -97,9 +97,20 @@ type ComplexityRoot struct {
 		Type         func(childComplexity int) int
 	}
 
+	EventConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
 	EventDiff struct {
 		Changes            func(childComplexity int) int
 		PreviousAttributes func(childComplexity int) int
+	}
+
+	EventEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Fleet struct {
@@ -279,6 +290,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		EventTypes           func(childComplexity int) int
+		Events               func(childComplexity int, first *int, after *string, types []string, loadNumber *string, subsidiaryID *string, since *time.Time, includePreviousAttributes *bool) int
 		Invoice              func(childComplexity int, id *string, number *string) int
 		Load                 func(childComplexity int, loadNumber string) int
 		Locations            func(childComplexity int, filter *model.LocationFilter, page *int, pageSize *int, first *int, after *string) int
@@ -769,6 +781,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Driver.Type(childComplexity), true
 
+	case "EventConnection.edges":
+		if e.ComplexityRoot.EventConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventConnection.Edges(childComplexity), true
+	case "EventConnection.nodes":
+		if e.ComplexityRoot.EventConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventConnection.Nodes(childComplexity), true
+	case "EventConnection.pageInfo":
+		if e.ComplexityRoot.EventConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventConnection.PageInfo(childComplexity), true
+
 	case "EventDiff.changes":
 		if e.ComplexityRoot.EventDiff.Changes == nil {
 			break
@@ -781,6 +812,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventDiff.PreviousAttributes(childComplexity), true
+
+	case "EventEdge.cursor":
+		if e.ComplexityRoot.EventEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEdge.Cursor(childComplexity), true
+	case "EventEdge.node":
+		if e.ComplexityRoot.EventEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventEdge.Node(childComplexity), true
 
 	case "Fleet.id":
 		if e.ComplexityRoot.Fleet.ID == nil {
@@ -1629,6 +1673,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.EventTypes(childComplexity), true
+	case "Query.events":
+		if e.ComplexityRoot.Query.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Query_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Events(childComplexity, args["first"].(*int), args["after"].(*string), args["types"].([]string), args["loadNumber"].(*string), args["subsidiaryId"].(*string), args["since"].(*time.Time), args["includePreviousAttributes"].(*bool)), true
 
 	case "Query.invoice":
 		if e.ComplexityRoot.Query.Invoice == nil {
@@ -3025,6 +3080,46 @@ extend type Carrier {
   documents: [Document!]!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/events.graphqls", Input: `# The events API (issue 13): the outbox read back for reconciliation, as
+# Stripe's /v1/events. REST: GET /api/p/v1/events.
+
+"A load or trip event: the envelope of spec 6.3."
+union Event = LoadEvent | TripEvent
+
+type EventEdge {
+  "Pass as after to continue after this event."
+  cursor: String!
+  node: Event!
+}
+
+"Events oldest first (commit order)."
+type EventConnection {
+  edges: [EventEdge!]!
+  nodes: [Event!]!
+  pageInfo: PageInfo!
+}
+
+extend type Query {
+  """
+  The tenant's events of the last 30 days, oldest first (commit order), with
+  the subsidiary rule of webhook deliveries. load.changed and
+  load.status.changed need load:read, trip.changed trip:read: without types
+  only the readable types are listed; asking for an unreadable one is
+  FORBIDDEN. after is an edge's cursor or an event id (<uuid>-<n>).
+  """
+  events(
+    first: Int = 20
+    after: String
+    types: [String!]
+    loadNumber: String
+    subsidiaryId: ID
+    "Only events created at or after this time."
+    since: DateTime
+    "data.diff.previousAttributes, as a webhook with IncludePreviousAttributes receives them."
+    includePreviousAttributes: Boolean = false
+  ): EventConnection!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/invoices.graphqls", Input: `# Invoices (spec 2.2, 4.1).
 
 extend type Query {
@@ -3938,6 +4033,18 @@ func (ec *executionContext) childFields_Driver(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Driver", field.Name)
 }
 
+func (ec *executionContext) childFields_EventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_EventConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_EventConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EventConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_EventDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "changes":
@@ -3946,6 +4053,16 @@ func (ec *executionContext) childFields_EventDiff(ctx context.Context, field gra
 		return ec.fieldContext_EventDiff_previousAttributes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EventDiff", field.Name)
+}
+
+func (ec *executionContext) childFields_EventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EventEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EventEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Fleet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -9,6 +9,11 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// A load or trip event: the envelope of spec 6.3.
+type Event interface {
+	IsEvent()
+}
+
 type AddressInput struct {
 	Street  *string `json:"street,omitempty"`
 	City    *string `json:"city,omitempty"`
@@ -72,10 +77,23 @@ type Document struct {
 	DownloadURL string `json:"downloadUrl"`
 }
 
+// Events oldest first (commit order).
+type EventConnection struct {
+	Edges    []*EventEdge `json:"edges"`
+	Nodes    []Event      `json:"nodes"`
+	PageInfo *PageInfo    `json:"pageInfo"`
+}
+
 type EventDiff struct {
 	Changes []*domain.Change `json:"changes"`
 	// Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true.
 	PreviousAttributes map[string]any `json:"previousAttributes,omitempty"`
+}
+
+type EventEdge struct {
+	// Pass as after to continue after this event.
+	Cursor string `json:"cursor"`
+	Node   Event  `json:"node"`
 }
 
 // A load event: the envelope of spec 6.3.
@@ -88,6 +106,8 @@ type LoadEvent struct {
 	Version   string         `json:"version"`
 	Data      *LoadEventData `json:"data"`
 }
+
+func (LoadEvent) IsEvent() {}
 
 type LoadEventData struct {
 	// The load after the write: the snapshot of the load read endpoint.
@@ -213,6 +233,8 @@ type TripEvent struct {
 	Version   string         `json:"version"`
 	Data      *TripEventData `json:"data"`
 }
+
+func (TripEvent) IsEvent() {}
 
 type TripEventData struct {
 	Trip *domain.Trip `json:"trip"`

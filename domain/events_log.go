@@ -1,0 +1,220 @@
+package domain
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// The events API (issue 13): the outbox read back for reconciliation, as
+// Stripe's /v1/events. REST and GraphQL both call EventLog.List.
+
+// EventLogStore is the storage port of the events API: one tenant's outbox in
+// commit order.
+type EventLogStore interface {
+	// ListEvents returns at most q.Limit+1 events matching q (the extra one
+	// tells that more follow), oldest first.
+	ListEvents(ctx context.Context, tenantID uuid.UUID, q EventQuery) ([]LoggedEvent, error)
+}
+
+// EventQuery selects events of one tenant after a position.
+type EventQuery struct {
+	// After is an outbox position (zero: from the oldest retained event).
+	After EventPosition
+	// AfterEventID, when set, replaces After by the position of that event
+	// of the tenant; an unknown id is a validation error of field "after".
+	AfterEventID string
+	// Types is never empty: it is what the caller may see.
+	Types        []string
+	LoadNumber   string
+	SubsidiaryID *uuid.UUID
+	// Since keeps events created at or after it.
+	Since *time.Time
+	Limit int
+}
+
+// LoggedEvent is one stored event.
+type LoggedEvent struct {
+	Position     EventPosition
+	ID           string
+	Type         string
+	SubsidiaryID uuid.UUID
+	// Payload is the stored envelope of spec 6.3, previousAttributes
+	// included; render it with WebhookBody.
+	Payload json.RawMessage
+}
+
+// Cursor is the opaque position of the event, for after.
+func (e LoggedEvent) Cursor() string { return EncodeEventCursor(e.Position) }
+
+// WebhookBody is the body a webhook receives for a stored envelope:
+// data.diff.previousAttributes only when asked for (spec 6.4). The delivery
+// worker and the events API both render with it, so the API answers byte for
+// byte what a receiver got.
+func WebhookBody(payload []byte, includePreviousAttributes bool) ([]byte, error) {
+	if includePreviousAttributes {
+		return payload, nil
+	}
+	return StripPreviousAttributes(payload)
+}
+
+// ParseEnvelope reads a stored envelope's timestamp and data.
+func ParseEnvelope(payload []byte) (time.Time, EventData, error) {
+	var env struct {
+		Timestamp string    `json:"timestamp"`
+		Data      EventData `json:"data"`
+	}
+	if err := json.Unmarshal(payload, &env); err != nil {
+		return time.Time{}, EventData{}, err
+	}
+	ts, err := time.Parse(time.RFC3339Nano, env.Timestamp)
+	return ts, env.Data, err
+}
+
+const eventCursorPrefix = "ev1:"
+
+// EncodeEventCursor makes an outbox position an opaque cursor.
+func EncodeEventCursor(pos EventPosition) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix + pos.String()))
+}
+
+// DecodeEventCursor reverses EncodeEventCursor.
+func DecodeEventCursor(s string) (EventPosition, bool) {
+	if len(s) > 128 {
+		return EventPosition{}, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return EventPosition{}, false
+	}
+	rest, ok := strings.CutPrefix(string(b), eventCursorPrefix)
+	if !ok {
+		return EventPosition{}, false
+	}
+	pos, err := ParseEventPosition(rest)
+	return pos, err == nil
+}
+
+// eventIDPattern is spec 6.3's event id: <uuid>-<suffix>.
+var eventIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3}$`)
+
+// EventTypeScope is the scope that lets a caller see events of a type:
+// trip:read for trip.changed, load:read for the load events.
+func EventTypeScope(eventType string) Scope {
+	if eventType == EventTripChanged {
+		return ScopeTripRead
+	}
+	return ScopeLoadRead
+}
+
+// EventLog is the events API service.
+type EventLog struct{ Store EventLogStore }
+
+// EventListInput is a request of the events API as sent; the field names of
+// its validation errors are GraphQL's (first, after, types, loadNumber,
+// subsidiaryId).
+type EventListInput struct {
+	First *int
+	// After is a cursor of a previous answer or an event id (Stripe's
+	// starting_after): the events committed after it follow.
+	After        *string
+	Types        []string
+	LoadNumber   *string
+	SubsidiaryID *string
+	Since        *time.Time
+}
+
+// List answers one page of the caller's events, oldest first. Only types
+// the token may read are listed (load:read, trip:read): without a types
+// filter the others are left out, asking for one is FORBIDDEN.
+func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEvent], error) {
+	p, err := Authenticated(ctx)
+	if err != nil {
+		return Page[LoggedEvent]{}, err
+	}
+	var v Validation
+	q := EventQuery{Limit: DefaultPageSize, Since: in.Since}
+	if in.First != nil {
+		if *in.First < 1 || *in.First > MaxPageSize {
+			v.Add("first", "the page size must be between 1 and 100")
+		}
+		q.Limit = *in.First
+	}
+	if in.After != nil && strings.TrimSpace(*in.After) != "" {
+		a := strings.TrimSpace(*in.After)
+		if eventIDPattern.MatchString(a) {
+			q.AfterEventID = strings.ToLower(a)
+		} else if pos, ok := DecodeEventCursor(a); ok {
+			q.After = pos
+		} else {
+			v.Add("after", "after must be a cursor of a previous answer or an event id (<uuid>-<n>)")
+		}
+	}
+	for _, t := range in.Types {
+		if !slices.Contains(EventTypes, t) {
+			v.Add("types", "unknown event type "+quote(t)+" (valid: "+strings.Join(EventTypes, ", ")+")")
+		} else if !slices.Contains(q.Types, t) {
+			q.Types = append(q.Types, t)
+		}
+	}
+	if in.LoadNumber != nil {
+		n := strings.TrimSpace(*in.LoadNumber)
+		if n == "" || len(n) > maxLoadNumber {
+			v.Add("loadNumber", "loadNumber must be 1 to 64 characters")
+		}
+		q.LoadNumber = n
+	}
+	if in.SubsidiaryID != nil {
+		q.SubsidiaryID = uuidField(&v, "subsidiaryId", *in.SubsidiaryID, false)
+	}
+	if err := v.Err(); err != nil {
+		return Page[LoggedEvent]{}, err
+	}
+	if q.Types, err = readableTypes(p, q.Types); err != nil {
+		return Page[LoggedEvent]{}, err
+	}
+	events, err := l.Store.ListEvents(ctx, p.TenantID, q)
+	if err != nil {
+		return Page[LoggedEvent]{}, err
+	}
+	page := Page[LoggedEvent]{Items: events} // no Total: counting a log is not worth a scan
+	if len(events) > q.Limit {
+		page.Items, page.HasMore = events[:q.Limit], true
+	}
+	page.Cursors = make([]string, len(page.Items))
+	for i, e := range page.Items {
+		page.Cursors[i] = e.Cursor()
+	}
+	return page, nil
+}
+
+// readableTypes narrows the asked types (none: all) to those p may read, or
+// refuses a type asked for explicitly without its scope.
+func readableTypes(p *Principal, asked []string) ([]string, error) {
+	if len(asked) > 0 {
+		for _, t := range asked {
+			if s := EventTypeScope(t); !p.Has(s) {
+				return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope " + string(s) + " that " + t + " events need",
+					Fields: map[string][]string{"scope": {string(s)}}}
+			}
+		}
+		return asked, nil
+	}
+	var out []string
+	for _, t := range EventTypes {
+		if p.Has(EventTypeScope(t)) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope load:read or trip:read that events need",
+			Fields: map[string][]string{"scope": {string(ScopeLoadRead)}}}
+	}
+	return out, nil
+}

@@ -1,0 +1,135 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// eventRoutes serve the events API (issue 13): the outbox read back for
+// reconciliation, as Stripe's /v1/events.
+func eventRoutes(log *domain.EventLog) []Route {
+	h := &eventHandlers{log: log}
+	return []Route{{Method: http.MethodGet, Path: "/events", Handle: h.list}}
+}
+
+type eventHandlers struct{ log *domain.EventLog }
+
+// eventFields names domain's (GraphQL's) fields as this route's parameters.
+var eventFields = map[string]string{"first": "limit", "types": "type"}
+
+// GET /events?after=&limit=&type=&loadNumber=&subsidiaryId=&since=&includePreviousAttributes=
+// answers a JSON array of spec 6.3 envelopes, oldest first, each exactly the
+// body a webhook receives; Link rel="next" while more follow.
+func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	var v domain.Validation
+	in := domain.EventListInput{After: queryParam(q, "after"), LoadNumber: queryParam(q, "loadNumber"),
+		SubsidiaryID: queryParam(q, "subsidiaryId"), Types: queryList(q, "type")}
+	if s := queryParam(q, "limit"); s != nil {
+		n, err := strconv.Atoi(*s)
+		if err != nil {
+			v.Add("limit", "limit must be an integer")
+		}
+		in.First = &n
+	}
+	if s := queryParam(q, "since"); s != nil {
+		t, err := domain.ParseDateTime(*s)
+		if err != nil {
+			v.Add("since", "since "+err.Error())
+		}
+		in.Since = &t
+	}
+	previous := false
+	if s := queryParam(q, "includePreviousAttributes"); s != nil {
+		b, err := strconv.ParseBool(*s)
+		if err != nil {
+			v.Add("includePreviousAttributes", "includePreviousAttributes must be true or false")
+		}
+		previous = b
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	page, err := h.log.List(r.Context(), in)
+	if err != nil {
+		return renameFields(err, eventFields)
+	}
+	// The stored envelopes are written as they are, not re-encoded: the same
+	// bytes as a delivery's body.
+	var body bytes.Buffer
+	body.WriteByte('[')
+	for i, e := range page.Items {
+		b, err := domain.WebhookBody(e.Payload, previous)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		body.Write(b)
+	}
+	body.WriteString("]\n")
+	if page.HasMore {
+		w.Header().Set("Link", "<"+nextURL(r, page.Cursors[len(page.Cursors)-1])+`>; rel="next"`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body.Bytes())
+	return nil
+}
+
+// nextURL is the request's URL with after replaced by cursor.
+func nextURL(r *http.Request, cursor string) string {
+	q := url.Values{}
+	for k, vs := range r.URL.Query() {
+		if !strings.EqualFold(k, "after") {
+			q[k] = vs
+		}
+	}
+	q.Set("after", cursor)
+	return r.URL.Path + "?" + q.Encode()
+}
+
+// queryList returns every value of a repeatable parameter (name matched
+// case-insensitively), comma-separated values split.
+func queryList(q url.Values, name string) []string {
+	var out []string
+	for k, vs := range q {
+		if !strings.EqualFold(k, name) {
+			continue
+		}
+		for _, v := range vs {
+			for _, s := range strings.Split(v, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// renameFields renames the fields of a validation error from domain's names
+// to the route's (a conversion only: the rules stay domain's).
+func renameFields(err error, names map[string]string) error {
+	var de *domain.Error
+	if !errors.As(err, &de) || len(de.Fields) == 0 {
+		return err
+	}
+	out := *de
+	out.Fields = make(map[string][]string, len(de.Fields))
+	for f, msgs := range maps.All(de.Fields) {
+		if n, ok := names[f]; ok {
+			f = n
+		}
+		out.Fields[f] = append(out.Fields[f], msgs...)
+	}
+	return &out
+}

@@ -1,0 +1,143 @@
+package rest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/webhooksig"
+)
+
+// gqlData runs one GraphQL operation and returns its data, failing the test
+// on any error.
+func gqlData(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) map[string]json.RawMessage {
+	t.Helper()
+	data, errs := gqlRaw(t, srv, token, query, vars)
+	if len(errs) > 0 {
+		t.Fatalf("GraphQL %s: errors %s", query, errs)
+	}
+	return data
+}
+
+// gqlRaw runs one GraphQL operation and returns data and errors as sent.
+func gqlRaw(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) (map[string]json.RawMessage, json.RawMessage) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	res, b := do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + token,
+		"Content-Type": "application/json", "Accept": "application/json"}, string(body))
+	var out struct {
+		Data   map[string]json.RawMessage `json:"data"`
+		Errors json.RawMessage            `json:"errors"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("GraphQL answer %d %s: %v", res.StatusCode, b, err)
+	}
+	return out.Data, out.Errors
+}
+
+// delivery is one request a test receiver got.
+type delivery struct {
+	path   string
+	header http.Header
+	body   []byte
+}
+
+// receiver is a webhook endpoint on 127.0.0.1 that answers verification
+// challenges and hands every other request to deliveries. status, when set,
+// is the answer to business events.
+type receiver struct {
+	*httptest.Server
+	deliveries chan delivery
+	mu         sync.Mutex
+	status     int
+}
+
+func newReceiver(t *testing.T) *receiver {
+	t.Helper()
+	rc := &receiver{deliveries: make(chan delivery, 100)}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := r.Header.Get("X-Service-Challenge"); c != "" {
+			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		rc.deliveries <- delivery{path: r.URL.Path, header: r.Header.Clone(), body: b}
+		rc.mu.Lock()
+		status := rc.status
+		rc.mu.Unlock()
+		if status != 0 {
+			w.WriteHeader(status)
+		}
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+// answer sets the status business events are answered with (0: 200).
+func (rc *receiver) answer(status int) { rc.mu.Lock(); rc.status = status; rc.mu.Unlock() }
+
+// collect waits (at most 30 s) until n deliveries arrived and returns them
+// by path and event id, checking each signature against secrets[path].
+func (rc *receiver) collect(t *testing.T, n int, secrets map[string]string) map[string]map[string][]byte {
+	t.Helper()
+	out := map[string]map[string][]byte{}
+	deadline := time.After(30 * time.Second)
+	for i := 0; i < n; i++ {
+		select {
+		case d := <-rc.deliveries:
+			if err := webhooksig.Verify(d.body, d.header.Get("X-Service-Signature"), secrets[d.path], time.Minute); err != nil {
+				t.Fatalf("delivery to %s: signature: %v", d.path, err)
+			}
+			if out[d.path] == nil {
+				out[d.path] = map[string][]byte{}
+			}
+			out[d.path][d.header.Get("X-Service-Event-Id")] = d.body
+		case <-deadline:
+			t.Fatalf("only %d of %d deliveries arrived", i, n)
+		}
+	}
+	return out
+}
+
+// activeWebhook creates and enables a webhook through GraphQL (the
+// management that existed before the REST routes) and returns its id and
+// secret.
+func activeWebhook(t *testing.T, srv *apptest.Server, token, url string, subsidiary uuid.UUID, types []string, previous bool) (string, string) {
+	t.Helper()
+	data := gqlData(t, srv, token, `mutation($in: CreateWebhookInput!) { createWebhook(input: $in) { secret webhook { id } } }`,
+		map[string]any{"in": map[string]any{"name": "receiver", "url": url, "subsidiaryId": subsidiary, "eventTypes": types,
+			"includePreviousAttributes": previous}})
+	var created struct {
+		Secret  string
+		Webhook struct{ ID string }
+	}
+	if err := json.Unmarshal(data["createWebhook"], &created); err != nil {
+		t.Fatal(err)
+	}
+	data = gqlData(t, srv, token, `mutation($id: ID!) { enableWebhook(id: $id) { state } }`, map[string]any{"id": created.Webhook.ID})
+	if !bytes.Contains(data["enableWebhook"], []byte(`"Active"`)) {
+		t.Fatalf("enable: %s", data["enableWebhook"])
+	}
+	return created.Webhook.ID, created.Secret
+}
+
+// execSQL runs statements as the owner (test set-up only).
+func execSQL(t *testing.T, srv *apptest.Server, q string, args ...any) {
+	t.Helper()
+	if err := srv.DB.InSystem(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}

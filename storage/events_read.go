@@ -1,0 +1,74 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// EventLog reads one tenant's outbox for the events API (domain.EventLog),
+// in the tenant's transaction (RLS) and in commit order.
+type EventLog struct{ DB *DB }
+
+var _ domain.EventLogStore = (*EventLog)(nil)
+
+// ListEvents answers domain.EventLogStore. As for webhook deliveries, only
+// events of a subsidiary are listed. It reads Outbox's order and only final
+// events (below the visibility horizon, 0010_outbox_horizon.sql), so a page
+// never passes an event that commits later at a lower position; a client may
+// always continue after the last event it was given.
+func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q domain.EventQuery) ([]domain.LoggedEvent, error) {
+	var rows []struct {
+		Seq          int64           `bun:"seq"`
+		Xact         int64           `bun:"xact"`
+		ID           string          `bun:"id"`
+		Type         string          `bun:"type"`
+		SubsidiaryID uuid.UUID       `bun:"subsidiary_id"`
+		Payload      json.RawMessage `bun:"payload"`
+	}
+	err := l.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+		after := q.After
+		if q.AfterEventID != "" {
+			err := tx.QueryRowContext(ctx, "SELECT xact::text::bigint, seq FROM events WHERE tenant_id = ? AND id = ?",
+				tenantID, q.AfterEventID).Scan(&after.Xact, &after.Seq)
+			if errors.Is(err, sql.ErrNoRows) {
+				var v domain.Validation
+				v.Add("after", "no event "+q.AfterEventID+" (events are kept 30 days)")
+				return v.Err()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		sel := tx.NewSelect().Table("events").ColumnExpr("seq, xact::text::bigint AS xact, id, type, subsidiary_id, payload").
+			Where("tenant_id = ?", tenantID).
+			Where("(xact, seq) > (?::bigint::text::xid8, ?)", after.Xact, after.Seq).
+			Where("xact < pg_snapshot_xmin(pg_current_snapshot())").
+			Where("subsidiary_id IS NOT NULL").Where("type IN (?)", bun.In(q.Types))
+		if q.SubsidiaryID != nil {
+			sel = sel.Where("subsidiary_id = ?", *q.SubsidiaryID)
+		}
+		if q.LoadNumber != "" {
+			sel = sel.Where("payload #>> '{data,load,LoadNumber}' = ?", q.LoadNumber)
+		}
+		if q.Since != nil {
+			sel = sel.Where("created_at >= ?", *q.Since)
+		}
+		return sel.OrderExpr("xact, seq").Limit(int64(q.Limit+1)).Scan(ctx, &rows)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.LoggedEvent, len(rows))
+	for i, r := range rows {
+		out[i] = domain.LoggedEvent{Position: domain.EventPosition{Xact: r.Xact, Seq: r.Seq}, ID: r.ID, Type: r.Type,
+			SubsidiaryID: r.SubsidiaryID, Payload: r.Payload}
+	}
+	return out, nil
+}
