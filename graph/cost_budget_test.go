@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 
 // aliased repeats field under n aliases in one operation.
@@ -97,5 +99,40 @@ func TestInstancesShareTheCostBudget(t *testing.T) {
 	other := a.Token(t, tenant, domain.ScopeTrailerRead, domain.ScopeLoadRead)
 	if res, out := do(t, b.URL, other, "application/json", map[string]any{"query": q}); res.StatusCode != 200 || len(out.Errors) > 0 {
 		t.Fatalf("another client throttled by the first: %d %+v", res.StatusCode, out)
+	}
+}
+
+// The issue's dashboard query: a page of 100 statements with driver,
+// totals, line items and sub-lines.
+const dashboardQuery = `query($f: StatementFilter!) { settlementStatements(filter: $f, page: 0, pageSize: 100) { items {
+	number status statementDate driver { name type }
+	totals { grossIncome { amount currency } netIncome { amount currency } deductions { amount } loadedMiles }
+	lineItems { category title amount { amount currency } subLines { description quantity rate amount { amount currency } } } } } }`
+
+// With the default budget a client sustains the dashboard query at 2 a
+// second (the limiter's clock moves 500 ms per request; no sleeping).
+func TestDefaultCostBudgetSustainsTheDashboard(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.RateLimitClock = clock }})
+	tenant := apptest.NewTenant(t, srv, "acme")
+	readstest.Seed(t, srv.DB, tenant.ID, tenant.SubsidiaryID, tenant.Slug, 130)
+	tok := srv.Token(t, tenant, domain.ScopeDriverRead)
+	vars := map[string]any{"f": dateRange("2025-01-01T00:00:00Z", "2025-12-31T00:00:00Z")}
+	for i := range 30 {
+		res, out := do(t, srv.URL, tok, "application/json", map[string]any{"query": dashboardQuery, "variables": vars})
+		var cost costJSON
+		_ = json.Unmarshal(out.Extensions["cost"], &cost)
+		if res.StatusCode != 200 || len(out.Errors) > 0 {
+			t.Fatalf("request %d at 2/s: %d %+v (cost %+v)", i, res.StatusCode, out.Errors, cost)
+		}
+		if cost.Requested != 6601 || cost.Actual < 1000 {
+			t.Fatalf("the dashboard query is priced %+v, the README says 6601", cost)
+		}
+		mu.Lock()
+		now = now.Add(500 * time.Millisecond)
+		mu.Unlock()
 	}
 }

@@ -37,13 +37,13 @@ type Options struct {
 
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
 // dashboard query of settlement statements (100 per page with line items
-// and sub-lines) is priced 2,602 points: the refill sustains two of them a
-// second even before the refunds of what they did not return, and the
-// budget holds a burst of seven.
+// and sub-lines) is priced 6,601 points: the refill sustains two of them a
+// second even if nothing of the requested cost were refunded, and the
+// budget holds a burst of six.
 const (
 	DefaultCostLimit  = 10000
-	DefaultCostBudget = 20000
-	DefaultCostRefill = 6000
+	DefaultCostBudget = 40000
+	DefaultCostRefill = 15000
 )
 
 // Deps are what the GraphQL server needs.

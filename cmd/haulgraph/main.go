@@ -23,6 +23,8 @@ const usage = `usage: haulgraph <command> [flags]
 commands:
   serve     run the API (migrates first; --seed-demo seeds an empty database)
   migrate   apply database migrations
+  tenants   create and list tenants (tenants create --slug SLUG --name NAME)
+  subsidiaries  create and list a tenant's subsidiaries (--tenant SLUG)
   clients   manage API client credentials (create, list, revoke, edit)
   keys      rotate the token signing key (keys rotate)
   seed      create a tenant filled with deterministic demo data (--tenant SLUG [--scale N])
@@ -44,6 +46,8 @@ func main() {
 		err = migrate(ctx)
 	case "clients":
 		err = clientsCmd(ctx, os.Args[2:])
+	case "tenants", "subsidiaries":
+		err = tenantsCmd(ctx, os.Args[1], os.Args[2:])
 	case "keys":
 		err = keysCmd(ctx, os.Args[2:])
 	case "seed":
