@@ -11,7 +11,7 @@ run:
 	./scripts/with-pg.sh $(GO) run ./cmd/haulgraph serve --seed-demo
 
 test: check fuzz
-	./scripts/with-pg.sh $(GO) test $(TESTFLAGS) $(PKGS)
+	./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: a few seconds in
 # `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/board"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/rest"
@@ -55,6 +56,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
+	mux.Handle("GET "+board.Path, board.Handler())
+	mux.Handle("GET "+board.Path+"/", board.Handler())
 	limits := newRateLimits(cfg, db, log)
 	if err := a.wireAuth(ctx, mux, limits.TokenThrottle(tokenLimit(cfg))); err != nil {
 		db.Close()

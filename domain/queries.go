@@ -20,6 +20,7 @@ type ReadStore interface {
 	SearchLocations(ctx context.Context, tenant uuid.UUID, q LocationQuery) (Page[Location], error)
 	SearchUsers(ctx context.Context, tenant uuid.UUID, q UserQuery) (Page[User], error)
 	LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber string) (*Load, error)
+	LoadLister
 }
 
 // Reads is the read service: it authorizes the caller, applies the spec's

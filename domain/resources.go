@@ -292,6 +292,9 @@ type Load struct {
 	Trips          []Trip           `json:"Trips"`
 	CreatedAt      time.Time        `json:"CreatedAt"`
 	UpdatedAt      time.Time        `json:"UpdatedAt"`
+	// CustomerName is for GraphQL (the dispatch board); not part of the
+	// REST and event snapshot of DESIGN.md.
+	CustomerName *string `json:"-"`
 }
 
 // Stop is a pickup or delivery of a load.

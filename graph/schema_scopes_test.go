@@ -17,6 +17,7 @@ var queryOps = map[string]domain.Operation{
 	"locations":            domain.OpSearchLocations,
 	"users":                domain.OpSearchUsers,
 	"load":                 domain.OpReadLoad,
+	"loads":                domain.OpReadLoad,
 	"eventTypes":           domain.OpListEventTypes,
 	"webhooks":             domain.OpManageWebhooks,
 	"webhook":              domain.OpManageWebhooks,

@@ -79,3 +79,13 @@ func userConnection(p domain.Page[domain.User]) *model.UserConnection {
 	}
 	return c
 }
+
+func loadConnection(p domain.Page[domain.Load]) *model.LoadConnection {
+	e := envelopeOf(p)
+	c := &model.LoadConnection{TotalCount: e.total, PageInfo: e.pageInfo, Items: ptrs(p.Items)}
+	c.Edges = make([]*model.LoadEdge, 0, len(c.Items))
+	for i, it := range c.Items {
+		c.Edges = append(c.Edges, &model.LoadEdge{Cursor: p.Cursors[i], Node: it})
+	}
+	return c
+}

@@ -29,6 +29,18 @@ func (r *mutationResolver) UpdateTrip(ctx context.Context, id string, input mode
 	return r.LoadWrites.UpdateTrip(ctx, id, domain.TripPatch{DriverIDs: input.DriverIds, TruckID: input.TruckID, TrailerID: input.TrailerID, CarrierID: input.CarrierID})
 }
 
+func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, first *int, after *string) (*model.LoadConnection, error) {
+	in := domain.LoadListInput{First: first, After: after}
+	if filter != nil {
+		in.Statuses, in.SubsidiaryID = filter.Statuses, filter.SubsidiaryID
+	}
+	p, err := r.Reads.ListLoads(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return loadConnection(p), nil
+}
+
 func (r *subscriptionResolver) LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool) (<-chan *model.LoadEvent, error) {
 	return stream(ctx, r.Subscriptions, domain.EventLoadChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
 		return loadEvent(ev, includePreviousAttributes != nil && *includePreviousAttributes)

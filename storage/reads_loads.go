@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +22,7 @@ type loadRow struct {
 	SubsidiaryID   uuid.UUID           `bun:"subsidiary_id"`
 	SubsidiaryName string              `bun:"subsidiary_name"`
 	CustomerID     *uuid.UUID          `bun:"customer_id"`
+	CustomerName   *string             `bun:"customer_name"`
 	OrderNumber    string              `bun:"order_number"`
 	PONumber       string              `bun:"po_number"`
 	Source         string              `bun:"source"`
@@ -81,9 +84,10 @@ func (r *Reads) LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber s
 func loadsWhere(ctx context.Context, tx bun.Tx, tenant uuid.UUID, cond string, args ...any) ([]domain.Load, error) {
 	var rows []loadRow
 	if err := selectRows(ctx, tx, &rows, `SELECT l.id, l.load_number, l.status, l.billing_status, l.subsidiary_id,
-		coalesce(s.name, '') AS subsidiary_name, l.customer_id, l.order_number, l.po_number, l.source, l.rate,
-		l.currency, l.weight, l.commodity, l.equipment_type, l.created_at, l.updated_at
+		coalesce(s.name, '') AS subsidiary_name, l.customer_id, c.name AS customer_name, l.order_number, l.po_number,
+		l.source, l.rate, l.currency, l.weight, l.commodity, l.equipment_type, l.created_at, l.updated_at
 		FROM loads l LEFT JOIN subsidiaries s ON s.id = l.subsidiary_id AND s.tenant_id = l.tenant_id
+		LEFT JOIN customers c ON c.id = l.customer_id AND c.tenant_id = l.tenant_id
 		WHERE l.tenant_id = ? AND `+cond+" ORDER BY l.load_number", append([]any{tenant}, args...)...); err != nil {
 		return nil, err
 	}
@@ -137,6 +141,7 @@ func loadsWhere(ctx context.Context, tx bun.Tx, tenant uuid.UUID, cond string, a
 			OrderNumber: l.OrderNumber, PONumber: l.PONumber, Source: l.Source, Rate: domain.NewMoney(l.Rate, l.Currency),
 			Weight: w, Commodity: l.Commodity, EquipmentType: l.EquipmentType,
 			Stops: stopsBy[l.ID], Trips: tripsBy[l.ID], CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+			CustomerName: l.CustomerName,
 		}
 		if out[i].Stops == nil {
 			out[i].Stops = []domain.Stop{}
@@ -146,4 +151,66 @@ func loadsWhere(ctx context.Context, tx bun.Tx, tenant uuid.UUID, cond string, a
 		}
 	}
 	return out, nil
+}
+
+// ListLoads answers the loads list: newest load number first, keyset paged
+// on the load number; four queries for any page size.
+func (r *Reads) ListLoads(ctx context.Context, tenant uuid.UUID, q domain.LoadListQuery) (domain.Page[domain.Load], error) {
+	var page domain.Page[domain.Load]
+	limit := q.Window.Limit
+	if limit <= 0 || limit > domain.MaxPageSize {
+		limit = domain.DefaultPageSize
+	}
+	from := "FROM loads l WHERE l.tenant_id = ?"
+	args := []any{tenant}
+	if len(q.Statuses) > 0 {
+		st := make([]string, len(q.Statuses))
+		for i, s := range q.Statuses {
+			st[i] = string(s)
+		}
+		from += " AND l.status = ANY(?)"
+		args = append(args, pgdialect.Array(st))
+	}
+	if q.SubsidiaryID != nil {
+		from += " AND l.subsidiary_id = ?"
+		args = append(args, *q.SubsidiaryID)
+	}
+	where := ""
+	pageArgs := append([]any{}, args...)
+	if q.Window.After != "" {
+		parts, err := decodeCursor(q.Window.After, []string{"text"})
+		if err != nil {
+			return page, err
+		}
+		where = " AND l.load_number < ?"
+		pageArgs = append(pageArgs, parts[0])
+	}
+	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if page.Total, err = count(ctx, tx, from, args...); err != nil {
+			return err
+		}
+		var idList []uuid.UUID
+		if err := tx.NewRaw("SELECT l.id "+from+where+" ORDER BY l.load_number DESC LIMIT "+strconv.Itoa(limit+1), pageArgs...).Scan(ctx, &idList); err != nil {
+			return err
+		}
+		idList, page.HasMore = trim(idList, limit)
+		if len(idList) == 0 {
+			return nil
+		}
+		loads, err := loadsWhere(ctx, tx, tenant, "l.id = ANY(?)", pgdialect.Array(idList))
+		if err != nil {
+			return err
+		}
+		slices.Reverse(loads) // loadsWhere answers in ascending load number
+		page.Items = loads
+		return nil
+	})
+	if err != nil {
+		return domain.Page[domain.Load]{}, err
+	}
+	for _, l := range page.Items {
+		page.Cursors = append(page.Cursors, encodeCursor(l.LoadNumber))
+	}
+	return page, nil
 }

@@ -642,6 +642,29 @@ func (ec *executionContext) fieldContext_Load_documents(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Load_customerName(ctx context.Context, field graphql.CollectedField, obj *domain.Load) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Load_customerName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CustomerName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Load_customerName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Load", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Stop_sequence(ctx context.Context, field graphql.CollectedField, obj *domain.Stop) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1494,6 +1517,11 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "customerName":
+			out.Values[i] = ec._Load_customerName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1870,6 +1898,22 @@ func (ec *executionContext) marshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhau
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNLoad2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Load) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoad(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoad(ctx context.Context, sel ast.SelectionSet, v *domain.Load) graphql.Marshaler {

@@ -181,6 +181,7 @@ type ComplexityRoot struct {
 		Commodity      func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
 		CustomerID     func(childComplexity int) int
+		CustomerName   func(childComplexity int) int
 		Documents      func(childComplexity int) int
 		EquipmentType  func(childComplexity int) int
 		ID             func(childComplexity int) int
@@ -196,6 +197,18 @@ type ComplexityRoot struct {
 		Trips          func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		Weight         func(childComplexity int) int
+	}
+
+	LoadConnection struct {
+		Edges      func(childComplexity int) int
+		Items      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	LoadEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	LoadEvent struct {
@@ -293,6 +306,7 @@ type ComplexityRoot struct {
 		Events               func(childComplexity int, first *int, after *string, types []string, loadNumber *string, subsidiaryID *string, since *time.Time, includePreviousAttributes *bool) int
 		Invoice              func(childComplexity int, id *string, number *string) int
 		Load                 func(childComplexity int, loadNumber string) int
+		Loads                func(childComplexity int, filter *model.LoadFilter, first *int, after *string) int
 		Locations            func(childComplexity int, filter *model.LocationFilter, page *int, pageSize *int, first *int, after *string) int
 		SettlementStatement  func(childComplexity int, number int) int
 		SettlementStatements func(childComplexity int, filter model.StatementFilter, page *int, pageSize *int, first *int, after *string) int
@@ -1126,6 +1140,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Load.CustomerID(childComplexity), true
+	case "Load.customerName":
+		if e.ComplexityRoot.Load.CustomerName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Load.CustomerName(childComplexity), true
 	case "Load.documents":
 		if e.ComplexityRoot.Load.Documents == nil {
 			break
@@ -1216,6 +1236,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Load.Weight(childComplexity), true
+
+	case "LoadConnection.edges":
+		if e.ComplexityRoot.LoadConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadConnection.Edges(childComplexity), true
+	case "LoadConnection.items":
+		if e.ComplexityRoot.LoadConnection.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadConnection.Items(childComplexity), true
+	case "LoadConnection.pageInfo":
+		if e.ComplexityRoot.LoadConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadConnection.PageInfo(childComplexity), true
+	case "LoadConnection.totalCount":
+		if e.ComplexityRoot.LoadConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadConnection.TotalCount(childComplexity), true
+
+	case "LoadEdge.cursor":
+		if e.ComplexityRoot.LoadEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEdge.Cursor(childComplexity), true
+	case "LoadEdge.node":
+		if e.ComplexityRoot.LoadEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEdge.Node(childComplexity), true
 
 	case "LoadEvent.data":
 		if e.ComplexityRoot.LoadEvent.Data == nil {
@@ -1707,6 +1765,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Load(childComplexity, args["loadNumber"].(string)), true
+	case "Query.loads":
+		if e.ComplexityRoot.Query.Loads == nil {
+			break
+		}
+
+		args, err := ec.field_Query_loads_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Loads(childComplexity, args["filter"].(*model.LoadFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.locations":
 		if e.ComplexityRoot.Query.Locations == nil {
 			break
@@ -2887,6 +2956,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateWebhookInput,
 		ec.unmarshalInputDateTimeRange,
 		ec.unmarshalInputLoadEventFilter,
+		ec.unmarshalInputLoadFilter,
 		ec.unmarshalInputLocationFilter,
 		ec.unmarshalInputMoneyInput,
 		ec.unmarshalInputStatementFilter,
@@ -3474,6 +3544,40 @@ type Subscription {
   loadStatusChanged(filter: LoadEventFilter): LoadEvent!
   "trip.changed events (trip:read)."
   tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): TripEvent!
+}
+
+extend type Query {
+  """
+  The tenant's loads, newest load number first (load numbers compared as
+  text), with their stops and trips: the dispatch board's list. first 1–100
+  (default 20), after an endCursor.
+  """
+  loads(filter: LoadFilter, first: Int, after: String): LoadConnection! @hasScope(scope: "load:read")
+}
+
+"Which loads the list holds; every field left out matches all."
+input LoadFilter {
+  "Any of these statuses."
+  statuses: [LoadStatus!]
+  subsidiaryId: ID
+}
+
+type LoadConnection {
+  "All loads matching the filter."
+  totalCount: Int!
+  pageInfo: PageInfo!
+  edges: [LoadEdge!]!
+  items: [Load!]!
+}
+
+type LoadEdge {
+  cursor: String!
+  node: Load!
+}
+
+extend type Load {
+  "The customer's name; null when the load has no customer."
+  customerName: String
 }
 `, BuiltIn: false},
 	{Name: "../../schema/locations.graphqls", Input: `# Locations (spec 2.5, 4.5).
@@ -4231,8 +4335,34 @@ func (ec *executionContext) childFields_Load(ctx context.Context, field graphql.
 		return ec.fieldContext_Load_updatedAt(ctx, field)
 	case "documents":
 		return ec.fieldContext_Load_documents(ctx, field)
+	case "customerName":
+		return ec.fieldContext_Load_customerName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Load", field.Name)
+}
+
+func (ec *executionContext) childFields_LoadConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_LoadConnection_totalCount(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_LoadConnection_pageInfo(ctx, field)
+	case "edges":
+		return ec.fieldContext_LoadConnection_edges(ctx, field)
+	case "items":
+		return ec.fieldContext_LoadConnection_items(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoadConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_LoadEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_LoadEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_LoadEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoadEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_LoadEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

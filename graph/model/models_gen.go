@@ -96,6 +96,19 @@ type EventEdge struct {
 	Node   Event  `json:"node"`
 }
 
+type LoadConnection struct {
+	// All loads matching the filter.
+	TotalCount int            `json:"totalCount"`
+	PageInfo   *PageInfo      `json:"pageInfo"`
+	Edges      []*LoadEdge    `json:"edges"`
+	Items      []*domain.Load `json:"items"`
+}
+
+type LoadEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   *domain.Load `json:"node"`
+}
+
 // A load event: the envelope of spec 6.3.
 type LoadEvent struct {
 	// <uuid>-0 for load.changed, <uuid>-1 for load.status.changed.
@@ -121,6 +134,13 @@ type LoadEventFilter struct {
 	// At most 100.
 	LoadNumbers []string `json:"loadNumbers,omitempty"`
 	// The load's status after the write.
+	Statuses     []domain.LoadStatus `json:"statuses,omitempty"`
+	SubsidiaryID *string             `json:"subsidiaryId,omitempty"`
+}
+
+// Which loads the list holds; every field left out matches all.
+type LoadFilter struct {
+	// Any of these statuses.
 	Statuses     []domain.LoadStatus `json:"statuses,omitempty"`
 	SubsidiaryID *string             `json:"subsidiaryId,omitempty"`
 }
