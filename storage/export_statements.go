@@ -15,7 +15,11 @@ import (
 
 // ExportBatch is how many statements the export reads per keyset step: the
 // memory of one export is one batch (with its lines), whatever the range.
-const ExportBatch = 500
+// The first step reads exportFirstBatch only, so the first bytes leave soon.
+const (
+	ExportBatch      = 500
+	exportFirstBatch = 50
+)
 
 // ExportApplicationName marks an export's connection in pg_stat_activity
 // while it runs (SET LOCAL: it reverts when the transaction ends).
@@ -63,9 +67,10 @@ func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q domain
 	// sorts after (From - 1 day, MinInt32).
 	lastDate, lastNumber := q.From.AddDate(0, 0, -1), int32(math.MinInt32)
 	n := len(args)
-	args = append(args, lastDate, lastNumber)
+	args = append(args, lastDate, lastNumber, exportFirstBatch)
 	for {
 		args[n], args[n+1] = lastDate, lastNumber
+		limit := args[n+2].(int)
 		batch, err := readStatementBatch(ctx, tx, tenant, query, args)
 		if err != nil {
 			return err
@@ -75,11 +80,12 @@ func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q domain
 				return err
 			}
 		}
-		if len(batch) < ExportBatch {
+		if len(batch) < limit {
 			return nil
 		}
 		last := batch[len(batch)-1]
 		lastDate, lastNumber = last.StatementDate.Time, last.Number
+		args[n+2] = ExportBatch
 	}
 }
 
@@ -100,7 +106,7 @@ func takeExportSlot(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, slots int)
 
 // exportStatementsQuery is search's selection (visibleStatements, the date
 // range, the driver filters) with each statement's driver joined; the last
-// two parameters are the keyset position.
+// three parameters are the keyset position and the step's size.
 func exportStatementsQuery(tenant uuid.UUID, q domain.StatementExportQuery) (string, []any) {
 	args := []any{tenant, q.From.Time, q.To.Time}
 	var where strings.Builder
@@ -118,8 +124,8 @@ func exportStatementsQuery(tenant uuid.UUID, q domain.StatementExportQuery) (str
 		LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
 		WHERE s.tenant_id = $1 AND %s AND s.statement_date BETWEEN $2::date AND $3::date%s
 		AND (s.statement_date, s.number) > ($%d::date, $%d::integer)
-		ORDER BY s.statement_date, s.number LIMIT %d`,
-		statementCols, visibleStatements, where.String(), len(args)+1, len(args)+2, ExportBatch)
+		ORDER BY s.statement_date, s.number LIMIT $%d`,
+		statementCols, visibleStatements, where.String(), len(args)+1, len(args)+2, len(args)+3)
 	return query, args
 }
 

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,14 +102,16 @@ func run(ctx context.Context, slug string, scale int) error {
 		return fmt.Errorf("token: %w", err)
 	}
 	c := &client{base: info.URL, token: tok.AccessToken, pid: child.Process.Pid}
-	time.Sleep(time.Second) // let the server settle before reading its idle memory
-	idle := rss(c.pid)
-	fmt.Printf("server idle RSS %.1f MB\n\n", mb(idle))
+	idle, err := c.settle(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("server idle RSS %.1f MB (each run's peak is measured above the RSS at its start, after a GC that returns freed memory to the OS)\n\n", mb(idle))
 
 	// Memory against range length: a month, a quarter, the year.
 	fmt.Println("CSV export by range length (peak RSS above idle):")
 	for _, end := range []string{"2025-01-31", "2025-03-31", "2025-12-31"} {
-		r, err := c.export(ctx, "2025-01-01", end, idle)
+		r, err := c.export(ctx, "2025-01-01", end)
 		if err != nil {
 			return err
 		}
@@ -116,12 +119,12 @@ func run(ctx context.Context, slug string, scale int) error {
 	}
 	fmt.Println("\nFull year, A,B,A,B: CSV export vs search paged 100 at a time:")
 	for range 2 {
-		r, err := c.export(ctx, "2025-01-01", "2025-12-31", idle)
+		r, err := c.export(ctx, "2025-01-01", "2025-12-31")
 		if err != nil {
 			return err
 		}
 		fmt.Printf("  export  %s\n", r)
-		p, err := c.page(ctx, "2025-01-01", "2025-12-31", idle)
+		p, err := c.page(ctx, "2025-01-01", "2025-12-31")
 		if err != nil {
 			return err
 		}
@@ -150,8 +153,12 @@ type client struct {
 }
 
 // export downloads one CSV export (identity encoding) and counts its rows.
-func (c *client) export(ctx context.Context, start, end string, idle uint64) (result, error) {
+func (c *client) export(ctx context.Context, start, end string) (result, error) {
 	var r result
+	idle, err := c.settle(ctx)
+	if err != nil {
+		return r, err
+	}
 	stop := sampleRSS(c.pid, idle, &r.peak)
 	defer stop()
 	t0 := time.Now()
@@ -203,8 +210,12 @@ func (c *client) export(ctx context.Context, start, end string, idle uint64) (re
 }
 
 // page reads the same range through the search route, 100 per request.
-func (c *client) page(ctx context.Context, start, end string, idle uint64) (result, error) {
+func (c *client) page(ctx context.Context, start, end string) (result, error) {
 	var r result
+	idle, err := c.settle(ctx)
+	if err != nil {
+		return r, err
+	}
 	stop := sampleRSS(c.pid, idle, &r.peak)
 	defer stop()
 	t0 := time.Now()
@@ -248,6 +259,18 @@ func (c *client) page(ctx context.Context, start, end string, idle uint64) (resu
 	r.total = time.Since(t0)
 	stop()
 	return r, nil
+}
+
+// settle asks the server for a GC that returns freed memory to the OS (so
+// that one run's garbage is not the next run's peak) and answers its RSS.
+func (c *client) settle(ctx context.Context) (uint64, error) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.base+"/bench/gc", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	res.Body.Close()
+	return rss(c.pid), nil
 }
 
 // sampleRSS records the child's peak RSS above idle every 5 ms until stop.
@@ -356,7 +379,10 @@ func serve(ctx context.Context) error {
 	runDone := make(chan struct{})
 	go func() { defer close(runDone); _ = a.Run(ctx) }()
 	defer func() { <-runDone }()
-	srv := &http.Server{Handler: a.Handler()}
+	mux := http.NewServeMux()
+	mux.Handle("/", a.Handler())
+	mux.HandleFunc("POST /bench/gc", func(w http.ResponseWriter, _ *http.Request) { debug.FreeOSMemory() })
+	srv := &http.Server{Handler: mux}
 	closed := make(chan struct{})
 	go func() { defer close(closed); <-ctx.Done(); _ = srv.Close() }()
 	defer func() { <-closed }()

@@ -55,8 +55,9 @@ async function detectResume() {
     e: __type(name: "LoadEvent") { fields { name } } }`);
   const field = data.s?.fields?.find((f) => f.name === "loadChanged");
   const hasAfter = field?.args?.some((a) => a.name === "after");
-  const cursor = data.e?.fields?.some((f) => f.name === "cursor") ? "cursor" : null;
-  return hasAfter && cursor ? { arg: "after", field: cursor } : null;
+  // The event's cursor when it has one, else its id (after takes either).
+  const cursor = data.e?.fields?.some((f) => f.name === "cursor") ? "cursor" : "id";
+  return hasAfter ? { arg: "after", field: cursor } : null;
 }
 
 // ---------- the table ----------
@@ -243,7 +244,12 @@ function connect() {
       case "ping": ws.send(JSON.stringify({ type: "pong" })); break;
       case "next": onEvent(msg.payload); break;
       case "error":
-        $("board-error").textContent = "Live updates refused: " + (msg.payload?.[0]?.message || "error");
+        if (msg.payload?.[0]?.extensions?.code === "CURSOR_EXPIRED") {
+          // Too far behind to resume: start afresh (the page is read again).
+          state.lastEvent = null;
+        } else {
+          $("board-error").textContent = "Live updates refused: " + (msg.payload?.[0]?.message || "error");
+        }
         ws.close(4000, "subscription error");
         break;
       case "complete": ws.close(1000, "completed"); break;
