@@ -41,7 +41,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(ctx, cfg.DatabaseURL)
+	var dbOpts []storage.Option
+	if cfg.DBRoundTrips != nil {
+		dbOpts = append(dbOpts, storage.CountRoundTrips(cfg.DBRoundTrips))
+	}
+	db, err := storage.Open(ctx, cfg.DatabaseURL, dbOpts...)
 	if err != nil {
 		return nil, err
 	}

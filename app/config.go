@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
 )
 
 // Config is everything the service reads from its environment.
@@ -62,6 +63,9 @@ type Config struct {
 	// RateLimitClock replaces time.Now in the rate limiter (tests move it
 	// instead of sleeping).
 	RateLimitClock func() time.Time
+	// DBRoundTrips, when set, counts the database round trips of the
+	// instance's pool (tests and benchmarks; never from the environment).
+	DBRoundTrips *storage.RoundTrips
 	// GraphQL query cost (graph.DefaultCost*): the most one query may cost
 	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points
 	// (HAULGRAPH_GRAPHQL_COST_BUDGET) refilled per second

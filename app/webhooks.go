@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"net"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/events/webhook"
@@ -29,7 +30,7 @@ func (a *App) wireWebhooks() error {
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,
-		Service: &domain.Webhooks{Store: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks,
+		Service: &domain.Webhooks{Store: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: net.DefaultResolver,
 			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks}},
 		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}

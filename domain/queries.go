@@ -71,6 +71,20 @@ type StatementSearchInput struct {
 	// First/After select Relay paging instead of Page/PageSize.
 	First *int
 	After *string
+	// Skip names the parts the caller will not show (zero: none skipped, REST's shape).
+	Skip StatementSkip
+}
+
+// StatementSkip names the parts of a statement search that cost their own
+// work — the match count and the relations — and that a caller showing only
+// some (GraphQL, by its selection set) need not pay for. Skipped parts stay
+// empty. The zero value skips nothing.
+type StatementSkip struct {
+	Total     bool // Page.Total (a count over every match)
+	Totals    bool // Statement.Totals
+	Driver    bool // Statement.Driver
+	LineItems bool // Statement.LineItems (and so their SubLines)
+	SubLines  bool // LineItems[].SubLines
 }
 
 // StatementQuery is a validated statement search.
@@ -79,6 +93,7 @@ type StatementQuery struct {
 	DriverType *DriverType
 	DriverID   *uuid.UUID
 	Window     Window
+	Skip       StatementSkip
 }
 
 // Validate applies every rule of spec 4.2.
@@ -86,6 +101,8 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 	var v Validation
 	var q StatementQuery
 	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
+	q.Skip = in.Skip
+	q.Skip.SubLines = q.Skip.SubLines || q.Skip.LineItems
 	switch r := in.StatementDateRange; {
 	case r == nil:
 		v.Add("StatementDateRange", "StatementDateRange is required")

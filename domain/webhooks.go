@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -203,6 +204,11 @@ func checkWebhookURL(raw string, allowInsecure bool) string {
 	}
 	if u.User != nil {
 		return "url must not contain credentials"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "url port must be between 1 and 65535"
+		}
 	}
 	host := u.Hostname()
 	addr, isIP := netip.ParseAddr(host)

@@ -50,7 +50,10 @@ type Webhooks struct {
 	Verifier WebhookVerifier
 	// AllowInsecureURLs is the development flag (http:// and loopback).
 	AllowInsecureURLs bool
-	Now               func() time.Time
+	// Resolver, when set, resolves a URL's host when it is saved: a name
+	// that resolves inside (private, loopback, link-local) is refused.
+	Resolver HostResolver
+	Now      func() time.Time
 }
 
 func (s *Webhooks) now() time.Time {
@@ -77,6 +80,11 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	}
 	var v Validation
 	validateWebhookInput(&v, in, true, s.AllowInsecureURLs)
+	if in.URL != nil && len(v.fields["url"]) == 0 {
+		if msg := checkResolvedURL(ctx, s.Resolver, *in.URL, s.AllowInsecureURLs); msg != "" {
+			v.Add("url", msg)
+		}
+	}
 	if in.SubsidiaryID != nil && *in.SubsidiaryID != uuid.Nil {
 		ok, err := s.Store.SubsidiaryExists(ctx, tenantID, *in.SubsidiaryID)
 		if err != nil {
@@ -145,6 +153,13 @@ func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*
 	}
 	if err := ValidateWebhookInput(in, false, s.AllowInsecureURLs); err != nil {
 		return nil, err
+	}
+	if in.URL != nil {
+		if msg := checkResolvedURL(ctx, s.Resolver, *in.URL, s.AllowInsecureURLs); msg != "" {
+			var v Validation
+			v.Add("url", msg)
+			return nil, v.Err()
+		}
 	}
 	w, err := s.Store.GetWebhook(ctx, tenantID, id)
 	if err != nil {

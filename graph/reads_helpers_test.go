@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/readstest"
@@ -24,7 +25,13 @@ type world struct {
 
 func newWorld(t testing.TB, statements int) *world {
 	t.Helper()
-	srv := apptest.Start(t, apptest.Options{})
+	return newWorldWith(t, statements, nil)
+}
+
+// newWorldWith is newWorld with the instance's configuration edited.
+func newWorldWith(t testing.TB, statements int, configure func(*app.Config)) *world {
+	t.Helper()
+	srv := apptest.Start(t, apptest.Options{Configure: configure})
 	ta := apptest.NewTenant(t, srv, "acme")
 	tb := apptest.NewTenant(t, srv, "globex")
 	w := &world{srv: srv, ta: ta}

@@ -16,7 +16,7 @@ import (
 
 func (r *queryResolver) SettlementStatements(ctx context.Context, filter model.StatementFilter, page *int, pageSize *int, first *int, after *string) (*model.SettlementStatementConnection, error) {
 	in := domain.StatementSearchInput{Page: page, PageSize: pageSize, DriverType: filter.DriverType,
-		DriverID: filter.DriverID, First: first, After: after}
+		DriverID: filter.DriverID, First: first, After: after, Skip: statementSkip(ctx)}
 	if rg := filter.StatementDateRange; rg != nil {
 		in.StatementDateRange = &domain.DateRangeInput{Start: rg.Start, End: rg.End}
 	}

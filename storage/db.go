@@ -15,21 +15,25 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// DB is the one handle to PostgreSQL: bun for queries and the pgx pool beneath
-// it for what bun does not do (LISTEN/NOTIFY, COPY).
+// DB is the one handle to PostgreSQL: bun for models, migrations and writes,
+// and the pgx pool beneath it for what bun does not do (LISTEN/NOTIFY, COPY)
+// and for the hot reads (tenantBatch: bind parameters, batches).
 type DB struct {
 	Bun  *bun.DB
 	Pool *pgxpool.Pool
 }
 
 // Open connects to the database at url and checks that it answers.
-func Open(ctx context.Context, url string) (*DB, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("storage: parse DATABASE_URL: %w", err)
 	}
 	if cfg.MaxConns < 20 {
 		cfg.MaxConns = 20
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

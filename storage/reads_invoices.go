@@ -2,193 +2,163 @@ package storage
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-type invoiceRow struct {
-	ID                      uuid.UUID       `bun:"id"`
-	Number                  string          `bun:"number"`
-	Type                    string          `bun:"type"`
-	Status                  string          `bun:"status"`
-	CreatedDate             time.Time       `bun:"created_date"`
-	InvoicedDate            *time.Time      `bun:"invoiced_date"`
-	DueDate                 *time.Time      `bun:"due_date"`
-	PaidDate                *time.Time      `bun:"paid_date"`
-	LastSendDate            *time.Time      `bun:"last_send_date"`
-	Currency                int             `bun:"currency"`
-	Total                   decimal.Decimal `bun:"total"`
-	AmountPaid              decimal.Decimal `bun:"amount_paid"`
-	RemainingBalance        decimal.Decimal `bun:"remaining_balance"`
-	OverPaymentAmount       decimal.Decimal `bun:"over_payment_amount"`
-	IsSubmitted             bool            `bun:"is_submitted"`
-	SupplementalInvoiceType *string         `bun:"supplemental_invoice_type"`
-	VendorID                *uuid.UUID      `bun:"vendor_id"`
-	CustomerID              *uuid.UUID      `bun:"customer_id"`
-}
-
-type vendorRow struct {
-	ID          uuid.UUID `bun:"id"`
-	Name        string    `bun:"name"`
-	RemitStreet string    `bun:"remit_street"`
-	RemitCity   string    `bun:"remit_city"`
-	RemitState  string    `bun:"remit_state"`
-	RemitZip    string    `bun:"remit_zip"`
-	RemitEmail  string    `bun:"remit_email"`
-	RemitPhone  string    `bun:"remit_phone"`
-}
-
-type customerRow struct {
-	ID             uuid.UUID `bun:"id"`
-	Name           string    `bun:"name"`
-	EmailAddresses []string  `bun:"email_addresses,array"`
-	PhoneNumbers   []string  `bun:"phone_numbers,array"`
-	BillingStreet  string    `bun:"billing_street"`
-	BillingCity    string    `bun:"billing_city"`
-	BillingState   string    `bun:"billing_state"`
-	BillingZip     string    `bun:"billing_zip"`
-	ShippingStreet string    `bun:"shipping_street"`
-	ShippingCity   string    `bun:"shipping_city"`
-	ShippingState  string    `bun:"shipping_state"`
-	ShippingZip    string    `bun:"shipping_zip"`
-}
-
-type invoiceLineRow struct {
-	ID         uuid.UUID       `bun:"id"`
-	Name       string          `bun:"name"`
-	Amount     decimal.Decimal `bun:"amount"`
-	Currency   int             `bun:"currency"`
-	Unit       string          `bun:"rate_unit_of_measurement"`
-	Units      decimal.Decimal `bun:"rate_units"`
-	Rate       decimal.Decimal `bun:"rate_rate"`
-	LoadNumber string          `bun:"load_number"`
-	CustomerID string          `bun:"customer_id"`
-	Category   string          `bun:"category"`
-}
-
-type paymentRow struct {
-	ID               uuid.UUID       `bun:"id"`
-	PaymentDate      time.Time       `bun:"payment_date"`
-	Amount           decimal.Decimal `bun:"amount"`
-	Currency         int             `bun:"currency"`
-	CheckNumber      string          `bun:"check_number"`
-	PaymentReference string          `bun:"payment_reference"`
-}
-
-type invoiceLoadRow struct {
-	ID             uuid.UUID `bun:"id"`
-	LoadNumber     string    `bun:"load_number"`
-	SubsidiaryName string    `bun:"subsidiary_name"`
-	Source         string    `bun:"source"`
-	OrderNumber    string    `bun:"order_number"`
-	PONumber       string    `bun:"po_number"`
-}
-
 // InvoiceByID answers spec 4.1 by id.
 func (r *Reads) InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*domain.Invoice, error) {
-	return r.invoiceWhere(ctx, tenant, "id = ?", id)
+	return r.invoice(ctx, tenant, InvoiceByID, id)
 }
 
 // InvoiceByNumber answers spec 4.1 by invoice number.
 func (r *Reads) InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number string) (*domain.Invoice, error) {
-	return r.invoiceWhere(ctx, tenant, "number = ?", number)
+	return r.invoice(ctx, tenant, InvoiceByNumber, number)
 }
 
-// invoiceWhere reads one invoice with vendor, customer, line items, loads and
-// payments: six queries.
-func (r *Reads) invoiceWhere(ctx context.Context, tenant uuid.UUID, cond string, arg any) (*domain.Invoice, error) {
-	var inv *domain.Invoice
-	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		var rows []invoiceRow
-		if err := selectRows(ctx, tx, &rows, `SELECT id, number, type, status, created_date, invoiced_date, due_date,
-			paid_date, last_send_date, currency, total, amount_paid, remaining_balance, over_payment_amount,
-			is_submitted, supplemental_invoice_type, vendor_id, customer_id
-			FROM invoices WHERE tenant_id = ? AND `+cond, tenant, arg); err != nil || len(rows) == 0 {
-			return err
-		}
-		row := rows[0]
-		money := func(d decimal.Decimal) domain.Money { return domain.NewMoney(d, row.Currency) }
-		inv = &domain.Invoice{
-			ID: row.ID, Number: row.Number, Type: domain.InvoiceType(row.Type), Status: domain.InvoiceStatus(row.Status),
-			CreatedDate: row.CreatedDate, InvoicedDate: row.InvoicedDate, DueDate: row.DueDate, PaidDate: row.PaidDate,
-			LastSendDate: row.LastSendDate, Total: money(row.Total), AmountPaid: money(row.AmountPaid),
-			RemainingBalance: money(row.RemainingBalance), OverPaymentAmount: money(row.OverPaymentAmount),
-			IsSubmitted: row.IsSubmitted, SupplementalInvoiceType: row.SupplementalInvoiceType,
-			VendorID: row.VendorID, CustomerID: row.CustomerID,
-			LineItems: []domain.InvoiceLineItem{}, Loads: []domain.InvoiceLoad{}, Payments: []domain.InvoicePayment{},
-		}
-		return fillInvoice(ctx, tx, tenant, inv)
-	})
-	if err != nil {
+// invoice reads one invoice with vendor, customer, line items, loads and
+// payments: six queries, one round trip together with the tenant context.
+func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceKey, arg any) (*domain.Invoice, error) {
+	t := newTenantBatch(tenant)
+	read := QueueInvoiceRead(&t.b, key, tenant, arg)
+	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
 		return nil, err
 	}
-	if inv == nil {
+	if !read.Found {
 		return nil, domain.NotFound("invoice not found")
 	}
-	return inv, nil
+	return read.Invoice, nil
 }
 
-func fillInvoice(ctx context.Context, tx bun.Tx, tenant uuid.UUID, inv *domain.Invoice) error {
-	if inv.VendorID != nil {
-		var vs []vendorRow
-		if err := selectRows(ctx, tx, &vs, `SELECT id, name, remit_street, remit_city, remit_state, remit_zip,
-			remit_email, remit_phone FROM vendors WHERE tenant_id = ? AND id = ?`, tenant, *inv.VendorID); err != nil {
+// InvoiceKey says how an invoice read names its invoice.
+type InvoiceKey int
+
+const (
+	InvoiceByID     InvoiceKey = iota // by invoices.id (a uuid.UUID)
+	InvoiceByNumber                   // by invoices.number (a string)
+)
+
+// invoiceSQL are the statement texts of one invoice read, per key: constant
+// texts with $1 = tenant and $2 = the key, so that pgx prepares each once per
+// connection. Every child query reaches its invoice through the same key, so
+// all six run in one round trip.
+var invoiceSQL = [2]invoiceStatements{
+	InvoiceByID:     invoiceStatementsFor("i.id = $2"),
+	InvoiceByNumber: invoiceStatementsFor("i.number = $2"),
+}
+
+type invoiceStatements struct{ invoice, vendor, customer, lines, loads, payments string }
+
+func invoiceStatementsFor(key string) invoiceStatements {
+	where := " WHERE i.tenant_id = $1 AND " + key
+	return invoiceStatements{
+		invoice: `SELECT i.id, i.number, i.type, i.status, i.created_date, i.invoiced_date, i.due_date,
+			i.paid_date, i.last_send_date, i.currency, i.total, i.amount_paid, i.remaining_balance,
+			i.over_payment_amount, i.is_submitted, i.supplemental_invoice_type, i.vendor_id, i.customer_id
+			FROM invoices i` + where,
+		vendor: `SELECT v.id, v.name, v.remit_street, v.remit_city, v.remit_state, v.remit_zip, v.remit_email,
+			v.remit_phone FROM invoices i JOIN vendors v ON v.tenant_id = i.tenant_id AND v.id = i.vendor_id` + where,
+		customer: `SELECT c.id, c.name, c.email_addresses, c.phone_numbers, c.billing_street, c.billing_city,
+			c.billing_state, c.billing_zip, c.shipping_street, c.shipping_city, c.shipping_state, c.shipping_zip
+			FROM invoices i JOIN customers c ON c.tenant_id = i.tenant_id AND c.id = i.customer_id` + where,
+		lines: `SELECT li.id, li.name, li.amount, li.currency, li.rate_unit_of_measurement, li.rate_units,
+			li.rate_rate, li.load_number, li.customer_id, li.category
+			FROM invoices i JOIN invoice_line_items li ON li.tenant_id = i.tenant_id AND li.invoice_id = i.id` + where +
+			" ORDER BY li.position",
+		loads: `SELECT l.id, l.load_number, coalesce(s.name, ''), l.source, l.order_number, l.po_number
+			FROM invoices i JOIN invoice_loads il ON il.tenant_id = i.tenant_id AND il.invoice_id = i.id
+			JOIN loads l ON l.id = il.load_id AND l.tenant_id = il.tenant_id
+			LEFT JOIN subsidiaries s ON s.id = l.subsidiary_id AND s.tenant_id = l.tenant_id` + where +
+			" ORDER BY l.load_number",
+		payments: `SELECT p.id, p.payment_date, p.amount, p.currency, p.check_number, p.payment_reference
+			FROM invoices i JOIN invoice_payments p ON p.tenant_id = i.tenant_id AND p.invoice_id = i.id` + where +
+			" ORDER BY p.payment_date, p.id",
+	}
+}
+
+// InvoiceRead is one invoice read queued on a batch: once the batch's
+// results are closed, Invoice is filled when Found.
+type InvoiceRead struct {
+	Invoice *domain.Invoice
+	Found   bool
+}
+
+// QueueInvoiceRead queues the six queries of one invoice read on b. The
+// caller sends b (after binding it to the tenant, unless it is a benchmark's
+// bare baseline) and closes its results.
+func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *InvoiceRead {
+	sql := invoiceSQL[key]
+	read := &InvoiceRead{Invoice: &domain.Invoice{
+		LineItems: []domain.InvoiceLineItem{}, Loads: []domain.InvoiceLoad{}, Payments: []domain.InvoicePayment{},
+	}}
+	inv := read.Invoice
+	queueRows(b, sql.invoice, func(rows pgx.Rows) error {
+		var cur int
+		var total, paid, remaining, over pgtype.Numeric
+		if err := rows.Scan(&inv.ID, &inv.Number, &inv.Type, &inv.Status, &inv.CreatedDate, &inv.InvoicedDate,
+			&inv.DueDate, &inv.PaidDate, &inv.LastSendDate, &cur, &total, &paid, &remaining, &over,
+			&inv.IsSubmitted, &inv.SupplementalInvoiceType, &inv.VendorID, &inv.CustomerID); err != nil {
 			return err
 		}
-		for _, v := range vs {
-			inv.Vendor = &domain.Vendor{ID: v.ID, Name: v.Name, RemitEmail: v.RemitEmail, RemitPhone: v.RemitPhone,
-				RemitAddress: domain.Address{Street: v.RemitStreet, City: v.RemitCity, State: v.RemitState, ZipCode: v.RemitZip}}
-		}
-	}
-	if inv.CustomerID != nil {
-		var cs []customerRow
-		if err := selectRows(ctx, tx, &cs, `SELECT id, name, email_addresses, phone_numbers, billing_street,
-			billing_city, billing_state, billing_zip, shipping_street, shipping_city, shipping_state, shipping_zip
-			FROM customers WHERE tenant_id = ? AND id = ?`, tenant, *inv.CustomerID); err != nil {
+		inv.Total, inv.AmountPaid = domain.NewMoney(dec(total), cur), domain.NewMoney(dec(paid), cur)
+		inv.RemainingBalance, inv.OverPaymentAmount = domain.NewMoney(dec(remaining), cur), domain.NewMoney(dec(over), cur)
+		read.Found = true
+		return nil
+	}, tenant, arg)
+	queueRows(b, sql.vendor, func(rows pgx.Rows) error {
+		v := &domain.Vendor{}
+		a := &v.RemitAddress
+		if err := rows.Scan(&v.ID, &v.Name, &a.Street, &a.City, &a.State, &a.ZipCode, &v.RemitEmail, &v.RemitPhone); err != nil {
 			return err
 		}
-		for _, c := range cs {
-			inv.Customer = &domain.Customer{ID: c.ID, Name: c.Name, EmailAddresses: nonNil(c.EmailAddresses), PhoneNumbers: nonNil(c.PhoneNumbers),
-				BillingAddress:  domain.Address{Street: c.BillingStreet, City: c.BillingCity, State: c.BillingState, ZipCode: c.BillingZip},
-				ShippingAddress: domain.Address{Street: c.ShippingStreet, City: c.ShippingCity, State: c.ShippingState, ZipCode: c.ShippingZip}}
+		inv.Vendor = v
+		return nil
+	}, tenant, arg)
+	queueRows(b, sql.customer, func(rows pgx.Rows) error {
+		c := &domain.Customer{}
+		ba, sa := &c.BillingAddress, &c.ShippingAddress
+		if err := rows.Scan(&c.ID, &c.Name, &c.EmailAddresses, &c.PhoneNumbers, &ba.Street, &ba.City, &ba.State,
+			&ba.ZipCode, &sa.Street, &sa.City, &sa.State, &sa.ZipCode); err != nil {
+			return err
 		}
-	}
-	var lines []invoiceLineRow
-	if err := selectRows(ctx, tx, &lines, `SELECT id, name, amount, currency, rate_unit_of_measurement, rate_units,
-		rate_rate, load_number, customer_id, category FROM invoice_line_items
-		WHERE tenant_id = ? AND invoice_id = ? ORDER BY position`, tenant, inv.ID); err != nil {
-		return err
-	}
-	for _, l := range lines {
-		inv.LineItems = append(inv.LineItems, domain.InvoiceLineItem{ID: l.ID, Name: l.Name, Amount: domain.NewMoney(l.Amount, l.Currency),
-			Rate:       domain.LineRate{UnitOfMeasurement: l.Unit, Units: l.Units, Rate: l.Rate},
-			LoadNumber: l.LoadNumber, CustomerID: l.CustomerID, Category: l.Category})
-	}
-	var loads []invoiceLoadRow
-	if err := selectRows(ctx, tx, &loads, `SELECT l.id, l.load_number, coalesce(s.name, '') AS subsidiary_name,
-		l.source, l.order_number, l.po_number FROM invoice_loads il
-		JOIN loads l ON l.id = il.load_id AND l.tenant_id = il.tenant_id
-		LEFT JOIN subsidiaries s ON s.id = l.subsidiary_id AND s.tenant_id = l.tenant_id
-		WHERE il.tenant_id = ? AND il.invoice_id = ? ORDER BY l.load_number`, tenant, inv.ID); err != nil {
-		return err
-	}
-	for _, l := range loads {
-		inv.Loads = append(inv.Loads, domain.InvoiceLoad{ID: l.ID, LoadNumber: l.LoadNumber, SubsidiaryName: l.SubsidiaryName,
-			Source: l.Source, OrderNumber: l.OrderNumber, PONumber: l.PONumber})
-	}
-	var pays []paymentRow
-	if err := selectRows(ctx, tx, &pays, `SELECT id, payment_date, amount, currency, check_number, payment_reference
-		FROM invoice_payments WHERE tenant_id = ? AND invoice_id = ? ORDER BY payment_date, id`, tenant, inv.ID); err != nil {
-		return err
-	}
-	for _, p := range pays {
-		inv.Payments = append(inv.Payments, domain.InvoicePayment{ID: p.ID, PaymentDate: p.PaymentDate, Amount: domain.NewMoney(p.Amount, p.Currency),
-			CheckNumber: p.CheckNumber, PaymentReference: p.PaymentReference})
-	}
-	return nil
+		c.EmailAddresses, c.PhoneNumbers = nonNil(c.EmailAddresses), nonNil(c.PhoneNumbers)
+		inv.Customer = c
+		return nil
+	}, tenant, arg)
+	queueRows(b, sql.lines, func(rows pgx.Rows) error {
+		var l domain.InvoiceLineItem
+		var cur int
+		var amount, units, rate pgtype.Numeric
+		if err := rows.Scan(&l.ID, &l.Name, &amount, &cur, &l.Rate.UnitOfMeasurement, &units, &rate,
+			&l.LoadNumber, &l.CustomerID, &l.Category); err != nil {
+			return err
+		}
+		l.Amount, l.Rate.Units, l.Rate.Rate = domain.NewMoney(dec(amount), cur), dec(units), dec(rate)
+		inv.LineItems = append(inv.LineItems, l)
+		return nil
+	}, tenant, arg)
+	queueRows(b, sql.loads, func(rows pgx.Rows) error {
+		var l domain.InvoiceLoad
+		if err := rows.Scan(&l.ID, &l.LoadNumber, &l.SubsidiaryName, &l.Source, &l.OrderNumber, &l.PONumber); err != nil {
+			return err
+		}
+		inv.Loads = append(inv.Loads, l)
+		return nil
+	}, tenant, arg)
+	queueRows(b, sql.payments, func(rows pgx.Rows) error {
+		var p domain.InvoicePayment
+		var cur int
+		var amount pgtype.Numeric
+		if err := rows.Scan(&p.ID, &p.PaymentDate, &amount, &cur, &p.CheckNumber, &p.PaymentReference); err != nil {
+			return err
+		}
+		p.Amount = domain.NewMoney(dec(amount), cur)
+		inv.Payments = append(inv.Payments, p)
+		return nil
+	}, tenant, arg)
+	return read
 }

@@ -2,13 +2,13 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -19,255 +19,233 @@ const visibleStatements = "s.status IN ('Processed', 'Failed')"
 
 var statementKeys = keyset{cols: []string{"s.statement_date", "s.number"}, types: []string{"date", "integer"}}
 
-type statementRow struct {
-	ID               uuid.UUID           `bun:"id"`
-	Number           int32               `bun:"number"`
-	Status           string              `bun:"status"`
-	StatementDate    time.Time           `bun:"statement_date"`
-	PayPeriodID      string              `bun:"pay_period_id"`
-	PayPeriodTitle   string              `bun:"pay_period_title"`
-	DriverID         uuid.UUID           `bun:"driver_id"`
-	Currency         *int                `bun:"currency"`
-	GrossIncome      decimal.NullDecimal `bun:"gross_income"`
-	NetIncome        decimal.NullDecimal `bun:"net_income"`
-	LineHaul         decimal.NullDecimal `bun:"line_haul"`
-	Accessorials     decimal.NullDecimal `bun:"accessorials"`
-	Echecks          decimal.NullDecimal `bun:"echecks"`
-	ServiceFee       decimal.NullDecimal `bun:"service_fee"`
-	DriverPayment    decimal.NullDecimal `bun:"driver_payment"`
-	Deductions       decimal.NullDecimal `bun:"deductions"`
-	Reimbursements   decimal.NullDecimal `bun:"reimbursements"`
-	Credits          decimal.NullDecimal `bun:"credits"`
-	Escrow           decimal.NullDecimal `bun:"escrow"`
-	Fuel             decimal.NullDecimal `bun:"fuel"`
-	Tolls            decimal.NullDecimal `bun:"tolls"`
-	Bonus            decimal.NullDecimal `bun:"bonus"`
-	Shortfall        decimal.NullDecimal `bun:"shortfall"`
-	DailyPay         decimal.NullDecimal `bun:"daily_pay"`
-	DailyPerDiem     decimal.NullDecimal `bun:"daily_per_diem"`
-	StatementPerDiem decimal.NullDecimal `bun:"statement_per_diem"`
-	TripValue        decimal.NullDecimal `bun:"trip_value"`
-	NumberOfTrips    *int                `bun:"number_of_trips"`
-	LoadedMiles      decimal.NullDecimal `bun:"loaded_miles"`
-	EmptyMiles       decimal.NullDecimal `bun:"empty_miles"`
-	HoursWorked      decimal.NullDecimal `bun:"hours_worked"`
-}
-
-const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_id, s.pay_period_title,
-	s.driver_id, s.currency, s.gross_income, s.net_income, s.line_haul, s.accessorials, s.echecks,
+// statementBase are the columns every statement read needs; statementTotals
+// the 23 sums, read only when asked for.
+const (
+	statementBase   = "s.id, s.number, s.status, s.statement_date, s.pay_period_id, s.pay_period_title, s.driver_id, s.currency"
+	statementTotals = `s.gross_income, s.net_income, s.line_haul, s.accessorials, s.echecks,
 	s.service_fee, s.driver_payment, s.deductions, s.reimbursements, s.credits, s.escrow, s.fuel,
 	s.tolls, s.bonus, s.shortfall, s.daily_pay, s.daily_per_diem, s.statement_per_diem, s.trip_value,
 	s.number_of_trips, s.loaded_miles, s.empty_miles, s.hours_worked`
+)
 
-// SearchStatements answers spec 4.2 with Driver, Totals and LineItems (with
-// SubLines) filled: five queries whatever the page size.
+func statementColumns(skip domain.StatementSkip) string {
+	if skip.Totals {
+		return statementBase
+	}
+	return statementBase + ", " + statementTotals
+}
+
+// SearchStatements answers spec 4.2 without what q.Skip names, in at most
+// two round trips: the tenant context, the count and the page; then drivers,
+// line items and sub-lines of the whole page together. The statement texts
+// take every value as a bind parameter (LIMIT and OFFSET included), so there
+// are a handful of texts, each prepared once per connection.
 func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain.StatementQuery) (domain.Page[domain.Statement], error) {
 	var page domain.Page[domain.Statement]
-	win, err := statementKeys.window(q.Window)
-	if err != nil {
-		return page, err
-	}
-	from := "FROM settlement_statements s WHERE s.tenant_id = ? AND " + visibleStatements +
-		" AND s.statement_date BETWEEN ?::date AND ?::date"
-	args := []any{tenant, q.From.String(), q.To.String()}
+	from := "FROM settlement_statements s WHERE s.tenant_id = $1 AND " + visibleStatements +
+		" AND s.statement_date BETWEEN $2 AND $3"
+	args := []any{tenant, q.From.Time, q.To.Time}
 	if q.DriverType != nil {
-		from += " AND s.driver_type = ?"
 		args = append(args, string(*q.DriverType))
+		from += " AND s.driver_type = $" + strconv.Itoa(len(args))
 	}
 	if q.DriverID != nil {
-		from += " AND s.driver_id = ?"
 		args = append(args, *q.DriverID)
+		from += " AND s.driver_id = $" + strconv.Itoa(len(args))
 	}
-	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		if page.Total, err = count(ctx, tx, from, args...); err != nil {
-			return err
+	limit := q.Window.Limit
+	if limit <= 0 || limit > maxUnpaged {
+		limit = maxUnpaged
+	}
+	pageSQL := "SELECT " + statementColumns(q.Skip) + " " + from
+	pageArgs := append([]any{}, args...)
+	if q.Window.After != "" {
+		parts, err := decodeCursor(q.Window.After, statementKeys.types)
+		if err != nil {
+			return page, err
 		}
-		var rows []statementRow
-		query := "SELECT " + statementCols + " " + from + " " + win.where + " " + win.tail
-		if err := selectRows(ctx, tx, &rows, query, append(append([]any{}, args...), win.args...)...); err != nil {
-			return err
-		}
-		rows, page.HasMore = trim(rows, win.limit)
-		page.Items, err = r.fillStatements(ctx, tx, tenant, rows)
+		date, _ := time.Parse(time.DateOnly, parts[0])
+		number, _ := strconv.ParseInt(parts[1], 10, 32)
+		n := len(pageArgs)
+		pageSQL += fmt.Sprintf(" AND (s.statement_date, s.number) > ($%d, $%d) ORDER BY s.statement_date, s.number LIMIT $%d", n+1, n+2, n+3)
+		pageArgs = append(pageArgs, date, int32(number), limit+1)
+	} else {
+		n := len(pageArgs)
+		pageSQL += fmt.Sprintf(" ORDER BY s.statement_date, s.number LIMIT $%d OFFSET $%d", n+1, n+2)
+		pageArgs = append(pageArgs, limit+1, max(q.Window.Offset, 0))
+	}
+	t := newTenantBatch(tenant)
+	if !q.Skip.Total {
+		t.query("SELECT count(*) "+from, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, args...)
+	}
+	var rows []domain.Statement
+	t.query(pageSQL, func(r pgx.Rows) error {
+		s, err := scanStatement(r, !q.Skip.Totals)
+		rows = append(rows, s)
 		return err
-	})
-	if err != nil {
+	}, pageArgs...)
+	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
 		return domain.Page[domain.Statement]{}, err
 	}
+	rows, page.HasMore = trim(rows, limit)
+	if err := r.fillStatements(ctx, tenant, rows, q.Skip); err != nil {
+		return domain.Page[domain.Statement]{}, err
+	}
+	page.Items = rows
 	for _, s := range page.Items {
 		page.Cursors = append(page.Cursors, encodeCursor(s.StatementDate.String(), strconv.Itoa(int(s.Number))))
 	}
 	return page, nil
 }
 
+// statementByNumber is spec 4.3's statement text.
+var statementByNumber = "SELECT " + statementColumns(domain.StatementSkip{}) +
+	" FROM settlement_statements s WHERE s.tenant_id = $1 AND s.number = $2 AND " + visibleStatements
+
 // StatementByNumber answers spec 4.3: unknown and in-flight are both not found.
 func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*domain.Statement, error) {
-	var out []domain.Statement
-	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		var rows []statementRow
-		if err := selectRows(ctx, tx, &rows, "SELECT "+statementCols+" FROM settlement_statements s WHERE s.tenant_id = ? AND s.number = ? AND "+visibleStatements, tenant, number); err != nil {
-			return err
-		}
-		var err error
-		out, err = r.fillStatements(ctx, tx, tenant, rows)
+	var rows []domain.Statement
+	t := newTenantBatch(tenant)
+	t.query(statementByNumber, func(r pgx.Rows) error {
+		s, err := scanStatement(r, true)
+		rows = append(rows, s)
 		return err
-	})
-	if err != nil {
+	}, tenant, number)
+	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
 		return nil, err
 	}
-	if len(out) == 0 {
+	if len(rows) == 0 {
 		return nil, domain.NotFound("settlement statement %d not found", number)
 	}
-	return &out[0], nil
+	if err := r.fillStatements(ctx, tenant, rows, domain.StatementSkip{}); err != nil {
+		return nil, err
+	}
+	return &rows[0], nil
 }
 
-// fillStatements converts rows and attaches drivers, line items and sub-lines
-// with one query each.
-func (r *Reads) fillStatements(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []statementRow) ([]domain.Statement, error) {
-	out := make([]domain.Statement, len(rows))
-	if len(rows) == 0 {
-		return out, nil
+// The relations of a page of statements, by the page's statement ids ($2):
+// one statement text each, sent together in one round trip.
+const (
+	statementDriversSQL = `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
+		FROM drivers d LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
+		WHERE d.tenant_id = $1 AND d.id = ANY($2)`
+	statementLinesSQL = `SELECT li.id, li.statement_id, li.category, li.title, li.policy_name, li.trip_number,
+		li.load_number, li.amount, li.currency, li.transaction_type FROM statement_line_items li
+		WHERE li.tenant_id = $1 AND li.statement_id = ANY($2) ORDER BY li.statement_id, li.position`
+	statementSubLinesSQL = `SELECT sl.line_item_id, sl.description, sl.quantity, sl.rate, sl.amount, sl.currency
+		FROM statement_line_items li JOIN statement_sub_lines sl ON sl.line_item_id = li.id AND sl.tenant_id = li.tenant_id
+		WHERE li.tenant_id = $1 AND li.statement_id = ANY($2) ORDER BY sl.line_item_id, sl.position`
+)
+
+// fillStatements attaches the relations skip does not name to rows in one
+// round trip (none when it names them all).
+func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []domain.Statement, skip domain.StatementSkip) error {
+	p := struct{ Driver, LineItems, SubLines bool }{!skip.Driver, !skip.LineItems, !skip.LineItems && !skip.SubLines}
+	for i := range rows {
+		rows[i].LineItems = []domain.StatementLine{}
 	}
-	driverIDs := ids(rows, func(r statementRow) *uuid.UUID { return &r.DriverID })
-	drivers, err := driversByIDs(ctx, tx, tenant, driverIDs)
-	if err != nil {
-		return nil, err
+	if len(rows) == 0 || !(p.Driver || p.LineItems || p.SubLines) {
+		return nil
 	}
 	stmtIDs := make([]uuid.UUID, len(rows))
 	for i, row := range rows {
 		stmtIDs[i] = row.ID
 	}
-	lines, err := statementLines(ctx, tx, tenant, stmtIDs)
-	if err != nil {
-		return nil, err
-	}
-	for i, row := range rows {
-		var d *domain.Driver
-		if found, ok := drivers[row.DriverID]; ok {
-			d = &found
-		}
-		out[i] = row.assemble(d, lines[row.ID])
-	}
-	return out, nil
-}
-
-// assemble is a statement as every read answers it (search, by number,
-// export): its driver (nil when unknown) and its line items ([] when none).
-func (row statementRow) assemble(d *domain.Driver, lines []domain.StatementLine) domain.Statement {
-	s := row.statement()
-	if d != nil {
-		s.Driver = &domain.StatementDriver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
-	}
-	s.LineItems = lines
-	if s.LineItems == nil {
-		s.LineItems = []domain.StatementLine{}
-	}
-	return s
-}
-
-func (row statementRow) statement() domain.Statement {
-	m := func(d decimal.NullDecimal) *domain.Money {
-		if !d.Valid {
+	t := newTenantBatch(tenant)
+	drivers := map[uuid.UUID]*domain.StatementDriver{}
+	if p.Driver {
+		driverIDs := ids(rows, func(s domain.Statement) *uuid.UUID { return &s.DriverID })
+		t.query(statementDriversSQL, func(r pgx.Rows) error {
+			d := &domain.StatementDriver{}
+			if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
+				return err
+			}
+			drivers[d.ID] = d
 			return nil
-		}
-		return &domain.Money{Amount: d.Decimal, Currency: row.Currency}
+		}, tenant, driverIDs)
 	}
-	n := func(d decimal.NullDecimal) *decimal.Decimal {
-		if !d.Valid {
+	type line struct {
+		id, statement uuid.UUID
+		domain.StatementLine
+	}
+	var lines []line
+	if p.LineItems || p.SubLines {
+		t.query(statementLinesSQL, func(r pgx.Rows) error {
+			var l line
+			var amount pgtype.Numeric
+			if err := r.Scan(&l.id, &l.statement, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
+				&l.LoadNumber, &amount, &l.Amount.Currency, &l.TransactionType); err != nil {
+				return err
+			}
+			l.Amount.Amount = dec(amount)
+			l.SubLines = []domain.SubLine{}
+			lines = append(lines, l)
 			return nil
-		}
-		return &d.Decimal
+		}, tenant, stmtIDs)
 	}
-	return domain.Statement{
-		ID: row.ID, Number: row.Number, Status: domain.StatementStatus(row.Status),
-		StatementDate: domain.DateOf(row.StatementDate), PayPeriodID: row.PayPeriodID,
-		PayPeriodTitle: row.PayPeriodTitle, DriverID: row.DriverID,
-		Totals: domain.StatementTotals{
-			GrossIncome: m(row.GrossIncome), NetIncome: m(row.NetIncome), LineHaul: m(row.LineHaul),
-			Accessorials: m(row.Accessorials), Echecks: m(row.Echecks), ServiceFee: m(row.ServiceFee),
-			DriverPayment: m(row.DriverPayment), Deductions: m(row.Deductions), Reimbursements: m(row.Reimbursements),
-			Credits: m(row.Credits), Escrow: m(row.Escrow), Fuel: m(row.Fuel), Tolls: m(row.Tolls),
-			Bonus: m(row.Bonus), Shortfall: m(row.Shortfall), DailyPay: m(row.DailyPay),
-			DailyPerDiem: m(row.DailyPerDiem), StatementPerDiem: m(row.StatementPerDiem), TripValue: m(row.TripValue),
-			NumberOfTrips: row.NumberOfTrips, LoadedMiles: n(row.LoadedMiles), EmptyMiles: n(row.EmptyMiles),
-			HoursWorked: n(row.HoursWorked),
-		},
+	subLines := map[uuid.UUID][]domain.SubLine{}
+	if p.SubLines {
+		t.query(statementSubLinesSQL, func(r pgx.Rows) error {
+			var lineID uuid.UUID
+			var s domain.SubLine
+			var amount pgtype.Numeric
+			if err := r.Scan(&lineID, &s.Description, &s.Quantity, &s.Rate, &amount, &s.Amount.Currency); err != nil {
+				return err
+			}
+			s.Amount.Amount = dec(amount)
+			subLines[lineID] = append(subLines[lineID], s)
+			return nil
+		}, tenant, stmtIDs)
 	}
-}
-
-type lineRow struct {
-	ID              uuid.UUID       `bun:"id"`
-	StatementID     uuid.UUID       `bun:"statement_id"`
-	Category        string          `bun:"category"`
-	Title           string          `bun:"title"`
-	PolicyName      *string         `bun:"policy_name"`
-	TripNumber      *string         `bun:"trip_number"`
-	LoadNumber      *string         `bun:"load_number"`
-	Amount          decimal.Decimal `bun:"amount"`
-	Currency        *int            `bun:"currency"`
-	TransactionType *string         `bun:"transaction_type"`
-}
-
-type subLineRow struct {
-	LineItemID  uuid.UUID       `bun:"line_item_id"`
-	Description string          `bun:"description"`
-	Quantity    string          `bun:"quantity"`
-	Rate        string          `bun:"rate"`
-	Amount      decimal.Decimal `bun:"amount"`
-	Currency    *int            `bun:"currency"`
-}
-
-// statementLines returns the line items (with sub-lines) of the statements,
-// keyed by statement id, in position order: two queries.
-func statementLines(ctx context.Context, tx bun.Tx, tenant uuid.UUID, stmtIDs []uuid.UUID) (map[uuid.UUID][]domain.StatementLine, error) {
-	var lines []lineRow
-	if err := selectRows(ctx, tx, &lines, `SELECT id, statement_id, category, title, policy_name, trip_number,
-		load_number, amount, currency, transaction_type FROM statement_line_items
-		WHERE tenant_id = ? AND statement_id = ANY(?) ORDER BY statement_id, position`, tenant, pgdialect.Array(stmtIDs)); err != nil {
-		return nil, err
+	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+		return err
 	}
-	if len(lines) == 0 {
-		return map[uuid.UUID][]domain.StatementLine{}, nil
-	}
-	lineIDs := make([]uuid.UUID, len(lines))
-	for i, l := range lines {
-		lineIDs[i] = l.ID
-	}
-	var subs []subLineRow
-	if err := selectRows(ctx, tx, &subs, `SELECT line_item_id, description, quantity, rate, amount, currency
-		FROM statement_sub_lines WHERE tenant_id = ? AND line_item_id = ANY(?) ORDER BY line_item_id, position`,
-		tenant, pgdialect.Array(lineIDs)); err != nil {
-		return nil, err
-	}
-	return assembleLines(lines, subs), nil
-}
-
-// assembleLines groups line items (with their sub-lines) by statement id,
-// keeping the order of lines and subs (position order within each parent).
-func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]domain.StatementLine {
-	out := map[uuid.UUID][]domain.StatementLine{}
-	byLine := map[uuid.UUID][]domain.SubLine{}
-	for _, s := range subs {
-		byLine[s.LineItemID] = append(byLine[s.LineItemID], domain.SubLine{
-			Description: s.Description, Quantity: s.Quantity, Rate: s.Rate,
-			Amount: domain.Money{Amount: s.Amount, Currency: s.Currency},
-		})
-	}
+	byStatement := make(map[uuid.UUID][]domain.StatementLine, len(rows))
 	for _, l := range lines {
-		sl := byLine[l.ID]
-		if sl == nil {
-			sl = []domain.SubLine{}
+		if sl := subLines[l.id]; sl != nil {
+			l.SubLines = sl
 		}
-		var tt *domain.TransactionType
-		if l.TransactionType != nil {
-			t := domain.TransactionType(*l.TransactionType)
-			tt = &t
-		}
-		out[l.StatementID] = append(out[l.StatementID], domain.StatementLine{
-			Category: l.Category, Title: l.Title, PolicyName: l.PolicyName, TripNumber: l.TripNumber,
-			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount, Currency: l.Currency},
-			TransactionType: tt, SubLines: sl,
-		})
+		byStatement[l.statement] = append(byStatement[l.statement], l.StatementLine)
 	}
-	return out
+	for i := range rows {
+		rows[i].Driver = drivers[rows[i].DriverID]
+		if ls := byStatement[rows[i].ID]; ls != nil {
+			rows[i].LineItems = ls
+		}
+	}
+	return nil
+}
+
+// scanStatement reads one row of statementColumns (with the totals when
+// totals is set).
+func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
+	var s domain.Statement
+	var date time.Time
+	var cur *int
+	dest := []any{&s.ID, &s.Number, &s.Status, &date, &s.PayPeriodID, &s.PayPeriodTitle, &s.DriverID, &cur}
+	var sums [19]pgtype.Numeric
+	var loaded, empty, hours pgtype.Numeric
+	if totals {
+		for i := range sums {
+			dest = append(dest, &sums[i])
+		}
+		dest = append(dest, &s.Totals.NumberOfTrips, &loaded, &empty, &hours)
+	}
+	if err := r.Scan(dest...); err != nil {
+		return s, err
+	}
+	s.StatementDate = domain.DateOf(date)
+	if totals {
+		t := &s.Totals
+		for i, m := range []**domain.Money{&t.GrossIncome, &t.NetIncome, &t.LineHaul, &t.Accessorials, &t.Echecks,
+			&t.ServiceFee, &t.DriverPayment, &t.Deductions, &t.Reimbursements, &t.Credits, &t.Escrow, &t.Fuel,
+			&t.Tolls, &t.Bonus, &t.Shortfall, &t.DailyPay, &t.DailyPerDiem, &t.StatementPerDiem, &t.TripValue} {
+			if sums[i].Valid {
+				*m = &domain.Money{Amount: dec(sums[i]), Currency: cur}
+			}
+		}
+		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = decPtr(loaded), decPtr(empty), decPtr(hours)
+	}
+	return s, nil
 }

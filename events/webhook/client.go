@@ -92,3 +92,26 @@ func traceparent(ctx context.Context) string {
 	_, _ = rand.Read(span)
 	return "00-" + trace + "-" + hex.EncodeToString(span) + "-01"
 }
+
+// requestError is what a failed request is reported as, to the user (state
+// reason, attempt log): its kind, never resolver or internal addresses.
+func requestError(err error) error {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var tlsErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return ErrForbiddenAddress
+	case errors.As(err, &dnsErr):
+		return errors.New("request failed: the host name does not resolve")
+	case errors.As(err, &tlsErr), errors.As(err, &recErr):
+		return errors.New("request failed: TLS handshake failed")
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("request failed: connection refused")
+	case errors.As(err, &opErr) && opErr.Timeout():
+		return errors.New("request failed: connection timed out")
+	default:
+		return errors.New("request failed: no HTTP answer")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,20 @@ func TestTLSBelow12Refused(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Fatalf("%s: err %v, want ok=%v", c.srv.URL, err, c.ok)
 		}
+	}
+}
+
+// A failed request is reported by kind: the state reason and the attempt log
+// never show the resolver's or an internal address.
+func TestRequestErrorsShowNoInternalAddresses(t *testing.T) {
+	t.Parallel()
+	v := &Verifier{Client: NewClient(ClientOptions{})}
+	err := v.Verify(context.Background(), "https://nonexistent.invalid/hooks", "c")
+	if err == nil || err.Error() != "request failed: the host name does not resolve" {
+		t.Fatalf("unresolvable host: %v", err)
+	}
+	err = v.Verify(context.Background(), "https://10.0.0.1/hooks", "c")
+	if !errors.Is(err, ErrForbiddenAddress) || strings.Contains(err.Error(), "10.0.0.1") {
+		t.Fatalf("private address: %v", err)
 	}
 }

@@ -56,7 +56,7 @@ func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return tooLate
 		}
-		return fmt.Errorf("request failed: %w", err)
+		return requestError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -201,7 +201,7 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, fmt.Errorf("no answer within %s", w.Timeout)
 		}
-		return 0, err
+		return 0, requestError(err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

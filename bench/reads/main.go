@@ -1,0 +1,340 @@
+// Command reads benchmarks HaulGraph's hot reads (issue 11) against a bare
+// baseline in one run: it seeds (or reuses) a scale-100 tenant, serves the
+// real HaulGraph instance and a minimal pgx + encoding/json invoice handler
+// (same SQL, no auth, no tenant context) in this process, and drives them in
+// interleaved rounds (A, B, A, B, ...) from a child process, so that the CPU
+// this process spends per request is the servers' alone. It reports req/s,
+// p50, p99, server CPU per request, PostgreSQL round trips per request (on the
+// wire, see storage.RoundTrips: those made for API callers on HaulGraph's
+// pool, every one on the bare handler's) and the ratios.
+//
+//	./scripts/with-pg.sh go run ./bench/reads -pairs 3 -duration 5s
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/storage/seed"
+)
+
+func main() {
+	if os.Getenv(driveEnv) == "1" {
+		if err := drive(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench driver:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var o options
+	flag.StringVar(&o.tenant, "tenant", "bench-reads", "slug of the benchmark tenant (seeded once, then reused)")
+	flag.IntVar(&o.scale, "scale", 100, "seed scale of the tenant (100: 100k statements, 100k loads, 12k invoices)")
+	flag.IntVar(&o.pairs, "pairs", 3, "interleaved A,B pairs per comparison (at least 3)")
+	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of one round (at most 1m)")
+	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
+	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	tenant     string
+	scale      int
+	pairs      int
+	duration   time.Duration
+	conns      int
+	only       string
+	cpuprofile string
+}
+
+func (o options) check() error {
+	switch {
+	case o.pairs < 3 || o.pairs > 20:
+		return errors.New("-pairs must be between 3 and 20")
+	case o.duration < time.Second || o.duration > time.Minute:
+		return errors.New("-duration must be between 1s and 1m")
+	case o.conns < 1 || o.conns > 64:
+		return errors.New("-conns must be between 1 and 64")
+	}
+	return nil
+}
+
+func run(ctx context.Context, o options) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	if os.Getenv("DATABASE_URL") == "" {
+		return errors.New("DATABASE_URL is not set: run ./scripts/with-pg.sh go run ./bench/reads")
+	}
+	// The bench measures the read path, not the limits in front of it: the
+	// per-client and per-tenant request rates and the GraphQL cost budget are
+	// lifted through the service's own configuration (the environment), unless
+	// the caller set them.
+	for k, v := range map[string]string{
+		"HAULGRAPH_RATE_LIMIT_CLIENT":   "1000000",
+		"HAULGRAPH_RATE_LIMIT_TENANT":   "1000000",
+		"HAULGRAPH_GRAPHQL_COST_BUDGET": "1000000000",
+		"HAULGRAPH_GRAPHQL_COST_REFILL": "1000000000",
+	} {
+		if os.Getenv(k) == "" {
+			_ = os.Setenv(k, v)
+		}
+	}
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return err
+	}
+	hgLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	cfg.Addr = hgLn.Addr().String()
+	cfg.PublicURL = "http://" + cfg.Addr
+	hgTrips := &storage.RoundTrips{}
+	cfg.DBRoundTrips = hgTrips
+	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	workers, stopWorkers := context.WithCancel(ctx)
+	workersDone := make(chan struct{})
+	go func() { defer close(workersDone); _ = a.Run(workers) }()
+	defer func() { stopWorkers(); <-workersDone }()
+
+	t, err := tenant(ctx, a.DB, o)
+	if err != nil {
+		return err
+	}
+	client, secret, err := a.Auth.CreateClient(ctx, t.id, auth.ClientSpec{Name: "bench-reads",
+		Scopes: []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead}})
+	if err != nil {
+		return fmt.Errorf("bench client: %w (a tenant holds at most 10 clients: revoke stale bench-reads clients)", err)
+	}
+	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.id, client.ClientID) }()
+
+	hgSrv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	bareTrips := &storage.RoundTrips{}
+	bare, err := newBare(ctx, cfg.DatabaseURL, t.id, bareTrips)
+	if err != nil {
+		return err
+	}
+	defer bare.pool.Close()
+	bareLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	bareSrv := &http.Server{Handler: bare, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 2)
+	go func() { served <- hgSrv.Serve(hgLn) }()
+	go func() { served <- bareSrv.Serve(bareLn) }()
+	defer func() {
+		_ = hgSrv.Close()
+		_ = bareSrv.Close()
+		<-served
+		<-served
+	}()
+
+	cc := clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: cfg.PublicURL + "/oauth/token",
+		EndpointParams: map[string][]string{"audience": {cfg.Audience}}}
+	tok, err := cc.Token(ctx)
+	if err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	hg, bareURL := cfg.PublicURL, "http://"+bareLn.Addr().String()
+	invoicePaths := func(base string) []string {
+		out := make([]string, len(t.invoices))
+		for i, id := range t.invoices {
+			out[i] = base + id.String()
+		}
+		return out
+	}
+	from, to := t.month.From.String()+"T00:00:00Z", t.month.To.String()+"T00:00:00Z"
+	targets := map[string]target{
+		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers},
+		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips.Load},
+		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
+			Body: dashboardBody(from, to)},
+		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
+			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
+	}
+	comparisons := []comparison{
+		{name: "invoice", a: "REST invoice", b: "bare invoice"},
+		{name: "statements", a: "GraphQL dashboard", b: "REST statement search"},
+	}
+	if o.only != "" {
+		want := strings.Split(o.only, ",")
+		comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
+		if len(comparisons) == 0 {
+			return fmt.Errorf("-only %q names no comparison (invoice, statements)", o.only)
+		}
+	}
+	// Each target answers once before it is measured (and must answer 200).
+	for _, c := range comparisons {
+		for _, name := range []string{c.a, c.b} {
+			if err := check(ctx, targets[name]); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	fmt.Printf("tenant %s (scale %d): %d invoices; statements %s..%s; %d connections, %s rounds, %d pairs\n\n",
+		o.tenant, o.scale, len(t.invoices), t.month.From, t.month.To, o.conns, o.duration, o.pairs)
+	fmt.Printf("%-22s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
+	results := map[string][]round{}
+	for _, c := range comparisons {
+		for i := range o.pairs {
+			for _, name := range []string{c.a, c.b} {
+				r, err := measure(ctx, targets[name], o)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				results[name] = append(results[name], r)
+				fmt.Printf("%-22s %5d %9.1f %8.2f %8.2f %12.3f %10.2f %7d\n", name, i+1, r.rps, r.P50, r.P99, r.cpuPerReq, r.tripsPerReq, r.Errors)
+			}
+		}
+	}
+	fmt.Printf("\nmedians over %d rounds\n", o.pairs)
+	fmt.Printf("%-22s %9s %8s %8s %12s %10s\n", "target", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req")
+	med := map[string]round{}
+	for _, c := range comparisons {
+		for _, name := range []string{c.a, c.b} {
+			m := median(results[name])
+			med[name] = m
+			fmt.Printf("%-22s %9.1f %8.2f %8.2f %12.3f %10.2f\n", name, m.rps, m.P50, m.P99, m.cpuPerReq, m.tripsPerReq)
+		}
+	}
+	fmt.Println()
+	for _, c := range comparisons {
+		a, b := med[c.a], med[c.b]
+		fmt.Printf("%s / %s: throughput %.2f×, CPU per request %.2f×\n", c.a, c.b, a.rps/b.rps, a.cpuPerReq/b.cpuPerReq)
+	}
+	return nil
+}
+
+type comparison struct{ name, a, b string }
+
+// median takes each column's median on its own.
+func median(rs []round) round {
+	col := func(get func(round) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = get(r)
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	return round{rps: col(func(r round) float64 { return r.rps }),
+		result:      result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
+		cpuPerReq:   col(func(r round) float64 { return r.cpuPerReq }),
+		tripsPerReq: col(func(r round) float64 { return r.tripsPerReq })}
+}
+
+// benchTenant is what the rounds read.
+type benchTenant struct {
+	id       uuid.UUID
+	invoices []uuid.UUID
+	month    domain.StatementQuery // From..To: the first month of statements
+}
+
+// tenant seeds the benchmark tenant unless it exists, then reads its
+// invoice ids and its first month of statements.
+func tenant(ctx context.Context, db *storage.DB, o options) (benchTenant, error) {
+	var t benchTenant
+	start := time.Now()
+	_, err := seed.Run(ctx, db, seed.Options{Tenant: o.tenant, Scale: o.scale, Progress: os.Stderr})
+	switch {
+	case errors.Is(err, seed.ErrTenantExists):
+		fmt.Fprintf(os.Stderr, "reusing tenant %s\n", o.tenant)
+	case err != nil:
+		return t, err
+	default:
+		fmt.Fprintf(os.Stderr, "seeded tenant %s at scale %d in %s\n", o.tenant, o.scale, time.Since(start).Round(time.Second))
+	}
+	if err := db.Pool.QueryRow(ctx, "SELECT id FROM tenants WHERE slug = $1", o.tenant).Scan(&t.id); err != nil {
+		return t, fmt.Errorf("tenant %s: %w", o.tenant, err)
+	}
+	rows, err := db.Pool.Query(ctx, "SELECT id FROM invoices WHERE tenant_id = $1 ORDER BY id LIMIT 100000", t.id)
+	if err != nil {
+		return t, err
+	}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return t, err
+		}
+		t.invoices = append(t.invoices, id)
+	}
+	if err := rows.Err(); err != nil {
+		return t, err
+	}
+	if len(t.invoices) == 0 {
+		return t, fmt.Errorf("tenant %s has no invoices", o.tenant)
+	}
+	var first time.Time
+	if err := db.Pool.QueryRow(ctx, "SELECT min(statement_date) FROM settlement_statements WHERE tenant_id = $1", t.id).Scan(&first); err != nil {
+		return t, err
+	}
+	t.month.From, t.month.To = domain.DateOf(first), domain.DateOf(first.AddDate(0, 1, -1))
+	return t, nil
+}
+
+// bareHandler is the ceiling: pgx pool + encoding/json, the invoice read's
+// own SQL sent the same way (one batch), no auth, no rate limit, no tenant
+// context, no domain layer.
+type bareHandler struct {
+	pool   *pgxpool.Pool
+	tenant uuid.UUID
+}
+
+func newBare(ctx context.Context, url string, tenant uuid.UUID, trips *storage.RoundTrips) (*bareHandler, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = 20 // as storage.Open
+	storage.CountRoundTrips(trips)(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &bareHandler{pool: pool, tenant: tenant}, nil
+}

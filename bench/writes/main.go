@@ -1,0 +1,178 @@
+// Command writes benchmarks the load write path: createLoad followed by
+// changeLoadStatus, from concurrent writers, through the domain service and
+// storage (each write is one transaction with its outbox events). It reports
+// writes per second and the p50/p99 latency of one write.
+//
+// It compares the outbox ordering of 0010_outbox_horizon.sql ("horizon":
+// writers commit concurrently) with the one it replaced ("lock": 0004's
+// advisory-lock trigger, reinstalled in the benchmark's own database), in
+// alternating rounds A,B,A,B:
+//
+//	./scripts/with-pg.sh go run ./bench/writes [-writers 16] [-duration 5s] [-rounds 2]
+//
+// It works in a temporary database on DATABASE_URL's server, dropped at the end.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
+)
+
+// lockTrigger is 0004_events.sql's serialisation, for the "lock" rounds.
+const lockTrigger = `CREATE OR REPLACE FUNCTION events_serialize() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(7340218);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER events_serialize BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION events_serialize();`
+
+func main() {
+	writers := flag.Int("writers", 16, "concurrent writers")
+	duration := flag.Duration("duration", 5*time.Second, "length of one round")
+	rounds := flag.Int("rounds", 2, "A,B pairs")
+	flag.Parse()
+	if err := run(*writers, *duration, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(writers int, duration time.Duration, rounds int) error {
+	ctx := context.Background()
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		return fmt.Errorf("DATABASE_URL is not set (run through ./scripts/with-pg.sh)")
+	}
+	dbURL, drop, err := tempDatabase(ctx, base)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	db, err := storage.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	tenant, sub := uuid.New(), uuid.New()
+	if _, err := db.Pool.Exec(ctx, "INSERT INTO tenants (id, slug, name) VALUES ($1, 'bench', 'Bench')", tenant); err != nil {
+		return err
+	}
+	if _, err := db.Pool.Exec(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, 'main')", sub, tenant); err != nil {
+		return err
+	}
+	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, ClientID: "bench",
+		Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
+	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+
+	fmt.Printf("%d writers, %s per round; one write = createLoad or changeLoadStatus (a transaction with its outbox events)\n", writers, duration)
+	fmt.Printf("%-8s %10s %9s %9s\n", "outbox", "writes/s", "p50", "p99")
+	round := 0
+	for range rounds {
+		for _, mode := range []string{"lock", "horizon"} {
+			q := "DROP TRIGGER IF EXISTS events_serialize ON events"
+			if mode == "lock" {
+				q = lockTrigger
+			}
+			if _, err := db.Pool.Exec(ctx, q); err != nil {
+				return err
+			}
+			round++
+			rate, p50, p99, err := measure(caller, svc, sub, writers, duration, round)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%-8s %10.0f %9s %9s\n", mode, rate, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
+		}
+	}
+	return nil
+}
+
+// measure runs writers for d, each creating a load and moving it to Covered,
+// over and over; it returns writes/s and the latency percentiles.
+func measure(caller context.Context, svc *domain.LoadWrites, sub uuid.UUID, writers int, d time.Duration, round int) (float64, time.Duration, time.Duration, error) {
+	rate := domain.MoneyInput{Amount: decimal.RequireFromString("1250.00")}
+	lat := make([][]time.Duration, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	start := time.Now()
+	end := start.Add(d)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(end); i++ {
+				n := fmt.Sprintf("B%d-%d-%d", round, w, i)
+				t0 := time.Now()
+				_, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: n, SubsidiaryID: sub.String(), Rate: &rate,
+					Stops: []domain.StopInput{{Type: "Pickup", Name: "Mill"}, {Type: "Delivery", Name: "Dock"}}})
+				t1 := time.Now()
+				if err == nil {
+					_, err = svc.ChangeLoadStatus(caller, n, "Covered")
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				lat[w] = append(lat[w], t1.Sub(t0), time.Since(t1))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var all []time.Duration
+	for w := range writers {
+		if errs[w] != nil {
+			return 0, 0, 0, errs[w]
+		}
+		all = append(all, lat[w]...)
+	}
+	if len(all) == 0 {
+		return 0, 0, 0, fmt.Errorf("no write finished")
+	}
+	slices.Sort(all)
+	return float64(len(all)) / elapsed.Seconds(), all[len(all)/2], all[len(all)*99/100], nil
+}
+
+func tempDatabase(ctx context.Context, base string) (string, func(), error) {
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", nil, err
+	}
+	defer admin.Close(ctx)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "hg_bench_" + hex.EncodeToString(b)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, err
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, err
+	}
+	u.Path = "/" + name
+	return u.String(), func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err == nil {
+			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			c.Close(context.Background())
+		}
+	}, nil
+}

@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// The statement export (export_statements.go) scans these rows; the hot reads
+// (reads_statements.go) scan straight into domain.Statement.
+
+type statementRow struct {
+	ID               uuid.UUID           `bun:"id"`
+	Number           int32               `bun:"number"`
+	Status           string              `bun:"status"`
+	StatementDate    time.Time           `bun:"statement_date"`
+	PayPeriodID      string              `bun:"pay_period_id"`
+	PayPeriodTitle   string              `bun:"pay_period_title"`
+	DriverID         uuid.UUID           `bun:"driver_id"`
+	Currency         *int                `bun:"currency"`
+	GrossIncome      decimal.NullDecimal `bun:"gross_income"`
+	NetIncome        decimal.NullDecimal `bun:"net_income"`
+	LineHaul         decimal.NullDecimal `bun:"line_haul"`
+	Accessorials     decimal.NullDecimal `bun:"accessorials"`
+	Echecks          decimal.NullDecimal `bun:"echecks"`
+	ServiceFee       decimal.NullDecimal `bun:"service_fee"`
+	DriverPayment    decimal.NullDecimal `bun:"driver_payment"`
+	Deductions       decimal.NullDecimal `bun:"deductions"`
+	Reimbursements   decimal.NullDecimal `bun:"reimbursements"`
+	Credits          decimal.NullDecimal `bun:"credits"`
+	Escrow           decimal.NullDecimal `bun:"escrow"`
+	Fuel             decimal.NullDecimal `bun:"fuel"`
+	Tolls            decimal.NullDecimal `bun:"tolls"`
+	Bonus            decimal.NullDecimal `bun:"bonus"`
+	Shortfall        decimal.NullDecimal `bun:"shortfall"`
+	DailyPay         decimal.NullDecimal `bun:"daily_pay"`
+	DailyPerDiem     decimal.NullDecimal `bun:"daily_per_diem"`
+	StatementPerDiem decimal.NullDecimal `bun:"statement_per_diem"`
+	TripValue        decimal.NullDecimal `bun:"trip_value"`
+	NumberOfTrips    *int                `bun:"number_of_trips"`
+	LoadedMiles      decimal.NullDecimal `bun:"loaded_miles"`
+	EmptyMiles       decimal.NullDecimal `bun:"empty_miles"`
+	HoursWorked      decimal.NullDecimal `bun:"hours_worked"`
+}
+
+const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_id, s.pay_period_title,
+	s.driver_id, s.currency, s.gross_income, s.net_income, s.line_haul, s.accessorials, s.echecks,
+	s.service_fee, s.driver_payment, s.deductions, s.reimbursements, s.credits, s.escrow, s.fuel,
+	s.tolls, s.bonus, s.shortfall, s.daily_pay, s.daily_per_diem, s.statement_per_diem, s.trip_value,
+	s.number_of_trips, s.loaded_miles, s.empty_miles, s.hours_worked`
+
+// assemble is a statement as every read answers it (search, by number,
+// export): its driver (nil when unknown) and its line items ([] when none).
+func (row statementRow) assemble(d *domain.Driver, lines []domain.StatementLine) domain.Statement {
+	s := row.statement()
+	if d != nil {
+		s.Driver = &domain.StatementDriver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
+	}
+	s.LineItems = lines
+	if s.LineItems == nil {
+		s.LineItems = []domain.StatementLine{}
+	}
+	return s
+}
+
+func (row statementRow) statement() domain.Statement {
+	m := func(d decimal.NullDecimal) *domain.Money {
+		if !d.Valid {
+			return nil
+		}
+		return &domain.Money{Amount: d.Decimal, Currency: row.Currency}
+	}
+	n := func(d decimal.NullDecimal) *decimal.Decimal {
+		if !d.Valid {
+			return nil
+		}
+		return &d.Decimal
+	}
+	return domain.Statement{
+		ID: row.ID, Number: row.Number, Status: domain.StatementStatus(row.Status),
+		StatementDate: domain.DateOf(row.StatementDate), PayPeriodID: row.PayPeriodID,
+		PayPeriodTitle: row.PayPeriodTitle, DriverID: row.DriverID,
+		Totals: domain.StatementTotals{
+			GrossIncome: m(row.GrossIncome), NetIncome: m(row.NetIncome), LineHaul: m(row.LineHaul),
+			Accessorials: m(row.Accessorials), Echecks: m(row.Echecks), ServiceFee: m(row.ServiceFee),
+			DriverPayment: m(row.DriverPayment), Deductions: m(row.Deductions), Reimbursements: m(row.Reimbursements),
+			Credits: m(row.Credits), Escrow: m(row.Escrow), Fuel: m(row.Fuel), Tolls: m(row.Tolls),
+			Bonus: m(row.Bonus), Shortfall: m(row.Shortfall), DailyPay: m(row.DailyPay),
+			DailyPerDiem: m(row.DailyPerDiem), StatementPerDiem: m(row.StatementPerDiem), TripValue: m(row.TripValue),
+			NumberOfTrips: row.NumberOfTrips, LoadedMiles: n(row.LoadedMiles), EmptyMiles: n(row.EmptyMiles),
+			HoursWorked: n(row.HoursWorked),
+		},
+	}
+}
+
+type lineRow struct {
+	ID              uuid.UUID       `bun:"id"`
+	StatementID     uuid.UUID       `bun:"statement_id"`
+	Category        string          `bun:"category"`
+	Title           string          `bun:"title"`
+	PolicyName      *string         `bun:"policy_name"`
+	TripNumber      *string         `bun:"trip_number"`
+	LoadNumber      *string         `bun:"load_number"`
+	Amount          decimal.Decimal `bun:"amount"`
+	Currency        *int            `bun:"currency"`
+	TransactionType *string         `bun:"transaction_type"`
+}
+
+type subLineRow struct {
+	LineItemID  uuid.UUID       `bun:"line_item_id"`
+	Description string          `bun:"description"`
+	Quantity    string          `bun:"quantity"`
+	Rate        string          `bun:"rate"`
+	Amount      decimal.Decimal `bun:"amount"`
+	Currency    *int            `bun:"currency"`
+}
+
+// assembleLines groups line items (with their sub-lines) by statement id,
+// keeping the order of lines and subs (position order within each parent).
+func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]domain.StatementLine {
+	out := map[uuid.UUID][]domain.StatementLine{}
+	byLine := map[uuid.UUID][]domain.SubLine{}
+	for _, s := range subs {
+		byLine[s.LineItemID] = append(byLine[s.LineItemID], domain.SubLine{
+			Description: s.Description, Quantity: s.Quantity, Rate: s.Rate,
+			Amount: domain.Money{Amount: s.Amount, Currency: s.Currency},
+		})
+	}
+	for _, l := range lines {
+		sl := byLine[l.ID]
+		if sl == nil {
+			sl = []domain.SubLine{}
+		}
+		var tt *domain.TransactionType
+		if l.TransactionType != nil {
+			t := domain.TransactionType(*l.TransactionType)
+			tt = &t
+		}
+		out[l.StatementID] = append(out[l.StatementID], domain.StatementLine{
+			Category: l.Category, Title: l.Title, PolicyName: l.PolicyName, TripNumber: l.TripNumber,
+			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount, Currency: l.Currency},
+			TransactionType: tt, SubLines: sl,
+		})
+	}
+	return out
+}
