@@ -31,7 +31,7 @@ func (a *App) wireEvents(ctx context.Context) error {
 	}
 	a.Events = &Events{
 		LoadWrites:    &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
-		Subscriptions: &domain.Subscriptions{Stream: hub, Buffer: a.Config.SubscriberBuffer},
+		Subscriptions: &domain.Subscriptions{Stream: hub, Log: events.Log{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer},
 		Hub:           hub,
 		Relay:         relay,
 	}

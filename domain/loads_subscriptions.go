@@ -82,6 +82,8 @@ var ErrSlowConsumer = errors.New("subscriber too slow: its event buffer overflow
 // subscriptions, and any other streaming transport).
 type Subscriptions struct {
 	Stream EventStream
+	// Log is the stored stream subscriptions resume from (after:).
+	Log ReplayLog
 	// Buffer is how many events one subscriber may have pending before it
 	// is cut off as too slow.
 	Buffer int

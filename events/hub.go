@@ -20,6 +20,7 @@ import (
 type Hub struct {
 	mu       sync.Mutex
 	byTenant map[uuid.UUID]map[*Subscription]struct{}
+	pos      domain.EventPosition // of the last event handed to the hub
 	count    atomic.Int64
 	evicted  atomic.Int64
 }
@@ -60,6 +61,9 @@ func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.Even
 func (h *Hub) Publish(ev *domain.LiveEvent) {
 	var evicted []*Subscription
 	h.mu.Lock()
+	if h.pos.Before(ev.Pos) {
+		h.pos = ev.Pos
+	}
 	for s := range h.byTenant[ev.TenantID] {
 		if s.filter.Matches(ev) && !s.sink.Deliver(ev) {
 			h.removeLocked(s)
@@ -72,6 +76,25 @@ func (h *Hub) Publish(ev *domain.LiveEvent) {
 		// Ending may write to a network connection: never under the lock.
 		go s.sink.Ended(true)
 	}
+}
+
+// Position is the outbox position of the last event handed to the hub
+// (published or passed over): every event after it reaches the subscribers
+// registered now. A resuming subscriber replays from storage up to it.
+func (h *Hub) Position() domain.EventPosition {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pos
+}
+
+// Advance records that the relay passed pos without publishing (events
+// that are not for live subscribers, or its starting point).
+func (h *Hub) Advance(pos domain.EventPosition) {
+	h.mu.Lock()
+	if h.pos.Before(pos) {
+		h.pos = pos
+	}
+	h.mu.Unlock()
 }
 
 // Subscribers is the number of live subscriptions.

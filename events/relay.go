@@ -87,6 +87,7 @@ func (r *Relay) Position(ctx context.Context) error {
 		return err
 	}
 	r.pos, r.skip, r.positioned = head.Pos, head.Committed, true
+	r.Hub.Advance(head.Pos) // where resuming subscribers' replays end, so far
 	return nil
 }
 
@@ -189,11 +190,13 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 			if r.skip[batch[i].Seq] {
 				delete(r.skip, batch[i].Seq)
 				r.pos = batch[i].Pos()
+				r.Hub.Advance(r.pos) // committed before this instance started: replays cover it
 				continue
 			}
 			ev, err := Parse(&batch[i])
 			if err != nil {
 				r.Log.Error("event relay: unreadable event skipped", "seq", batch[i].Seq, "id", batch[i].ID, "err", err)
+				r.Hub.Advance(batch[i].Pos())
 			} else {
 				r.Hub.Publish(ev)
 			}

@@ -116,11 +116,7 @@ func NewHandler(deps Deps) *Handler {
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
-	var hub domain.EventStream
-	if deps.Subscriptions != nil {
-		hub = deps.Subscriptions.Stream
-	}
-	return &Handler{Server: srv, Live: NewLive(hub), deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
+	return &Handler{Server: srv, Live: NewLive(deps.Subscriptions, presentError(deps.Log)), deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

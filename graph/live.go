@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -24,7 +25,8 @@ import (
 // whose filter runs before any execution; each execution gets fresh
 // dataloaders (loaderExtension runs per response).
 type Live struct {
-	hub domain.EventStream
+	subs    *domain.Subscriptions // its Stream is the instance's hub
+	present graphql.ErrorPresenterFunc
 
 	mu     sync.Mutex
 	groups map[string]*liveGroup
@@ -35,9 +37,13 @@ type Live struct {
 	wg         sync.WaitGroup
 }
 
-// NewLive makes an empty set of groups over the instance's hub.
-func NewLive(hub domain.EventStream) *Live {
-	return &Live{hub: hub, groups: map[string]*liveGroup{}}
+// NewLive makes an empty set of groups over subs' hub; present renders the
+// errors of a refused resume.
+func NewLive(subs *domain.Subscriptions, present graphql.ErrorPresenterFunc) *Live {
+	if subs == nil {
+		subs = &domain.Subscriptions{}
+	}
+	return &Live{subs: subs, present: present, groups: map[string]*liveGroup{}}
 }
 
 // Executions counts subscription executions (one per group per event).
@@ -65,22 +71,59 @@ const codeSlowConsumer = "SLOW_CONSUMER"
 
 // liveMember is one subscriber: an operation of a connection.
 type liveMember struct {
-	// next receives the group's encoded payload of each event, with the
-	// event's outbox position. It must not block.
-	next func(seq int64, payload []byte)
+	// out writes one event's encoded payload to the subscriber; it must not
+	// block (a connection that cannot take it is cut off).
+	out func(payload []byte)
 	// fail ends the member when its group's stream ended under it.
 	fail  func(errs gqlerror.List)
-	group *liveGroup
+	group *liveGroup // guarded by Live.mu
+
+	mu        sync.Mutex
+	replaying bool                 // resuming: live events wait in pending
+	pending   []livePending        // bounded by maxPending
+	overflow  bool                 // pending overflowed: the resume fails
+	last      domain.EventPosition // of the last event written
 }
 
-// liveKey identifies subscribers that would receive the same bytes.
+type livePending struct {
+	pos     domain.EventPosition
+	payload []byte
+}
+
+// maxPending bounds the live events a resuming subscriber holds while its
+// replay runs (payloads are shared with the group: a slice entry each).
+const maxPending = 10000
+
+// deliver hands m one live event, in commit order: held while m replays,
+// dropped when the replay already wrote it.
+func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.replaying && len(m.pending) >= maxPending:
+		m.overflow = true
+	case m.replaying:
+		m.pending = append(m.pending, livePending{pos, payload})
+	case pos == domain.EventPosition{} || m.last.Before(pos):
+		m.last = pos
+		m.out(payload)
+	}
+}
+
+// liveKey identifies subscribers that would receive the same bytes: where
+// they resume from (after:) is not part of it, once replayed they share.
 func liveKey(p *domain.Principal, rc *graphql.OperationContext) (string, error) {
 	scopes := make([]string, len(p.Scopes))
 	for i, s := range p.Scopes {
 		scopes[i] = string(s)
 	}
 	slices.Sort(scopes)
-	vars, err := json.Marshal(rc.Variables) // map keys come out sorted
+	variables := rc.Variables
+	if name := afterVariable(rc); name != "" {
+		variables = maps.Clone(variables)
+		delete(variables, name)
+	}
+	vars, err := json.Marshal(variables) // map keys come out sorted
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +200,7 @@ type liveGroup struct {
 	members map[*liveMember]struct{}
 
 	seqMu  sync.Mutex
-	seqs   []int64 // positions of events handed to the resolver, not yet executed
+	seqs   []domain.EventPosition // of events handed to the resolver, not yet executed
 	opened bool
 }
 
@@ -192,18 +235,18 @@ func (g *liveGroup) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domai
 	deliver := sink.Deliver
 	sink.Deliver = func(ev *domain.LiveEvent) bool {
 		g.seqMu.Lock()
-		g.seqs = append(g.seqs, ev.Seq)
+		g.seqs = append(g.seqs, ev.Pos)
 		g.seqMu.Unlock()
 		return deliver(ev)
 	}
-	return g.live.hub.Subscribe(tenant, f, sink)
+	return g.live.subs.Stream.Subscribe(tenant, f, sink)
 }
 
-func (g *liveGroup) popSeq() int64 {
+func (g *liveGroup) popSeq() domain.EventPosition {
 	g.seqMu.Lock()
 	defer g.seqMu.Unlock()
 	if len(g.seqs) == 0 {
-		return 0
+		return domain.EventPosition{}
 	}
 	s := g.seqs[0]
 	g.seqs = g.seqs[1:]
@@ -234,7 +277,7 @@ func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 		}
 		g.mu.Unlock()
 		for _, m := range members {
-			m.next(seq, payload)
+			m.deliver(seq, payload)
 		}
 		clear(members)
 	}

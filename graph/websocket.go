@@ -103,7 +103,7 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 		o.SendBuffer = 64 << 10
 	}
 	if o.Live == nil {
-		o.Live = NewLive(nil)
+		o.Live = NewLive(nil, graphql.DefaultErrorPresenter)
 	}
 	check := o.CheckOrigin
 	if check == nil {

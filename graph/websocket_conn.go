@@ -40,6 +40,7 @@ type wsConn struct {
 	queue    []wsFrame
 	queued   int // frames in queue
 	wake     chan struct{}
+	room     chan struct{} // closed (and replaced) when the queue drains
 	closed   bool
 	endOnce  sync.Once
 	closeMsg []byte
@@ -51,6 +52,7 @@ type wsConn struct {
 type wsOp struct {
 	id     string
 	member *liveMember // a subscription's place in its group
+	cancel func()      // ends a resume in progress
 	head   []byte      // `{"id":…,"type":"next","payload":`
 }
 
@@ -70,7 +72,7 @@ func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor
 		_ = tc.SetWriteBuffer(o.SendBuffer)
 	}
 	return &wsConn{o: o, c: c, exec: exec, legacy: c.Subprotocol() == protoLegacyWS, ctx: ctx, cancel: cancel,
-		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), room: make(chan struct{}), done: make(chan struct{})}
 }
 
 // serve runs the connection until it ends, then releases everything it held.
@@ -150,10 +152,7 @@ func (w *wsConn) send(f wsFrame) {
 	w.queue = append(w.queue, f)
 	w.queued++
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
+	w.signal()
 }
 
 // sendJSON queues a protocol message of the server's.
@@ -200,6 +199,8 @@ func (w *wsConn) writeLoop() {
 			w.mu.Lock()
 			batch, w.queue = w.queue, batch[:0]
 			w.queued = 0
+			close(w.room) // replays waiting for room go on
+			w.room = make(chan struct{})
 			w.mu.Unlock()
 			if !w.write(batch) {
 				return
@@ -393,18 +394,82 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		return true
 	}
 	op.member = &liveMember{
-		next: func(_ int64, body []byte) { w.deliver(op, body) },
+		out: func(body []byte) { w.deliver(op, body) },
 		fail: func(errs gqlerror.List) {
 			if w.remove(id) == op {
 				w.refuse(id, errs)
 			}
 		},
 	}
+	if cursor := afterArgument(opCtx); cursor != "" {
+		w.resume(op, opCtx, cursor)
+		return true
+	}
 	if errs := w.o.Live.Join(w.ctx, w.exec, opCtx, op.member); errs != nil {
 		w.remove(id)
 		w.refuse(id, errs)
 	}
 	return true
+}
+
+// resume replays op's missed events, then joins it to the live ones, in a
+// worker of the connection (the reads must not stall its other operations).
+func (w *wsConn) resume(op *wsOp, opCtx *graphql.OperationContext, cursor string) {
+	ctx, cancel := context.WithCancel(w.ctx)
+	op.cancel = cancel
+	w.workers.Add(1)
+	go func() {
+		defer w.workers.Done()
+		defer cancel()
+		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, body []byte) error {
+			return w.sendWait(ctx, op, body)
+		})
+		if ctx.Err() != nil {
+			w.o.Live.Leave(op.member) // completed, or the connection ended, while resuming
+			return
+		}
+		if errs != nil && w.remove(op.id) == op {
+			w.refuse(op.id, errs)
+		}
+	}()
+}
+
+// errGone ends a replay whose operation or connection has ended.
+var errGone = errors.New("the operation has ended")
+
+// sendWait queues a replayed payload for op once the queue has room: a
+// replay goes at the pace the client reads.
+func (w *wsConn) sendWait(ctx context.Context, op *wsOp, body []byte) error {
+	for {
+		w.mu.Lock()
+		if w.closed || w.ops[op.id] != op {
+			w.mu.Unlock()
+			return errGone
+		}
+		if w.queued < w.o.QueuePerOperation {
+			w.queue = append(w.queue, wsFrame{head: op.head, body: body, tail: true})
+			w.queued++
+			w.mu.Unlock()
+			w.signal()
+			return nil
+		}
+		room := w.room
+		w.mu.Unlock()
+		select {
+		case <-room:
+		case <-w.done:
+			return errGone
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (w *wsConn) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 }
 
 // deliver queues a shared payload for op, unless op has ended meanwhile.
@@ -437,7 +502,14 @@ func (w *wsConn) head(id string) []byte {
 
 // stop ends operation id at the client's request.
 func (w *wsConn) stop(id string) {
-	if op := w.remove(id); op != nil && op.member != nil {
+	op := w.remove(id)
+	if op == nil {
+		return
+	}
+	if op.cancel != nil {
+		op.cancel()
+	}
+	if op.member != nil {
 		w.o.Live.Leave(op.member)
 	}
 }

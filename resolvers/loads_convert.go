@@ -86,7 +86,9 @@ func str(s *string) string {
 // channel gqlgen reads: the channel's buffer is the subscription's bounded
 // queue (no goroutine per subscription). When its execution cannot keep up
 // the hub cuts it off and the channel closes (the transport then ends its
-// subscribers with an error they can resume from).
+// subscribers with an error they can resume from). The subscriptions'
+// after: argument is not read here: the streaming transports apply it
+// (graph.Live.Resume replays stored events before the live stream).
 func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
 	var in domain.SubscriptionInput
 	if f != nil {
@@ -122,12 +124,12 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 const defaultSubscriberBuffer = 64
 
 func loadEvent(ev *domain.LiveEvent, previous bool) *model.LoadEvent {
-	return &model.LoadEvent{ID: ev.ID, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+	return &model.LoadEvent{ID: ev.ID, Cursor: domain.EncodeEventCursor(ev.Pos), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.LoadEventData{Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 
 func tripEvent(ev *domain.LiveEvent, previous bool) *model.TripEvent {
-	return &model.TripEvent{ID: ev.ID, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+	return &model.TripEvent{ID: ev.ID, Cursor: domain.EncodeEventCursor(ev.Pos), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.TripEventData{Trip: ev.Data.Trip, Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 

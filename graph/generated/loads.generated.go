@@ -37,9 +37,9 @@ type MutationResolver interface {
 	RecoverWebhookDeliveries(ctx context.Context, webhookID string, since time.Time) (int, error)
 }
 type SubscriptionResolver interface {
-	LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool) (<-chan *model.LoadEvent, error)
-	LoadStatusChanged(ctx context.Context, filter *model.LoadEventFilter) (<-chan *model.LoadEvent, error)
-	TripChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool) (<-chan *model.TripEvent, error)
+	LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.LoadEvent, error)
+	LoadStatusChanged(ctx context.Context, filter *model.LoadEventFilter, after *string) (<-chan *model.LoadEvent, error)
+	TripChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.TripEvent, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -441,6 +441,14 @@ func (ec *executionContext) field_Subscription_loadChanged_args(ctx context.Cont
 		return nil, err
 	}
 	args["includePreviousAttributes"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -455,6 +463,14 @@ func (ec *executionContext) field_Subscription_loadStatusChanged_args(ctx contex
 		return nil, err
 	}
 	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -477,6 +493,14 @@ func (ec *executionContext) field_Subscription_tripChanged_args(ctx context.Cont
 		return nil, err
 	}
 	args["includePreviousAttributes"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -834,6 +858,29 @@ func (ec *executionContext) _LoadEvent_id(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_LoadEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("LoadEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _LoadEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.LoadEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_LoadEvent_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_LoadEvent_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("LoadEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -1932,7 +1979,7 @@ func (ec *executionContext) _Subscription_loadChanged(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().LoadChanged(ctx, fc.Args["filter"].(*model.LoadEventFilter), fc.Args["includePreviousAttributes"].(*bool))
+			return ec.Resolvers.Subscription().LoadChanged(ctx, fc.Args["filter"].(*model.LoadEventFilter), fc.Args["includePreviousAttributes"].(*bool), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.LoadEvent) graphql.Marshaler {
@@ -1976,7 +2023,7 @@ func (ec *executionContext) _Subscription_loadStatusChanged(ctx context.Context,
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().LoadStatusChanged(ctx, fc.Args["filter"].(*model.LoadEventFilter))
+			return ec.Resolvers.Subscription().LoadStatusChanged(ctx, fc.Args["filter"].(*model.LoadEventFilter), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.LoadEvent) graphql.Marshaler {
@@ -2020,7 +2067,7 @@ func (ec *executionContext) _Subscription_tripChanged(ctx context.Context, field
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().TripChanged(ctx, fc.Args["filter"].(*model.LoadEventFilter), fc.Args["includePreviousAttributes"].(*bool))
+			return ec.Resolvers.Subscription().TripChanged(ctx, fc.Args["filter"].(*model.LoadEventFilter), fc.Args["includePreviousAttributes"].(*bool), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TripEvent) graphql.Marshaler {
@@ -2074,6 +2121,29 @@ func (ec *executionContext) _TripEvent_id(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_TripEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TripEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TripEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TripEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TripEvent_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TripEvent_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TripEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
@@ -3099,6 +3169,11 @@ func (ec *executionContext) _LoadEvent(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "cursor":
+			out.Values[i] = ec._LoadEvent_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "type":
 			out.Values[i] = ec._LoadEvent_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -3374,6 +3449,11 @@ func (ec *executionContext) _TripEvent(ctx context.Context, sel ast.SelectionSet
 			out.Values[i] = graphql.MarshalString("TripEvent")
 		case "id":
 			out.Values[i] = ec._TripEvent_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._TripEvent_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

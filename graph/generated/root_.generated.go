@@ -213,6 +213,7 @@ type ComplexityRoot struct {
 	}
 
 	LoadEvent struct {
+		Cursor    func(childComplexity int) int
 		Data      func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Timestamp func(childComplexity int) int
@@ -401,9 +402,9 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		LoadChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
-		LoadStatusChanged func(childComplexity int, filter *model.LoadEventFilter) int
-		TripChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool) int
+		LoadChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) int
+		LoadStatusChanged func(childComplexity int, filter *model.LoadEventFilter, after *string) int
+		TripChanged       func(childComplexity int, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) int
 	}
 
 	Trailer struct {
@@ -472,6 +473,7 @@ type ComplexityRoot struct {
 	}
 
 	TripEvent struct {
+		Cursor    func(childComplexity int) int
 		Data      func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Timestamp func(childComplexity int) int
@@ -1276,6 +1278,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LoadEdge.Node(childComplexity), true
 
+	case "LoadEvent.cursor":
+		if e.ComplexityRoot.LoadEvent.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoadEvent.Cursor(childComplexity), true
 	case "LoadEvent.data":
 		if e.ComplexityRoot.LoadEvent.Data == nil {
 			break
@@ -2239,7 +2247,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.LoadChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+		return e.ComplexityRoot.Subscription.LoadChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool), args["after"].(*string)), true
 	case "Subscription.loadStatusChanged":
 		if e.ComplexityRoot.Subscription.LoadStatusChanged == nil {
 			break
@@ -2250,7 +2258,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.LoadStatusChanged(childComplexity, args["filter"].(*model.LoadEventFilter)), true
+		return e.ComplexityRoot.Subscription.LoadStatusChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["after"].(*string)), true
 	case "Subscription.tripChanged":
 		if e.ComplexityRoot.Subscription.TripChanged == nil {
 			break
@@ -2261,7 +2269,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.TripChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool)), true
+		return e.ComplexityRoot.Subscription.TripChanged(childComplexity, args["filter"].(*model.LoadEventFilter), args["includePreviousAttributes"].(*bool), args["after"].(*string)), true
 
 	case "Trailer.capacity":
 		if e.ComplexityRoot.Trailer.Capacity == nil {
@@ -2551,6 +2559,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Trip.TruckID(childComplexity), true
 
+	case "TripEvent.cursor":
+		if e.ComplexityRoot.TripEvent.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TripEvent.Cursor(childComplexity), true
 	case "TripEvent.data":
 		if e.ComplexityRoot.TripEvent.Data == nil {
 			break
@@ -3515,6 +3529,8 @@ type LoadEventData {
 type LoadEvent {
   "<uuid>-0 for load.changed, <uuid>-1 for load.status.changed."
   id: String!
+  "Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque."
+  cursor: String!
   type: String!
   "ISO 8601 with offset."
   timestamp: String!
@@ -3532,19 +3548,28 @@ type TripEventData {
 "A trip.changed event."
 type TripEvent {
   id: String!
+  "Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque."
+  cursor: String!
   type: String!
   timestamp: String!
   version: String!
   data: TripEventData!
 }
 
+"""
+Live events. With after (a delivered event's cursor, or its id), the
+subscription first replays, in commit order, every event after that one that
+its filter allows (events are kept 30 days), then continues live with no gap
+and no duplicate. An unknown or expired cursor is CURSOR_EXPIRED, another
+tenant's or a malformed one BAD_USER_INPUT.
+"""
 type Subscription {
   "load.changed events (load:read)."
-  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): LoadEvent!
+  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false, after: String): LoadEvent!
   "load.status.changed events (load:read)."
-  loadStatusChanged(filter: LoadEventFilter): LoadEvent!
+  loadStatusChanged(filter: LoadEventFilter, after: String): LoadEvent!
   "trip.changed events (trip:read)."
-  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false): TripEvent!
+  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false, after: String): TripEvent!
 }
 
 extend type Query {
@@ -4370,6 +4395,8 @@ func (ec *executionContext) childFields_LoadEvent(ctx context.Context, field gra
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_LoadEvent_id(ctx, field)
+	case "cursor":
+		return ec.fieldContext_LoadEvent_cursor(ctx, field)
 	case "type":
 		return ec.fieldContext_LoadEvent_type(ctx, field)
 	case "timestamp":
@@ -4808,6 +4835,8 @@ func (ec *executionContext) childFields_TripEvent(ctx context.Context, field gra
 	switch field.Name {
 	case "id":
 		return ec.fieldContext_TripEvent_id(ctx, field)
+	case "cursor":
+		return ec.fieldContext_TripEvent_cursor(ctx, field)
 	case "type":
 		return ec.fieldContext_TripEvent_type(ctx, field)
 	case "timestamp":

@@ -112,8 +112,10 @@ type LoadEdge struct {
 // A load event: the envelope of spec 6.3.
 type LoadEvent struct {
 	// <uuid>-0 for load.changed, <uuid>-1 for load.status.changed.
-	ID   string `json:"id"`
-	Type string `json:"type"`
+	ID string `json:"id"`
+	// Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque.
+	Cursor string `json:"cursor"`
+	Type   string `json:"type"`
 	// ISO 8601 with offset.
 	Timestamp string         `json:"timestamp"`
 	Version   string         `json:"version"`
@@ -227,6 +229,11 @@ type StopInput struct {
 	DepartedAt       *time.Time      `json:"departedAt,omitempty"`
 }
 
+// Live events. With after (a delivered event's cursor, or its id), the
+// subscription first replays, in commit order, every event after that one that
+// its filter allows (events are kept 30 days), then continues live with no gap
+// and no duplicate. An unknown or expired cursor is CURSOR_EXPIRED, another
+// tenant's or a malformed one BAD_USER_INPUT.
 type Subscription struct {
 }
 
@@ -247,7 +254,9 @@ type TrailerEdge struct {
 
 // A trip.changed event.
 type TripEvent struct {
-	ID        string         `json:"id"`
+	ID string `json:"id"`
+	// Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque.
+	Cursor    string         `json:"cursor"`
 	Type      string         `json:"type"`
 	Timestamp string         `json:"timestamp"`
 	Version   string         `json:"version"`

@@ -1,0 +1,54 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Reads of one tenant's stored events, for subscriptions resuming after an
+// event (domain.EventLog through events.Log). They run as the tenant (RLS).
+
+// Locate finds tenant's event by id or, with id empty, at pos. When tenant
+// has none, foreign reports whether any tenant has it (owner rights: the
+// only cross-tenant fact a caller learns is "not yours").
+func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (at domain.EventPosition, found, foreign bool, err error) {
+	where, args := "id = $2", []any{tenant, id}
+	if id == "" && pos != nil {
+		where, args = "xact = $2::bigint::text::xid8 AND seq = $3", []any{tenant, pos.Xact, pos.Seq}
+	}
+	err = o.DB.InTenant(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+		return tx.Tx.QueryRowContext(ctx, "SELECT xact::text::bigint, seq FROM events WHERE tenant_id = $1 AND "+where, args...).
+			Scan(&at.Xact, &at.Seq)
+	})
+	if err == nil {
+		return at, true, false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return at, false, false, err
+	}
+	err = o.DB.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM events WHERE tenant_id <> $1 AND "+where+")", args...).Scan(&foreign)
+	return at, false, foreign, err
+}
+
+// TenantPage returns up to limit of tenant's events of types after `after`
+// and up to `upTo` included, in outbox order. Positions up to a relay's are
+// final (below the visibility horizon), so no event can appear among them
+// later.
+func (o *Outbox) TenantPage(ctx context.Context, tenant uuid.UUID, types []string, after, upTo domain.EventPosition, limit int) ([]OutboxEvent, error) {
+	var out []OutboxEvent
+	err := o.DB.InTenant(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		out, err = scanOutbox(tx.Tx.QueryContext(ctx, "SELECT "+outboxColumns+` FROM events
+			WHERE tenant_id = $1 AND type = ANY($2)
+			  AND (xact, seq) > ($3::bigint::text::xid8, $4) AND (xact, seq) <= ($5::bigint::text::xid8, $6)
+			ORDER BY xact, seq LIMIT $7`, tenant, types, after.Xact, after.Seq, upTo.Xact, upTo.Seq, limit))
+		return err
+	})
+	return out, err
+}
