@@ -5,8 +5,10 @@ TESTFLAGS ?= -race -count=1 -timeout 30m
 
 .PHONY: run test check generate build
 
-run:
-	./scripts/with-pg.sh $(GO) run ./cmd/haulgraph serve --seed-demo
+# The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
+# through with-pg.sh (make forwards SIGTERM to the recipe it runs).
+run: build
+	exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
 
 test: check
 	./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)

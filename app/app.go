@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
@@ -24,6 +25,9 @@ type App struct {
 	// Documents is the document service (uploads, signed links).
 	Documents *domain.Documents
 	closers   []func()
+	// closing is closed by GoingAway: WebSockets end with 1001.
+	closing     chan struct{}
+	closingOnce sync.Once
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
@@ -53,7 +57,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, DB: db, Log: log}
+	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{})}
 	if err := a.wireWebhooks(); err != nil {
 		db.Close()
 		return nil, err
@@ -96,6 +100,10 @@ func (a *App) Run(ctx context.Context) error {
 	<-relayDone
 	return nil
 }
+
+// GoingAway ends every WebSocket connection with 1001 (http.Server does not
+// track hijacked connections): call it when the server starts shutting down.
+func (a *App) GoingAway() { a.closingOnce.Do(func() { close(a.closing) }) }
 
 // Close releases the database.
 func (a *App) Close() {

@@ -77,6 +77,10 @@ type Config struct {
 	// DisableIntrospection turns GraphQL introspection off
 	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
 	DisableIntrospection bool
+	// ShutdownTimeout bounds a graceful stop (HAULGRAPH_SHUTDOWN_TIMEOUT,
+	// default 10s): in-flight requests and webhook attempts may finish
+	// within it; zero (tests) cancels webhook attempts at once.
+	ShutdownTimeout time.Duration
 }
 
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
@@ -85,15 +89,23 @@ const DefaultAudience = "https://api.haulgraph.local"
 // FromEnv reads the configuration, with DESIGN.md's defaults.
 func FromEnv() (Config, error) {
 	c := Config{
-		DatabaseURL:   os.Getenv("DATABASE_URL"),
-		Addr:          envOr("HAULGRAPH_ADDR", "127.0.0.1:8080"),
-		Audience:      envOr("HAULGRAPH_AUDIENCE", DefaultAudience),
-		IssuerURL:     os.Getenv("HAULGRAPH_ISSUER_URL"),
-		PublicURL:     os.Getenv("HAULGRAPH_PUBLIC_URL"),
-		BlobURL:       envOr("HAULGRAPH_BLOB_URL", "file://.data/blobs"),
-		TokenTTL:      time.Hour,
-		LegacyCutoff:  time.Date(2025, 7, 31, 0, 0, 0, 0, time.UTC).Add(24 * time.Hour),
-		EncryptionKey: os.Getenv("HAULGRAPH_ENCRYPTION_KEY"),
+		DatabaseURL:     os.Getenv("DATABASE_URL"),
+		Addr:            envOr("HAULGRAPH_ADDR", "127.0.0.1:8080"),
+		Audience:        envOr("HAULGRAPH_AUDIENCE", DefaultAudience),
+		IssuerURL:       os.Getenv("HAULGRAPH_ISSUER_URL"),
+		PublicURL:       os.Getenv("HAULGRAPH_PUBLIC_URL"),
+		BlobURL:         envOr("HAULGRAPH_BLOB_URL", "file://.data/blobs"),
+		TokenTTL:        time.Hour,
+		LegacyCutoff:    time.Date(2025, 7, 31, 0, 0, 0, 0, time.UTC).Add(24 * time.Hour),
+		EncryptionKey:   os.Getenv("HAULGRAPH_ENCRYPTION_KEY"),
+		ShutdownTimeout: 10 * time.Second,
+	}
+	if v := os.Getenv("HAULGRAPH_SHUTDOWN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("HAULGRAPH_SHUTDOWN_TIMEOUT: a positive duration, got %q", v)
+		}
+		c.ShutdownTimeout = d
 	}
 	if c.DatabaseURL == "" {
 		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")

@@ -48,5 +48,6 @@ func (a *App) websocketTransport(limits *rest.RateLimits) graph.WebsocketTranspo
 		Live:              a.GraphQL.Live,
 		QueuePerOperation: a.Config.SubscriberBuffer,
 		InitTimeout:       a.Config.WebsocketInitTimeout,
+		Closing:           a.closing,
 	})
 }

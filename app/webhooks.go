@@ -26,7 +26,7 @@ func (a *App) wireWebhooks() error {
 	}
 	store := storage.NewWebhookStore(a.DB, box)
 	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks})
-	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log}
+	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout}
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,

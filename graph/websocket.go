@@ -64,6 +64,9 @@ type WebsocketOptions struct {
 	// CheckOrigin decides which browser origins may connect; nil accepts any
 	// (the bearer token, not a cookie, authenticates).
 	CheckOrigin func(r *http.Request) bool
+	// Closing, when closed, ends every connection with 1001 Going Away (the
+	// server is shutting down); nil never does.
+	Closing <-chan struct{}
 }
 
 var writeBuffers = &sync.Pool{}

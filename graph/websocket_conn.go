@@ -179,6 +179,9 @@ func (w *wsConn) writeLoop() {
 		select {
 		case <-w.done:
 			return
+		case <-w.o.Closing:
+			w.end(websocket.CloseGoingAway, "server shutting down")
+			return
 		case <-ping.C:
 			if w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.o.WriteTimeout)) != nil {
 				w.end(websocket.CloseGoingAway, "")

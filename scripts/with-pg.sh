@@ -9,7 +9,7 @@ set -euo pipefail
 if [ -n "${DATABASE_URL:-}" ]; then exec "$@"; fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-data="$root/.data"
+data="${HAULGRAPH_PG_DIR:-$root/.data}" # HAULGRAPH_PG_DIR: another home for the cluster (tests)
 pgdata="$data/pg"
 sock="$data/run"
 
@@ -81,11 +81,26 @@ if ! as_pg "$bindir/pg_ctl" -D "$pgdata" status >/dev/null 2>&1; then
   started=1
 fi
 stop() { [ "$started" = 1 ] && as_pg "$bindir/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1 || true; }
-trap stop EXIT INT TERM
+trap stop EXIT
 
 if ! "$bindir/psql" -h "$sock" -U postgres -d postgres -tAc "select 1 from pg_database where datname='haulgraph'" | grep -q 1; then
   "$bindir/psql" -h "$sock" -U postgres -d postgres -qc "create database haulgraph" >/dev/null
 fi
 
 export DATABASE_URL="postgres://postgres@/haulgraph?host=$sock&sslmode=disable"
-"$@"
+# The command runs as a child that receives SIGTERM and SIGINT from here (a
+# supervisor or make signals only this script): once it has exited, the EXIT
+# trap stops the cluster and its status is this script's.
+"$@" <&0 &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null || true' TERM
+trap 'kill -INT "$child" 2>/dev/null || true' INT
+while :; do
+  status=0
+  wait "$child" || status=$?
+  kill -0 "$child" 2>/dev/null && continue # a trapped signal interrupted wait
+  status=0
+  wait "$child" 2>/dev/null || status=$? # the child's own status
+  break
+done
+exit "$status"

@@ -45,7 +45,7 @@ func (h *bareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // dashboardBody is issue 11's GraphQL dashboard query over one month.
 func dashboardBody(from, to string) string {
-	q := `query($from: DateTime!, $to: DateTime!) { settlementStatements(filter: {statementDateRange: {start: $from, end: $to}}, pageSize: 100) {
+	q := `query($from: DateTime!, $to: DateTime!) { settlementStatements(filter: {statementDateRange: {start: $from, end: $to}}, page: 0, pageSize: 100) {
   items { number status statementDate driver { name type }
     totals { grossIncome { amount currency } netIncome { amount currency } deductions { amount } loadedMiles }
     lineItems { category title amount { amount currency } subLines { description quantity rate amount { amount currency } } } } } }`

@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/storage"
@@ -124,21 +127,39 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	srv := &http.Server{Addr: cfg.Addr, Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: app.MaxRequestHead}
-	errc := make(chan error, 2)
-	go func() { errc <- a.Run(ctx) }()
-	go func() { errc <- srv.ListenAndServe() }()
-	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", cfg.Addr, redact(cfg.DatabaseURL))
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: app.MaxRequestHead}
+	srv.RegisterOnShutdown(a.GoingAway) // WebSockets end with 1001
+	// One owner for every goroutine: the listener, the workers (relay,
+	// webhook dispatch and delivery) and the shutdown. The pool closes (a.Close,
+	// deferred) only after all of them have returned.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
+		return nil
+	})
+	g.Go(func() error { return a.Run(gctx) }) // stops claiming at once; attempts in flight get ShutdownTimeout
+	g.Go(func() error {
+		<-gctx.Done()
+		drain, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(drain); err != nil {
+			log.Warn("requests still running after the shutdown timeout were cut off", "timeout", cfg.ShutdownTimeout.String())
+			_ = srv.Close()
+		}
+		return nil
+	})
+	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", ln.Addr(), redact(cfg.DatabaseURL))
+	err = g.Wait()
+	if err == nil {
+		fmt.Println("HaulGraph stopped")
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdown)
+	return err
 }
 
 // redact hides a password in a database URL before printing it.

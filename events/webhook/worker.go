@@ -36,6 +36,11 @@ type Worker struct {
 	Loops int
 	// Poll is the fallback interval for due retries and other instances' work.
 	Poll time.Duration
+	// Drain is how long attempts already sent may still finish once ctx
+	// ends (shutdown): no new claim is made, and an answer that arrives in
+	// time is recorded instead of being sent again after a restart. Zero
+	// cancels them with ctx.
+	Drain time.Duration
 
 	wake chan struct{}
 	once sync.Once
@@ -130,13 +135,15 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	sendCtx, stop := drainContext(ctx, w.Drain)
+	defer stop()
 	var wg sync.WaitGroup
 	errs := make([]error, len(claimed))
 	for i, c := range claimed {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = w.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), c, w.attempt(ctx, c))
+			errs[i] = w.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), c, w.attempt(sendCtx, c))
 		}()
 	}
 	wg.Wait()
@@ -206,4 +213,14 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// drainContext is ctx's values with a cancellation grace after ctx ends.
+func drainContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	if grace <= 0 {
+		return ctx, func() {}
+	}
+	c, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	return c, func() { stopAfter(); cancel() }
 }
