@@ -1,17 +1,31 @@
+SHELL := /bin/bash
+
 # The two commands: `make run` and `make test` (see README.md).
 GO      ?= go
 PKGS    ?= ./...
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: run test check generate build
+.PHONY: run test check generate build fuzz
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
 run: build
 	exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
 
-test: check
+test: check fuzz
 	./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
+
+# Fuzz targets (package:function), each run for FUZZTIME: a few seconds in
+# `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the
+# package's testdata/fuzz/ and then run with every `go test`.
+FUZZTIME ?= 3s
+FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
+	./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1 | tail -3; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; done
 
 # The gates CI enforces: generated code is current, formatting, vet.
 check:

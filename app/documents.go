@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -25,12 +24,11 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 		return err
 	}
 	a.closers = append(a.closers, func() { _ = blobs.Close() })
-	secret, err := base64.StdEncoding.DecodeString(a.Config.EncryptionKey)
-	if err != nil || len(secret) == 0 {
-		// Without a configured key, links only live as long as this process.
-		a.Log.Warn("HAULGRAPH_ENCRYPTION_KEY unset or not base64: document links use a per-process key")
-		secret = make([]byte, 32)
-		_, _ = rand.Read(secret)
+	// The key is set and valid here: withEncryptionKey provides one and
+	// auth.New has already refused one that does not decode.
+	secret, err := secretbox.DecodeKey(a.Config.EncryptionKey)
+	if err != nil {
+		return fmt.Errorf("HAULGRAPH_ENCRYPTION_KEY: %w", err)
 	}
 	a.Documents = &domain.Documents{
 		// A load or trip document changes its load: load.changed via the outbox.

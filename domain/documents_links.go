@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/url"
 	"strconv"
@@ -83,8 +84,8 @@ func (s *Documents) DocumentsOf(ctx context.Context, t DocumentParentType, paren
 	if err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > 100 {
-		return nil, fieldError("first", "first must be between 1 and 100")
+	if limit <= 0 || limit > MaxPageSize {
+		return nil, fieldError("first", fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
 	}
 	return s.Store.DocumentsOf(ctx, p.TenantID, t, parents, limit)
 }

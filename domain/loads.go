@@ -333,11 +333,16 @@ func setRef(dst **uuid.UUID, in *string) {
 	*dst = &id
 }
 
+// loadNumberRule is the message of a load or trip number out of bounds.
+func loadNumberRule(field string) string {
+	return field + " must be 1 to " + strconv.Itoa(maxLoadNumber) + " characters"
+}
+
 func validLoadNumber(s string) (string, error) {
 	n := strings.TrimSpace(s)
 	if n == "" || len(n) > maxLoadNumber {
 		return "", &Error{Code: CodeInvalid, Message: "invalid load number",
-			Fields: map[string][]string{"loadNumber": {"loadNumber must be 1 to 64 characters"}}}
+			Fields: map[string][]string{"loadNumber": {loadNumberRule("loadNumber")}}}
 	}
 	return n, nil
 }
@@ -351,7 +356,7 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 		Rate: NewMoney(decimal.Zero, USD), Stops: []Stop{}, Trips: []Trip{}}
 	l.LoadNumber = strings.TrimSpace(in.LoadNumber)
 	if l.LoadNumber == "" || len(l.LoadNumber) > maxLoadNumber {
-		v.Add("LoadNumber", "LoadNumber must be 1 to 64 characters")
+		v.Add("LoadNumber", loadNumberRule("LoadNumber"))
 	}
 	if in.Status != nil {
 		l.Status = LoadStatus(*in.Status)
@@ -399,7 +404,7 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 		trip := Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
 		trip.TripNumber = strings.TrimSpace(t.TripNumber)
 		if trip.TripNumber == "" || len(trip.TripNumber) > maxLoadNumber {
-			v.Add(path+".TripNumber", "TripNumber must be 1 to 64 characters")
+			v.Add(path+".TripNumber", loadNumberRule("TripNumber"))
 		} else if seen[trip.TripNumber] {
 			v.Add(path+".TripNumber", "TripNumber repeats another trip of this load")
 		}

@@ -60,5 +60,5 @@ func (r *Reads) ListLoads(ctx context.Context, in LoadListInput) (Page[Load], er
 	if err != nil {
 		return Page[Load]{}, err
 	}
-	return r.Store.ListLoads(ctx, p.TenantID, q)
+	return answering[Load](q.Window)(r.Store.ListLoads(ctx, p.TenantID, q))
 }

@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -110,11 +111,11 @@ func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in Subs
 	f := EventFilter{Types: []string{eventType}}
 	var v Validation
 	if len(in.LoadNumbers) > MaxFilterLoadNumbers {
-		v.Add("filter.loadNumbers", "at most 100 load numbers")
+		v.Add("filter.loadNumbers", fmt.Sprintf("at most %d load numbers", MaxFilterLoadNumbers))
 	}
 	for _, n := range in.LoadNumbers {
 		if n = strings.TrimSpace(n); n == "" || len(n) > maxLoadNumber {
-			v.Add("filter.loadNumbers", "load numbers are 1 to 64 characters")
+			v.Add("filter.loadNumbers", loadNumberRule("each load number"))
 			continue
 		}
 		f.LoadNumbers = append(f.LoadNumbers, n)

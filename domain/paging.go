@@ -21,6 +21,28 @@ type Window struct {
 	// After is an opaque keyset position returned in Page.Cursors; when set,
 	// Offset is ignored.
 	After string
+	// Keyset marks Relay paging (first/after): the window has no page number.
+	Keyset bool
+}
+
+// PageNumber is the 0-based page of an offset window; ok is false for a
+// keyset window. Both transports' envelopes take it from here.
+func (w Window) PageNumber() (n int, ok bool) {
+	if w.Keyset {
+		return 0, false
+	}
+	if w.Limit == 0 {
+		return 0, true
+	}
+	return w.Offset / w.Limit, true
+}
+
+// HasPrevious reports whether items precede the window.
+func (w Window) HasPrevious() bool {
+	if w.Keyset {
+		return w.After != ""
+	}
+	return w.Offset > 0
 }
 
 // Page is one window of a list with the total of all matching items.
@@ -31,6 +53,16 @@ type Page[T any] struct {
 	Total   int
 	// HasMore reports whether items follow the window.
 	HasMore bool
+	// Window is the validated window this page answers (set by Reads).
+	Window Window
+}
+
+// answering records the window a page answers.
+func answering[T any](w Window) func(Page[T], error) (Page[T], error) {
+	return func(p Page[T], err error) (Page[T], error) {
+		p.Window = w
+		return p, err
+	}
 }
 
 // offsetWindow validates spec-style Page/PageSize paging (Page 0-based).
@@ -42,7 +74,7 @@ func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize 
 	case *pageSize <= 0:
 		v.Add("PageSize", "PageSize must be greater than 0")
 	case maxSize > 0 && *pageSize > maxSize:
-		v.Add("PageSize", "PageSize must be at most 100")
+		v.Add("PageSize", fmt.Sprintf("PageSize must be at most %d", maxSize))
 	default:
 		w.Limit = *pageSize
 	}
@@ -55,7 +87,7 @@ func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize 
 	} else if w.Limit > 0 {
 		if *page > MaxOffset/w.Limit {
 			// Page × PageSize would overflow and wrap to another page.
-			v.Add("Page", "Page is beyond the end of any list: Page × PageSize must not exceed 2147483647")
+			v.Add("Page", fmt.Sprintf("Page is beyond the end of any list: Page × PageSize must not exceed %d", MaxOffset))
 		} else {
 			w.Offset = *page * w.Limit
 		}
@@ -74,10 +106,10 @@ func CursorWindow(first *int, after *string) (Window, error) {
 }
 
 func cursorWindow(v *Validation, first *int, after *string) Window {
-	w := Window{Limit: DefaultPageSize}
+	w := Window{Limit: DefaultPageSize, Keyset: true}
 	if first != nil {
 		if *first <= 0 || *first > MaxPageSize {
-			v.Add("first", "first must be between 1 and 100")
+			v.Add("first", fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
 		}
 		w.Limit = *first
 	}
@@ -122,7 +154,7 @@ const MaxWholeList = 1000
 // slice (nil or empty: from the start; storage rejects a forged one).
 func WholeListWindow(limit *int, after *string) (Window, error) {
 	var v Validation
-	w := Window{Limit: MaxWholeList}
+	w := Window{Limit: MaxWholeList, Keyset: true}
 	if limit != nil {
 		if *limit < 1 || *limit > MaxWholeList {
 			v.Add("limit", fmt.Sprintf("limit must be between 1 and %d", MaxWholeList))

@@ -66,12 +66,18 @@ func Authenticated(ctx context.Context) (*Principal, error) {
 
 // Authorize checks that ctx's caller may perform op, returning the principal.
 func Authorize(ctx context.Context, op Operation) (*Principal, error) {
+	return AuthorizeScope(ctx, RequiredScope[op])
+}
+
+// AuthorizeScope checks that ctx's caller holds scope (GraphQL's @hasScope
+// and Authorize): the one place a FORBIDDEN error is built.
+func AuthorizeScope(ctx context.Context, scope Scope) (*Principal, error) {
 	p, err := Authenticated(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s := RequiredScope[op]; !p.Has(s) {
-		return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope " + string(s), Fields: map[string][]string{"scope": {string(s)}}}
+	if !p.Has(scope) {
+		return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope " + string(scope), Fields: map[string][]string{"scope": {string(scope)}}}
 	}
 	return p, nil
 }

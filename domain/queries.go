@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -162,7 +163,7 @@ func (r *Reads) SearchStatements(ctx context.Context, in StatementSearchInput) (
 	if err != nil {
 		return Page[Statement]{}, err
 	}
-	return r.Store.SearchStatements(ctx, p.TenantID, q)
+	return answering[Statement](q.Window)(r.Store.SearchStatements(ctx, p.TenantID, q))
 }
 
 // Statement answers spec 4.3: unknown or in-flight numbers are not found.
@@ -181,7 +182,7 @@ func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
 	if err != nil {
 		return Page[Trailer]{}, err
 	}
-	return r.Store.ListTrailers(ctx, p.TenantID, w)
+	return answering[Trailer](w)(r.Store.ListTrailers(ctx, p.TenantID, w))
 }
 
 // LocationSearchInput is spec 4.5's request as sent.
@@ -220,7 +221,7 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 		}
 	}
 	if len(in.LocationIDs) > MaxPageSize {
-		v.Add("LocationIds", "at most 100 ids")
+		v.Add("LocationIds", fmt.Sprintf("at most %d ids", MaxPageSize))
 	}
 	for _, s := range in.LocationIDs {
 		id, err := uuid.Parse(strings.TrimSpace(s))
@@ -249,7 +250,7 @@ func (r *Reads) SearchLocations(ctx context.Context, in LocationSearchInput) (Pa
 	if err != nil {
 		return Page[Location]{}, err
 	}
-	return r.Store.SearchLocations(ctx, p.TenantID, q)
+	return answering[Location](q.Window)(r.Store.SearchLocations(ctx, p.TenantID, q))
 }
 
 // UserSearchInput is spec 4.6's request as sent.
@@ -276,7 +277,7 @@ func (in UserSearchInput) Validate() (UserQuery, error) {
 	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Keyword = strings.ToLower(trimmed(in.Keyword))
 	if len(q.Keyword) > MaxKeywordLength {
-		v.Add("Keyword", "Keyword must be at most 200 characters")
+		v.Add("Keyword", fmt.Sprintf("Keyword must be at most %d characters", MaxKeywordLength))
 	}
 	return q, v.Err()
 }
@@ -291,7 +292,7 @@ func (r *Reads) SearchUsers(ctx context.Context, in UserSearchInput) (Page[User]
 	if err != nil {
 		return Page[User]{}, err
 	}
-	return r.Store.SearchUsers(ctx, p.TenantID, q)
+	return answering[User](q.Window)(r.Store.SearchUsers(ctx, p.TenantID, q))
 }
 
 // Load answers DESIGN.md's load read endpoint.
@@ -300,9 +301,9 @@ func (r *Reads) Load(ctx context.Context, loadNumber string) (*Load, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := strings.TrimSpace(loadNumber)
-	if n == "" || len(n) > 64 {
-		return nil, &Error{Code: CodeInvalid, Message: "invalid load number", Fields: map[string][]string{"loadNumber": {"loadNumber must be 1 to 64 characters"}}}
+	n, err := validLoadNumber(loadNumber)
+	if err != nil {
+		return nil, err
 	}
 	return r.Store.LoadByNumber(ctx, p.TenantID, n)
 }

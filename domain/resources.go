@@ -99,27 +99,21 @@ type InvoicePayment struct {
 
 // Statement is a driver settlement statement (spec 2.3).
 type Statement struct {
-	Number         int32            `json:"Number"`
-	Status         StatementStatus  `json:"Status"`
-	StatementDate  Date             `json:"StatementDate"`
-	PayPeriodID    string           `json:"PayPeriodId"`
-	PayPeriodTitle string           `json:"PayPeriodTitle"`
-	Driver         *StatementDriver `json:"Driver"`
-	Totals         StatementTotals  `json:"Totals"`
-	LineItems      []StatementLine  `json:"LineItems"`
-	ID             uuid.UUID        `json:"-"`
-	DriverID       uuid.UUID        `json:"-"`
+	Number         int32           `json:"Number"`
+	Status         StatementStatus `json:"Status"`
+	StatementDate  Date            `json:"StatementDate"`
+	PayPeriodID    string          `json:"PayPeriodId"`
+	PayPeriodTitle string          `json:"PayPeriodTitle"`
+	Driver         *Driver         `json:"Driver"`
+	Totals         StatementTotals `json:"Totals"`
+	LineItems      []StatementLine `json:"LineItems"`
+	ID             uuid.UUID       `json:"-"`
+	DriverID       uuid.UUID       `json:"-"`
 }
 
-// StatementDriver is the driver a statement pays.
-type StatementDriver struct {
-	ID           uuid.UUID  `json:"Id"`
-	Name         string     `json:"Name"`
-	Type         DriverType `json:"Type"`
-	CompanyName  *string    `json:"CompanyName"`
-	SubsidiaryID *uuid.UUID `json:"SubsidiaryId"`
-	FleetName    *string    `json:"FleetName"`
-}
+// StatementDriver is Driver (one type for the driver a statement pays and
+// the driver of a trip); the name stays for code written against it.
+type StatementDriver = Driver
 
 // StatementTotals holds a statement's sums; a total with no value is absent.
 type StatementTotals struct {

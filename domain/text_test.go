@@ -55,3 +55,25 @@ func TestParseDateTime(t *testing.T) {
 		t.Errorf("ParseDate(2025-02-28) = %v, %v", d, err)
 	}
 }
+
+func TestWindowPaging(t *testing.T) {
+	t.Parallel()
+	two, five := 2, 5
+	w, err := domain.PageWindow(&two, &five, nil, nil)
+	if n, ok := w.PageNumber(); err != nil || !ok || n != 2 || w.Limit != 5 || !w.HasPrevious() {
+		t.Fatalf("page 2 of 5: %+v %v", w, err)
+	}
+	w, _ = domain.PageWindow(nil, nil, nil, nil)
+	if _, ok := w.PageNumber(); ok || w.Limit != domain.DefaultPageSize || w.HasPrevious() {
+		t.Fatalf("default window: %+v", w)
+	}
+	cursor := "c"
+	w, _ = domain.CursorWindow(&five, &cursor)
+	if _, ok := w.PageNumber(); ok || !w.HasPrevious() {
+		t.Fatalf("keyset window after a cursor: %+v", w)
+	}
+	_, err = domain.CursorWindow(new(int), nil)
+	if e, ok := err.(*domain.Error); !ok || e.Fields["first"][0] != "first must be between 1 and 100" {
+		t.Fatalf("message from MaxPageSize: %v", err)
+	}
+}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 )
+
+// maxEventIDLength bounds the event id a redelivery names.
+const maxEventIDLength = 100
 
 // WebhookStore is the storage port of webhook management. Every method is
 // confined to the tenant it is given.
@@ -100,7 +104,7 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	if n, err := s.Store.CountWebhooks(ctx, tenantID); err != nil {
 		return nil, "", err
 	} else if n >= MaxWebhooksPerTenant {
-		return nil, "", &Error{Code: CodeConflict, Message: "a tenant may hold at most 100 webhooks"}
+		return nil, "", &Error{Code: CodeConflict, Message: fmt.Sprintf("a tenant may hold at most %d webhooks", MaxWebhooksPerTenant)}
 	}
 	state, _, err := NextWebhookState("", TriggerCreated)
 	if err != nil {
@@ -320,9 +324,9 @@ func (s *Webhooks) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID s
 	if err != nil {
 		return nil, err
 	}
-	if eventID == "" || len(eventID) > 100 {
+	if eventID == "" || len(eventID) > maxEventIDLength {
 		var v Validation
-		v.Add("eventId", "eventId is required (at most 100 characters)")
+		v.Add("eventId", fmt.Sprintf("eventId is required (at most %d characters)", maxEventIDLength))
 		return nil, v.Err()
 	}
 	return s.Store.Redeliver(ctx, tenantID, webhookID, eventID, s.now())

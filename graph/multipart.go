@@ -47,6 +47,9 @@ func readMultipart(r *http.Request) (p *graphql.RawParams, cleanup func(), err e
 	if err := readJSONPart(mr, "map", &fileMap); err != nil {
 		return nil, cleanup, err
 	}
+	if len(fileMap) == 0 {
+		return nil, cleanup, bad("map: no file is mapped; send an operation without files as application/json")
+	}
 	bound := map[string]string{} // path → file key
 	for key, paths := range fileMap {
 		if len(paths) == 0 {

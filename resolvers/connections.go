@@ -5,16 +5,9 @@ import (
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
-// paging is a list field's paging arguments as sent; domain validates them.
-type paging struct {
-	page, pageSize, first *int
-	after                 *string
-}
-
-func (a paging) cursorMode() bool { return a.first != nil || a.after != nil }
-
 // envelope is what every list connection carries besides its items: the
-// spec's page envelope and Relay's page info, from one storage page.
+// spec's page envelope and Relay's page info, from one storage page and the
+// window domain validated.
 type envelope struct {
 	page     *int
 	pageSize int
@@ -22,24 +15,12 @@ type envelope struct {
 	pageInfo *model.PageInfo
 }
 
-func envelopeOf[T any](p domain.Page[T], a paging) envelope {
-	e := envelope{pageSize: domain.DefaultPageSize, total: p.Total}
-	prev := false
-	switch {
-	case a.cursorMode():
-		if a.first != nil {
-			e.pageSize = *a.first
-		}
-		prev = a.after != nil
-	case a.pageSize != nil:
-		e.pageSize = *a.pageSize
-		pg := 0
-		if a.page != nil {
-			pg = *a.page
-		}
-		e.page, prev = &pg, pg > 0
+func envelopeOf[T any](p domain.Page[T]) envelope {
+	e := envelope{pageSize: p.Window.Limit, total: p.Total}
+	if n, ok := p.Window.PageNumber(); ok {
+		e.page = &n
 	}
-	info := &model.PageInfo{HasNextPage: p.HasMore, HasPreviousPage: prev}
+	info := &model.PageInfo{HasNextPage: p.HasMore, HasPreviousPage: p.Window.HasPrevious()}
 	if len(p.Cursors) > 0 {
 		info.StartCursor, info.EndCursor = &p.Cursors[0], &p.Cursors[len(p.Cursors)-1]
 	}
@@ -55,8 +36,8 @@ func ptrs[T any](items []T) []*T {
 	return out
 }
 
-func statementConnection(p domain.Page[domain.Statement], a paging) *model.SettlementStatementConnection {
-	e := envelopeOf(p, a)
+func statementConnection(p domain.Page[domain.Statement]) *model.SettlementStatementConnection {
+	e := envelopeOf(p)
 	c := &model.SettlementStatementConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
 	c.Edges = make([]*model.SettlementStatementEdge, 0, len(c.Items))
@@ -66,8 +47,8 @@ func statementConnection(p domain.Page[domain.Statement], a paging) *model.Settl
 	return c
 }
 
-func trailerConnection(p domain.Page[domain.Trailer], a paging) *model.TrailerConnection {
-	e := envelopeOf(p, a)
+func trailerConnection(p domain.Page[domain.Trailer]) *model.TrailerConnection {
+	e := envelopeOf(p)
 	c := &model.TrailerConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
 	c.Edges = make([]*model.TrailerEdge, 0, len(c.Items))
@@ -77,8 +58,8 @@ func trailerConnection(p domain.Page[domain.Trailer], a paging) *model.TrailerCo
 	return c
 }
 
-func locationConnection(p domain.Page[domain.Location], a paging) *model.LocationConnection {
-	e := envelopeOf(p, a)
+func locationConnection(p domain.Page[domain.Location]) *model.LocationConnection {
+	e := envelopeOf(p)
 	c := &model.LocationConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
 	c.Edges = make([]*model.LocationEdge, 0, len(c.Items))
@@ -88,8 +69,8 @@ func locationConnection(p domain.Page[domain.Location], a paging) *model.Locatio
 	return c
 }
 
-func userConnection(p domain.Page[domain.User], a paging) *model.UserConnection {
-	e := envelopeOf(p, a)
+func userConnection(p domain.Page[domain.User]) *model.UserConnection {
+	e := envelopeOf(p)
 	c := &model.UserConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
 	c.Edges = make([]*model.UserEdge, 0, len(c.Items))
@@ -99,8 +80,8 @@ func userConnection(p domain.Page[domain.User], a paging) *model.UserConnection 
 	return c
 }
 
-func loadConnection(p domain.Page[domain.Load], a paging) *model.LoadConnection {
-	e := envelopeOf(p, a)
+func loadConnection(p domain.Page[domain.Load]) *model.LoadConnection {
+	e := envelopeOf(p)
 	c := &model.LoadConnection{TotalCount: e.total, PageInfo: e.pageInfo, Items: ptrs(p.Items)}
 	c.Edges = make([]*model.LoadEdge, 0, len(c.Items))
 	for i, it := range c.Items {

@@ -38,7 +38,7 @@ func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	return loadConnection(p, paging{first: first, after: after}), nil
+	return loadConnection(p), nil
 }
 
 func (r *subscriptionResolver) LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.LoadEvent, error) {

@@ -24,5 +24,5 @@ func (r *queryResolver) Locations(ctx context.Context, filter *model.LocationFil
 	if err != nil {
 		return nil, err
 	}
-	return locationConnection(p, paging{page, pageSize, first, after}), nil
+	return locationConnection(p), nil
 }

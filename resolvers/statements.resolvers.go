@@ -24,7 +24,7 @@ func (r *queryResolver) SettlementStatements(ctx context.Context, filter model.S
 	if err != nil {
 		return nil, err
 	}
-	return statementConnection(p, paging{page, pageSize, first, after}), nil
+	return statementConnection(p), nil
 }
 
 func (r *queryResolver) SettlementStatement(ctx context.Context, number int) (*domain.Statement, error) {
@@ -34,21 +34,6 @@ func (r *queryResolver) SettlementStatement(ctx context.Context, number int) (*d
 	return r.Reads.Statement(ctx, int32(number))
 }
 
-func (r *settlementStatementResolver) Driver(ctx context.Context, obj *domain.Statement) (*domain.Driver, error) {
-	d := obj.Driver
-	if d == nil {
-		return nil, nil
-	}
-	return &domain.Driver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}, nil
-}
-
 func (r *Resolver) Driver() generated.DriverResolver { return &driverResolver{r} }
 
-func (r *Resolver) SettlementStatement() generated.SettlementStatementResolver {
-	return &settlementStatementResolver{r}
-}
-
-type (
-	driverResolver              struct{ *Resolver }
-	settlementStatementResolver struct{ *Resolver }
-)
+type driverResolver struct{ *Resolver }

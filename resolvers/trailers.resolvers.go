@@ -21,5 +21,5 @@ func (r *queryResolver) Trailers(ctx context.Context, page *int, pageSize *int, 
 	if err != nil {
 		return nil, err
 	}
-	return trailerConnection(p, paging{page, pageSize, first, after}), nil
+	return trailerConnection(p), nil
 }

@@ -17,5 +17,5 @@ func (r *queryResolver) Users(ctx context.Context, keyword *string, page *int, p
 	if err != nil {
 		return nil, err
 	}
-	return userConnection(p, paging{page, pageSize, first, after}), nil
+	return userConnection(p), nil
 }

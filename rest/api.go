@@ -21,8 +21,6 @@ type Route struct {
 	Method string
 	Path   string
 	Handle HandlerFunc
-	// Anonymous routes skip the bearer-token check (none of the spec's).
-	Anonymous bool
 	// Produces are media types the route answers besides JSON (an Accept
 	// header naming one of them is acceptable).
 	Produces []string
@@ -94,11 +92,9 @@ func endpoint(pattern string, rt Route) http.Handler {
 			WriteProblem(w, r, http.StatusNotAcceptable, "this endpoint answers "+strings.Join(append(rt.Produces, "application/json", "application/problem+json"), ", ")+" only", nil)
 			return
 		}
-		if !rt.Anonymous {
-			if _, err := domain.Authenticated(r.Context()); err != nil {
-				WriteError(w, r, err)
-				return
-			}
+		if _, err := domain.Authenticated(r.Context()); err != nil {
+			WriteError(w, r, err)
+			return
 		}
 		if err := checkRequestText(r, rt.Path); err != nil {
 			WriteError(w, r, err)

@@ -10,16 +10,10 @@ type Envelope[T any] struct {
 	Items    []T `json:"Items"`
 }
 
-// envelope wraps one page as the client asked for it (Page absent: 0).
-func envelope[T any](page, pageSize *int, p domain.Page[T]) Envelope[T] {
-	e := Envelope[T]{Total: p.Total, Items: nonNil(p.Items)}
-	if page != nil {
-		e.Page = *page
-	}
-	if pageSize != nil {
-		e.PageSize = *pageSize
-	}
-	return e
+// envelope wraps one page with the paging domain validated (Page absent: 0).
+func envelope[T any](p domain.Page[T]) Envelope[T] {
+	n, _ := p.Window.PageNumber()
+	return Envelope[T]{Page: n, PageSize: p.Window.Limit, Total: p.Total, Items: nonNil(p.Items)}
 }
 
 // nonNil makes an empty list render as [] rather than null.

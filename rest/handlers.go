@@ -50,7 +50,7 @@ func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, envelope(in.Page, in.PageSize, page))
+	WriteJSON(w, http.StatusOK, envelope(page))
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (h *handlers) searchLocations(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, envelope(in.Page, in.PageSize, page))
+	WriteJSON(w, http.StatusOK, envelope(page))
 	return nil
 }
 
@@ -131,7 +131,7 @@ func (h *handlers) searchUsers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, envelope(in.Page, in.PageSize, page))
+	WriteJSON(w, http.StatusOK, envelope(page))
 	return nil
 }
 

@@ -20,7 +20,7 @@ type Box struct{ aead cipher.AEAD }
 // New builds a Box from the configured key: base64 (standard or URL
 // alphabet, padded or not) of exactly 32 bytes.
 func New(keyB64 string) (*Box, error) {
-	key, err := decodeKey(keyB64)
+	key, err := DecodeKey(keyB64)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func LoadOrCreateKeyFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err == nil {
 		key := strings.TrimSpace(string(b))
-		if _, err := decodeKey(key); err != nil {
+		if _, err := DecodeKey(key); err != nil {
 			return "", fmt.Errorf("%s: %w", path, err)
 		}
 		return key, nil
@@ -96,7 +96,8 @@ func LoadOrCreateKeyFile(path string) (string, error) {
 	return key, f.Close()
 }
 
-func decodeKey(s string) ([]byte, error) {
+// DecodeKey reads a configured key (see New) into its 32 bytes.
+func DecodeKey(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 		if k, err := enc.DecodeString(s); err == nil {

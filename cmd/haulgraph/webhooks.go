@@ -7,14 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -63,11 +61,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if *tenant == "" {
 		return errors.New("--tenant is required")
 	}
-	cfg, err := app.FromEnv()
-	if err != nil {
-		return err
-	}
-	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, err := openApp(ctx)
 	if err != nil {
 		return err
 	}

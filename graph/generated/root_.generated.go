@@ -30,7 +30,6 @@ type ResolverRoot interface {
 	Load() LoadResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
-	SettlementStatement() SettlementStatementResolver
 	Stop() StopResolver
 	Subscription() SubscriptionResolver
 	Trip() TripResolver

@@ -23,9 +23,6 @@ import (
 type DriverResolver interface {
 	Documents(ctx context.Context, obj *domain.Driver) ([]*model.Document, error)
 }
-type SettlementStatementResolver interface {
-	Driver(ctx context.Context, obj *domain.Statement) (*domain.Driver, error)
-}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -329,7 +326,7 @@ func (ec *executionContext) _SettlementStatement_driver(ctx context.Context, fie
 			return ec.fieldContext_SettlementStatement_driver(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SettlementStatement().Driver(ctx, obj)
+			return obj.Driver, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *domain.Driver) graphql.Marshaler {
@@ -343,8 +340,8 @@ func (ec *executionContext) fieldContext_SettlementStatement_driver(_ context.Co
 	fc = &graphql.FieldContext{
 		Object:     "SettlementStatement",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Driver(ctx, field)
 		},
@@ -1834,75 +1831,42 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 		case "number":
 			out.Values[i] = ec._SettlementStatement_number(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "status":
 			out.Values[i] = ec._SettlementStatement_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "statementDate":
 			out.Values[i] = ec._SettlementStatement_statementDate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "payPeriodId":
 			out.Values[i] = ec._SettlementStatement_payPeriodId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "payPeriodTitle":
 			out.Values[i] = ec._SettlementStatement_payPeriodTitle(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "driver":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._SettlementStatement_driver(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._SettlementStatement_driver(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "totals":
 			out.Values[i] = ec._SettlementStatement_totals(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lineItems":
 			out.Values[i] = ec._SettlementStatement_lineItems(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
