@@ -48,14 +48,20 @@ func main() {
 	perConn := flag.Int("per-conn", 1, "subscriptions per WebSocket connection")
 	writes := flag.Int("writes", 50, "writes in the burst (each emits one load.changed to every subscription)")
 	writers := flag.Int("writers", 4, "concurrent writers")
+	rate := flag.Float64("rate", 0, "steady mode: writes per second (instead of a burst of -writes)")
+	duration := flag.Duration("duration", 20*time.Second, "steady mode: how long to write at -rate")
+	distinct := flag.Bool("distinct", false, "worst case: every subscription has different variables (no shared execution)")
 	flag.Parse()
-	if err := run(ctx, *n, *perConn, *writes, *writers); err != nil {
+	if *rate > 0 {
+		*writes = int(*rate * duration.Seconds())
+	}
+	if err := run(ctx, *n, *perConn, *writes, *writers, *rate, *distinct); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, perConn, writes, writers int) error {
+func run(ctx context.Context, n, perConn, writes, writers int, rate float64, distinct bool) error {
 	if os.Getenv("DATABASE_URL") == "" {
 		return errors.New("DATABASE_URL is not set: run ./scripts/with-pg.sh go run ./bench/subscriptions")
 	}
@@ -88,7 +94,7 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			conn, err := subscribe(info.URL, tok.AccessToken, subs)
+			conn, err := subscribe(info.URL, tok.AccessToken, c*perConn, subs, distinct)
 			<-sem
 			if err != nil {
 				errs <- err
@@ -139,7 +145,8 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 		close(profiled)
 	}
 	burst := time.Now()
-	if err := writeBurst(ctx, info, tok.AccessToken, writes, writers); err != nil {
+	cpu0 := cpuTime(child.Process.Pid)
+	if err := writeBurst(ctx, info, tok.AccessToken, writes, writers, rate); err != nil {
 		return err
 	}
 	wrote := time.Since(burst)
@@ -148,12 +155,22 @@ func run(ctx context.Context, n, perConn, writes, writers int) error {
 	for rec.count.Load() < want && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+	cpu := cpuTime(child.Process.Pid) - cpu0
 	<-profiled
 	final, _ := stats(info.URL)
 	lat := rec.sorted()
 
 	fmt.Printf("subscriptions      %d over %d WebSocket connections (graphql-transport-ws), opened in %s\n", n, conns, setup.Round(time.Millisecond))
-	fmt.Printf("burst              %d createLoad writes by %d writers in %s\n", writes, writers, wrote.Round(time.Millisecond))
+	mode := "burst"
+	if rate > 0 {
+		mode = fmt.Sprintf("steady %.0f/s", rate)
+	}
+	fmt.Printf("%-18s %d createLoad writes by %d writers in %s; %d groups, %d executions\n", mode, writes, writers, wrote.Round(time.Millisecond),
+		final.Groups, final.Executions-held.Executions)
+	if got := rec.count.Load(); got > 0 {
+		fmt.Printf("server CPU         %s for %d messages → %.1f µs per delivered message (utime+stime from /proc, writes included)\n",
+			cpu.Round(time.Millisecond), got, float64(cpu.Microseconds())/float64(got))
+	}
 	fmt.Printf("events received    %d of %d (evicted slow subscribers: %d; refused subscribes retried: %d)\n", rec.count.Load(), want, final.Evictions, rec.retries.Load())
 	if len(lat) > 0 {
 		fmt.Printf("commit→receive     p50 %s   p99 %s   max %s\n", pct(lat, 0.50), pct(lat, 0.99), lat[len(lat)-1].Round(time.Microsecond))
@@ -201,7 +218,7 @@ type wsMsg struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-func subscribe(base, token string, subs int) (*websocket.Conn, error) {
+func subscribe(base, token string, first, subs int, distinct bool) (*websocket.Conn, error) {
 	d := websocket.Dialer{HandshakeTimeout: 30 * time.Second, Subprotocols: []string{"graphql-transport-ws"}}
 	c, _, err := d.Dial("ws"+strings.TrimPrefix(base, "http")+"/graphql", nil)
 	if err != nil {
@@ -216,14 +233,20 @@ func subscribe(base, token string, subs int) (*websocket.Conn, error) {
 		return nil, fmt.Errorf("connection_init: %v %s", err, ack.Type)
 	}
 	for i := 0; i < subs; i++ {
-		if err := c.WriteJSON(wsMsg{ID: strconv.Itoa(i), Type: "subscribe", Payload: subscription}); err != nil {
+		p := subscription
+		if distinct { // the text differs (a comment): the same work per event, nothing shared
+			p, _ = json.Marshal(map[string]string{"query": subscriptionQuery + "\n# subscriber " + strconv.Itoa(first+i)})
+		}
+		if err := c.WriteJSON(wsMsg{ID: strconv.Itoa(i), Type: "subscribe", Payload: p}); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-var subscription, _ = json.Marshal(map[string]string{"query": `subscription { loadChanged { id timestamp data { load { loadNumber status } } } }`})
+const subscriptionQuery = `subscription { loadChanged { id timestamp data { load { loadNumber status } } } }`
+
+var subscription, _ = json.Marshal(map[string]string{"query": subscriptionQuery})
 
 // recorder collects the latency of every received event.
 type recorder struct {
@@ -303,7 +326,15 @@ func (r *recorder) sorted() []time.Duration {
 	return out
 }
 
-func writeBurst(ctx context.Context, info ready, token string, writes, writers int) error {
+// writeBurst sends writes createLoad mutations, as fast as writers allow or,
+// with rate > 0, at that many per second.
+func writeBurst(ctx context.Context, info ready, token string, writes, writers int, rate float64) error {
+	var tick <-chan time.Time
+	if rate > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / rate))
+		defer t.Stop()
+		tick = t.C
+	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: writers}, Timeout: time.Minute}
 	next := atomic.Int64{}
 	prefix := strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -314,6 +345,9 @@ func writeBurst(ctx context.Context, info ready, token string, writes, writers i
 		go func() {
 			defer wg.Done()
 			for i := next.Add(1); i <= int64(writes); i = next.Add(1) {
+				if tick != nil {
+					<-tick
+				}
 				body, _ := json.Marshal(map[string]any{
 					"query": `mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`,
 					"variables": map[string]any{"in": map[string]any{"loadNumber": fmt.Sprintf("B-%s-%d", prefix, i),
@@ -349,6 +383,22 @@ func stats(base string) (serverStats, error) {
 	}
 	defer resp.Body.Close()
 	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// cpuTime is a process's user+system CPU time (Linux /proc/<pid>/stat).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // fields from 3 on
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
 }
 
 // rss is a process's resident set in bytes (Linux /proc).

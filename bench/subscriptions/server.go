@@ -23,6 +23,8 @@ import (
 // serverStats is what the parent reads from the measured server process.
 type serverStats struct {
 	Subscribers int64  `json:"subscribers"`
+	Groups      int    `json:"groups"`
+	Executions  int64  `json:"executions"`
 	Evictions   int64  `json:"evictions"`
 	HeapInuse   uint64 `json:"heapInuse"`
 	StackInuse  uint64 `json:"stackInuse"`
@@ -50,6 +52,7 @@ func serve(ctx context.Context) error {
 	// One client drives the whole burst: the per-client request rate limit
 	// would measure itself, not the bus.
 	cfg.ClientRateLimit, cfg.TenantRateLimit = 1e6, 1e6
+	cfg.GraphQLCostBudget, cfg.GraphQLCostRefill = 1e9, 1e9
 	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
@@ -79,7 +82,8 @@ func serve(ctx context.Context) error {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		_ = json.NewEncoder(w).Encode(serverStats{Subscribers: a.Events.Hub.Subscribers(), Evictions: a.Events.Hub.Evictions(),
+		_ = json.NewEncoder(w).Encode(serverStats{Subscribers: a.GraphQL.Live.Members(), Groups: a.GraphQL.Live.Groups(),
+			Executions: a.GraphQL.Live.Executions(), Evictions: a.GraphQL.Live.CutOff() + a.Events.Hub.Evictions(),
 			HeapInuse: m.HeapInuse, StackInuse: m.StackInuse, Goroutines: runtime.NumGoroutine()})
 	})
 	go func() { _ = a.Run(ctx) }()
