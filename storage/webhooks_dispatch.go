@@ -188,18 +188,9 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 			o.At, c.WebhookID).Scan(&failingSince); err != nil {
 			return err
 		}
-		trigger, reason := domain.WebhookTrigger(""), ""
-		switch {
-		case o.Gone:
-			trigger, reason = domain.TriggerEndpointGone, "disabled: the endpoint answered 410 Gone"
-		case o.At.Sub(failingSince) >= domain.AutoDisableAfter:
-			trigger, reason = domain.TriggerFailingTooLong, "disabled: every delivery failed for 5 days"
-		default:
+		to, reason, disable := domain.AfterFailedAttempt(o.Gone, failingSince, o.At)
+		if !disable {
 			return nil
-		}
-		to, _, err := domain.NextWebhookState(domain.WebhookActive, trigger)
-		if err != nil {
-			return err
 		}
 		_, err = tx.ExecContext(ctx, "UPDATE webhooks SET state = ?, state_reason = ?, updated_at = now() WHERE id = ? AND state = 'Active'",
 			string(to), reason, c.WebhookID)
