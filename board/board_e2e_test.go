@@ -290,10 +290,11 @@ func TestBoardInChromium(t *testing.T) {
 		t.Fatalf("the board stored something outside memory: %s", stored)
 	}
 
-	// A status change through the API shows within 2 s.
+	// A status change through the API shows within 2 s (of the product
+	// build: see raceSlowdown).
 	load, next := movable(t, ctx, nil)
 	changeStatus(t, srv, writer, load, next)
-	wait, cancelWait := context.WithTimeout(ctx, 2*time.Second)
+	wait, cancelWait := context.WithTimeout(ctx, raceSlowdown*2*time.Second)
 	err = chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#loads tbody tr[data-load=%q][data-status=%q]`, load, next))))
 	cancelWait()
 	if err != nil {

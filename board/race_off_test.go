@@ -1,0 +1,5 @@
+//go:build !race
+
+package board_test
+
+const raceSlowdown = 1
