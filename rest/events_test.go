@@ -86,7 +86,20 @@ func newEventsEnv(t *testing.T) *eventsEnv {
 	if len(e.ids) != len(e.types) || e.otherID == "" {
 		t.Fatalf("outbox: %v and %q", e.ids, e.otherID)
 	}
+	// Events are listed once final (no older transaction open, 0010): the
+	// instance's own workers may hold the horizon back for a moment.
+	waitFinal(t, srv)
 	return e
+}
+
+// waitFinal waits until every event in the outbox is final.
+func waitFinal(t *testing.T, srv *apptest.Server) {
+	t.Helper()
+	eventually(t, "every event final", func() bool {
+		var held bool
+		err := srv.DB.Pool.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM events WHERE xact >= pg_snapshot_xmin(pg_current_snapshot()))").Scan(&held)
+		return err == nil && !held
+	})
 }
 
 // eventIDs reads the outbox's event ids matching where, in outbox order.
@@ -457,6 +470,7 @@ func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
 	}
 	ctx := context.Background()
 	first := insert(ctx, pool)
+	waitFinal(t, srv)
 
 	late, err := srv.DB.Pool.Begin(ctx)
 	if err != nil {
@@ -479,6 +493,7 @@ func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
 	if err := late.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+	waitFinal(t, srv)
 	if got := get("?after=" + first); !slices.Equal(got, []string{lateID, after}) {
 		t.Fatalf("after %s: %v, want %s then %s", first, got, lateID, after)
 	}
