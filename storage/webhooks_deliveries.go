@@ -17,10 +17,7 @@ import (
 func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*domain.WebhookDelivery, error) {
 	d := &domain.WebhookDelivery{ID: uuid.New(), WebhookID: webhookID, EventID: eventID, Status: domain.DeliveryPending, NextAttemptAt: &now, CreatedAt: now}
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		var found bool
-		if err := tx.QueryRowContext(ctx, "SELECT true FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, webhookID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
-			return domain.NotFound("webhook %s not found", webhookID)
-		} else if err != nil {
+		if err := webhookExists(ctx, tx, tenantID, webhookID); err != nil {
 			return err
 		}
 		err := tx.QueryRowContext(ctx, `INSERT INTO webhook_deliveries
@@ -72,7 +69,7 @@ func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID u
 // several webhooks with their attempts: two queries, whatever the numbers.
 func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]domain.WebhookDelivery, error) {
 	var rows []deliveryRow
-	var attempts []attemptRow
+	var attempts map[uuid.UUID][]domain.WebhookAttempt
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at FROM (
 			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at,
@@ -82,34 +79,34 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 			WHERE n <= ? ORDER BY webhook_id, created_at DESC, id`, tenantID, bun.In(webhookIDs), limit).Scan(ctx, &rows); err != nil {
 			return err
 		}
-		if len(rows) == 0 {
-			return nil
-		}
-		ids := make([]uuid.UUID, len(rows))
-		for i, r := range rows {
-			ids[i] = r.ID
-		}
-		return tx.NewRaw(`SELECT id, delivery_id, attempt, status_code, latency_ms, error, attempted_at FROM webhook_attempts
-			WHERE tenant_id = ? AND delivery_id IN (?) ORDER BY delivery_id, attempt`, tenantID, bun.In(ids)).Scan(ctx, &attempts)
+		var err error
+		attempts, err = attemptsOf(ctx, tx, tenantID, rows)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	byDelivery := map[uuid.UUID][]domain.WebhookAttempt{}
-	for _, a := range attempts {
-		da := domain.WebhookAttempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt}
-		if a.Error != nil {
-			da.Error = *a.Error
-		}
-		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], da)
-	}
 	out := map[uuid.UUID][]domain.WebhookDelivery{}
 	for _, r := range rows {
-		out[r.WebhookID] = append(out[r.WebhookID], domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID,
-			EventType: r.EventType, Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt,
-			Attempts: byDelivery[r.ID]})
+		out[r.WebhookID] = append(out[r.WebhookID], r.delivery(attempts[r.ID]))
 	}
 	return out, nil
+}
+
+// delivery is the row with its attempts as the domain sees it.
+func (r deliveryRow) delivery(attempts []domain.WebhookAttempt) domain.WebhookDelivery {
+	return domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
+		Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, Attempts: attempts}
+}
+
+// webhookExists answers NotFound for a webhook the tenant does not have.
+func webhookExists(ctx context.Context, tx bun.Tx, tenantID, webhookID uuid.UUID) error {
+	var found bool
+	err := tx.QueryRowContext(ctx, "SELECT true FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, webhookID).Scan(&found)
+	if errors.Is(err, sql.ErrNoRows) {
+		return domain.NotFound("webhook %s not found", webhookID)
+	}
+	return err
 }
 
 // RecoverDeliveries is domain.WebhookStore's: the webhook's Failed deliveries
@@ -118,10 +115,7 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {
 	var n int64
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		var found bool
-		if err := tx.QueryRowContext(ctx, "SELECT true FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, webhookID).Scan(&found); errors.Is(err, sql.ErrNoRows) {
-			return domain.NotFound("webhook %s not found", webhookID)
-		} else if err != nil {
+		if err := webhookExists(ctx, tx, tenantID, webhookID); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = ?, chain_base = attempt, updated_at = ?

@@ -48,9 +48,7 @@ func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID u
 		return page, err
 	}
 	for _, r := range rows {
-		page.Items = append(page.Items, domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID,
-			EventType: r.EventType, Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt,
-			Attempts: attempts[r.ID]})
+		page.Items = append(page.Items, r.delivery(attempts[r.ID]))
 		page.Cursors = append(page.Cursors, encodeCursor(r.CreatedAt.UTC().Format(time.RFC3339Nano), r.ID.String()))
 	}
 	return page, nil
