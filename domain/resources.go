@@ -111,10 +111,6 @@ type Statement struct {
 	DriverID       uuid.UUID       `json:"-"`
 }
 
-// StatementDriver is Driver (one type for the driver a statement pays and
-// the driver of a trip); the name stays for code written against it.
-type StatementDriver = Driver
-
 // StatementTotals holds a statement's sums; a total with no value is absent.
 type StatementTotals struct {
 	GrossIncome      *Money           `json:"GrossIncome,omitempty"`

@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -213,18 +212,11 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 
 // Parse reads a stored envelope into the shared live event.
 func Parse(e *storage.OutboxEvent) (*domain.LiveEvent, error) {
-	var env struct {
-		Timestamp string           `json:"timestamp"`
-		Data      domain.EventData `json:"data"`
-	}
-	if err := json.Unmarshal(e.Payload, &env); err != nil {
+	ts, data, err := domain.ParseEnvelope(e.Payload)
+	if err != nil {
 		return nil, fmt.Errorf("event %s: %w", e.ID, err)
 	}
-	ts, err := time.Parse(time.RFC3339Nano, env.Timestamp)
-	if err != nil {
-		return nil, fmt.Errorf("event %s: timestamp: %w", e.ID, err)
-	}
-	ev := &domain.LiveEvent{Seq: e.Seq, Pos: e.Pos(), ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: env.Data}
+	ev := &domain.LiveEvent{Seq: e.Seq, Pos: e.Pos(), ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: data}
 	if e.SubsidiaryID != nil {
 		ev.SubsidiaryID = *e.SubsidiaryID
 	}

@@ -153,11 +153,11 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 		stmtIDs[i] = row.ID
 	}
 	t := newTenantBatch(tenant)
-	drivers := map[uuid.UUID]*domain.StatementDriver{}
+	drivers := map[uuid.UUID]*domain.Driver{}
 	if p.Driver {
 		driverIDs := ids(rows, func(s domain.Statement) *uuid.UUID { return &s.DriverID })
 		t.query(statementDriversSQL, func(r pgx.Rows) error {
-			d := &domain.StatementDriver{}
+			d := &domain.Driver{}
 			if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
 				return err
 			}

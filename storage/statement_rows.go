@@ -57,7 +57,7 @@ const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_
 func (row statementRow) assemble(d *domain.Driver, lines []domain.StatementLine) domain.Statement {
 	s := row.statement()
 	if d != nil {
-		s.Driver = &domain.StatementDriver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
+		s.Driver = &domain.Driver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
 	}
 	s.LineItems = lines
 	if s.LineItems == nil {
