@@ -161,7 +161,7 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 	if in.LoadNumber != nil {
 		n := strings.TrimSpace(*in.LoadNumber)
 		if n == "" || len(n) > maxLoadNumber {
-			v.Add("loadNumber", "loadNumber must be 1 to 64 characters")
+			v.Add("loadNumber", loadNumberRule("loadNumber"))
 		}
 		q.LoadNumber = n
 	}
