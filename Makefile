@@ -9,11 +9,13 @@ TESTFLAGS ?= -race -count=1 -timeout 30m
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
+# HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: the README's receivers listen on http://127.0.0.1.
 run: build
-	exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
+	HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=$${HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS:-true} \
+		exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
 
 test: check fuzz
-	./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
+	./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: a few seconds in
 # `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the

@@ -1,0 +1,100 @@
+package apptest
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// RepoRoot is the root of the repository the test runs in.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatalf("apptest: git rev-parse: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Checkout copies the repository's working tree as a fresh clone would have
+// it (the files git tracks or would track, with uncommitted edits; nothing
+// ignored: no .data, no bin) into a new directory outside the repository,
+// removed when the test ends.
+func Checkout(t testing.TB) string {
+	t.Helper()
+	root := RepoRoot(t)
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("apptest: git ls-files: %v", err)
+	}
+	dst := filepath.Join(t.TempDir(), "haulgraph")
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(root, name)
+		fi, err := os.Lstat(src)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // deleted in the working tree, or not a plain file
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatalf("apptest: checkout: %v", err)
+		}
+		to := filepath.Join(dst, name)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatalf("apptest: checkout: %v", err)
+		}
+		if err := os.WriteFile(to, b, fi.Mode().Perm()); err != nil {
+			t.Fatalf("apptest: checkout: %v", err)
+		}
+	}
+	return dst
+}
+
+// FreeAddr returns a 127.0.0.1 address no one listens on now, for a child
+// process to bind (never a fixed port).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("apptest: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// CleanEnv is the test process's environment without DATABASE_URL and any
+// HAULGRAPH_* variable, plus extra (KEY=value): what a child process that
+// must not inherit the developer's settings starts from.
+func CleanEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "DATABASE_URL" || strings.HasPrefix(k, "HAULGRAPH_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, extra...)
+}
+
+// LockedBuffer collects a child process's output while the test reads it.
+type LockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *LockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,50 @@
+package readme
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/apptest"
+)
+
+// TestEveryVariableDocumented: every HAULGRAPH_* variable the code and the
+// scripts read is in the README's Environment table.
+func TestEveryVariableDocumented(t *testing.T) {
+	t.Parallel()
+	root := apptest.RepoRoot(t)
+	md, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, env, _ := strings.Cut(string(md), "\n## Environment\n")
+	env, _, _ = strings.Cut(env, "\n## ")
+	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := regexp.MustCompile(`HAULGRAPH_[A-Z0-9_]*[A-Z0-9]`)
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(string(out)) {
+		source := (strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go")) || strings.HasSuffix(f, ".sh") || f == "Makefile"
+		if !source || strings.HasPrefix(f, "bench/") {
+			continue // bench/ sets variables for the servers it starts
+		}
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			continue // deleted in the working tree
+		}
+		for _, v := range name.FindAllString(string(b), -1) {
+			if !seen[v] && !strings.Contains(env, "`"+v) {
+				t.Errorf("%s reads %s, which README.md's Environment section does not list", f, v)
+			}
+			seen[v] = true
+		}
+	}
+	if len(seen) < 10 {
+		t.Fatalf("found only %v: is the pattern right?", seen)
+	}
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# with-tools.sh CMD...: runs CMD once the command-line tools README.md's
+# examples use (curl, jq, python3; readme/TestREADME runs them) are on PATH.
+# Missing ones are installed from Debian's packages when running as root with
+# apt-get, as with-pg.sh installs PostgreSQL.
+set -euo pipefail
+
+missing=()
+for tool in curl jq python3; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "with-tools: installing ${missing[*]}" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  else
+    echo "with-tools: ${missing[*]} not found: install them (Debian: apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+exec "$@"
