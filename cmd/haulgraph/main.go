@@ -115,11 +115,19 @@ func serve(ctx context.Context, args []string) error {
 	defer a.Close()
 	if *wantDemo {
 		demo, err := seedDemo(ctx, a.DB)
+		if err != nil && ctx.Err() != nil {
+			// Stopped while seeding: seed.Run has removed the partial tenant,
+			// so the next start seeds it whole.
+			fmt.Println("HaulGraph stopped while seeding the demo tenant; nothing of it was kept")
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		if demo != nil {
-			if err := createDemoClient(ctx, a, demo); err != nil {
+			// A seeded demo without its client could never be used: finish
+			// it even when a stop signal came meanwhile (one short write).
+			if err := createDemoClient(context.WithoutCancel(ctx), a, demo); err != nil {
 				return err
 			}
 		} else {
