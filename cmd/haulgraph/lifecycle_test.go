@@ -22,6 +22,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -41,7 +43,7 @@ const testKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
 
 // serveProcess starts `haulgraph serve` as a child process on a free port
 // and returns it with its base URL once it serves.
-func serveProcess(t *testing.T, dbURL string) (*exec.Cmd, string, *strings.Builder) {
+func serveProcess(t *testing.T, dbURL string) (*exec.Cmd, string, *apptest.LockedBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -52,8 +54,9 @@ func serveProcess(t *testing.T, dbURL string) (*exec.Cmd, string, *strings.Build
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "HAULGRAPH_TEST_MAIN=1", "HAULGRAPH_TEST_ARGS=serve", "DATABASE_URL="+dbURL,
 		"HAULGRAPH_ADDR="+addr, "HAULGRAPH_ENCRYPTION_KEY="+testKey, "HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=true",
-		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(t.TempDir(), "blobs"))
-	stderr := &strings.Builder{}
+		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(t.TempDir(), "blobs"),
+		"HAULGRAPH_RATE_LIMIT_CLIENT=100000", "HAULGRAPH_RATE_LIMIT_TENANT=100000") // the request burst is no abuse
+	stderr := &apptest.LockedBuffer{}
 	cmd.Stderr = stderr
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -152,7 +155,20 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	db := a.DB
 	defer a.Close()
 
+	reader, secret, err := a.Auth.CreateClient(ctx, sub.TenantID, auth.ClientSpec{Name: "burst", Scopes: []domain.Scope{domain.ScopeLoadRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd, base, stderr := serveProcess(t, dbURL)
+	token := clientToken(t, base, reader.ClientID, secret)
+	requests := startBurst(t, base, token, "/api/p/v1/loads/L-A", 4)
+	stopping := make(chan struct{})
+	slow := slowRequest(t, base, token, stopping)
+	select {
+	case <-requests.first:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no answers to the request burst within 60 s: %s", stderr)
+	}
 	ws, _, err := websocket.DefaultDialer.Dial(strings.Replace(base, "http", "ws", 1)+"/graphql", http.Header{"Sec-WebSocket-Protocol": {"graphql-transport-ws"}})
 	if err != nil {
 		t.Fatal(err)
@@ -163,9 +179,11 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("no delivery within 60 s: %s", stderr)
 	}
+	requests.signalled.Store(true)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	close(stopping)
 	_ = ws.SetReadDeadline(time.Now().Add(30 * time.Second))
 	_, _, rerr := ws.ReadMessage()
 	if !websocket.IsCloseError(rerr, websocket.CloseGoingAway) {
@@ -173,6 +191,10 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve exited with %v; stderr: %s", err, stderr)
+	}
+	requests.wait(t)
+	if err := <-slow; err != nil {
+		t.Error(err)
 	}
 	if s := stderr.String(); strings.Contains(s, `"level":"ERROR"`) || strings.Contains(s, "panic") {
 		t.Errorf("alarming output at shutdown: %s", s)
