@@ -49,6 +49,10 @@ type Config struct {
 	// WebsocketInitTimeout is how long a WebSocket may wait before its
 	// connection_init (default 10s; then close 4408). Tests shorten it.
 	WebsocketInitTimeout time.Duration
+	// TokenExpiryTimer schedules the end of a live connection when its token
+	// expires (graph.WebsocketOptions.AfterFunc); nil is time.AfterFunc.
+	// Tests fire it instead of waiting for a token to expire.
+	TokenExpiryTimer func(d time.Duration, f func()) (stop func() bool)
 	// Rate limits in requests per second (DESIGN.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.

@@ -49,6 +49,9 @@ type WebsocketOptions struct {
 	// InitTimeout is how long a connection may wait before connection_init
 	// (default 10s; then 4408).
 	InitTimeout time.Duration
+	// AfterFunc schedules the end of a connection when its token expires and
+	// returns what cancels it; nil is time.AfterFunc (tests fire it at once).
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// WriteTimeout bounds one message write to a client; default 10s.
 	WriteTimeout time.Duration
 	// SendBuffer is each connection's kernel send buffer in bytes (default
@@ -92,6 +95,9 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	}
 	if o.InitTimeout <= 0 {
 		o.InitTimeout = 10 * time.Second
+	}
+	if o.AfterFunc == nil {
+		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second

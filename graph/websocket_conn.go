@@ -318,8 +318,8 @@ func (w *wsConn) init(payload json.RawMessage) bool {
 	w.ctx = domain.WithPrincipal(w.ctx, p)
 	if !p.ExpiresAt.IsZero() {
 		// The connection ends when the token does.
-		t := time.AfterFunc(time.Until(p.ExpiresAt), func() { w.end(CloseUnauthorized, "Unauthorized: the token expired") })
-		context.AfterFunc(w.ctx, func() { t.Stop() })
+		stop := w.o.AfterFunc(time.Until(p.ExpiresAt), func() { w.end(CloseUnauthorized, "Unauthorized: the token expired") })
+		context.AfterFunc(w.ctx, func() { stop() })
 	}
 	w.mu.Lock()
 	w.acked = true
