@@ -19,8 +19,9 @@ import (
 )
 
 // startInstance runs one complete instance (dispatcher and worker included)
-// on the shared database; stop ends it like a process shutdown.
-func startInstance(t *testing.T, url string) (a *app.App, stop func()) {
+// on the shared database, after the optional edits; stop ends it like a
+// process shutdown.
+func startInstance(t *testing.T, url string, edits ...func(*app.App)) (a *app.App, stop func()) {
 	t.Helper()
 	cfg := app.Config{DatabaseURL: url, Addr: "127.0.0.1:0", Audience: app.DefaultAudience, DevAllowHTTPWebhooks: true,
 		EncryptionKey: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", BlobURL: "file://" + t.TempDir(),
@@ -28,6 +29,9 @@ func startInstance(t *testing.T, url string) (a *app.App, stop func()) {
 	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, edit := range edits {
+		edit(a)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -47,6 +51,8 @@ func startInstance(t *testing.T, url string) (a *app.App, stop func()) {
 
 // A receiver that is down while the server restarts still gets the event
 // (same id) from the next instance: the pending attempt lives in the database.
+// The next instance's clock starts at the retry's due time instead of the
+// test waiting the first retry delay (5 s).
 func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 	t.Parallel()
 	url := dbtest.URL(t)
@@ -104,7 +110,9 @@ func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 	stop1()
 	down.Store(false)
 
-	startInstance(t, url)
+	startInstance(t, url, func(a *app.App) {
+		a.Webhooks.Worker.Now = func() time.Time { return time.Now().Add(domain.DeliveryRetrySchedule[0]) }
+	})
 	select {
 	case got := <-delivered:
 		if got != eventID {
