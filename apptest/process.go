@@ -11,29 +11,36 @@ import (
 	"testing"
 )
 
-// RepoRoot is the root of the repository the test runs in.
+// RepoRoot is the root of the repository the test runs in: the directory
+// of go.mod above the test's working directory.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatalf("apptest: git rev-parse: %v", err)
+		t.Fatalf("apptest: %v", err)
 	}
-	return strings.TrimSpace(string(out))
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("apptest: no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }
 
 // Checkout copies the repository's working tree as a fresh clone would have
 // it (the files git tracks or would track, with uncommitted edits; nothing
 // ignored: no .data, no bin) into a new directory outside the repository,
-// removed when the test ends.
+// removed when the test ends. Outside a git work tree it copies every file
+// but .git, .data, bin and node_modules.
 func Checkout(t testing.TB) string {
 	t.Helper()
 	root := RepoRoot(t)
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
-	if err != nil {
-		t.Fatalf("apptest: git ls-files: %v", err)
-	}
 	dst := filepath.Join(t.TempDir(), "haulgraph")
-	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for _, name := range SourceFiles(t, root) {
 		src := filepath.Join(root, name)
 		fi, err := os.Lstat(src)
 		if err != nil || !fi.Mode().IsRegular() {
@@ -52,6 +59,35 @@ func Checkout(t testing.TB) string {
 		}
 	}
 	return dst
+}
+
+// SourceFiles lists the repository's files relative to root: what git
+// tracks or would track, or, outside a git work tree, every file but those
+// under .git, .data, bin and node_modules.
+func SourceFiles(t testing.TB, root string) []string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err == nil {
+		return strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	}
+	var files []string
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		switch {
+		case d.IsDir() && (rel == ".git" || rel == ".data" || rel == "bin" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case d.Type().IsRegular():
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("apptest: listing the sources: %v", err)
+	}
+	return files
 }
 
 // FreeAddr returns a 127.0.0.1 address no one listens on now, for a child

@@ -2,7 +2,6 @@ package readme
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,13 +21,9 @@ func TestEveryVariableDocumented(t *testing.T) {
 	}
 	_, env, _ := strings.Cut(string(md), "\n## Environment\n")
 	env, _, _ = strings.Cut(env, "\n## ")
-	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	name := regexp.MustCompile(`HAULGRAPH_[A-Z0-9_]*[A-Z0-9]`)
 	seen := map[string]bool{}
-	for _, f := range strings.Fields(string(out)) {
+	for _, f := range apptest.SourceFiles(t, root) {
 		source := (strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go")) || strings.HasSuffix(f, ".sh") || f == "Makefile"
 		if !source || strings.HasPrefix(f, "bench/") {
 			continue // bench/ sets variables for the servers it starts
