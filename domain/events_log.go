@@ -19,6 +19,8 @@ import (
 // EventLogStore is the storage port of the events API: one tenant's outbox in
 // commit order.
 type EventLogStore interface {
+	// Locate finds where an after value points (locateAfter).
+	EventLocator
 	// ListEvents returns at most q.Limit+1 events matching q (the extra one
 	// tells that more follow), oldest first.
 	ListEvents(ctx context.Context, tenantID uuid.UUID, q EventQuery) ([]LoggedEvent, error)
@@ -28,9 +30,6 @@ type EventLogStore interface {
 type EventQuery struct {
 	// After is an outbox position (zero: from the oldest retained event).
 	After EventPosition
-	// AfterEventID, when set, replaces After by the position of that event
-	// of the tenant; an unknown id is a validation error of field "after".
-	AfterEventID string
 	// Types is never empty: it is what the caller may see.
 	Types        []string
 	LoadNumber   string
@@ -141,14 +140,13 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 	}
 	var v Validation
 	q := EventQuery{Limit: pageSize(&v, in.First), Since: in.Since}
-	if in.After != nil && strings.TrimSpace(*in.After) != "" {
-		a := strings.TrimSpace(*in.After)
-		if eventIDPattern.MatchString(a) {
-			q.AfterEventID = strings.ToLower(a)
-		} else if pos, ok := DecodeEventCursor(a); ok {
-			q.After = pos
-		} else {
-			v.Add("after", "after must be a cursor of a previous answer or an event id (<uuid>-<n>)")
+	var afterID string
+	var afterPos *EventPosition
+	after := in.After != nil && strings.TrimSpace(*in.After) != ""
+	if after {
+		var ok bool
+		if afterID, afterPos, ok = parseAfter(*in.After); !ok {
+			v.Add("after", malformedAfter)
 		}
 	}
 	for _, t := range in.Types {
@@ -173,6 +171,11 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 	}
 	if q.Types, err = readableTypes(p, q.Types); err != nil {
 		return Page[LoggedEvent]{}, err
+	}
+	if after {
+		if q.After, err = locateAfter(ctx, l.Store, p.TenantID, afterID, afterPos); err != nil {
+			return Page[LoggedEvent]{}, err
+		}
 	}
 	events, err := l.Store.ListEvents(ctx, p.TenantID, q)
 	if err != nil {

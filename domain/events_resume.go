@@ -10,50 +10,76 @@ import (
 // CodeCursorExpired refuses a resume from an event that is no longer kept.
 const CodeCursorExpired Code = "CURSOR_EXPIRED"
 
-// ReplayLog is the stored event stream (the outbox, kept 30 days) as a
-// resuming subscriber reads it; every read is one tenant's.
-type ReplayLog interface {
+// EventLocator finds a tenant's stored event by id or by position.
+type EventLocator interface {
 	// Locate finds an event of tenant by id, or else by position (pos not
 	// nil). found is false when tenant has no such event; foreign then
 	// reports that another tenant has it.
 	Locate(ctx context.Context, tenant uuid.UUID, id string, pos *EventPosition) (at EventPosition, found, foreign bool, err error)
+}
+
+// ReplayLog is the stored event stream (the outbox, kept 30 days) as a
+// resuming subscriber reads it; every read is one tenant's.
+type ReplayLog interface {
+	EventLocator
 	// Page returns up to limit events of tenant of the given types after
 	// `after` and up to `upTo` included, in outbox order.
 	Page(ctx context.Context, tenant uuid.UUID, types []string, after, upTo EventPosition, limit int) ([]*LiveEvent, error)
 }
 
-// ResumeAt reads a subscription's after: argument — an event's cursor (the
-// same as the events API's) or its id — as the position to replay after. The event must be the caller's: a
-// malformed cursor or another tenant's is BAD_USER_INPUT, one no longer kept
-// (or unknown) CURSOR_EXPIRED; never a silent fresh start.
+// afterRule is what a valid after names, for the messages that refuse one.
+const (
+	afterRule      = "pass the cursor (or the id, <uuid>-<n>) of an event you received"
+	malformedAfter = "not an event cursor or event id: " + afterRule
+)
+
+// parseAfter reads an after value — an event's opaque cursor (the events
+// API's and the subscriptions' are the same) or its id — without looking it
+// up; ok is false when it is neither.
+func parseAfter(s string) (id string, pos *EventPosition, ok bool) {
+	s = strings.TrimSpace(s)
+	if eventIDPattern.MatchString(s) {
+		return strings.ToLower(s), nil, true
+	}
+	if at, ok := DecodeEventCursor(s); ok {
+		return "", &at, true
+	}
+	return "", nil, false
+}
+
+// locateAfter is the one rule for where an after value (read by parseAfter)
+// resumes, for subscriptions and the events API alike: another tenant's
+// event is BAD_USER_INPUT on after; an event no longer kept (pruned after
+// 30 days) or never known is CURSOR_EXPIRED, never a silent fresh start.
+func locateAfter(ctx context.Context, loc EventLocator, tenant uuid.UUID, id string, pos *EventPosition) (EventPosition, error) {
+	if loc == nil {
+		return EventPosition{}, &Error{Code: CodeInternal, Message: "resuming is not configured"}
+	}
+	at, found, foreign, err := loc.Locate(ctx, tenant, id, pos)
+	switch {
+	case err != nil:
+		return EventPosition{}, err
+	case foreign:
+		return EventPosition{}, fieldError("after", "the cursor is not one of your events: "+afterRule)
+	case !found:
+		msg := "the event is no longer kept (events are kept 30 days) or never existed: start again without after and reconcile"
+		return EventPosition{}, &Error{Code: CodeCursorExpired, Message: "after: " + msg, Fields: map[string][]string{"after": {msg}}}
+	}
+	return at, nil
+}
+
+// ResumeAt reads a subscription's after: argument as the position to
+// replay after (parseAfter, locateAfter).
 func (s *Subscriptions) ResumeAt(ctx context.Context, cursor string) (EventPosition, error) {
 	p, err := Authenticated(ctx)
 	if err != nil {
 		return EventPosition{}, err
 	}
-	var pos *EventPosition
-	id := ""
-	if eventIDPattern.MatchString(cursor) {
-		id = strings.ToLower(cursor)
-	} else if at, ok := DecodeEventCursor(cursor); ok {
-		pos = &at
-	} else {
-		return EventPosition{}, fieldError("after", "not an event cursor or event id: pass the cursor (or id) of an event you received")
+	id, pos, ok := parseAfter(cursor)
+	if !ok {
+		return EventPosition{}, fieldError("after", malformedAfter)
 	}
-	if s.Log == nil {
-		return EventPosition{}, &Error{Code: CodeInternal, Message: "resuming is not configured"}
-	}
-	at, found, foreign, err := s.Log.Locate(ctx, p.TenantID, id, pos)
-	switch {
-	case err != nil:
-		return EventPosition{}, err
-	case foreign:
-		return EventPosition{}, fieldError("after", "the cursor is not one of your events")
-	case !found:
-		return EventPosition{}, &Error{Code: CodeCursorExpired,
-			Message: "after: the event is no longer kept (events are kept 30 days): subscribe without after and reconcile with a query"}
-	}
-	return at, nil
+	return locateAfter(ctx, s.Log, p.TenantID, id, pos)
 }
 
 // Replay returns the next events, at most limit, after `after` and up to

@@ -46,6 +46,8 @@ func StatusOf(code domain.Code) int {
 		return http.StatusUnsupportedMediaType
 	case domain.CodeRateLimited:
 		return http.StatusTooManyRequests
+	case domain.CodeCursorExpired:
+		return http.StatusGone
 	default:
 		return http.StatusInternalServerError
 	}

@@ -2,9 +2,7 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -17,6 +15,12 @@ import (
 type EventLog struct{ DB *DB }
 
 var _ domain.EventLogStore = (*EventLog)(nil)
+
+// Locate answers domain.EventLocator, as Outbox.Locate does for resuming
+// subscriptions.
+func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, bool, error) {
+	return (&Outbox{DB: l.DB}).Locate(ctx, tenant, id, pos)
+}
 
 // ListEvents answers domain.EventLogStore. As for webhook deliveries, only
 // events of a subsidiary are listed. It reads Outbox's order and only final
@@ -34,18 +38,6 @@ func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q domain.
 	}
 	err := l.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		after := q.After
-		if q.AfterEventID != "" {
-			err := tx.QueryRowContext(ctx, "SELECT xact::text::bigint, seq FROM events WHERE tenant_id = ? AND id = ?",
-				tenantID, q.AfterEventID).Scan(&after.Xact, &after.Seq)
-			if errors.Is(err, sql.ErrNoRows) {
-				var v domain.Validation
-				v.Add("after", "no event "+q.AfterEventID+" (events are kept 30 days)")
-				return v.Err()
-			}
-			if err != nil {
-				return err
-			}
-		}
 		sel := tx.NewSelect().Table("events").ColumnExpr("seq, xact::text::bigint AS xact, id, type, subsidiary_id, payload").
 			Where("tenant_id = ?", tenantID).
 			Where("(xact, seq) > (?::bigint::text::xid8, ?)", after.Xact, after.Seq).
