@@ -53,6 +53,14 @@ type Config struct {
 	// expires (graph.WebsocketOptions.AfterFunc); nil is time.AfterFunc.
 	// Tests fire it instead of waiting for a token to expire.
 	TokenExpiryTimer func(d time.Duration, f func()) (stop func() bool)
+	// SSEMaxStreamsClient and SSEMaxStreamsTenant bound the GraphQL event
+	// streams open on one instance per client and per tenant
+	// (HAULGRAPH_SSE_MAX_STREAMS_CLIENT, _TENANT; default 100 and 1,000).
+	SSEMaxStreamsClient int
+	SSEMaxStreamsTenant int
+	// SSEHeartbeat is the interval of an event stream's heartbeat comment
+	// (default 15s; tests shorten it).
+	SSEHeartbeat time.Duration
 	// Rate limits in requests per second (DESIGN.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
@@ -130,6 +138,15 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_SUBSCRIBER_BUFFER: a positive integer, got %q", v)
 		}
 		c.SubscriberBuffer = n
+	}
+	for env, dst := range map[string]*int{"HAULGRAPH_SSE_MAX_STREAMS_CLIENT": &c.SSEMaxStreamsClient, "HAULGRAPH_SSE_MAX_STREAMS_TENANT": &c.SSEMaxStreamsTenant} {
+		if v := os.Getenv(env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("%s: a positive integer, got %q", env, v)
+			}
+			*dst = n
+		}
 	}
 	limits, err := uploadLimitsFromEnv()
 	if err != nil {

@@ -37,8 +37,19 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 			DisableIntrospection: a.Config.DisableIntrospection,
 			MaxCost:              a.Config.GraphQLCostLimit,
 			Throttle:             graph.NewThrottle(limits.Limiter, budget, refill),
+			// GraphQL over SSE: every stream is one request, charged to the
+			// rate limits by auth like any other.
+			Streams: graph.SSEOptions{
+				MaxStreamsPerClient: a.Config.SSEMaxStreamsClient,
+				MaxStreamsPerTenant: a.Config.SSEMaxStreamsTenant,
+				Queue:               a.Config.SubscriberBuffer,
+				Heartbeat:           a.Config.SSEHeartbeat,
+				Closing:             a.closing,
+				AfterFunc:           a.Config.TokenExpiryTimer,
+			},
 		},
 	})
 	a.GraphQL.Server.AddTransport(a.websocketTransport(limits))
 	mux.Handle("/graphql", auth(a.GraphQL))
+	mux.Handle("/graphql/stream", auth(graph.StreamRoute(a.GraphQL))) // graphql-sse, distinct connections
 }

@@ -33,6 +33,9 @@ type Options struct {
 	// Throttle is the per-client cost budget (shared by the instances);
 	// nil charges nothing. MaxCost is capped at its budget.
 	Throttle *Throttle
+	// Streams configure GraphQL over server-sent events (its Live is the
+	// handler's own).
+	Streams SSEOptions
 }
 
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
@@ -72,6 +75,8 @@ type Handler struct {
 	// Live runs the shared executions of subscriptions for the streaming
 	// transports (WebSocket, SSE).
 	Live *Live
+	// SSE is the server-sent events transport (graph/sse.go).
+	SSE  *SSETransport
 	deps Deps
 	page http.Handler
 }
@@ -104,6 +109,11 @@ func NewHandler(deps Deps) *Handler {
 	if deps.Documents != nil {
 		enableDocuments(srv, deps.Documents)
 	}
+	live := NewLive(deps.Subscriptions, presentError(deps.Log))
+	streams := o.Streams
+	streams.Live = live
+	sse := NewSSE(streams, o.MaxBodyBytes)
+	srv.AddTransport(sse)                                     // before the plain HTTP transport, which takes every GET and POST
 	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(20000)
@@ -116,11 +126,12 @@ func NewHandler(deps Deps) *Handler {
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
-	return &Handler{Server: srv, Live: NewLive(deps.Subscriptions, presentError(deps.Log)), deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
+	return &Handler{Server: srv, Live: live, SSE: sse, deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet && r.URL.RawQuery == "" && acceptsHTML(r) {
+	stream := wantsStream(r)
+	if r.Method == http.MethodGet && r.URL.RawQuery == "" && acceptsHTML(r) && !stream {
 		h.page.ServeHTTP(w, r) // GraphiQL; the page itself needs no token
 		return
 	}
@@ -163,7 +174,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	o := &outcome{}
 	ctx := context.WithValue(r.Context(), outcomeKey{}, o)
-	ctx = withPlainHTTP(ctx, r)
+	if !stream { // a subscription over SSE is what SSE is for
+		ctx = withPlainHTTP(ctx, r)
+	}
 	h.Server.ServeHTTP(&statusWriter{ResponseWriter: w, outcome: o}, r.WithContext(ctx))
 }
 

@@ -43,8 +43,12 @@ func streamingTransports(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "wss"
 	}
+	web := "http"
+	if r.TLS != nil {
+		web = "https"
+	}
 	return "subscribe over WebSocket at " + scheme + "://" + r.Host + r.URL.Path +
-		" (subprotocol graphql-transport-ws), or with a POST that accepts text/event-stream (server-sent events)"
+		" (subprotocol graphql-transport-ws), or over server-sent events (graphql-sse) at " + web + "://" + r.Host + "/graphql/stream"
 }
 
 // httpSubscriptionGuard answers a subscription over plain HTTP at once with

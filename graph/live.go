@@ -71,9 +71,10 @@ const codeSlowConsumer = "SLOW_CONSUMER"
 
 // liveMember is one subscriber: an operation of a connection.
 type liveMember struct {
-	// out writes one event's encoded payload to the subscriber; it must not
-	// block (a connection that cannot take it is cut off).
-	out func(payload []byte)
+	// out writes one event's encoded payload, at its outbox position, to the
+	// subscriber; it must not block (a connection that cannot take it is cut
+	// off). SSE sends the position's cursor as the event's id.
+	out func(pos domain.EventPosition, payload []byte)
 	// fail ends the member when its group's stream ended under it.
 	fail  func(errs gqlerror.List)
 	group *liveGroup // guarded by Live.mu
@@ -106,7 +107,7 @@ func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
 		m.pending = append(m.pending, livePending{pos, payload})
 	case pos == domain.EventPosition{} || m.last.Before(pos):
 		m.last = pos
-		m.out(payload)
+		m.out(pos, payload)
 	}
 }
 

@@ -58,7 +58,7 @@ func afterVariable(rc *graphql.OperationContext) string {
 // an error from it ends the replay. The errors are m's refusal (bad or
 // expired cursor, missing scope); on any refusal m has not joined.
 func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *liveMember, cursor string,
-	write func(ctx context.Context, payload []byte) error) gqlerror.List {
+	write func(ctx context.Context, pos domain.EventPosition, payload []byte) error) gqlerror.List {
 	ctx = graphql.WithOperationContext(ctx, opCtx)
 	after, err := l.subs.ResumeAt(ctx, cursor)
 	if err != nil {
@@ -102,7 +102,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 			if err != nil {
 				return refuse(err)
 			}
-			if write(ctx, payload) != nil {
+			if write(ctx, ev.Pos, payload) != nil {
 				l.Leave(m)
 				return nil
 			}
@@ -124,7 +124,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 		for _, p := range m.pending {
 			if m.last.Before(p.pos) {
 				m.last = p.pos
-				m.out(p.payload)
+				m.out(p.pos, p.payload)
 			}
 		}
 		m.pending, m.replaying = nil, false

@@ -397,7 +397,7 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		return true
 	}
 	op.member = &liveMember{
-		out: func(body []byte) { w.deliver(op, body) },
+		out: func(_ domain.EventPosition, body []byte) { w.deliver(op, body) },
 		fail: func(errs gqlerror.List) {
 			if w.remove(id) == op {
 				w.refuse(id, errs)
@@ -424,7 +424,7 @@ func (w *wsConn) resume(op *wsOp, opCtx *graphql.OperationContext, cursor string
 	go func() {
 		defer w.workers.Done()
 		defer cancel()
-		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, body []byte) error {
+		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, _ domain.EventPosition, body []byte) error {
 			return w.sendWait(ctx, op, body)
 		})
 		if ctx.Err() != nil {
