@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -105,6 +106,12 @@ func (a *App) Run(ctx context.Context) error {
 // GoingAway ends every WebSocket connection with 1001 (http.Server does not
 // track hijacked connections): call it when the server starts shutting down.
 func (a *App) GoingAway() { a.closingOnce.Do(func() { close(a.closing) }) }
+
+// ConnContext is the http.Server's ConnContext: GraphQL event streams bound
+// their socket's send buffer through it.
+func (a *App) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return graph.ConnContext(ctx, c)
+}
 
 // Close releases the database.
 func (a *App) Close() {

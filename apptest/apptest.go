@@ -71,6 +71,7 @@ func Start(t testing.TB, opts Options) *Server {
 	go func() { defer close(done); _ = a.Run(ctx) }()
 	srv.Config.Handler = a.Handler()
 	srv.Config.MaxHeaderBytes = app.MaxRequestHead
+	srv.Config.ConnContext = a.ConnContext
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()

@@ -6,9 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,11 +44,19 @@ type sseRequest struct {
 	vars   map[string]any
 	accept string // text/event-stream by default
 	header map[string]string
+	client *http.Client // http.DefaultClient by default
 }
 
 // openSSE sends the request; a text/event-stream answer is read as events,
 // any other is returned with its body.
 func openSSE(t *testing.T, srv *apptest.Server, r sseRequest) (*sseClient, *http.Response, []byte) {
+	t.Helper()
+	return openSSEWith(t, srv, r, nil)
+}
+
+// openSSEWith is openSSE whose reader starts reading once gate is closed
+// (nil: at once).
+func openSSEWith(t *testing.T, srv *apptest.Server, r sseRequest, gate chan struct{}) (*sseClient, *http.Response, []byte) {
 	t.Helper()
 	if r.method == "" {
 		r.method = http.MethodPost
@@ -82,7 +93,11 @@ func openSSE(t *testing.T, srv *apptest.Server, r sseRequest) (*sseClient, *http
 	for k, v := range r.header {
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
+	client := http.DefaultClient
+	if r.client != nil {
+		client = r.client
+	}
+	res, err := client.Do(req)
 	if err != nil {
 		cancel()
 		t.Fatalf("%s %s: %v", r.method, r.path, err)
@@ -94,7 +109,7 @@ func openSSE(t *testing.T, srv *apptest.Server, r sseRequest) (*sseClient, *http
 		return nil, res, b
 	}
 	c := &sseClient{t: t, res: res, events: make(chan sseEvent, 1024), cancel: cancel, done: make(chan struct{})}
-	go c.read()
+	go c.read(gate)
 	t.Cleanup(c.close)
 	return c, res, nil
 }
@@ -109,10 +124,17 @@ func stream(t *testing.T, srv *apptest.Server, r sseRequest) *sseClient {
 	return c
 }
 
-func (c *sseClient) read() {
+func (c *sseClient) read(gate chan struct{}) {
 	defer close(c.done)
 	defer close(c.events)
 	defer c.res.Body.Close()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-c.res.Request.Context().Done():
+			return
+		}
+	}
 	sc := bufio.NewScanner(c.res.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var ev sseEvent
@@ -143,6 +165,29 @@ func (c *sseClient) read() {
 			}
 		}
 	}
+}
+
+// paused starts the stream without reading it: the reader goroutine waits
+// for resume, so the client's socket fills up as a stalled client's would.
+func pausedSSE(t *testing.T, srv *apptest.Server, r sseRequest) (c *sseClient, resume func()) {
+	t.Helper()
+	gate := make(chan struct{})
+	r.client = &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Control: smallRcvBuf}).DialContext}}
+	c, res, body := openSSEWith(t, srv, r, gate)
+	if c == nil {
+		t.Fatalf("want an event stream, got %d: %s", res.StatusCode, body)
+	}
+	return c, sync.OnceFunc(func() { close(gate) })
+}
+
+// smallRcvBuf gives a client socket a 4 KiB receive buffer, so that a
+// client that stops reading pushes back on the server quickly.
+func smallRcvBuf(_, _ string, c syscall.RawConn) error {
+	var serr error
+	if err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) }); err != nil {
+		return err
+	}
+	return serr
 }
 
 // close disconnects and waits for the reader.

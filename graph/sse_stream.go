@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -31,6 +32,9 @@ type SSEOptions struct {
 	Queue int
 	// WriteTimeout bounds one write to a client; default 10s.
 	WriteTimeout time.Duration
+	// SendBuffer is a stream's kernel send buffer in bytes (default 64 KiB),
+	// when the server's ConnContext is ConnContext.
+	SendBuffer int
 	// Closing, when closed, ends every stream without "complete" (the
 	// server is shutting down: clients reconnect, to another instance).
 	Closing <-chan struct{}
@@ -55,10 +59,21 @@ func (o SSEOptions) withDefaults() SSEOptions {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 10 * time.Second
 	}
+	if o.SendBuffer <= 0 {
+		o.SendBuffer = 64 << 10
+	}
 	if o.AfterFunc == nil {
 		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
 	return o
+}
+
+type connKey struct{}
+
+// ConnContext is the http.Server's ConnContext that lets an event stream
+// reach its socket (to bound its send buffer).
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
 }
 
 // sseFrame is one piece of the stream: a "next" event (its data shared with
@@ -100,6 +115,14 @@ func (t *SSETransport) open(w http.ResponseWriter, r *http.Request) *sseStream {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	if tc, ok := r.Context().Value(connKey{}).(*net.TCPConn); ok {
+		// A fixed kernel send buffer, as for WebSockets: a client that stops
+		// reading pushes back after SendBuffer bytes, not megabytes of
+		// autotuned buffer, and is then cut off after Queue events. The
+		// connection is not reused for other requests afterwards.
+		_ = tc.SetWriteBuffer(t.o.SendBuffer)
+		h.Set("Connection", "close")
+	}
 	w.WriteHeader(http.StatusOK)
 	s := &sseStream{o: &t.o, w: w, rc: http.NewResponseController(w), ctx: r.Context(),
 		room: make(chan struct{}), wake: make(chan struct{}, 1), gone: make(chan struct{}), done: make(chan struct{})}

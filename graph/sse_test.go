@@ -360,3 +360,46 @@ func TestSSELifecycle(t *testing.T) {
 	waitSubscribers(t, srv, 0)
 	waitStreams(t, srv, 0)
 }
+
+// TestSSESlowConsumerIsCutOff: a client that stops reading is cut off once
+// HAULGRAPH_SUBSCRIBER_BUFFER events wait for it — its stream then ends
+// with SLOW_CONSUMER and complete once it reads again — while another
+// stream of the same group keeps receiving every event.
+func TestSSESlowConsumerIsCutOff(t *testing.T) {
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.SubscriberBuffer = 4 }})
+	tn := apptest.NewTenant(t, srv, "acme")
+	read := srv.Token(t, tn, domain.ScopeLoadRead)
+	query := `subscription { loadChanged { id data { load { loadNumber commodity stops { sequence name address { street city state zipCode } } } } } }`
+	slow, resume := pausedSSE(t, srv, sseRequest{token: read, query: query})
+	fast := stream(t, srv, sseRequest{token: read, query: query})
+	waitSubscribers(t, srv, 2)
+
+	write := writer(t, srv, tn)
+	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	fast.result()
+	sent := 1
+	for srv.GraphQL.Live.CutOff() == 0 {
+		if sent > 300 {
+			t.Fatal("the slow stream was never cut off")
+		}
+		mustGQL(t, srv, write, `mutation($c: String) { updateLoad(loadNumber: "S-1", input: {commodity: $c}) { loadNumber } }`,
+			map[string]any{"c": fmt.Sprintf("commodity %d", sent)})
+		sent++
+		if _, r := fast.result(); !strings.Contains(string(r.Data["loadChanged"]), fmt.Sprintf(`"commodity %d"`, sent-1)) {
+			t.Fatalf("fast stream: event %d is %s", sent, r.Data["loadChanged"])
+		}
+	}
+	waitSubscribers(t, srv, 1) // the slow stream left its group at once
+	resume()
+	for {
+		_, r := slow.result()
+		if len(r.Errors) > 0 {
+			if r.Errors[0].Extensions["code"] != "SLOW_CONSUMER" {
+				t.Fatalf("the slow stream ended with %+v", r.Errors)
+			}
+			break
+		}
+	}
+	slow.completes()
+	t.Logf("slow stream cut off after %d events", sent)
+}

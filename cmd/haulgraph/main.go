@@ -139,7 +139,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: app.MaxRequestHead}
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: app.MaxRequestHead, ConnContext: a.ConnContext}
 	srv.RegisterOnShutdown(a.GoingAway) // WebSockets end with 1001
 	// One owner for every goroutine: the listener, the workers (relay,
 	// webhook dispatch and delivery) and the shutdown. The pool closes (a.Close,
