@@ -78,6 +78,13 @@ func TestSSELiveEvents(t *testing.T) {
 	if n := srv.GraphQL.Live.Executions() - before; n != 4 {
 		t.Fatalf("%d executions for 3 events and 2 groups, want 4", n)
 	}
+	// urql lists text/event-stream beside the JSON types on every request:
+	// that is plain GraphQL over HTTP, a subscription there is refused.
+	urql := "application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed"
+	if c, res, body := openSSE(t, srv, sseRequest{path: "/graphql", token: read, query: sseQuery, accept: urql}); c != nil ||
+		!strings.HasPrefix(res.Header.Get("Content-Type"), "application/graphql-response+json") || !strings.Contains(string(body), "STREAMING_TRANSPORT_REQUIRED") {
+		t.Fatalf("a subscription with urql's Accept: %d %s", res.StatusCode, body)
+	}
 	// A query over SSE is one result, then complete.
 	q := stream(t, srv, sseRequest{token: read, query: `{ eventTypes }`})
 	if _, r := q.result(); len(r.Errors) > 0 || r.Data["eventTypes"] == nil {
