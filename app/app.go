@@ -9,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/haulgraph/haulgraph/admin"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/board"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -38,6 +40,9 @@ type App struct {
 	GraphQL *graph.Handler
 	// Webhooks is webhook management and delivery (app/webhooks.go).
 	Webhooks webhookParts
+	// Metrics is the instance's registry, served by AdminHandler.
+	Metrics *metrics.Metrics
+	admin   http.Handler
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -46,7 +51,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dbOpts []storage.Option
+	connectTimeout := cfg.DBConnectTimeout
+	if connectTimeout <= 0 {
+		connectTimeout = storage.DefaultConnectTimeout
+	}
+	dbOpts := []storage.Option{storage.ConnectTimeout(connectTimeout)}
 	if cfg.DBRoundTrips != nil {
 		dbOpts = append(dbOpts, storage.CountRoundTrips(cfg.DBRoundTrips))
 	}
@@ -58,7 +67,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{})}
+	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New()}
 	if err := a.wireWebhooks(); err != nil {
 		db.Close()
 		return nil, err
@@ -67,7 +76,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.Handle("GET "+board.Path, board.Handler())
 	mux.Handle("GET "+board.Path+"/", board.Handler())
-	limits := newRateLimits(cfg, db, log)
+	limits := newRateLimits(cfg, db, log, a.Metrics)
 	if err := a.wireAuth(ctx, mux, limits.TokenThrottle(tokenLimit(cfg))); err != nil {
 		db.Close()
 		return nil, err
@@ -87,8 +96,32 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	reads := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
 		Exports: &domain.Exports{Store: reads}, Events: &domain.EventLog{Store: &storage.EventLog{DB: db}},
-		Webhooks: a.Webhooks.Service}, log)
+		Webhooks: a.Webhooks.Service}, log, a.Metrics)
+	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
+	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)
 	return a, nil
+}
+
+// AdminHandler is the admin listener's face: /metrics, /debug/pprof/,
+// /healthz and /readyz.
+func (a *App) AdminHandler() http.Handler { return a.admin }
+
+// ready is /readyz: the database answers, every migration is applied, and
+// no stop has begun.
+func (a *App) ready(ctx context.Context) (string, bool) {
+	select {
+	case <-a.closing:
+		return "stopping", false
+	default:
+	}
+	pending, err := a.DB.PendingMigrations(ctx)
+	switch {
+	case err != nil:
+		return "database unreachable", false
+	case pending > 0:
+		return "migrations pending", false
+	}
+	return "", true
 }
 
 // Handler is the HTTP face of the instance.
@@ -104,7 +137,8 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 // GoingAway ends every WebSocket connection with 1001 (http.Server does not
-// track hijacked connections): call it when the server starts shutting down.
+// track hijacked connections) and makes /readyz answer 503: call it when
+// the server starts shutting down.
 func (a *App) GoingAway() { a.closingOnce.Do(func() { close(a.closing) }) }
 
 // ConnContext is the http.Server's ConnContext: GraphQL event streams bound

@@ -38,6 +38,7 @@ func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux, throttle func(ht
 		EncryptionKey:  a.Config.EncryptionKey,
 		Throttle:       throttle,
 		RevocationPoll: a.Config.RevocationPoll,
+		CountToken:     a.Metrics.TokenRequest,
 	})
 	if err != nil {
 		return err

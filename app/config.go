@@ -93,7 +93,18 @@ type Config struct {
 	// default 10s): in-flight requests and webhook attempts may finish
 	// within it; zero (tests) cancels webhook attempts at once.
 	ShutdownTimeout time.Duration
+	// AdminAddr is the admin listener's address: metrics, pprof, /healthz
+	// and /readyz (HAULGRAPH_ADMIN_ADDR, default 127.0.0.1:9090; set empty
+	// to disable it).
+	AdminAddr string
+	// DBConnectTimeout bounds one connection attempt to PostgreSQL
+	// (HAULGRAPH_DB_CONNECT_TIMEOUT, default 5s); zero is the default.
+	DBConnectTimeout time.Duration
 }
+
+// DefaultAdminAddr is the admin listener's address when
+// HAULGRAPH_ADMIN_ADDR is unset: loopback only.
+const DefaultAdminAddr = "127.0.0.1:9090"
 
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
 const DefaultAudience = "https://api.haulgraph.local"
@@ -118,6 +129,17 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_SHUTDOWN_TIMEOUT: a positive duration, got %q", v)
 		}
 		c.ShutdownTimeout = d
+	}
+	c.AdminAddr = DefaultAdminAddr
+	if v, set := os.LookupEnv("HAULGRAPH_ADMIN_ADDR"); set {
+		c.AdminAddr = v // empty: no admin listener
+	}
+	if v := os.Getenv("HAULGRAPH_DB_CONNECT_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("HAULGRAPH_DB_CONNECT_TIMEOUT: a positive duration, got %q", v)
+		}
+		c.DBConnectTimeout = d
 	}
 	if c.DatabaseURL == "" {
 		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")

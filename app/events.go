@@ -50,5 +50,6 @@ func (a *App) websocketTransport(limits *rest.RateLimits) graph.WebsocketTranspo
 		InitTimeout:       a.Config.WebsocketInitTimeout,
 		AfterFunc:         a.Config.TokenExpiryTimer,
 		Closing:           a.closing,
+		Opened:            a.Metrics.WebSocket().Opened,
 	})
 }

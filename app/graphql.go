@@ -21,6 +21,8 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 	if refill <= 0 {
 		refill = graph.DefaultCostRefill
 	}
+	throttle := graph.NewThrottle(limits.Limiter, budget, refill)
+	throttle.Refused = func() { a.Metrics.RateLimited("graphql_cost") }
 	reads := &storage.Reads{DB: a.DB}
 	a.GraphQL = graph.NewHandler(graph.Deps{
 		Reads:   &domain.Reads{Store: reads},
@@ -36,7 +38,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Options: graph.Options{
 			DisableIntrospection: a.Config.DisableIntrospection,
 			MaxCost:              a.Config.GraphQLCostLimit,
-			Throttle:             graph.NewThrottle(limits.Limiter, budget, refill),
+			Throttle:             throttle,
 			// GraphQL over SSE: every stream is one request, charged to the
 			// rate limits by auth like any other.
 			Streams: graph.SSEOptions{
@@ -46,6 +48,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 				Heartbeat:           a.Config.SSEHeartbeat,
 				Closing:             a.closing,
 				AfterFunc:           a.Config.TokenExpiryTimer,
+				Opened:              a.Metrics.SSE().Opened,
 			},
 		},
 	})

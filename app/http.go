@@ -4,8 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
@@ -29,7 +28,7 @@ type apiChain struct {
 
 // newRateLimits is the one limiter of the instance (buckets shared with the
 // other instances through PostgreSQL): API, GraphQL and token endpoint.
-func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger) *rest.RateLimits {
+func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metrics) *rest.RateLimits {
 	client, tenant := cfg.ClientRateLimit, cfg.TenantRateLimit
 	if client <= 0 {
 		client = DefaultClientRateLimit
@@ -42,6 +41,7 @@ func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger) *rest.RateLimit
 		Client:  ratelimit.PerSecond(client),
 		Tenant:  ratelimit.PerSecond(tenant),
 		Log:     log,
+		Refused: m.RateLimited,
 	}
 }
 
@@ -68,14 +68,12 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 	return func(h http.Handler) http.Handler { return c.authn(limits.Wrap(h)) }
 }
 
-// mountREST serves the REST routes, the OpenAPI document and /metrics on
-// mux, and returns the outermost handler: request logging, metrics and
-// trace context around everything.
-func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, log *slog.Logger) http.Handler {
-	reg := prometheus.NewRegistry()
-	obs := rest.NewObserver(log, reg)
+// mountREST serves the REST routes and the OpenAPI document on mux, and
+// returns the outermost handler: request logging, metrics and trace
+// context around everything. /metrics is on the admin listener only.
+func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, log *slog.Logger, m *metrics.Metrics) http.Handler {
+	obs := rest.NewObserver(log, m)
 	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
-	mux.Handle("GET /metrics", rest.MetricsHandler(reg))
 	return obs.Wrap(boundHead(mux))
 }

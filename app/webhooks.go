@@ -26,7 +26,8 @@ func (a *App) wireWebhooks() error {
 	}
 	store := storage.NewWebhookStore(a.DB, box)
 	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks})
-	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout}
+	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout,
+		Attempted: a.Metrics.WebhookAttempt}
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,

@@ -17,6 +17,8 @@ import (
 type Server struct {
 	*app.App
 	URL string
+	// AdminURL is the instance's admin listener (metrics, pprof, probes).
+	AdminURL string
 }
 
 // Options tune a test instance.
@@ -73,13 +75,15 @@ func Start(t testing.TB, opts Options) *Server {
 	srv.Config.MaxHeaderBytes = app.MaxRequestHead
 	srv.Config.ConnContext = a.ConnContext
 	srv.Start()
+	adminSrv := httptest.NewServer(a.AdminHandler())
 	t.Cleanup(func() {
 		srv.Close()
+		adminSrv.Close()
 		cancel()
 		<-done
 		a.Close()
 	})
-	return &Server{App: a, URL: srv.URL}
+	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL}
 }
 
 type testWriter struct{ t testing.TB }

@@ -31,9 +31,14 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 		if err != nil {
 			var it *InvalidTokenError
 			reason := "the token could not be verified now; try again"
-			if errors.As(err, &it) {
+			switch {
+			case errors.As(err, &it):
 				reason = it.Reason
-			} else {
+			case domain.CodeOf(err) == domain.CodeUnavailable:
+				// Not the token's fault: the transports answer 503.
+				next.ServeHTTP(w, r.WithContext(domain.WithAuthUnavailable(ctx)))
+				return
+			default:
 				slog.ErrorContext(ctx, "auth: verify token", "err", err)
 			}
 			next.ServeHTTP(w, r.WithContext(domain.WithAuthFailure(ctx, reason)))

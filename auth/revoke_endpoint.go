@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -40,14 +39,12 @@ func (s *Service) RevocationHandler() http.Handler {
 		if oerr == nil {
 			var err error
 			if client, err = s.authenticate(r.Context(), req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
-				slog.ErrorContext(r.Context(), "revocation endpoint: client lookup", "err", err)
-				oerr = oauthErr(500, "server_error", "the token could not be revoked; try again")
+				oerr = failed(r, "revocation endpoint: client lookup", err, "the token could not be revoked; try again")
 			}
 		}
 		if oerr == nil {
 			if err := s.RevokeToken(r.Context(), client.ClientID, req.Token); err != nil {
-				slog.ErrorContext(r.Context(), "revocation endpoint: revoke", "err", err)
-				oerr = oauthErr(500, "server_error", "the token could not be revoked; try again")
+				oerr = failed(r, "revocation endpoint: revoke", err, "the token could not be revoked; try again")
 			}
 		}
 		if oerr != nil {

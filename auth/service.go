@@ -37,6 +37,9 @@ type Config struct {
 	// none) and sets its rate-limit headers; false refuses it with 429.
 	// Nil admits every request.
 	Throttle func(w http.ResponseWriter, r *http.Request, clientID string) bool
+	// CountToken is told the outcome of every token request: "issued" or
+	// the OAuth error code answered (metrics); nil counts nothing.
+	CountToken func(outcome string)
 	// RevocationPoll bounds how long a revocation made elsewhere takes to
 	// reach this instance; zero means DefaultRevocationPoll.
 	RevocationPoll time.Duration

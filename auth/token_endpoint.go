@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -90,10 +91,15 @@ func (s *Service) LegacyTokenHandler() http.Handler {
 
 // serveToken issues a token; legacyTenant ≠ Nil selects the legacy flow.
 func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenant uuid.UUID) {
+	outcome := "issued" // or the OAuth error code answered
+	if s.cfg.CountToken != nil {
+		defer func() { s.cfg.CountToken(outcome) }()
+	}
 	req, oerr := parseTokenRequest(w, r)
 	// Throttled before the database sees the secret: guessing is slow.
 	if s.cfg.Throttle != nil && !s.cfg.Throttle(w, r, req.ClientID) {
 		// slow_down: the IANA-registered token endpoint error for "too fast" (RFC 8628).
+		outcome = "slow_down"
 		writeOAuthError(w, oauthErr(http.StatusTooManyRequests, "slow_down", "too many token requests: retry after the number of seconds in Retry-After"))
 		return
 	}
@@ -104,8 +110,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenan
 	if oerr == nil {
 		var err error
 		if client, err = s.authenticate(r.Context(), req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
-			slog.ErrorContext(r.Context(), "token endpoint: client lookup", "err", err)
-			oerr = oauthErr(500, "server_error", "the token could not be issued; try again")
+			oerr = failed(r, "token endpoint: client lookup", err, "the token could not be issued; try again")
 		}
 	}
 	if oerr == nil && legacyTenant != uuid.Nil && client.TenantID != legacyTenant {
@@ -115,6 +120,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenan
 		oerr = checkScopes(client, domain.ParseScopes(req.Scope))
 	}
 	if oerr != nil {
+		outcome = oerr.Code
 		writeOAuthError(w, oerr)
 		return
 	}
@@ -126,8 +132,9 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenan
 	}
 	token, expiresIn, err := s.mint(r.Context(), client, scope)
 	if err != nil {
-		slog.ErrorContext(r.Context(), "token endpoint: sign", "err", err)
-		writeOAuthError(w, oauthErr(500, "server_error", "the token could not be issued; try again"))
+		oerr = failed(r, "token endpoint: sign", err, "the token could not be issued; try again")
+		outcome = oerr.Code
+		writeOAuthError(w, oerr)
 		return
 	}
 	setNoStore(w)
@@ -257,8 +264,22 @@ func checkScopes(c *Client, requested []domain.Scope) *OAuthError {
 	return nil
 }
 
+// failed is the answer to an error that is not the client's: RFC 6749's
+// temporarily_unavailable (503, Retry-After) while the database cannot be
+// reached, otherwise a logged server_error.
+func failed(r *http.Request, what string, err error, desc string) *OAuthError {
+	if domain.CodeOf(err) == domain.CodeUnavailable {
+		return oauthErr(http.StatusServiceUnavailable, "temporarily_unavailable", "the service is temporarily unavailable: retry after the number of seconds in Retry-After")
+	}
+	slog.ErrorContext(r.Context(), what, "err", err)
+	return oauthErr(http.StatusInternalServerError, "server_error", desc)
+}
+
 func writeOAuthError(w http.ResponseWriter, e *OAuthError) {
 	setNoStore(w)
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
+	}
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="haulgraph", charset="UTF-8"`)
 	}

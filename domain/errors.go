@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Code classifies an error for every transport: REST maps it to an HTTP
@@ -20,6 +21,7 @@ const (
 	CodeTooLarge        Code = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedType Code = "UNSUPPORTED_MEDIA_TYPE"
 	CodeRateLimited     Code = "RATE_LIMITED"
+	CodeUnavailable     Code = "SERVICE_UNAVAILABLE"
 	CodeInternal        Code = "INTERNAL"
 )
 
@@ -85,8 +87,37 @@ func (v *Validation) Err() error {
 // CodeOf returns the code of err, CodeInternal for anything not a domain error.
 func CodeOf(err error) Code {
 	var e *Error
-	if errors.As(err, &e) {
+	if errors.As(Classify(err), &e) {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// ErrUnavailable answers any request that needed the database while it
+// cannot be reached: the client retries after UnavailableRetryAfter seconds.
+var ErrUnavailable = &Error{Code: CodeUnavailable, Message: "the service is temporarily unavailable: retry after the number of seconds in Retry-After"}
+
+// UnavailableRetryAfter is the Retry-After, in seconds, of ErrUnavailable.
+const UnavailableRetryAfter = 5
+
+// unreachable is the storage layer's classifier of connection failures
+// (storage.Unreachable): only it knows its driver's errors.
+var unreachable atomic.Pointer[func(error) bool]
+
+// SetUnreachable installs the classifier of connection failures; storage
+// does it once, when it is linked in.
+func SetUnreachable(f func(error) bool) { unreachable.Store(&f) }
+
+// Classify is err as a client may see it: a domain error as it is, a
+// failure to reach the database as ErrUnavailable, anything else unchanged
+// (transports answer it as an internal error).
+func Classify(err error) error {
+	var e *Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	if f := unreachable.Load(); f != nil && (*f)(err) {
+		return ErrUnavailable
+	}
+	return err
 }

@@ -40,6 +40,15 @@ func WithAuthFailure(ctx context.Context, reason string) context.Context {
 	return context.WithValue(ctx, authFailureKey{}, reason)
 }
 
+type authUnavailableKey struct{}
+
+// WithAuthUnavailable records that the presented token could not be checked
+// because the database cannot be reached: Authenticated answers
+// ErrUnavailable, not a 401.
+func WithAuthUnavailable(ctx context.Context) context.Context {
+	return context.WithValue(ctx, authUnavailableKey{}, true)
+}
+
 // CredentialsPresented reports whether the request carried a bearer token at
 // all (valid or refused). RFC 6750 §3.1: a request without credentials is
 // challenged without an error code; only a refused token is invalid_token.
@@ -56,6 +65,9 @@ func CredentialsPresented(ctx context.Context) bool {
 func Authenticated(ctx context.Context) (*Principal, error) {
 	if p := PrincipalFrom(ctx); p != nil {
 		return p, nil
+	}
+	if unavailable, _ := ctx.Value(authUnavailableKey{}).(bool); unavailable {
+		return nil, ErrUnavailable
 	}
 	msg := "a valid bearer token is required"
 	if reason, _ := ctx.Value(authFailureKey{}).(string); reason != "" {

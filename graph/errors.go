@@ -22,7 +22,12 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		var de *domain.Error
 		switch {
-		case errors.As(err, &de):
+		case errors.As(domain.Classify(err), &de):
+			if de.Code == domain.CodeUnavailable {
+				if o := outcomeFrom(ctx); o != nil { // over HTTP: 503 and Retry-After
+					o.unavailable()
+				}
+			}
 			gqlErr.Message = de.Message
 			gqlErr.Extensions = map[string]any{"code": string(de.Code)}
 			if len(de.Fields) > 0 {

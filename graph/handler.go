@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
@@ -164,6 +165,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if _, err := domain.Authenticated(r.Context()); err != nil {
+		if domain.CodeOf(err) == domain.CodeUnavailable {
+			w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
+			writeGraphQLError(w, r, http.StatusServiceUnavailable, err.Error(), string(domain.CodeUnavailable))
+			return
+		}
 		if domain.CredentialsPresented(r.Context()) {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
 		} else { // RFC 6750 §3.1: no credentials, no error code
@@ -181,8 +187,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // outcome lets a handler extension choose the HTTP status of a request it
-// refuses before execution (the cost throttle: 429 with Retry-After).
-type outcome struct{ status, retryAfter int }
+// refuses before execution (the cost throttle: 429 with Retry-After), and
+// the error presenter mark a request that met an unreachable database (503
+// with Retry-After; resolvers run concurrently, hence the lock).
+type outcome struct {
+	mu                 sync.Mutex
+	status, retryAfter int
+}
+
+// unavailable makes the answer 503 with Retry-After.
+func (o *outcome) unavailable() {
+	o.mu.Lock()
+	o.status, o.retryAfter = http.StatusServiceUnavailable, domain.UnavailableRetryAfter
+	o.mu.Unlock()
+}
 
 type outcomeKey struct{}
 
@@ -201,11 +219,14 @@ type statusWriter struct {
 }
 
 func (w *statusWriter) WriteHeader(status int) {
+	w.outcome.mu.Lock()
+	chosen, retryAfter := w.outcome.status, w.outcome.retryAfter
+	w.outcome.mu.Unlock()
 	switch {
-	case w.outcome.status != 0:
-		status = w.outcome.status
-		if w.outcome.retryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(w.outcome.retryAfter))
+	case chosen != 0:
+		status = chosen
+		if retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 		}
 	case status == http.StatusUnprocessableEntity && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
 		status = http.StatusOK

@@ -41,6 +41,9 @@ type SSEOptions struct {
 	// AfterFunc schedules the end of a stream when its token expires and
 	// returns what cancels it; nil is time.AfterFunc (tests fire it at once).
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Opened is told of every stream that starts and returns what to call
+	// when it ends (metrics.Streams.Opened); nil counts nothing.
+	Opened func() (ended func())
 }
 
 func (o SSEOptions) withDefaults() SSEOptions {
@@ -127,7 +130,15 @@ func (t *SSETransport) open(w http.ResponseWriter, r *http.Request) *sseStream {
 	s := &sseStream{o: &t.o, w: w, rc: http.NewResponseController(w), ctx: r.Context(),
 		room: make(chan struct{}), wake: make(chan struct{}, 1), gone: make(chan struct{}), done: make(chan struct{})}
 	_ = s.rc.Flush()
-	go s.run()
+	ended := func() {}
+	if t.o.Opened != nil {
+		ended = t.o.Opened()
+	}
+	go func() {
+		defer close(s.done) // after ended: whoever waits sees the stream counted out
+		defer ended()
+		s.run()
+	}()
 	return s
 }
 
@@ -219,7 +230,6 @@ func (s *sseStream) signal() {
 // run writes what is queued, and a heartbeat comment when nothing was
 // written for a while, until the stream ends or the client goes.
 func (s *sseStream) run() {
-	defer close(s.done)
 	beat := time.NewTicker(s.o.Heartbeat)
 	defer beat.Stop()
 	var batch []sseFrame

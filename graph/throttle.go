@@ -27,6 +27,8 @@ type ThrottleStatus struct {
 type Throttle struct {
 	limiter *ratelimit.Limiter
 	limit   ratelimit.Limit
+	// Refused is told of every charge refused (metrics); nil: nobody.
+	Refused func()
 }
 
 // NewThrottle makes the budget over lm: budget points per client, refilled
@@ -55,6 +57,9 @@ func (t *Throttle) Charge(ctx context.Context, cost int) (status ThrottleStatus,
 	d, err := t.limiter.TakeN(ctx, budgetKey(ctx), t.limit, cost)
 	if err != nil {
 		return t.status(t.limit.Burst), true, 0, fmt.Errorf("graphql cost budget: %w", err)
+	}
+	if !d.Allowed && t.Refused != nil {
+		t.Refused()
 	}
 	return t.status(d.Remaining), d.Allowed, max(1, int(math.Ceil(d.RetryAfter.Seconds()))), nil
 }

@@ -70,6 +70,9 @@ type WebsocketOptions struct {
 	// Closing, when closed, ends every connection with 1001 Going Away (the
 	// server is shutting down); nil never does.
 	Closing <-chan struct{}
+	// Opened is told of every upgraded connection and returns what to call
+	// when it ends (metrics.Streams.Opened); nil counts nothing.
+	Opened func() (ended func())
 }
 
 var writeBuffers = &sync.Pool{}
@@ -147,6 +150,9 @@ func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 	c, err := t.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
+	}
+	if t.o.Opened != nil {
+		defer t.o.Opened()()
 	}
 	newWSConn(t.o, c, exec, r.Context()).serve()
 }

@@ -8,44 +8,28 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
+	"strings"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Observer logs and counts every request and carries its W3C trace context.
 type Observer struct {
-	log      *slog.Logger
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	log     *slog.Logger
+	metrics RequestMetrics
 }
 
-// NewObserver registers the HTTP metrics in reg (one registry per instance,
-// so that several instances can run in one test process).
-func NewObserver(log *slog.Logger, reg prometheus.Registerer) *Observer {
-	o := &Observer{
-		log: log,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "haulgraph_http_requests_total",
-			Help: "HTTP requests answered, by method, route pattern and status.",
-		}, []string{"method", "route", "status"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "haulgraph_http_request_duration_seconds",
-			Help:    "Time to answer HTTP requests, by method and route pattern.",
-			Buckets: prometheus.DefBuckets,
-		}, []string{"method", "route"}),
-	}
-	reg.MustRegister(o.requests, o.latency)
-	return o
+// RequestMetrics counts answered requests (metrics.Metrics). stream is
+// true for a WebSocket upgrade or an SSE stream, whose lifetime is no
+// request latency.
+type RequestMetrics interface {
+	ObserveRequest(method, route string, status int, elapsed time.Duration, stream bool)
 }
 
-// MetricsHandler serves reg in the Prometheus text format (GET /metrics).
-func MetricsHandler(reg *prometheus.Registry) http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+// NewObserver logs to log and counts in m.
+func NewObserver(log *slog.Logger, m RequestMetrics) *Observer {
+	return &Observer{log: log, metrics: m}
 }
 
 // requestInfo is filled in by inner layers that know more than the outer
@@ -94,8 +78,8 @@ func (o *Observer) Wrap(next http.Handler) http.Handler {
 		status := sw.statusCode()
 		method := methodLabel(r.Method)
 		elapsed := time.Since(start)
-		o.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-		o.latency.WithLabelValues(method, route).Observe(elapsed.Seconds())
+		stream := status == http.StatusSwitchingProtocols || strings.HasPrefix(sw.Header().Get("Content-Type"), "text/event-stream")
+		o.metrics.ObserveRequest(method, route, status, elapsed, stream)
 		o.log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("latency_ms", float64(elapsed.Microseconds())/1000),

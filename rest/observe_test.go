@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/gorilla/websocket"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/rest"
 )
 
@@ -34,7 +34,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestObserverLogsEveryRequest(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), prometheus.NewRegistry())
+	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), metrics.New())
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest.SetRoute(r.Context(), "GET /things/{id}")
 		rest.SetClient(r.Context(), "client-42")
@@ -71,7 +71,7 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 func TestObserverLetsWebSocketsUpgrade(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), prometheus.NewRegistry())
+	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), metrics.New())
 	up := websocket.Upgrader{}
 	srv := httptest.NewServer(obs.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := up.Upgrade(w, r, nil)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -48,6 +49,8 @@ func StatusOf(code domain.Code) int {
 		return http.StatusTooManyRequests
 	case domain.CodeCursorExpired:
 		return http.StatusGone
+	case domain.CodeUnavailable:
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
 	}
@@ -58,7 +61,7 @@ func StatusOf(code domain.Code) int {
 // internal detail ever reaches a client.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var de *domain.Error
-	if !errors.As(err, &de) {
+	if !errors.As(domain.Classify(err), &de) {
 		slog.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path, "trace_id", domain.TraceIDFrom(r.Context()))
 		WriteProblem(w, r, http.StatusInternalServerError, "An internal error occurred; quote the traceId when reporting it.", nil)
 		return
@@ -71,6 +74,8 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		} else { // RFC 6750 §3.1: no credentials, no error code
 			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
 		}
+	case domain.CodeUnavailable:
+		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
 	case domain.CodeForbidden:
 		if s := de.Fields["scope"]; len(s) > 0 {
 			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+quoteSafe(strings.Join(s, " "))+`"`)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -26,6 +27,9 @@ type RateLimits struct {
 	// Refuse writes a 429 in the transport's error format; the RateLimit-*
 	// and Retry-After headers are already set. Nil: problem+json.
 	Refuse Refusal
+	// Refused is told the kind of every bucket that refuses (client,
+	// tenant, address, token): metrics. Nil counts nothing.
+	Refused func(kind string)
 }
 
 // Refusal answers a request the limits refused (err is CodeRateLimited).
@@ -96,6 +100,7 @@ func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
 			return nil
 		}
 		if !d.Allowed {
+			rl.count(c.Key)
 			return &domain.Error{Code: domain.CodeRateLimited, Message: fmt.Sprintf(
 				"rate limit exceeded: retry in %d s", max(1, seconds(d.RetryAfter)))}
 		}
@@ -119,6 +124,7 @@ func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request) {
 func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Check) bool {
 	ctx := r.Context()
 	var binding ratelimit.Decision
+	var refusing string
 	for i, c := range checks {
 		d, err := rl.Limiter.Take(ctx, c.Key, c.Limit)
 		if err != nil {
@@ -131,8 +137,12 @@ func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Ch
 			binding = d
 		}
 		if !d.Allowed {
+			refusing = c.Key
 			break
 		}
+	}
+	if refusing != "" {
+		rl.count(refusing)
 	}
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(binding.Limit))
@@ -142,6 +152,19 @@ func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Ch
 		h.Set("Retry-After", strconv.Itoa(max(1, seconds(binding.RetryAfter))))
 	}
 	return binding.Allowed
+}
+
+// count tells Refused the kind of the bucket key that refused: its prefix
+// ("client:", "tenant:", "addr:", "token:").
+func (rl *RateLimits) count(key string) {
+	if rl.Refused == nil {
+		return
+	}
+	kind, _, _ := strings.Cut(key, ":")
+	if kind == "addr" {
+		kind = "address"
+	}
+	rl.Refused(kind)
 }
 
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }

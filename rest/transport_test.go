@@ -120,7 +120,10 @@ func TestMetricsCountRequests(t *testing.T) {
 		do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
 	}
 	do(t, "GET", srv.URL+"/api/p/v9/trailers", nil, "")
-	res, body := do(t, "GET", srv.URL+"/metrics", nil, "")
+	if res, _ := do(t, "GET", srv.URL+"/metrics", nil, ""); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("public /metrics: %d, want 404 (metrics are on the admin listener)", res.StatusCode)
+	}
+	res, body := do(t, "GET", srv.AdminURL+"/metrics", nil, "")
 	if res.StatusCode != 200 {
 		t.Fatalf("/metrics: %d", res.StatusCode)
 	}
@@ -170,7 +173,7 @@ func TestRateLimitAnonymous(t *testing.T) {
 	res, body = do(t, "GET", url, nil, "")
 	wantProblem(t, res, body, http.StatusUnauthorized)
 	// The refusal is counted under its route.
-	_, metrics := do(t, "GET", srv.URL+"/metrics", nil, "")
+	_, metrics := do(t, "GET", srv.AdminURL+"/metrics", nil, "")
 	if want := `haulgraph_http_requests_total{method="GET",route="GET /api/p/{version}/webhooks/event-types",status="429"} 1`; !strings.Contains(string(metrics), want) {
 		t.Fatalf("/metrics lacks %s", want)
 	}

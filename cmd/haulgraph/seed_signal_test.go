@@ -38,7 +38,7 @@ func TestServeSeedDemoStopsCleanlyOnSIGTERM(t *testing.T) {
 			cmd := exec.Command(os.Args[0])
 			cmd.Dir = dir // where the demo's .data lives
 			cmd.Env = apptest.CleanEnv("HAULGRAPH_TEST_MAIN=1", "HAULGRAPH_TEST_ARGS=serve --seed-demo",
-				"DATABASE_URL="+dbURL, "HAULGRAPH_ADDR="+apptest.FreeAddr(t), "HAULGRAPH_ENCRYPTION_KEY="+testKey,
+				"DATABASE_URL="+dbURL, "HAULGRAPH_ADDR="+apptest.FreeAddr(t), "HAULGRAPH_ADMIN_ADDR=", "HAULGRAPH_ENCRYPTION_KEY="+testKey,
 				"HAULGRAPH_DEMO_DIR="+filepath.Join(dir, ".data"), "HAULGRAPH_BLOB_URL=file://"+filepath.Join(dir, "blobs"))
 			cmd.Stdout, cmd.Stderr = out, out
 			if err := cmd.Start(); err != nil {

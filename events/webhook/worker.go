@@ -41,6 +41,9 @@ type Worker struct {
 	// time is recorded instead of being sent again after a restart. Zero
 	// cancels them with ctx.
 	Drain time.Duration
+	// Attempted is told each attempt's outcome: delivered, rejected (another
+	// status), gone (410) or error (no answer); metrics. Nil: nobody.
+	Attempted func(outcome string)
 
 	wake chan struct{}
 	once sync.Once
@@ -159,14 +162,18 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) storage
 	if status != 0 {
 		o.StatusCode = &status
 	}
+	outcome := "rejected"
+	if w.Attempted != nil {
+		defer func() { w.Attempted(outcome) }()
+	}
 	switch {
 	case err != nil:
-		o.Error = err.Error()
+		o.Error, outcome = err.Error(), "error"
 	case status >= 200 && status < 300:
-		o.Delivered = true
+		o.Delivered, outcome = true, "delivered"
 		return o
 	case status == http.StatusGone:
-		o.Gone, o.Error = true, "410 Gone: the endpoint asked to be disabled"
+		o.Gone, o.Error, outcome = true, "410 Gone: the endpoint asked to be disabled", "gone"
 		return o
 	default:
 		o.Error = "status " + strconv.Itoa(status)

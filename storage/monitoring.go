@@ -1,0 +1,58 @@
+package storage
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+)
+
+// OutboxLag is what the webhook dispatcher has not consumed yet: how many
+// events (counted up to MaxOutboxLagCount) and the age of the oldest.
+type OutboxLag struct {
+	Events           int64
+	OldestAgeSeconds float64
+}
+
+// MaxOutboxLagCount bounds the count of unconsumed events a scrape makes.
+const MaxOutboxLagCount = 100000
+
+// OutboxLag reads the webhook cursor's lag behind the outbox (index range
+// on events (xact, seq)); ctx bounds it.
+func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
+	var lag OutboxLag
+	err := db.Pool.QueryRow(ctx, `
+		WITH cursor AS (
+			SELECT coalesce((SELECT last_xact FROM event_cursors WHERE consumer = $1), '0'::xid8) AS xact,
+			       coalesce((SELECT last_seq FROM event_cursors WHERE consumer = $1), 0) AS seq),
+		pending AS (
+			SELECT e.created_at FROM events e, cursor c WHERE (e.xact, e.seq) > (c.xact, c.seq)
+			ORDER BY e.xact, e.seq LIMIT $2)
+		SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM pending`,
+		WebhookCursor, MaxOutboxLagCount).Scan(&lag.Events, &lag.OldestAgeSeconds)
+	return lag, err
+}
+
+// DeliveryBacklog counts webhook deliveries still pending and those failed
+// for good.
+func (db *DB) DeliveryBacklog(ctx context.Context) (pending, failed int64, err error) {
+	err = db.Pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM webhook_deliveries WHERE status = 'Pending'),
+		(SELECT count(*) FROM webhook_deliveries WHERE status = 'Failed')`).Scan(&pending, &failed)
+	return pending, failed, err
+}
+
+// PendingMigrations counts the embedded migrations the database has not
+// applied: an instance with pending ones is not ready.
+func (db *DB) PendingMigrations(ctx context.Context) (int, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return 0, err
+	}
+	versions := make([]string, len(names))
+	for i, n := range names {
+		versions[i] = strings.TrimSuffix(strings.TrimPrefix(n, "migrations/"), ".sql")
+	}
+	var applied int
+	err = db.Pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ANY($1)", versions).Scan(&applied)
+	return len(versions) - applied, err
+}

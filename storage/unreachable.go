@@ -1,0 +1,63 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Transports see a connection failure as domain.ErrUnavailable (503), never
+// as an internal error: the classification lives here, beside the driver.
+func init() { domain.SetUnreachable(Unreachable) }
+
+// DefaultConnectTimeout bounds one connection attempt when neither
+// HAULGRAPH_DB_CONNECT_TIMEOUT nor the URL's connect_timeout says otherwise.
+const DefaultConnectTimeout = 5 * time.Second
+
+// ConnectTimeout bounds each connection attempt of the pool, so that a
+// request during an outage fails within d instead of waiting on the
+// kernel's TCP timeout.
+func ConnectTimeout(d time.Duration) Option {
+	return func(cfg *pgxpool.Config) { cfg.ConnConfig.ConnectTimeout = d }
+}
+
+// Unreachable reports whether err means that PostgreSQL could not be
+// reached or the connection to it broke (as opposed to a statement that
+// failed): the request may succeed once the database is back. Only the
+// driver's errors count: a network error of anything else (an external
+// issuer's keys) is not the database's.
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var connect *pgconn.ConnectError
+	var pgErr *pgconn.PgError
+	var fromDriver interface{ SafeToRetry() bool } // pgconn's own error types
+	var netErr net.Error
+	switch {
+	case errors.As(err, &connect), errors.Is(err, pgconn.ErrConnClosed),
+		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone):
+		return true
+	case errors.As(err, &pgErr):
+		// Class 08 (connection exception); 57P01-57P03: the server is
+		// shutting down or not accepting connections yet.
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// The caller's own deadline or departure, not the database's absence.
+		return false
+	case errors.As(err, &fromDriver):
+		// A broken socket under a statement: reset, refused, EOF.
+		return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	}
+	return false
+}
