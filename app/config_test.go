@@ -1,8 +1,10 @@
 package app_test
 
 import (
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/haulgraph/haulgraph/app"
 )
@@ -33,5 +35,30 @@ func TestGraphQLCostConfigFromEnv(t *testing.T) {
 				t.Errorf("%s=%s: %v, want an error naming %s", tc.env, tc.value, err, tc.want)
 			}
 		})
+	}
+}
+
+// The admin listener defaults to loopback, and an empty
+// HAULGRAPH_ADMIN_ADDR (not an unset one) disables it; the database
+// connect timeout is a positive duration.
+func TestAdminAndConnectConfigFromEnv(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	t.Setenv("HAULGRAPH_ADMIN_ADDR", "")
+	c, err := app.FromEnv()
+	if err != nil || c.AdminAddr != "" || c.DBConnectTimeout != 0 {
+		t.Fatalf("empty HAULGRAPH_ADMIN_ADDR: %q %v %v", c.AdminAddr, c.DBConnectTimeout, err)
+	}
+	t.Setenv("HAULGRAPH_ADMIN_ADDR", "127.0.0.1:19090")
+	t.Setenv("HAULGRAPH_DB_CONNECT_TIMEOUT", "750ms")
+	if c, err = app.FromEnv(); err != nil || c.AdminAddr != "127.0.0.1:19090" || c.DBConnectTimeout != 750*time.Millisecond {
+		t.Fatalf("set: %q %v %v", c.AdminAddr, c.DBConnectTimeout, err)
+	}
+	os.Unsetenv("HAULGRAPH_ADMIN_ADDR") // t.Setenv restores it afterwards
+	if c, err = app.FromEnv(); err != nil || c.AdminAddr != app.DefaultAdminAddr || app.DefaultAdminAddr != "127.0.0.1:9090" {
+		t.Fatalf("unset: %q %v", c.AdminAddr, err)
+	}
+	t.Setenv("HAULGRAPH_DB_CONNECT_TIMEOUT", "soon")
+	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_DB_CONNECT_TIMEOUT") {
+		t.Fatalf("HAULGRAPH_DB_CONNECT_TIMEOUT=soon: %v", err)
 	}
 }

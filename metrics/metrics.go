@@ -61,6 +61,15 @@ func New() *Metrics {
 			Help: "Requests refused by a rate limit, by the bucket that refused: client, tenant, address, token, graphql_cost.",
 		}, []string{"kind"}),
 	}
+	// The known label values start at zero, so that a rate() over them
+	// exists before the first event and every family is always exposed.
+	for _, o := range []string{"delivered", "rejected", "gone", "error"} {
+		m.webhooks.WithLabelValues(o)
+	}
+	m.tokens.WithLabelValues("issued")
+	for _, k := range []string{"client", "tenant", "address", "token", "graphql_cost"} {
+		m.refusals.WithLabelValues(k)
+	}
 	m.Registry.MustRegister(m.requests, m.latency, m.webhooks, m.tokens, m.refusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.websocket.register(m.Registry)

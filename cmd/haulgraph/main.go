@@ -173,10 +173,10 @@ func serve(ctx context.Context, args []string) error {
 		}
 		return nil
 	})
-	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", ln.Addr(), redact(cfg.DatabaseURL))
 	if adminLn != nil {
 		fmt.Printf("Admin listener on http://%s (metrics, pprof, healthz, readyz)\n", adminLn.Addr())
 	}
+	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", ln.Addr(), redact(cfg.DatabaseURL))
 	err = g.Wait()
 	if err == nil {
 		fmt.Println("HaulGraph stopped")
