@@ -2,24 +2,37 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"path/filepath"
 
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/secretbox"
 )
 
-// devEncryptionKeyFile holds the generated key when HAULGRAPH_ENCRYPTION_KEY
-// is unset (make run): created once, 0600, next to the private database.
-const devEncryptionKeyFile = ".data/encryption.key"
+// DemoKeyFile is the demo's generated master key, in Config.DemoDir:
+// created once, 0600, next to the private database.
+const DemoKeyFile = "encryption.key"
 
-// withEncryptionKey fills cfg.EncryptionKey from the development key file
-// when the environment gave none.
+// DemoClientFile holds the demo client's credentials, in Config.DemoDir.
+const DemoClientFile = "demo-client.json"
+
+// ErrNoEncryptionKey: outside the demo a missing key is an operator's
+// mistake, never a reason to invent one (a key made up in the working
+// directory seals secrets no other process can open).
+var ErrNoEncryptionKey = errors.New("HAULGRAPH_ENCRYPTION_KEY is not set: give every instance and the CLI the same key, base64 of 32 random bytes (make one with: openssl rand -base64 32)")
+
+// withEncryptionKey fills cfg.EncryptionKey from the demo's key file when
+// the environment gave none and this is the demo; otherwise it is required.
 func withEncryptionKey(cfg Config) (Config, error) {
 	if cfg.EncryptionKey != "" {
 		return cfg, nil
 	}
-	key, err := secretbox.LoadOrCreateKeyFile(devEncryptionKeyFile)
+	if cfg.DemoDir == "" {
+		return cfg, ErrNoEncryptionKey
+	}
+	key, err := secretbox.LoadOrCreateKeyFile(filepath.Join(cfg.DemoDir, DemoKeyFile))
 	cfg.EncryptionKey = key
 	return cfg, err
 }

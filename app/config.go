@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -34,10 +35,17 @@ type Config struct {
 	Now func() time.Time
 	// DevAllowHTTPWebhooks lets webhooks target http://127.0.0.1 (tests only).
 	DevAllowHTTPWebhooks bool
-	// EncryptionKey encrypts webhook secrets and signing keys at rest
-	// (HAULGRAPH_ENCRYPTION_KEY, base64 of 32 bytes).
+	// EncryptionKey is the master key (HAULGRAPH_ENCRYPTION_KEY, base64 of
+	// 32 bytes): keys derived from it seal webhook secrets and signing keys
+	// at rest and sign download links (secretbox.Derive). Required, except
+	// in the demo, which keeps one at DemoDir/encryption.key.
 	EncryptionKey string
-	TokenTTL      time.Duration
+	// DemoDir is the demo's home (HAULGRAPH_DEMO_DIR, an absolute path; make
+	// run and scripts/with-pg.sh set it to the checkout's .data): its
+	// generated encryption key and the demo client's credentials. Empty
+	// outside the demo.
+	DemoDir  string
+	TokenTTL time.Duration
 	// LegacyCutoff ends the legacy token transition (spec 5.4).
 	LegacyCutoff time.Time
 	// RevocationPoll bounds how long a revocation made by another instance
@@ -121,6 +129,7 @@ func FromEnv() (Config, error) {
 		TokenTTL:        time.Hour,
 		LegacyCutoff:    time.Date(2025, 7, 31, 0, 0, 0, 0, time.UTC).Add(24 * time.Hour),
 		EncryptionKey:   os.Getenv("HAULGRAPH_ENCRYPTION_KEY"),
+		DemoDir:         os.Getenv("HAULGRAPH_DEMO_DIR"),
 		ShutdownTimeout: 10 * time.Second,
 	}
 	if v := os.Getenv("HAULGRAPH_SHUTDOWN_TIMEOUT"); v != "" {
@@ -143,6 +152,12 @@ func FromEnv() (Config, error) {
 	}
 	if c.DatabaseURL == "" {
 		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")
+	}
+	if c.DemoDir != "" && !filepath.IsAbs(c.DemoDir) {
+		return c, fmt.Errorf("HAULGRAPH_DEMO_DIR: an absolute path, got %q", c.DemoDir)
+	}
+	if c.DemoDir != "" && os.Getenv("HAULGRAPH_BLOB_URL") == "" {
+		c.BlobURL = "file://" + filepath.Join(c.DemoDir, "blobs") // the demo's files stay with the demo, whatever the working directory
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Addr

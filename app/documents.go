@@ -26,7 +26,7 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 	a.closers = append(a.closers, func() { _ = blobs.Close() })
 	// The key is set and valid here: withEncryptionKey provides one and
 	// auth.New has already refused one that does not decode.
-	secret, err := secretbox.DecodeKey(a.Config.EncryptionKey)
+	master, err := secretbox.DecodeKey(a.Config.EncryptionKey)
 	if err != nil {
 		return fmt.Errorf("HAULGRAPH_ENCRYPTION_KEY: %w", err)
 	}
@@ -34,7 +34,7 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 		// A load or trip document changes its load: load.changed via the outbox.
 		Store: &storage.Documents{DB: a.DB, LoadChanged: storage.DocumentLoadChanged(a.Config.Now)},
 		Blobs: blobs,
-		Links: domain.NewLinkSigner(secret, strings.TrimRight(a.Config.PublicURL, "/")),
+		Links: domain.NewLinkSigner(secretbox.Derive(master, secretbox.LinksLabel), strings.TrimRight(a.Config.PublicURL, "/")),
 
 		MaxBytes: a.Config.UploadMaxBytes,
 		Now:      a.Config.Now,

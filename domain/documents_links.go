@@ -25,12 +25,10 @@ type LinkSigner struct {
 	base string // the server's public URL
 }
 
-// NewLinkSigner derives the link key from the service secret (a purpose-bound
-// HMAC, so the secret itself never signs anything readable).
-func NewLinkSigner(secret []byte, publicURL string) *LinkSigner {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("haulgraph/document-links/v1"))
-	return &LinkSigner{key: m.Sum(nil), base: publicURL}
+// NewLinkSigner signs links with key, a key of this purpose only (the app
+// derives it from the master key: secretbox.Derive with LinksLabel).
+func NewLinkSigner(key []byte, publicURL string) *LinkSigner {
+	return &LinkSigner{key: key, base: publicURL}
 }
 
 func (l *LinkSigner) sign(id, tenantID uuid.UUID, expires int64) string {

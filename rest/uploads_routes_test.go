@@ -12,6 +12,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/secretbox"
 )
 
 // The uploads are ordinary API routes: the rules every route shares apply
@@ -76,6 +77,21 @@ func TestUploadsAreAPIRoutes(t *testing.T) {
 	res, body = do(t, "GET", forged, nil, "")
 	wantProblem(t, res, body, http.StatusForbidden)
 	f.oas.check(t, "GET", forged, "", "", res, body)
+
+	// Links are signed with their own HKDF-derived key: a link signed with
+	// the master key or with the sealing key is refused.
+	master, err := secretbox.DecodeKey(f.srv.Config.EncryptionKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := link[:strings.Index(link, "/api/p/")]
+	for name, key := range map[string][]byte{"master": master, "sealing": secretbox.Derive(master, secretbox.SealingLabel)} {
+		other := &domain.Documents{Links: domain.NewLinkSigner(key, base)}
+		res, body = do(t, "GET", other.DownloadURL(f.tenant.ID, domain.Document{ID: doc.ID}), nil, "")
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("a link signed with the %s key: %d, want 403", name, res.StatusCode)
+		}
+	}
 }
 
 func (f *fixture) documentCount(t *testing.T) int {

@@ -4,12 +4,16 @@
 # lives under .data/pg (initdb once, then reused), listens only on a Unix socket
 # in .data/run (so it never collides with a system server), and is stopped again
 # on exit if, and only if, this script started it.
+# It also marks the demo: HAULGRAPH_DEMO_DIR (the absolute .data of this
+# checkout unless already set) is where the demo's generated encryption key and
+# client live, so the server and the CLI find the same key from any directory.
 set -euo pipefail
-
-if [ -n "${DATABASE_URL:-}" ]; then exec "$@"; fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 data="${HAULGRAPH_PG_DIR:-$root/.data}" # HAULGRAPH_PG_DIR: another home for the cluster (tests)
+export HAULGRAPH_DEMO_DIR="${HAULGRAPH_DEMO_DIR:-$root/.data}"
+
+if [ -n "${DATABASE_URL:-}" ]; then exec "$@"; fi
 pgdata="$data/pg"
 sock="$data/run"
 

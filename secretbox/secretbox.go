@@ -1,11 +1,17 @@
 // Package secretbox encrypts small secrets at rest (signing keys, webhook
-// secrets) with AES-256-GCM under the key from HAULGRAPH_ENCRYPTION_KEY.
+// secrets) with AES-256-GCM under a key derived from HAULGRAPH_ENCRYPTION_KEY.
+//
+// The configured key is a master key: each use gets its own key derived with
+// HKDF-SHA256 under its own label (SealingLabel here, LinksLabel for the
+// download links), so no key ever serves two purposes.
 package secretbox
 
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,25 +20,49 @@ import (
 	"strings"
 )
 
-// Box seals and opens secrets with one key.
-type Box struct{ aead cipher.AEAD }
+// The HKDF labels of the keys derived from the master key.
+const (
+	SealingLabel = "haulgraph/secretbox/v2"
+	LinksLabel   = "haulgraph/document-links/v2"
+)
 
-// New builds a Box from the configured key: base64 (standard or URL
+// Box seals with the sealing key and opens with it or, for values sealed
+// before keys were derived, with the master key itself.
+type Box struct{ aead, legacy cipher.AEAD }
+
+// New builds a Box from the configured master key: base64 (standard or URL
 // alphabet, padded or not) of exactly 32 bytes.
 func New(keyB64 string) (*Box, error) {
-	key, err := DecodeKey(keyB64)
+	master, err := DecodeKey(keyB64)
 	if err != nil {
 		return nil, err
 	}
+	aead, err := newGCM(Derive(master, SealingLabel))
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := newGCM(master)
+	if err != nil {
+		return nil, err
+	}
+	return &Box{aead: aead, legacy: legacy}, nil
+}
+
+// Derive returns the 32-byte key for one purpose (label) from the master key.
+func Derive(master []byte, label string) []byte {
+	k, err := hkdf.Key(sha256.New, master, nil, label, 32)
+	if err != nil { // only for lengths HKDF cannot produce; 32 always can
+		panic(err)
+	}
+	return k
+}
+
+func newGCM(key []byte) (cipher.AEAD, error) {
 	block, err := aes.NewCipher(key)
 	if err != nil {
 		return nil, err
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &Box{aead: aead}, nil
+	return cipher.NewGCM(block)
 }
 
 // Seal encrypts plaintext; aad (for example the row's id) binds the
@@ -44,17 +74,20 @@ func (b *Box) Seal(plaintext, aad []byte) []byte {
 	return b.aead.Seal(nonce, nonce, plaintext, aad)
 }
 
-// Open decrypts what Seal produced with the same aad.
+// Open decrypts what Seal produced with the same aad, also a value sealed
+// directly under the master key (before HKDF): GCM authenticates, so a value
+// opens under at most one of the two keys.
 func (b *Box) Open(sealed, aad []byte) ([]byte, error) {
 	n := b.aead.NonceSize()
 	if len(sealed) < n+b.aead.Overhead() {
 		return nil, errors.New("secretbox: sealed value too short")
 	}
-	out, err := b.aead.Open(nil, sealed[:n], sealed[n:], aad)
-	if err != nil {
-		return nil, errors.New("secretbox: cannot decrypt (wrong HAULGRAPH_ENCRYPTION_KEY?)")
+	for _, aead := range []cipher.AEAD{b.aead, b.legacy} {
+		if out, err := aead.Open(nil, sealed[:n], sealed[n:], aad); err == nil {
+			return out, nil
+		}
 	}
-	return out, nil
+	return nil, errors.New("secretbox: cannot decrypt (wrong HAULGRAPH_ENCRYPTION_KEY?)")
 }
 
 // NewKey returns a fresh random key, base64-encoded.

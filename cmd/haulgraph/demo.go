@@ -15,8 +15,15 @@ import (
 
 // demoCredentialsFile keeps the demo client's credentials for `make run`
 // across restarts: the database stores only the secret's hash, and this
-// tenant exists only in the private development cluster under .data/.
-const demoCredentialsFile = ".data/demo-client.json"
+// tenant exists only in the private development cluster. It lives in the
+// demo's directory (app.Config.DemoDir), else in .data of the working one.
+func demoCredentialsFile(cfg app.Config) string {
+	dir := cfg.DemoDir
+	if dir == "" {
+		dir = ".data"
+	}
+	return filepath.Join(dir, app.DemoClientFile)
+}
 
 type demoCredentials struct {
 	ClientID     string `json:"client_id"`
@@ -33,8 +40,9 @@ func createDemoClient(ctx context.Context, a *app.App, demo *seed.Result) error 
 		return fmt.Errorf("demo client: %w", err)
 	}
 	creds := demoCredentials{ClientID: c.ClientID, ClientSecret: secret}
-	if b, err := json.MarshalIndent(creds, "", "  "); err == nil && os.MkdirAll(filepath.Dir(demoCredentialsFile), 0o755) == nil {
-		_ = os.WriteFile(demoCredentialsFile, append(b, '\n'), 0o600)
+	path := demoCredentialsFile(a.Config)
+	if b, err := json.MarshalIndent(creds, "", "  "); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
+		_ = os.WriteFile(path, append(b, '\n'), 0o600)
 	}
 	printDemoCredentials(a.Config, creds)
 	return nil
@@ -52,12 +60,12 @@ demo client (saved in %s):
     -d audience=%s | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
   curl -s %s/api/p/v1/trailers -H "Authorization: Bearer $TOKEN"
 
-`, demoCredentialsFile, creds.ClientID, creds.ClientSecret, cfg.PublicURL, creds.ClientID, creds.ClientSecret, cfg.Audience, cfg.PublicURL)
+`, demoCredentialsFile(cfg), creds.ClientID, creds.ClientSecret, cfg.PublicURL, creds.ClientID, creds.ClientSecret, cfg.Audience, cfg.PublicURL)
 }
 
 // savedDemoCredentials prints the saved demo credentials when they exist.
 func savedDemoCredentials(cfg app.Config) {
-	b, err := os.ReadFile(demoCredentialsFile)
+	b, err := os.ReadFile(demoCredentialsFile(cfg))
 	if err != nil {
 		return
 	}
