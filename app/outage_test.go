@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/app"
@@ -181,6 +182,35 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 	if json.Unmarshal([]byte(body), &answer); len(answer.Errors) == 0 || answer.Errors[0].Extensions["code"] != "SERVICE_UNAVAILABLE" {
 		t.Errorf("GraphQL errors: %s", body)
+	}
+	// The same query over a WebSocket: its result carries the same error.
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", http.Header{"Sec-WebSocket-Protocol": {"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	_ = ws.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer " + token}})
+	_ = ws.WriteJSON(map[string]any{"id": "q", "type": "subscribe", "payload": json.RawMessage(graphQLQuery)})
+	for {
+		var msg struct {
+			Type    string
+			Payload json.RawMessage
+		}
+		if err := ws.ReadJSON(&msg); err != nil {
+			t.Fatalf("WebSocket during the outage: %v", err)
+		}
+		if msg.Type == "connection_ack" {
+			continue
+		}
+		if msg.Type != "next" || !strings.Contains(string(msg.Payload), `"code":"SERVICE_UNAVAILABLE"`) {
+			t.Errorf("WebSocket during the outage: %s %s", msg.Type, msg.Payload)
+		}
+		for _, leak := range leaks {
+			if strings.Contains(strings.ToLower(string(msg.Payload)), strings.ToLower(leak)) {
+				t.Errorf("WebSocket during the outage says %q: %s", leak, msg.Payload)
+			}
+		}
+		break
 	}
 	if status, body := get(t, srv.AdminURL+"/readyz"); status != http.StatusServiceUnavailable || !strings.Contains(body, "database unreachable") {
 		t.Errorf("/readyz during the outage: %d %s", status, body)

@@ -550,7 +550,7 @@ func codedErr(code domain.Code, msg string) *gqlerror.Error {
 // domainErr presents a domain error (a rate-limit refusal) as a GraphQL one.
 func domainErr(err error) *gqlerror.Error {
 	var de *domain.Error
-	if errors.As(err, &de) {
+	if errors.As(domain.Classify(err), &de) {
 		return codedErr(de.Code, de.Message)
 	}
 	return codedErr(domain.CodeInternal, "internal error")

@@ -138,6 +138,8 @@ func uploadError(err error, up *domain.Upload) error {
 	switch {
 	case errors.As(err, &de):
 		return err
+	case domain.CodeOf(err) == domain.CodeUnavailable: // the database broke, not the body
+		return domain.ErrUnavailable
 	case errors.As(err, &mbe):
 		return domain.DocumentTooLarge(up.Target(), up.MaxBytes())
 	case errors.As(err, &mm), errors.Is(err, io.ErrUnexpectedEOF), strings.HasPrefix(err.Error(), "multipart:"):
