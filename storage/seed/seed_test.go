@@ -104,3 +104,24 @@ func TestSeedRefusesAnExistingTenantAndKeepsTenantsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedLeavesTablesVacuumed: a seed ends with VACUUM (ANALYZE) of every
+// table it loaded (autovacuum's runs are counted apart, as last_autovacuum).
+func TestSeedLeavesTablesVacuumed(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	if _, err := seed.Run(context.Background(), db, seed.Options{Tenant: "acme", Scale: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Pool.Query(context.Background(), `SELECT relname FROM pg_stat_user_tables
+		WHERE relname = ANY($1) AND (last_vacuum IS NULL OR last_analyze IS NULL)`, seed.SeededTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		_ = rows.Scan(&name)
+		t.Errorf("%s was not vacuumed and analyzed by the seed", name)
+	}
+}
