@@ -97,9 +97,12 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	}
 	ws.Close()
 	cancel()
+	// The upgrade and the stream are counted as requests once their
+	// handlers return, after the connection has ended.
 	f := scrapeUntil(t, srv, func(f families) bool {
 		return f.value("haulgraph_websocket_connections_open") == 0 && f.value("haulgraph_sse_streams_open") == 0 &&
-			f.value("haulgraph_subscriptions_open") == 0
+			f.value("haulgraph_subscriptions_open") == 0 && f.value("haulgraph_http_requests_total", "status", "101") == 1 &&
+			f.value("haulgraph_http_requests_total", "route", "/graphql/stream") == 1
 	})
 
 	for _, name := range []string{

@@ -132,7 +132,9 @@ func (s *Streams) Opened() (ended func()) {
 	start := time.Now()
 	s.open.Inc()
 	return func() {
-		s.open.Dec()
+		// Observed before the gauge drops: a scrape that sees the stream
+		// closed also sees its lifetime.
 		s.lifetime.Observe(time.Since(start).Seconds())
+		s.open.Dec()
 	}
 }
