@@ -319,22 +319,22 @@ func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Address")
 		case "street":
-			out.Values[i] = ec._Address_street(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Street)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "city":
-			out.Values[i] = ec._Address_city(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.City)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "state":
-			out.Values[i] = ec._Address_state(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.State)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "zipCode":
-			out.Values[i] = ec._Address_zipCode(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ZipCode)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -372,7 +372,7 @@ func (ec *executionContext) _Money(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Money")
 		case "amount":
-			out.Values[i] = ec._Money_amount(ctx, field, obj)
+			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Amount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -415,12 +415,12 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("PageInfo")
 		case "hasNextPage":
-			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
+			out.Values[i] = ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "hasPreviousPage":
-			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			out.Values[i] = ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasPreviousPage)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

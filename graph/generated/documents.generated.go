@@ -257,47 +257,47 @@ func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Document")
 		case "id":
-			out.Values[i] = ec._Document_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2string(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attachmentPath":
-			out.Values[i] = ec._Document_attachmentPath(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.AttachmentPath)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attachmentType":
-			out.Values[i] = ec._Document_attachmentType(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.AttachmentType)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attachmentSize":
-			out.Values[i] = ec._Document_attachmentSize(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.AttachmentSize)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "uploadedAt":
-			out.Values[i] = ec._Document_uploadedAt(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UploadedAt)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "parentId":
-			out.Values[i] = ec._Document_parentId(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ParentID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "parentType":
-			out.Values[i] = ec._Document_parentType(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ParentType)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "contentType":
-			out.Values[i] = ec._Document_contentType(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ContentType)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "downloadUrl":
-			out.Values[i] = ec._Document_downloadUrl(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.DownloadURL)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -258,7 +258,7 @@ func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("EventEdge")
 		case "cursor":
-			out.Values[i] = ec._EventEdge_cursor(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

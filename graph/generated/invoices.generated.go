@@ -1438,12 +1438,12 @@ func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Customer")
 		case "id":
-			out.Values[i] = ec._Customer_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "name":
-			out.Values[i] = ec._Customer_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1501,27 +1501,27 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Invoice")
 		case "id":
-			out.Values[i] = ec._Invoice_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "number":
-			out.Values[i] = ec._Invoice_number(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Number)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "type":
-			out.Values[i] = ec._Invoice_type(ctx, field, obj)
+			out.Values[i] = ec.marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx, field.Selections, obj.Type)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec._Invoice_status(ctx, field, obj)
+			out.Values[i] = ec.marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "createdDate":
-			out.Values[i] = ec._Invoice_createdDate(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedDate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1566,7 +1566,7 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "isSubmitted":
-			out.Values[i] = ec._Invoice_isSubmitted(ctx, field, obj)
+			out.Values[i] = ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsSubmitted)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1634,12 +1634,12 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("InvoiceLineItem")
 		case "id":
-			out.Values[i] = ec._InvoiceLineItem_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "name":
-			out.Values[i] = ec._InvoiceLineItem_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1654,17 +1654,17 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "loadNumber":
-			out.Values[i] = ec._InvoiceLineItem_loadNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.LoadNumber)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "customerId":
-			out.Values[i] = ec._InvoiceLineItem_customerId(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.CustomerID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "category":
-			out.Values[i] = ec._InvoiceLineItem_category(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Category)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1702,32 +1702,32 @@ func (ec *executionContext) _InvoiceLoad(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("InvoiceLoad")
 		case "id":
-			out.Values[i] = ec._InvoiceLoad_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "loadNumber":
-			out.Values[i] = ec._InvoiceLoad_loadNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.LoadNumber)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subsidiaryName":
-			out.Values[i] = ec._InvoiceLoad_subsidiaryName(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.SubsidiaryName)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "source":
-			out.Values[i] = ec._InvoiceLoad_source(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Source)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "orderNumber":
-			out.Values[i] = ec._InvoiceLoad_orderNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.OrderNumber)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "poNumber":
-			out.Values[i] = ec._InvoiceLoad_poNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.PONumber)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1803,12 +1803,12 @@ func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.Selecti
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("InvoicePayment")
 		case "id":
-			out.Values[i] = ec._InvoicePayment_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "paymentDate":
-			out.Values[i] = ec._InvoicePayment_paymentDate(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.PaymentDate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1818,12 +1818,12 @@ func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.Selecti
 				out.Invalids++
 			}
 		case "checkNumber":
-			out.Values[i] = ec._InvoicePayment_checkNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.CheckNumber)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "paymentReference":
-			out.Values[i] = ec._InvoicePayment_paymentReference(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.PaymentReference)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1861,17 +1861,17 @@ func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("LineRate")
 		case "unitOfMeasurement":
-			out.Values[i] = ec._LineRate_unitOfMeasurement(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.UnitOfMeasurement)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "units":
-			out.Values[i] = ec._LineRate_units(ctx, field, obj)
+			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Units)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "rate":
-			out.Values[i] = ec._LineRate_rate(ctx, field, obj)
+			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Rate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1909,12 +1909,12 @@ func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Vendor")
 		case "id":
-			out.Values[i] = ec._Vendor_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "name":
-			out.Values[i] = ec._Vendor_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1924,12 +1924,12 @@ func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, o
 				out.Invalids++
 			}
 		case "remitEmail":
-			out.Values[i] = ec._Vendor_remitEmail(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.RemitEmail)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "remitPhone":
-			out.Values[i] = ec._Vendor_remitPhone(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.RemitPhone)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

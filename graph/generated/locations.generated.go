@@ -749,27 +749,27 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Location")
 		case "id":
-			out.Values[i] = ec._Location_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "name":
-			out.Values[i] = ec._Location_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "companyNumber":
-			out.Values[i] = ec._Location_companyNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.CompanyNumber)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "type":
-			out.Values[i] = ec._Location_type(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Type)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec._Location_status(ctx, field, obj)
+			out.Values[i] = ec.marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -789,12 +789,12 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "fax":
-			out.Values[i] = ec._Location_fax(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Fax)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "dateCreated":
-			out.Values[i] = ec._Location_dateCreated(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.DateCreated)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -847,12 +847,12 @@ func (ec *executionContext) _LocationConnection(ctx context.Context, sel ast.Sel
 				out.Invalids++
 			}
 		case "pageSize":
-			out.Values[i] = ec._LocationConnection_pageSize(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.PageSize)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "total":
-			out.Values[i] = ec._LocationConnection_total(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.Total)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -862,7 +862,7 @@ func (ec *executionContext) _LocationConnection(ctx context.Context, sel ast.Sel
 				out.Invalids++
 			}
 		case "totalCount":
-			out.Values[i] = ec._LocationConnection_totalCount(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -910,7 +910,7 @@ func (ec *executionContext) _LocationEdge(ctx context.Context, sel ast.Selection
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("LocationEdge")
 		case "cursor":
-			out.Values[i] = ec._LocationEdge_cursor(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -953,27 +953,27 @@ func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.Selection
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("LocationNote")
 		case "id":
-			out.Values[i] = ec._LocationNote_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "description":
-			out.Values[i] = ec._LocationNote_description(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Description)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "noteType":
-			out.Values[i] = ec._LocationNote_noteType(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.NoteType)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "time":
-			out.Values[i] = ec._LocationNote_time(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Time)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "user":
-			out.Values[i] = ec._LocationNote_user(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.User)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -1728,17 +1728,17 @@ func (ec *executionContext) _Driver(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Driver")
 		case "id":
-			out.Values[i] = ec._Driver_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
-			out.Values[i] = ec._Driver_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "type":
-			out.Values[i] = ec._Driver_type(ctx, field, obj)
+			out.Values[i] = ec.marshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDriverType(ctx, field.Selections, obj.Type)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1829,27 +1829,27 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SettlementStatement")
 		case "number":
-			out.Values[i] = ec._SettlementStatement_number(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int32(ctx, field.Selections, obj.Number)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec._SettlementStatement_status(ctx, field, obj)
+			out.Values[i] = ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "statementDate":
-			out.Values[i] = ec._SettlementStatement_statementDate(ctx, field, obj)
+			out.Values[i] = ec.marshalNDate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDate(ctx, field.Selections, obj.StatementDate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "payPeriodId":
-			out.Values[i] = ec._SettlementStatement_payPeriodId(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.PayPeriodID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "payPeriodTitle":
-			out.Values[i] = ec._SettlementStatement_payPeriodTitle(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.PayPeriodTitle)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1907,12 +1907,12 @@ func (ec *executionContext) _SettlementStatementConnection(ctx context.Context, 
 				out.Invalids++
 			}
 		case "pageSize":
-			out.Values[i] = ec._SettlementStatementConnection_pageSize(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.PageSize)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "total":
-			out.Values[i] = ec._SettlementStatementConnection_total(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.Total)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1922,7 +1922,7 @@ func (ec *executionContext) _SettlementStatementConnection(ctx context.Context, 
 				out.Invalids++
 			}
 		case "totalCount":
-			out.Values[i] = ec._SettlementStatementConnection_totalCount(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1970,7 +1970,7 @@ func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel as
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SettlementStatementEdge")
 		case "cursor":
-			out.Values[i] = ec._SettlementStatementEdge_cursor(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2013,12 +2013,12 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("StatementLineItem")
 		case "category":
-			out.Values[i] = ec._StatementLineItem_category(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Category)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "title":
-			out.Values[i] = ec._StatementLineItem_title(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Title)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2086,17 +2086,17 @@ func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.Selec
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("StatementSubLine")
 		case "description":
-			out.Values[i] = ec._StatementSubLine_description(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Description)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "quantity":
-			out.Values[i] = ec._StatementSubLine_quantity(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Quantity)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "rate":
-			out.Values[i] = ec._StatementSubLine_rate(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Rate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -1137,17 +1137,17 @@ func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Fleet")
 		case "id":
-			out.Values[i] = ec._Fleet_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "name":
-			out.Values[i] = ec._Fleet_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "invoiceNumberPrefix":
-			out.Values[i] = ec._Fleet_invoiceNumberPrefix(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.InvoiceNumberPrefix)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1185,27 +1185,27 @@ func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Note")
 		case "id":
-			out.Values[i] = ec._Note_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "description":
-			out.Values[i] = ec._Note_description(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Description)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "noteType":
-			out.Values[i] = ec._Note_noteType(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.NoteType)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "time":
-			out.Values[i] = ec._Note_time(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.Time)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "user":
-			out.Values[i] = ec._Note_user(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.User)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1243,12 +1243,12 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Trailer")
 		case "id":
-			out.Values[i] = ec._Trailer_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "createdAt":
-			out.Values[i] = ec._Trailer_createdAt(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1439,12 +1439,12 @@ func (ec *executionContext) _TrailerConnection(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "pageSize":
-			out.Values[i] = ec._TrailerConnection_pageSize(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.PageSize)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "total":
-			out.Values[i] = ec._TrailerConnection_total(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.Total)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1454,7 +1454,7 @@ func (ec *executionContext) _TrailerConnection(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "totalCount":
-			out.Values[i] = ec._TrailerConnection_totalCount(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1502,7 +1502,7 @@ func (ec *executionContext) _TrailerEdge(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TrailerEdge")
 		case "cursor":
-			out.Values[i] = ec._TrailerEdge_cursor(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1545,12 +1545,12 @@ func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.Selec
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TrailerReference")
 		case "type":
-			out.Values[i] = ec._TrailerReference_type(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Type)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "value":
-			out.Values[i] = ec._TrailerReference_value(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Value)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

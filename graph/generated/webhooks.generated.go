@@ -890,17 +890,17 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Webhook")
 		case "id":
-			out.Values[i] = ec._Webhook_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
-			out.Values[i] = ec._Webhook_name(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Name)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "url":
-			out.Values[i] = ec._Webhook_url(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.URL)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -910,17 +910,17 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subsidiaryId":
-			out.Values[i] = ec._Webhook_subsidiaryId(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.SubsidiaryID)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "includePreviousAttributes":
-			out.Values[i] = ec._Webhook_includePreviousAttributes(ctx, field, obj)
+			out.Values[i] = ec.marshalNBoolean2bool(ctx, field.Selections, obj.IncludePreviousAttributes)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "state":
-			out.Values[i] = ec._Webhook_state(ctx, field, obj)
+			out.Values[i] = ec.marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx, field.Selections, obj.State)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -930,7 +930,7 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "stateReason":
-			out.Values[i] = ec._Webhook_stateReason(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.StateReason)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -940,12 +940,12 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
-			out.Values[i] = ec._Webhook_createdAt(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
-			out.Values[i] = ec._Webhook_updatedAt(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.UpdatedAt)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1021,12 +1021,12 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("WebhookAttempt")
 		case "id":
-			out.Values[i] = ec._WebhookAttempt_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attempt":
-			out.Values[i] = ec._WebhookAttempt_attempt(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.Attempt)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1036,17 +1036,17 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 				out.Invalids++
 			}
 		case "latencyMs":
-			out.Values[i] = ec._WebhookAttempt_latencyMs(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.LatencyMS)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "error":
-			out.Values[i] = ec._WebhookAttempt_error(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Error)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attemptedAt":
-			out.Values[i] = ec._WebhookAttempt_attemptedAt(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.AttemptedAt)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1084,27 +1084,27 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("WebhookDelivery")
 		case "id":
-			out.Values[i] = ec._WebhookDelivery_id(ctx, field, obj)
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "eventId":
-			out.Values[i] = ec._WebhookDelivery_eventId(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.EventID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "eventType":
-			out.Values[i] = ec._WebhookDelivery_eventType(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.EventType)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec._WebhookDelivery_status(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attempt":
-			out.Values[i] = ec._WebhookDelivery_attempt(ctx, field, obj)
+			out.Values[i] = ec.marshalNInt2int(ctx, field.Selections, obj.Attempt)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1114,7 +1114,7 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "createdAt":
-			out.Values[i] = ec._WebhookDelivery_createdAt(ctx, field, obj)
+			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1162,7 +1162,7 @@ func (ec *executionContext) _WebhookWithSecret(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "secret":
-			out.Values[i] = ec._WebhookWithSecret_secret(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Secret)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -1,6 +1,7 @@
-// Command gqlgenrun is `gqlgen generate` (gqlgen.yml) plus one change to the
-// execution code it writes: a list of objects none of whose fields has a
-// resolver is marshalled element by element in the calling goroutine.
+// Command gqlgenrun is `gqlgen generate` (gqlgen.yml) plus two changes to
+// the execution code it writes: a list of objects none of whose fields has a
+// resolver is marshalled element by element in the calling goroutine, and a
+// plain leaf is marshalled straight from its struct field (plainLeaves).
 //
 // gqlgen marshals every list of objects through
 // graphql.MarshalSliceConcurrently, one goroutine per element. That pays off
@@ -41,11 +42,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	lists := &plainLists{}
-	if err := api.Generate(cfg, api.AddPlugin(lists)); err != nil {
+	lists, leaves := &plainLists{}, &plainLeaves{}
+	if err := api.Generate(cfg, api.AddPlugin(lists), api.AddPlugin(leaves)); err != nil {
 		return err
 	}
-	return lists.rewrite(cfg.Exec.Dir())
+	if err := lists.rewrite(cfg.Exec.Dir()); err != nil {
+		return err
+	}
+	return leaves.rewrite(cfg.Exec.Dir())
 }
 
 // plainLists collects, while gqlgen builds its data, the marshal functions
