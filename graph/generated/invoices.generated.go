@@ -1458,12 +1458,12 @@ func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "billingAddress":
-			out.Values[i] = ec._Customer_billingAddress(ctx, field, obj)
+			out.Values[i] = ec.marshalNAddress2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐAddress(ctx, field.Selections, obj.BillingAddress)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "shippingAddress":
-			out.Values[i] = ec._Customer_shippingAddress(ctx, field, obj)
+			out.Values[i] = ec.marshalNAddress2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐAddress(ctx, field.Selections, obj.ShippingAddress)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1546,22 +1546,22 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "total":
-			out.Values[i] = ec._Invoice_total(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Total)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "amountPaid":
-			out.Values[i] = ec._Invoice_amountPaid(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.AmountPaid)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "remainingBalance":
-			out.Values[i] = ec._Invoice_remainingBalance(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.RemainingBalance)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "overPaymentAmount":
-			out.Values[i] = ec._Invoice_overPaymentAmount(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.OverPaymentAmount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1644,12 +1644,12 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "amount":
-			out.Values[i] = ec._InvoiceLineItem_amount(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Amount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "rate":
-			out.Values[i] = ec._InvoiceLineItem_rate(ctx, field, obj)
+			out.Values[i] = ec.marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLineRate(ctx, field.Selections, obj.Rate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1813,7 +1813,7 @@ func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.Selecti
 				out.Invalids++
 			}
 		case "amount":
-			out.Values[i] = ec._InvoicePayment_amount(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Amount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1919,7 +1919,7 @@ func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, o
 				out.Invalids++
 			}
 		case "remitAddress":
-			out.Values[i] = ec._Vendor_remitAddress(ctx, field, obj)
+			out.Values[i] = ec.marshalNAddress2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐAddress(ctx, field.Selections, obj.RemitAddress)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

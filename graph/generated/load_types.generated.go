@@ -1440,7 +1440,7 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "rate":
-			out.Values[i] = ec._Load_rate(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Rate)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1614,7 +1614,7 @@ func (ec *executionContext) _Stop(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "address":
-			out.Values[i] = ec._Stop_address(ctx, field, obj)
+			out.Values[i] = ec.marshalNAddress2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐAddress(ctx, field.Selections, obj.Address)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -774,7 +774,7 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "physicalAddress":
-			out.Values[i] = ec._Location_physicalAddress(ctx, field, obj)
+			out.Values[i] = ec.marshalNAddress2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐAddress(ctx, field.Selections, obj.PhysicalAddress)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

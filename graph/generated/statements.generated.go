@@ -1859,7 +1859,7 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 				out.Invalids++
 			}
 		case "totals":
-			out.Values[i] = ec._SettlementStatement_totals(ctx, field, obj)
+			out.Values[i] = ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx, field.Selections, obj.Totals)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2038,7 +2038,7 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "amount":
-			out.Values[i] = ec._StatementLineItem_amount(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Amount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2101,7 +2101,7 @@ func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.Selec
 				out.Invalids++
 			}
 		case "amount":
-			out.Values[i] = ec._StatementSubLine_amount(ctx, field, obj)
+			out.Values[i] = ec.marshalNMoney2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Amount)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
