@@ -1448,12 +1448,12 @@ func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "emailAddresses":
-			out.Values[i] = ec._Customer_emailAddresses(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.EmailAddresses)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "phoneNumbers":
-			out.Values[i] = ec._Customer_phoneNumbers(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.PhoneNumbers)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1586,7 +1586,7 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "lineItems":
-			out.Values[i] = ec._Invoice_lineItems(ctx, field, obj)
+			out.Values[i] = ec.marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItemᚄ(ctx, field.Selections, obj.LineItems)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1596,7 +1596,7 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "payments":
-			out.Values[i] = ec._Invoice_payments(ctx, field, obj)
+			out.Values[i] = ec.marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePaymentᚄ(ctx, field.Selections, obj.Payments)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -779,12 +779,12 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "email":
-			out.Values[i] = ec._Location_email(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Email)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "phone":
-			out.Values[i] = ec._Location_phone(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Phone)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -804,7 +804,7 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "notes":
-			out.Values[i] = ec._Location_notes(ctx, field, obj)
+			out.Values[i] = ec.marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNoteᚄ(ctx, field.Selections, obj.Notes)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

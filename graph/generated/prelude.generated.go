@@ -1199,12 +1199,12 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 				out.Invalids++
 			}
 		case "locations":
-			out.Values[i] = ec.___Directive_locations(ctx, field, obj)
+			out.Values[i] = ec.marshalN__DirectiveLocation2ᚕstringᚄ(ctx, field.Selections, obj.Locations)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "args":
-			out.Values[i] = ec.___Directive_args(ctx, field, obj)
+			out.Values[i] = ec.marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx, field.Selections, obj.Args)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1305,7 +1305,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "args":
-			out.Values[i] = ec.___Field_args(ctx, field, obj)
+			out.Values[i] = ec.marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx, field.Selections, obj.Args)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

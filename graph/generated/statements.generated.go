@@ -1864,7 +1864,7 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 				out.Invalids++
 			}
 		case "lineItems":
-			out.Values[i] = ec._SettlementStatement_lineItems(ctx, field, obj)
+			out.Values[i] = ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx, field.Selections, obj.LineItems)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2048,7 +2048,7 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "subLines":
-			out.Values[i] = ec._StatementLineItem_subLines(ctx, field, obj)
+			out.Values[i] = ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx, field.Selections, obj.SubLines)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -617,7 +617,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				out.Invalids++
 			}
 		case "permissions":
-			out.Values[i] = ec._User_permissions(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.Permissions)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -905,7 +905,7 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventTypes":
-			out.Values[i] = ec._Webhook_eventTypes(ctx, field, obj)
+			out.Values[i] = ec.marshalNString2ᚕstringᚄ(ctx, field.Selections, obj.EventTypes)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1119,7 +1119,7 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "attempts":
-			out.Values[i] = ec._WebhookDelivery_attempts(ctx, field, obj)
+			out.Values[i] = ec.marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttemptᚄ(ctx, field.Selections, obj.Attempts)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -13,9 +13,10 @@ import (
 
 // plainLeaves: gqlgen resolves every field through graphql.ResolveField,
 // which allocates a field context, a path and three closures, even for a
-// non-null scalar, enum or plain object (isPlain: no resolver anywhere below
-// it, so nothing can read the missing field context) held by value in a
-// struct field (a statement's number, a sub-line's amount): in the dashboard
+// non-null scalar, enum, plain object (isPlain: no resolver anywhere below
+// it, so nothing can read the missing field context) or list of plain
+// objects held by value in a struct field (a statement's number, a
+// sub-line's amount, a line item's sub-lines): in the dashboard
 // query that is ~20,000 field contexts per request for values that cannot
 // fail. This pass rewrites, in
 // the object marshallers, the call of such a field's function to the
@@ -45,7 +46,7 @@ func (p *plainLeaves) GenerateCode(data *codegen.Data) error {
 	for _, o := range data.Objects {
 		for _, f := range o.Fields {
 			if f.IsResolver || f.IsMethod() || len(f.Directives) > 0 || f.TypeReference.IsPtr() || !f.TypeReference.GQL.NonNull ||
-				f.TypeReference.IsSlice() || !isPlain(f.TypeReference.Definition, objects, plain) {
+				!isPlain(f.TypeReference.Definition, objects, plain) {
 				continue
 			}
 			p.fields["_"+o.Name+"_"+f.Name] = true
@@ -68,7 +69,7 @@ var leafFunc = regexp.MustCompile(`(?m)^func \(ec \*executionContext\) (_\w+)\(c
 			return obj\.([\w.]+), nil
 		\},
 		nil,
-		func\(ctx context\.Context, selections ast\.SelectionSet, v [^\s)*\[]+\) graphql\.Marshaler \{
+		func\(ctx context\.Context, selections ast\.SelectionSet, v (?:\[\])?[^\s)*\[]+\) graphql\.Marshaler \{
 			return ec\.(marshalN[^\s(]+)\(ctx, selections, v\)
 		\},
 		true,
