@@ -1,10 +1,14 @@
 package app
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graphiql"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -53,6 +57,25 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		},
 	})
 	a.GraphQL.Server.AddTransport(a.websocketTransport(limits))
+	a.GraphQL.Page = graphiql.Page(a.graphiqlOptions)
+	mux.Handle("GET "+graphiql.AssetsPath, graphiql.Assets())
 	mux.Handle("/graphql", auth(a.GraphQL))
 	mux.Handle("/graphql/stream", auth(graph.StreamRoute(a.GraphQL))) // graphql-sse, distinct connections
+}
+
+// graphiqlOptions fills GraphiQL's page: the audience to ask tokens for and,
+// in the demo only, the demo client's credentials (DemoDir/DemoClientFile).
+func (a *App) graphiqlOptions() graphiql.Options {
+	o := graphiql.Options{Audience: a.Config.Audience}
+	if a.Config.DemoDir == "" {
+		return o
+	}
+	var creds struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if b, err := os.ReadFile(filepath.Join(a.Config.DemoDir, DemoClientFile)); err == nil && json.Unmarshal(b, &creds) == nil {
+		o.ClientID, o.ClientSecret = creds.ClientID, creds.ClientSecret
+	}
+	return o
 }

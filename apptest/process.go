@@ -134,3 +134,20 @@ func (b *LockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Chromium finds the browser for the page tests: HAULGRAPH_CHROMIUM, else
+// Debian's chromium on PATH (scripts/with-chromium.sh installs it for make
+// test).
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("HAULGRAPH_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no Chromium: run through `make test` (scripts/with-chromium.sh installs Debian's chromium) or set HAULGRAPH_CHROMIUM")
+	return ""
+}

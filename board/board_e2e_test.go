@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -24,21 +23,8 @@ import (
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
-// chromium finds the browser: HAULGRAPH_CHROMIUM, else Debian's chromium on
-// PATH (scripts/with-chromium.sh installs it for make test).
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("HAULGRAPH_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no Chromium: run through `make test` (scripts/with-chromium.sh installs Debian's chromium) or set HAULGRAPH_CHROMIUM")
-	return ""
-}
+// chromium is the browser make test provides (apptest.Chromium).
+func chromium(t *testing.T) string { return apptest.Chromium(t) }
 
 // artifacts is where the test leaves its screenshots: .data/artifacts of
 // the checkout.

@@ -15,7 +15,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -77,9 +76,11 @@ type Handler struct {
 	// transports (WebSocket, SSE).
 	Live *Live
 	// SSE is the server-sent events transport (graph/sse.go).
-	SSE  *SSETransport
+	SSE *SSETransport
+	// Page is what a browser gets at /graphql (GraphiQL; the app sets it);
+	// nil sends browsers to the plain HTTP transport.
+	Page http.Handler
 	deps Deps
-	page http.Handler
 }
 
 // NewHandler assembles the GraphQL endpoint.
@@ -127,13 +128,13 @@ func NewHandler(deps Deps) *Handler {
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
 	srv.SetErrorPresenter(presentError(deps.Log))
 	srv.SetRecoverFunc(recoverPanic(deps.Log))
-	return &Handler{Server: srv, Live: live, SSE: sse, deps: deps, page: playground.Handler("HaulGraph", "/graphql")}
+	return &Handler{Server: srv, Live: live, SSE: sse, deps: deps}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stream := wantsStream(r)
-	if r.Method == http.MethodGet && r.URL.RawQuery == "" && acceptsHTML(r) && !stream {
-		h.page.ServeHTTP(w, r) // GraphiQL; the page itself needs no token
+	if h.Page != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.RawQuery == "" && acceptsHTML(r) && !stream {
+		h.Page.ServeHTTP(w, r) // GraphiQL; the page itself needs no token
 		return
 	}
 	if r.Header.Get("Upgrade") != "" {

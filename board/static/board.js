@@ -27,7 +27,7 @@ const state = {
 
 async function gql(query, variables) {
   const res = await fetch("/graphql", {
-    method: "POST",
+    method: "POST", credentials: "omit", // a 401's WWW-Authenticate must never open the browser's password dialog
     headers: { "Content-Type": "application/json", "Accept": "application/json", "Authorization": "Bearer " + state.token },
     body: JSON.stringify({ query, variables }),
   });
@@ -354,7 +354,7 @@ async function signInWithCredentials(ev) {
   });
   $("signin-error").textContent = "";
   try {
-    const res = await fetch("/oauth/token", { method: "POST", body });
+    const res = await fetch("/oauth/token", { method: "POST", body, credentials: "omit" });
     const json = await res.json();
     if (!res.ok) throw new Error(json.error_description || json.error || "sign-in failed (" + res.status + ")");
     $("client-secret").value = "";
