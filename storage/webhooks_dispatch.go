@@ -17,30 +17,77 @@ import (
 const WebhookCursor = "webhooks"
 
 // DispatchWebhookEvents turns the next outbox events (at most batch) into one
-// delivery per matching Active webhook (same tenant and subsidiary,
-// subscribed type), due at now. It is a durable consumer (Outbox.Consume): the
-// deliveries commit with the cursor's advance, so a crash neither loses nor
-// repeats a batch, and among several instances one dispatches at a time.
-// Outbox reads only final events, so the cursor never passes an event still
-// in flight. It returns how many events it consumed.
+// delivery per webhook that domain.RouteWebhookEvents routes them to, due at
+// now. It is a durable consumer (Outbox.Consume): the deliveries commit with
+// the cursor's advance, so a crash neither loses nor repeats a batch, and
+// among several instances one dispatches at a time. Outbox reads only final
+// events, so the cursor never passes an event still in flight. It returns
+// how many events it consumed. Storage loads the batch's tenants' webhooks
+// and writes the routes; the rule is domain's.
 func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
 	outbox := &Outbox{DB: s.db}
 	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error {
-		seqs := make([]int64, len(events))
-		for i := range events {
-			seqs[i] = events[i].Seq
+		routable := make([]domain.RoutableEvent, len(events))
+		var tenants []string
+		seen := map[uuid.UUID]bool{}
+		for i, e := range events {
+			routable[i] = domain.RoutableEvent{Seq: e.Seq, ID: e.ID, TenantID: e.TenantID, SubsidiaryID: e.SubsidiaryID, Type: e.Type}
+			if !seen[e.TenantID] {
+				seen[e.TenantID] = true
+				tenants = append(tenants, e.TenantID.String())
+			}
+		}
+		hooks, err := webhooksOf(ctx, tx, tenants)
+		if err != nil {
+			return err
+		}
+		routes := domain.RouteWebhookEvents(routable, hooks)
+		if len(routes) == 0 {
+			return nil
+		}
+		var tenantIDs, webhookIDs, eventIDs []string
+		var seqs []int64
+		var previous []bool
+		for _, r := range routes {
+			tenantIDs = append(tenantIDs, r.Event.TenantID.String())
+			webhookIDs = append(webhookIDs, r.Webhook.ID.String())
+			eventIDs = append(eventIDs, r.Event.ID)
+			seqs = append(seqs, r.Event.Seq)
+			previous = append(previous, r.Webhook.IncludePreviousAttributes)
 		}
 		// One constant statement for the whole batch; the partial unique
 		// index makes a repeated batch harmless.
-		_, err := tx.Tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
+		_, err = tx.Tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at)
-			SELECT gen_random_uuid(), e.tenant_id, w.id, e.id, e.seq, 'Pending', $1, w.include_previous_attributes, $1
-			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
-			  AND e.type = ANY (w.event_types) AND w.state = 'Active'
-			WHERE e.seq = ANY ($2::bigint[])
-			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`, now, seqs)
+			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, 'Pending', $1, r.previous, $1
+			FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::boolean[]) AS r(tenant_id, webhook_id, event_id, event_seq, previous)
+			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
+			now, tenantIDs, webhookIDs, eventIDs, seqs, previous)
 		return err
 	})
+}
+
+// webhooksOf loads what routing needs of every webhook of the tenants.
+func webhooksOf(ctx context.Context, tx bun.Tx, tenants []string) ([]domain.Webhook, error) {
+	rows, err := tx.Tx.QueryContext(ctx, `SELECT id, tenant_id, subsidiary_id, state, array_to_json(event_types), include_previous_attributes
+		FROM webhooks WHERE tenant_id = ANY($1::uuid[]) ORDER BY created_at, id`, tenants)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hooks []domain.Webhook
+	for rows.Next() {
+		var w domain.Webhook
+		var types []byte // database/sql cannot scan a text[]: read it as JSON
+		if err := rows.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.State, &types, &w.IncludePreviousAttributes); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(types, &w.EventTypes); err != nil {
+			return nil, err
+		}
+		hooks = append(hooks, w)
+	}
+	return hooks, rows.Err()
 }
 
 // ClaimedDelivery is one attempt a worker now owns: the delivery, its webhook's

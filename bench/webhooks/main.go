@@ -31,6 +31,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -101,7 +102,8 @@ func run(nEvents, nLatency int) error {
 	defer drop()
 
 	cfg := app.Config{DatabaseURL: dbURL, Addr: "127.0.0.1:0", Audience: app.DefaultAudience, DevAllowHTTPWebhooks: true,
-		BlobURL: "file://" + os.TempDir(), PublicURL: "http://127.0.0.1:1", TokenTTL: time.Hour}
+		BlobURL: "file://" + os.TempDir(), PublicURL: "http://127.0.0.1:1", TokenTTL: time.Hour,
+		EncryptionKey: secretbox.NewKey()} // a database of its own, dropped after the run: a key of its own
 	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
