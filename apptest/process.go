@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // RepoRoot is the root of the repository the test runs in: the directory
@@ -150,4 +153,19 @@ func Chromium(t testing.TB) string {
 	}
 	t.Fatal("no Chromium: run through `make test` (scripts/with-chromium.sh installs Debian's chromium) or set HAULGRAPH_CHROMIUM")
 	return ""
+}
+
+// Browser starts a headless Chromium (Chromium) for the test's lifetime and
+// returns its chromedp context, with a window of width × height.
+func Browser(t testing.TB, width, height int) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(Chromium(t)),
+		chromedp.NoSandbox, chromedp.WindowSize(width, height))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	if err := chromedp.Do(bctx); err != nil { // starts the browser for bctx's lifetime
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return bctx
 }

@@ -23,9 +23,6 @@ import (
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
-// chromium is the browser make test provides (apptest.Chromium).
-func chromium(t *testing.T) string { return apptest.Chromium(t) }
-
 // artifacts is where the test leaves its screenshots: .data/artifacts of
 // the checkout.
 func artifacts(t *testing.T) string {
@@ -224,7 +221,6 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // loads, sees a status change made through the API within 2 s, and after
 // the connection drops sees, once reconnected, a change made meanwhile.
 func TestBoardInChromium(t *testing.T) {
-	exe := chromium(t)
 	srv := apptest.Start(t, apptest.Options{})
 	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
 	if err != nil {
@@ -236,15 +232,7 @@ func TestBoardInChromium(t *testing.T) {
 	creator := srv.Token(t, tenant, domain.ScopeLoadCreate)
 	px := newProxy(t, strings.TrimPrefix(srv.URL, "http://"))
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe),
-		chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil { // starts the browser for bctx's lifetime
-		t.Fatalf("start Chromium: %v", err)
-	}
+	bctx := apptest.Browser(t, 1280, 800)
 	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
 

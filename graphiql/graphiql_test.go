@@ -118,7 +118,6 @@ func TestVendoredAssetsMatchTheirRecord(t *testing.T) {
 // is kept in the browser's storage.
 func TestGraphiQLInChromium(t *testing.T) {
 	t.Parallel()
-	exe := apptest.Chromium(t)
 	srv := apptest.Start(t, apptest.Options{})
 	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
 	if err != nil {
@@ -129,14 +128,7 @@ func TestGraphiQLInChromium(t *testing.T) {
 	writer := srv.Token(t, tenant, domain.ScopeLoadUpdate)
 	pasted := srv.Token(t, tenant, domain.ScopeTrailerRead)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.WindowSize(1280, 800))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil { // starts the browser for bctx's lifetime
-		t.Fatalf("start Chromium: %v", err)
-	}
+	bctx := apptest.Browser(t, 1280, 800)
 	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
 

@@ -37,10 +37,7 @@ type plainLeaves struct{ fields map[string]bool }
 func (p *plainLeaves) Name() string { return "plainleaves" }
 
 func (p *plainLeaves) GenerateCode(data *codegen.Data) error {
-	objects := map[string]*codegen.Object{}
-	for _, o := range data.Objects {
-		objects[o.Name] = o
-	}
+	objects := objectsByName(data)
 	plain := map[string]bool{}
 	p.fields = map[string]bool{}
 	for _, o := range data.Objects {

@@ -59,10 +59,7 @@ type plainLists struct{ funcs map[string]bool }
 func (p *plainLists) Name() string { return "plainlists" }
 
 func (p *plainLists) GenerateCode(data *codegen.Data) error {
-	objects := map[string]*codegen.Object{}
-	for _, o := range data.Objects {
-		objects[o.Name] = o
-	}
+	objects := objectsByName(data)
 	p.funcs = map[string]bool{}
 	plain := map[string]bool{}
 	for _, ref := range data.ReferencedTypes {
@@ -74,6 +71,15 @@ func (p *plainLists) GenerateCode(data *codegen.Data) error {
 		}
 	}
 	return nil
+}
+
+// objectsByName indexes the schema's objects by their GraphQL name.
+func objectsByName(data *codegen.Data) map[string]*codegen.Object {
+	objects := map[string]*codegen.Object{}
+	for _, o := range data.Objects {
+		objects[o.Name] = o
+	}
+	return objects
 }
 
 // isPlain reports whether marshalling def can never wait on a resolver: an
