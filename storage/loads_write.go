@@ -130,10 +130,10 @@ func (t *loadTx) InsertLoad(ctx context.Context, l *domain.Load) error {
 	if len(l.Trips) == 0 {
 		return nil
 	}
-	trips := make([]tripWriteRow, len(l.Trips))
+	trips := make([]tripRow, len(l.Trips))
 	for i, tr := range l.Trips {
-		trips[i] = tripWriteRow{ID: tr.ID, TenantID: t.tenant, LoadID: l.ID, TripNumber: tr.TripNumber, Status: tr.Status,
-			DriverIDs: uuidStrings(tr.DriverIDs), TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID,
+		trips[i] = tripRow{ID: tr.ID, TenantID: t.tenant, LoadID: l.ID, TripNumber: tr.TripNumber, Status: tr.Status,
+			DriverIDs: tr.DriverIDs, TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID,
 			CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
 	}
 	_, err := t.tx.NewInsert().Model(&trips).Exec(ctx)
@@ -149,14 +149,14 @@ func (t *loadTx) UpdateLoad(ctx context.Context, l *domain.Load, replaceStops bo
 	if err != nil || !replaceStops {
 		return err
 	}
-	if _, err := t.tx.NewDelete().Model((*stopWriteRow)(nil)).Where("tenant_id = ? AND load_id = ?", t.tenant, l.ID).Exec(ctx); err != nil {
+	if _, err := t.tx.NewDelete().Model((*stopRow)(nil)).Where("tenant_id = ? AND load_id = ?", t.tenant, l.ID).Exec(ctx); err != nil {
 		return err
 	}
 	return t.insertStops(ctx, l)
 }
 
 func (t *loadTx) UpdateTrip(ctx context.Context, tr *domain.Trip) error {
-	row := tripWriteRow{DriverIDs: uuidStrings(tr.DriverIDs), TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID}
+	row := tripRow{DriverIDs: tr.DriverIDs, TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID}
 	_, err := t.tx.NewUpdate().Model(&row).Column("driver_ids", "truck_id", "trailer_id", "carrier_id").
 		Set("updated_at = now()").Where("tenant_id = ? AND id = ?", t.tenant, tr.ID).Exec(ctx)
 	return err
@@ -166,8 +166,8 @@ func (t *loadTx) AppendEvents(ctx context.Context, events []domain.Event) error 
 	return appendEvents(ctx, t.tx, events)
 }
 
-func (t *loadTx) row(l *domain.Load) loadWriteRow {
-	row := loadWriteRow{ID: l.ID, TenantID: t.tenant, LoadNumber: l.LoadNumber, Status: string(l.Status),
+func (t *loadTx) row(l *domain.Load) loadRow {
+	row := loadRow{ID: l.ID, TenantID: t.tenant, LoadNumber: l.LoadNumber, Status: string(l.Status),
 		BillingStatus: string(l.BillingStatus), SubsidiaryID: l.SubsidiaryID, CustomerID: l.CustomerID,
 		OrderNumber: l.OrderNumber, PONumber: l.PONumber, Source: l.Source, Rate: l.Rate.Amount, Currency: domain.USD,
 		Commodity: l.Commodity, EquipmentType: l.EquipmentType, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
@@ -184,23 +184,15 @@ func (t *loadTx) insertStops(ctx context.Context, l *domain.Load) error {
 	if len(l.Stops) == 0 {
 		return nil
 	}
-	stops := make([]stopWriteRow, len(l.Stops))
+	stops := make([]stopRow, len(l.Stops))
 	for i, s := range l.Stops {
-		stops[i] = stopWriteRow{ID: uuid.New(), TenantID: t.tenant, LoadID: l.ID, Sequence: s.Sequence, Type: string(s.Type),
+		stops[i] = stopRow{ID: uuid.New(), TenantID: t.tenant, LoadID: l.ID, Sequence: s.Sequence, Type: string(s.Type),
 			LocationID: s.LocationID, Name: s.Name, Street: s.Address.Street, City: s.Address.City, State: s.Address.State,
 			ZipCode: s.Address.ZipCode, AppointmentStart: s.AppointmentStart, AppointmentEnd: s.AppointmentEnd,
 			ArrivedAt: s.ArrivedAt, DepartedAt: s.DepartedAt}
 	}
 	_, err := t.tx.NewInsert().Model(&stops).Exec(ctx)
 	return err
-}
-
-func uuidStrings(ids []uuid.UUID) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = id.String()
-	}
-	return out
 }
 
 func isUnique(err error) bool {
