@@ -5,7 +5,7 @@ GO      ?= go
 PKGS    ?= ./...
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: run test check generate build fuzz
+.PHONY: run test check generate build fuzz fuzz-targets
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
@@ -22,9 +22,13 @@ test: check fuzz
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
 FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
-	./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
+	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
 
+# FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:
+	@./scripts/with-pg.sh $(MAKE) --no-print-directory fuzz-targets
+
+fuzz-targets:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1 | tail -3; \
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; done
