@@ -1,7 +1,10 @@
 package rest_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/rest"
 )
 
 // TestOpenAPIErrorAnswersMatch causes each kind of error answer and checks
@@ -88,6 +92,32 @@ func TestOpenAPIStructure(t *testing.T) {
 			}
 		}
 	}
+	// Enums are named schemas that properties and parameters reference.
+	_, served, err := rest.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw any
+	if err := json.Unmarshal(served, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := x["enum"]; ok && !regexp.MustCompile(`^/components/schemas/[^/]+$`).MatchString(path) {
+				t.Errorf("an inline enum at %s: name it in components/schemas and reference it", path)
+			}
+			for k, e := range x {
+				walk(path+"/"+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s/%d", path, i), e)
+			}
+		}
+	}
+	walk("", raw)
 	for name, header := range map[string]string{"TooManyRequests": "Retry-After", "ServiceUnavailable": "Retry-After", "Unauthorized": "WWW-Authenticate"} {
 		r := doc.Components.Responses[name]
 		if r == nil || r.Value.Headers[header] == nil {
