@@ -57,6 +57,9 @@ type Config struct {
 	// WebsocketInitTimeout is how long a WebSocket may wait before its
 	// connection_init (default 10s; then close 4408). Tests shorten it.
 	WebsocketInitTimeout time.Duration
+	// WebsocketKeepAlive is the interval of WebSocket pings (default 15s; a
+	// peer that answers none for two intervals is cut off). Tests shorten it.
+	WebsocketKeepAlive time.Duration
 	// TokenExpiryTimer schedules the end of a live connection when its token
 	// expires (graph.WebsocketOptions.AfterFunc); nil is time.AfterFunc.
 	// Tests fire it instead of waiting for a token to expire.

@@ -48,6 +48,7 @@ func (a *App) websocketTransport(limits *rest.RateLimits) graph.WebsocketTranspo
 		Live:              a.GraphQL.Live,
 		QueuePerOperation: a.Config.SubscriberBuffer,
 		InitTimeout:       a.Config.WebsocketInitTimeout,
+		KeepAlive:         a.Config.WebsocketKeepAlive,
 		AfterFunc:         a.Config.TokenExpiryTimer,
 		Closing:           a.closing,
 		Opened:            a.Metrics.WebSocket().Opened,

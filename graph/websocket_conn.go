@@ -92,6 +92,13 @@ func (w *wsConn) serve() {
 	w.c.SetPongHandler(func(string) error { w.alive(); return nil })
 	for {
 		_, data, err := w.c.ReadMessage()
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			// No answer to pings: a client too far behind to read is cut
+			// off like a slow consumer (1008, resume with after:), not
+			// closed as gone (1000), which would hide the events it missed.
+			w.end(websocket.ClosePolicyViolation, "no answer to pings: reconnect and resume with after")
+			break
+		}
 		if err != nil {
 			break
 		}

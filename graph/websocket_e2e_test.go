@@ -367,3 +367,28 @@ func TestSubscriptionsPerConnectionBounded(t *testing.T) {
 	w.subscribe("again", `subscription { loadChanged { id } }`, nil)
 	waitSubscribers(t, srv, 100)
 }
+
+// TestSilentClientIsCutOffAsSlow: a client that answers no ping (one too
+// far behind to read); after two keep-alive intervals (and the write timeout) the server
+// cuts it off with 1008, as a slow consumer, so that it resumes with after:
+// instead of taking a normal close (1000) for "nothing was missed".
+func TestSilentClientIsCutOffAsSlow(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.WebsocketKeepAlive = 20 * time.Millisecond }})
+	tn := apptest.NewTenant(t, srv, "acme")
+	silent := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead))
+	silent.c.SetPingHandler(func(string) error { return nil }) // answers no ping, as a client too busy to read
+	silent.subscribe("s", `subscription { loadChanged { id } }`, nil)
+	waitSubscribers(t, srv, 1)
+	// The server drops the subscription when it cuts the connection.
+	deadline := time.Now().Add(30 * time.Second)
+	for srv.GraphQL.Live.Members() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a client that answers no ping was never cut off")
+		}
+		time.Sleep(5 * time.Millisecond) // polling server state with a deadline
+	}
+	if code := silent.closeCode(); code != 1008 {
+		t.Fatalf("the silent client was closed with %d, want 1008", code)
+	}
+}
