@@ -1431,8 +1431,8 @@ func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, customerImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1476,14 +1476,15 @@ func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1494,8 +1495,8 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1526,22 +1527,22 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "invoicedDate":
-			out.Values[i] = ec._Invoice_invoicedDate(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.InvoicedDate)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "dueDate":
-			out.Values[i] = ec._Invoice_dueDate(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.DueDate)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "paidDate":
-			out.Values[i] = ec._Invoice_paidDate(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.PaidDate)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "lastSendDate":
-			out.Values[i] = ec._Invoice_lastSendDate(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.LastSendDate)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1571,17 +1572,17 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "supplementalInvoiceType":
-			out.Values[i] = ec._Invoice_supplementalInvoiceType(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SupplementalInvoiceType)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "vendor":
-			out.Values[i] = ec._Invoice_vendor(ctx, field, obj)
+			out.Values[i] = ec.marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐVendor(ctx, field.Selections, obj.Vendor)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "customer":
-			out.Values[i] = ec._Invoice_customer(ctx, field, obj)
+			out.Values[i] = ec.marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCustomer(ctx, field.Selections, obj.Customer)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1609,14 +1610,15 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1627,8 +1629,8 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceLineItemImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1677,14 +1679,15 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1778,14 +1781,15 @@ func (ec *executionContext) _InvoiceLoad(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1796,8 +1800,8 @@ func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoicePaymentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1836,14 +1840,15 @@ func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1854,8 +1859,8 @@ func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, lineRateImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1884,14 +1889,15 @@ func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1902,8 +1908,8 @@ func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, vendorImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1942,14 +1948,15 @@ func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1983,7 +1990,7 @@ func (ec *executionContext) marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulg
 }
 
 func (ec *executionContext) marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoiceLoad) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "InvoiceLoad", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoad(ctx, sel, v[i])

@@ -1365,14 +1365,15 @@ func (ec *executionContext) _Carrier(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1420,7 +1421,7 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "customerId":
-			out.Values[i] = ec._Load_customerId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.CustomerID)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1445,7 +1446,7 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "weight":
-			out.Values[i] = ec._Load_weight(ctx, field, obj)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Weight)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1518,7 +1519,7 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "customerName":
-			out.Values[i] = ec._Load_customerName(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.CustomerName)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1531,14 +1532,15 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1566,7 +1568,7 @@ func (ec *executionContext) _Stop(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "locationId":
-			out.Values[i] = ec._Stop_locationId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.LocationID)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1619,22 +1621,22 @@ func (ec *executionContext) _Stop(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "appointmentStart":
-			out.Values[i] = ec._Stop_appointmentStart(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.AppointmentStart)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "appointmentEnd":
-			out.Values[i] = ec._Stop_appointmentEnd(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.AppointmentEnd)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "arrivedAt":
-			out.Values[i] = ec._Stop_arrivedAt(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.ArrivedAt)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "departedAt":
-			out.Values[i] = ec._Stop_departedAt(ctx, field, obj)
+			out.Values[i] = ec.marshalODateTime2ᚖtimeᚐTime(ctx, field.Selections, obj.DepartedAt)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1647,14 +1649,15 @@ func (ec *executionContext) _Stop(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1692,17 +1695,17 @@ func (ec *executionContext) _Trip(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "truckId":
-			out.Values[i] = ec._Trip_truckId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.TruckID)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "trailerId":
-			out.Values[i] = ec._Trip_trailerId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.TrailerID)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "carrierId":
-			out.Values[i] = ec._Trip_carrierId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.CarrierID)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1867,14 +1870,15 @@ func (ec *executionContext) _Trip(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1901,7 +1905,7 @@ func (ec *executionContext) marshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhau
 }
 
 func (ec *executionContext) marshalNLoad2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Load) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "Load", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoad(ctx, sel, v[i])
@@ -1948,7 +1952,7 @@ func (ec *executionContext) marshalNStop2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNStop2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStopᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Stop) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "Stop", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStop2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStop(ctx, sel, v[i])
@@ -1985,7 +1989,7 @@ func (ec *executionContext) marshalNTrip2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNTrip2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTripᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Trip) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "Trip", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrip2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrip(ctx, sel, v[i])

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // marshalSliceSequentially is graphql.MarshalSliceConcurrently without a
@@ -38,4 +39,53 @@ func marshalSliceSequentially(ctx context.Context, length int, _ int64, omitPani
 		}
 	}
 	return ret
+}
+
+// marshalSliceUnlessWaiting marshals a list of elem objects in order when
+// the selection under its elements reaches none of the resolver fields
+// (nothing can wait on a dataloader batch while the others wait), and
+// concurrently, as gqlgen does, when it does.
+func marshalSliceUnlessWaiting(ctx context.Context, sel ast.SelectionSet, elem string, length int, workerLimit int64, omitPanicHandler bool,
+	marshalElement func(ctx context.Context, i int) graphql.Marshaler,
+) graphql.Array {
+	if length > 1 && selectsResolver(sel, elem) {
+		return graphql.MarshalSliceConcurrently(ctx, length, workerLimit, omitPanicHandler, marshalElement)
+	}
+	return marshalSliceSequentially(ctx, length, workerLimit, omitPanicHandler, marshalElement)
+}
+
+// selectsResolver reports whether sel, selected on an object of type typ,
+// reaches a field with a resolver at any depth. What it cannot judge — an
+// interface or union, a fragment on another type, a field without its
+// definition — counts as reaching one.
+func selectsResolver(sel ast.SelectionSet, typ string) bool {
+	resolvers, known := resolverFields[typ]
+	if !known {
+		return len(sel) > 0
+	}
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			if resolvers[s.Name] {
+				return true
+			}
+			if len(s.SelectionSet) == 0 {
+				continue
+			}
+			if s.Definition == nil || selectsResolver(s.SelectionSet, s.Definition.Type.Name()) {
+				return true
+			}
+		case *ast.InlineFragment:
+			if (s.TypeCondition != "" && s.TypeCondition != typ) || selectsResolver(s.SelectionSet, typ) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil || s.Definition.TypeCondition != typ || selectsResolver(s.Definition.SelectionSet, typ) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }

@@ -1743,17 +1743,17 @@ func (ec *executionContext) _Driver(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "companyName":
-			out.Values[i] = ec._Driver_companyName(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.CompanyName)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subsidiaryId":
-			out.Values[i] = ec._Driver_subsidiaryId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.SubsidiaryID)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "fleetName":
-			out.Values[i] = ec._Driver_fleetName(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.FleetName)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1804,14 +1804,15 @@ func (ec *executionContext) _Driver(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1822,8 +1823,8 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1877,14 +1878,15 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1895,14 +1897,14 @@ func (ec *executionContext) _SettlementStatementConnection(ctx context.Context, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SettlementStatementConnection")
 		case "page":
-			out.Values[i] = ec._SettlementStatementConnection_page(ctx, field, obj)
+			out.Values[i] = ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Page)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1945,14 +1947,15 @@ func (ec *executionContext) _SettlementStatementConnection(ctx context.Context, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1963,8 +1966,8 @@ func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel as
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1988,14 +1991,15 @@ func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel as
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -2006,8 +2010,8 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineItemImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2023,17 +2027,17 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "policyName":
-			out.Values[i] = ec._StatementLineItem_policyName(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.PolicyName)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "tripNumber":
-			out.Values[i] = ec._StatementLineItem_tripNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TripNumber)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "loadNumber":
-			out.Values[i] = ec._StatementLineItem_loadNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LoadNumber)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -2043,7 +2047,7 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "transactionType":
-			out.Values[i] = ec._StatementLineItem_transactionType(ctx, field, obj)
+			out.Values[i] = ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx, field.Selections, obj.TransactionType)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -2061,14 +2065,15 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -2079,8 +2084,8 @@ func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementSubLineImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2114,14 +2119,15 @@ func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -2132,124 +2138,124 @@ func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementTotalsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("StatementTotals")
 		case "grossIncome":
-			out.Values[i] = ec._StatementTotals_grossIncome(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.GrossIncome)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "netIncome":
-			out.Values[i] = ec._StatementTotals_netIncome(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.NetIncome)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "lineHaul":
-			out.Values[i] = ec._StatementTotals_lineHaul(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.LineHaul)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "accessorials":
-			out.Values[i] = ec._StatementTotals_accessorials(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Accessorials)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "echecks":
-			out.Values[i] = ec._StatementTotals_echecks(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Echecks)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "serviceFee":
-			out.Values[i] = ec._StatementTotals_serviceFee(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.ServiceFee)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "driverPayment":
-			out.Values[i] = ec._StatementTotals_driverPayment(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.DriverPayment)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deductions":
-			out.Values[i] = ec._StatementTotals_deductions(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Deductions)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "reimbursements":
-			out.Values[i] = ec._StatementTotals_reimbursements(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Reimbursements)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "credits":
-			out.Values[i] = ec._StatementTotals_credits(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Credits)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "escrow":
-			out.Values[i] = ec._StatementTotals_escrow(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Escrow)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "fuel":
-			out.Values[i] = ec._StatementTotals_fuel(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Fuel)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "tolls":
-			out.Values[i] = ec._StatementTotals_tolls(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Tolls)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "bonus":
-			out.Values[i] = ec._StatementTotals_bonus(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Bonus)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "shortfall":
-			out.Values[i] = ec._StatementTotals_shortfall(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.Shortfall)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "dailyPay":
-			out.Values[i] = ec._StatementTotals_dailyPay(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.DailyPay)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "dailyPerDiem":
-			out.Values[i] = ec._StatementTotals_dailyPerDiem(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.DailyPerDiem)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "statementPerDiem":
-			out.Values[i] = ec._StatementTotals_statementPerDiem(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.StatementPerDiem)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "tripValue":
-			out.Values[i] = ec._StatementTotals_tripValue(ctx, field, obj)
+			out.Values[i] = ec.marshalOMoney2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐMoney(ctx, field.Selections, obj.TripValue)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "numberOfTrips":
-			out.Values[i] = ec._StatementTotals_numberOfTrips(ctx, field, obj)
+			out.Values[i] = ec.marshalOInt2ᚖint(ctx, field.Selections, obj.NumberOfTrips)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "loadedMiles":
-			out.Values[i] = ec._StatementTotals_loadedMiles(ctx, field, obj)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.LoadedMiles)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "emptyMiles":
-			out.Values[i] = ec._StatementTotals_emptyMiles(ctx, field, obj)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.EmptyMiles)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "hoursWorked":
-			out.Values[i] = ec._StatementTotals_hoursWorked(ctx, field, obj)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.HoursWorked)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -2262,14 +2268,15 @@ func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -2306,7 +2313,7 @@ func (ec *executionContext) marshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgr
 }
 
 func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Statement) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "SettlementStatement", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, sel, v[i])
@@ -2332,7 +2339,7 @@ func (ec *executionContext) marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgr
 }
 
 func (ec *executionContext) marshalNSettlementStatementEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐSettlementStatementEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SettlementStatementEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "SettlementStatementEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSettlementStatementEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐSettlementStatementEdge(ctx, sel, v[i])
@@ -2427,7 +2434,7 @@ func (ec *executionContext) marshalODriver2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaul
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceUnlessWaiting(ctx, sel, "Driver", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDriver2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDriver(ctx, sel, v[i])

@@ -1130,8 +1130,8 @@ func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, fleetImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1160,14 +1160,15 @@ func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1178,8 +1179,8 @@ func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, noteImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1218,14 +1219,15 @@ func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1236,8 +1238,8 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1253,107 +1255,107 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "trailerNum":
-			out.Values[i] = ec._Trailer_trailerNum(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.TrailerNum)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "make":
-			out.Values[i] = ec._Trailer_make(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Make)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "licenseNum":
-			out.Values[i] = ec._Trailer_licenseNum(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LicenseNum)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "licenseState":
-			out.Values[i] = ec._Trailer_licenseState(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LicenseState)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "vinNum":
-			out.Values[i] = ec._Trailer_vinNum(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.VinNum)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec._Trailer_status(ctx, field, obj)
+			out.Values[i] = ec.marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "subsidiaryId":
-			out.Values[i] = ec._Trailer_subsidiaryId(ctx, field, obj)
+			out.Values[i] = ec.marshalOID2ᚖgithubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.SubsidiaryID)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "equipmentType":
-			out.Values[i] = ec._Trailer_equipmentType(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EquipmentType)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "equipmentSize":
-			out.Values[i] = ec._Trailer_equipmentSize(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.EquipmentSize)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "insuranceCompany":
-			out.Values[i] = ec._Trailer_insuranceCompany(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.InsuranceCompany)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "insurancePolicyNumber":
-			out.Values[i] = ec._Trailer_insurancePolicyNumber(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.InsurancePolicyNumber)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "fleet":
-			out.Values[i] = ec._Trailer_fleet(ctx, field, obj)
+			out.Values[i] = ec.marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐFleet(ctx, field.Selections, obj.Fleet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "year":
-			out.Values[i] = ec._Trailer_year(ctx, field, obj)
+			out.Values[i] = ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Year)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "licenseCountry":
-			out.Values[i] = ec._Trailer_licenseCountry(ctx, field, obj)
+			out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.LicenseCountry)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "plateExpiresAt":
-			out.Values[i] = ec._Trailer_plateExpiresAt(ctx, field, obj)
+			out.Values[i] = ec.marshalODate2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDate(ctx, field.Selections, obj.PlateExpiresAt)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "licenseExpiresAt":
-			out.Values[i] = ec._Trailer_licenseExpiresAt(ctx, field, obj)
+			out.Values[i] = ec.marshalODate2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDate(ctx, field.Selections, obj.LicenseExpiresAt)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "insuranceExpiresAt":
-			out.Values[i] = ec._Trailer_insuranceExpiresAt(ctx, field, obj)
+			out.Values[i] = ec.marshalODate2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDate(ctx, field.Selections, obj.InsuranceExpiresAt)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "inspectionExpiresAt":
-			out.Values[i] = ec._Trailer_inspectionExpiresAt(ctx, field, obj)
+			out.Values[i] = ec.marshalODate2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDate(ctx, field.Selections, obj.InspectionExpiresAt)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "capacity":
-			out.Values[i] = ec._Trailer_capacity(ctx, field, obj)
+			out.Values[i] = ec.marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerCapacity(ctx, field.Selections, obj.Capacity)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "notes":
-			out.Values[i] = ec._Trailer_notes(ctx, field, obj)
+			out.Values[i] = ec.marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNoteᚄ(ctx, field.Selections, obj.Notes)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "references":
-			out.Values[i] = ec._Trailer_references(ctx, field, obj)
+			out.Values[i] = ec.marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReferenceᚄ(ctx, field.Selections, obj.References)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1366,14 +1368,15 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1384,19 +1387,19 @@ func (ec *executionContext) _TrailerCapacity(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerCapacityImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TrailerCapacity")
 		case "pallets":
-			out.Values[i] = ec._TrailerCapacity_pallets(ctx, field, obj)
+			out.Values[i] = ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Pallets)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "weight":
-			out.Values[i] = ec._TrailerCapacity_weight(ctx, field, obj)
+			out.Values[i] = ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Weight)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1409,14 +1412,15 @@ func (ec *executionContext) _TrailerCapacity(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1427,14 +1431,14 @@ func (ec *executionContext) _TrailerConnection(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TrailerConnection")
 		case "page":
-			out.Values[i] = ec._TrailerConnection_page(ctx, field, obj)
+			out.Values[i] = ec.marshalOInt2ᚖint(ctx, field.Selections, obj.Page)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1477,14 +1481,15 @@ func (ec *executionContext) _TrailerConnection(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1495,8 +1500,8 @@ func (ec *executionContext) _TrailerEdge(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1520,14 +1525,15 @@ func (ec *executionContext) _TrailerEdge(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }
@@ -1538,8 +1544,8 @@ func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerReferenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	var deferredFieldSet *graphql.FieldSet
+	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1563,14 +1569,15 @@ func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if len(deferLabelToView) > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Defers:   deferLabelToView,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: deferredFieldSet,
+			Context:  ctx,
+		})
+	}
 
 	return out
 }

@@ -7,16 +7,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/99designs/gqlgen/codegen"
 )
 
 // plainLeaves: gqlgen resolves every field through graphql.ResolveField,
 // which allocates a field context, a path and three closures, even for a
-// non-null scalar, enum, plain object (isPlain: no resolver anywhere below
-// it, so nothing can read the missing field context) or list of plain
-// objects held by value in a struct field (a statement's number, a
-// sub-line's amount, a line item's sub-lines): in the dashboard
+// scalar, enum, plain object (isPlain: no resolver anywhere below it, so
+// nothing can read the missing field context) or list of plain objects held
+// in a struct field — non-null and by value, or nullable (a statement's
+// number, a sub-line's amount, a line item's sub-lines, a money's
+// currency, a total that may be absent): in the dashboard
 // query that is ~20,000 field contexts per request for values that cannot
 // fail. This pass rewrites, in
 // the object marshallers, the call of such a field's function to the
@@ -29,7 +31,9 @@ import (
 // with that value. What is skipped is only what such a field never needs:
 // field middleware (no directive; the schema's extensions hook no fields),
 // panic recovery around a field read, the null check of a value that is
-// not a pointer, and the path segment that only an error or a @defer below
+// not a pointer or may be null (ResolveField hands a nil pointer of a
+// nullable field to the same marshaller, which writes null), and the path
+// segment that only an error or a @defer below
 // would use (a plain value has neither). A field function of any other
 // shape is left alone.
 type plainLeaves struct{ fields map[string]bool }
@@ -42,7 +46,9 @@ func (p *plainLeaves) GenerateCode(data *codegen.Data) error {
 	p.fields = map[string]bool{}
 	for _, o := range data.Objects {
 		for _, f := range o.Fields {
-			if f.IsResolver || f.IsMethod() || len(f.Directives) > 0 || f.TypeReference.IsPtr() || !f.TypeReference.GQL.NonNull ||
+			// A non-null pointer is left alone: its nil is an error, whose
+			// path needs the field context.
+			if f.IsResolver || f.IsMethod() || len(f.Directives) > 0 || (f.TypeReference.IsPtr() && f.TypeReference.GQL.NonNull) ||
 				!isPlain(f.TypeReference.Definition, objects, plain) {
 				continue
 			}
@@ -66,11 +72,11 @@ var leafFunc = regexp.MustCompile(`(?m)^func \(ec \*executionContext\) (_\w+)\(c
 			return obj\.([\w.]+), nil
 		\},
 		nil,
-		func\(ctx context\.Context, selections ast\.SelectionSet, v (?:\[\])?[^\s)*\[]+\) graphql\.Marshaler \{
-			return ec\.(marshalN[^\s(]+)\(ctx, selections, v\)
+		func\(ctx context\.Context, selections ast\.SelectionSet, v (?:\[\])?(\*?)[^\s)*\[]+\) graphql\.Marshaler \{
+			return ec\.(marshal[NO][^\s(]+)\(ctx, selections, v\)
 		\},
 		true,
-		true,
+		(?:true|false),
 	\)
 \}`)
 
@@ -92,8 +98,9 @@ func (p *plainLeaves) rewrite(dir string) error {
 		}
 		srcs[f] = src
 		for _, m := range leafFunc.FindAllSubmatch(src, -1) {
-			if name := string(m[1]); p.fields[name] {
-				direct[name] = fmt.Sprintf("ec.%s(ctx, field.Selections, obj.%s)", m[3], m[2])
+			name, pointer, marshal := string(m[1]), len(m[3]) > 0, string(m[4])
+			if p.fields[name] && (!pointer || strings.HasPrefix(marshal, "marshalO")) {
+				direct[name] = fmt.Sprintf("ec.%s(ctx, field.Selections, obj.%s)", marshal, m[2])
 			}
 		}
 	}

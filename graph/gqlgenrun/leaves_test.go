@@ -45,6 +45,25 @@ func (ec *executionContext) _SubLine_rate(ctx context.Context, field graphql.Col
 		true,
 	)
 }
+func (ec *executionContext) _SubLine_note(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubLine_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
 func (ec *executionContext) _SubLine(ctx context.Context, sel ast.SelectionSet, obj *domain.SubLine) graphql.Marshaler {
 		case "description":
 			out.Values[i] = ec._SubLine_description(ctx, field, obj)
@@ -52,12 +71,15 @@ func (ec *executionContext) _SubLine(ctx context.Context, sel ast.SelectionSet, 
 			out.Values[i] = ec._SubLine_rate(ctx, field, obj)
 		case "quantity":
 			out.Values[i] = ec._SubLine_quantity(ctx, field, obj)
+		case "note":
+			out.Values[i] = ec._SubLine_note(ctx, field, obj)
 }
 `
 
-// TestPlainLeavesRewrite: a plain leaf's call becomes its marshaller applied
-// to the struct field; a pointer value (which ResolveField null-checks) and
-// a field not judged plain keep their field function.
+// TestPlainLeavesRewrite: a plain leaf's call — non-null by value, or
+// nullable — becomes its marshaller applied to the struct field; a non-null
+// pointer (whose nil ResolveField reports with the field's path) and a field
+// not judged plain keep their field function.
 func TestPlainLeavesRewrite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -65,7 +87,7 @@ func TestPlainLeavesRewrite(t *testing.T) {
 	if err := os.WriteFile(file, []byte(leafSample), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := &plainLeaves{fields: map[string]bool{"_SubLine_description": true, "_SubLine_rate": true}}
+	p := &plainLeaves{fields: map[string]bool{"_SubLine_description": true, "_SubLine_rate": true, "_SubLine_note": true}}
 	if err := p.rewrite(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +96,7 @@ func TestPlainLeavesRewrite(t *testing.T) {
 		"out.Values[i] = ec.marshalNStatus2githubᚗcomᚋdomainᚐStatus(ctx, field.Selections, obj.Description)",
 		"out.Values[i] = ec._SubLine_rate(ctx, field, obj)",
 		"out.Values[i] = ec._SubLine_quantity(ctx, field, obj)",
+		"out.Values[i] = ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Note)",
 	} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("rewritten source lacks %q", want)

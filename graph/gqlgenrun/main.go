@@ -1,7 +1,8 @@
-// Command gqlgenrun is `gqlgen generate` (gqlgen.yml) plus two changes to
+// Command gqlgenrun is `gqlgen generate` (gqlgen.yml) plus three changes to
 // the execution code it writes: a list of objects none of whose fields has a
-// resolver is marshalled element by element in the calling goroutine, and a
-// plain leaf is marshalled straight from its struct field (plainLeaves).
+// resolver is marshalled element by element in the calling goroutine, a list
+// whose selection reaches no resolver field too (waitingLists), and a plain
+// leaf is marshalled straight from its struct field (plainLeaves).
 //
 // gqlgen marshals every list of objects through
 // graphql.MarshalSliceConcurrently, one goroutine per element. That pays off
@@ -42,11 +43,17 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	lists, leaves := &plainLists{}, &plainLeaves{}
-	if err := api.Generate(cfg, api.AddPlugin(lists), api.AddPlugin(leaves)); err != nil {
+	lists, waiting, leaves := &plainLists{}, &waitingLists{}, &plainLeaves{}
+	if err := api.Generate(cfg, api.AddPlugin(lists), api.AddPlugin(waiting), api.AddPlugin(leaves)); err != nil {
 		return err
 	}
 	if err := lists.rewrite(cfg.Exec.Dir()); err != nil {
+		return err
+	}
+	if err := waiting.rewrite(cfg.Exec.Dir()); err != nil {
+		return err
+	}
+	if err := guardDefers(cfg.Exec.Dir()); err != nil {
 		return err
 	}
 	return leaves.rewrite(cfg.Exec.Dir())
@@ -144,19 +151,27 @@ func (p *plainLists) rewrite(dir string) error {
 }
 
 func (p *plainLists) rewriteSource(src []byte) ([]byte, int) {
+	return rewriteFuncs(src, func(name string, body []byte) []byte {
+		if !p.funcs[name] {
+			return body
+		}
+		return bytes.Replace(body, []byte("graphql.MarshalSliceConcurrently("), []byte("marshalSliceSequentially("), 1)
+	})
+}
+
+// rewriteFuncs applies edit to the body of every executionContext method in
+// src; it returns the result and how many bodies edit changed.
+func rewriteFuncs(src []byte, edit func(name string, body []byte) []byte) ([]byte, int) {
 	locs := funcDecl.FindAllSubmatchIndex(src, -1)
 	var out bytes.Buffer
 	n, last := 0, 0
 	for i, loc := range locs {
-		if !p.funcs[string(src[loc[2]:loc[3]])] {
-			continue
-		}
 		end := len(src)
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
 		body := src[loc[0]:end]
-		repl := bytes.Replace(body, []byte("graphql.MarshalSliceConcurrently("), []byte("marshalSliceSequentially("), 1)
+		repl := edit(string(src[loc[2]:loc[3]]), body)
 		if bytes.Equal(repl, body) {
 			continue
 		}
