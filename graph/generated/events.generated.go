@@ -202,7 +202,7 @@ var eventConnectionImplementors = []string{"EventConnection"}
 func (ec *executionContext) _EventConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EventConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -251,7 +251,7 @@ var eventEdgeImplementors = []string{"EventEdge"}
 func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EventEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

@@ -1430,7 +1430,7 @@ var customerImplementors = []string{"Customer"}
 func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet, obj *domain.Customer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, customerImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1494,7 +1494,7 @@ var invoiceImplementors = []string{"Invoice"}
 func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, obj *domain.Invoice) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1628,7 +1628,7 @@ var invoiceLineItemImplementors = []string{"InvoiceLineItem"}
 func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoiceLineItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceLineItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1799,7 +1799,7 @@ var invoicePaymentImplementors = []string{"InvoicePayment"}
 func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoicePayment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoicePaymentImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1858,7 +1858,7 @@ var lineRateImplementors = []string{"LineRate"}
 func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet, obj *domain.LineRate) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lineRateImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1907,7 +1907,7 @@ var vendorImplementors = []string{"Vendor"}
 func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, obj *domain.Vendor) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, vendorImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

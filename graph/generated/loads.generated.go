@@ -2932,7 +2932,7 @@ var changeImplementors = []string{"Change"}
 func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *domain.Change) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2976,7 +2976,7 @@ var changeTargetImplementors = []string{"ChangeTarget"}
 func (ec *executionContext) _ChangeTarget(ctx context.Context, sel ast.SelectionSet, obj *domain.ChangeTarget) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeTargetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3020,7 +3020,7 @@ var eventDiffImplementors = []string{"EventDiff"}
 func (ec *executionContext) _EventDiff(ctx context.Context, sel ast.SelectionSet, obj *model.EventDiff) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventDiffImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3064,7 +3064,7 @@ var loadConnectionImplementors = []string{"LoadConnection"}
 func (ec *executionContext) _LoadConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LoadConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3118,7 +3118,7 @@ var loadEdgeImplementors = []string{"LoadEdge"}
 func (ec *executionContext) _LoadEdge(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3162,7 +3162,7 @@ var loadEventImplementors = []string{"LoadEvent", "Event"}
 func (ec *executionContext) _LoadEvent(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3226,7 +3226,7 @@ var loadEventDataImplementors = []string{"LoadEventData"}
 func (ec *executionContext) _LoadEventData(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEventData) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEventDataImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3273,7 +3273,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		Object: "Mutation",
 	})
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3448,7 +3448,7 @@ var tripEventImplementors = []string{"TripEvent", "Event"}
 func (ec *executionContext) _TripEvent(ctx context.Context, sel ast.SelectionSet, obj *model.TripEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tripEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3512,7 +3512,7 @@ var tripEventDataImplementors = []string{"TripEventData"}
 func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.SelectionSet, obj *model.TripEventData) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tripEventDataImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

@@ -741,7 +741,7 @@ var locationImplementors = []string{"Location"}
 func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *domain.Location) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -835,7 +835,7 @@ var locationConnectionImplementors = []string{"LocationConnection"}
 func (ec *executionContext) _LocationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LocationConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -904,7 +904,7 @@ var locationEdgeImplementors = []string{"LocationEdge"}
 func (ec *executionContext) _LocationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.LocationEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -948,7 +948,7 @@ var locationNoteImplementors = []string{"LocationNote"}
 func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.SelectionSet, obj *domain.LocationNote) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationNoteImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

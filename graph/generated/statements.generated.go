@@ -1822,7 +1822,7 @@ var settlementStatementImplementors = []string{"SettlementStatement"}
 func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.SelectionSet, obj *domain.Statement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1896,7 +1896,7 @@ var settlementStatementConnectionImplementors = []string{"SettlementStatementCon
 func (ec *executionContext) _SettlementStatementConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SettlementStatementConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1965,7 +1965,7 @@ var settlementStatementEdgeImplementors = []string{"SettlementStatementEdge"}
 func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SettlementStatementEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2009,7 +2009,7 @@ var statementLineItemImplementors = []string{"StatementLineItem"}
 func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2083,7 +2083,7 @@ var statementSubLineImplementors = []string{"StatementSubLine"}
 func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.SelectionSet, obj *domain.SubLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementSubLineImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2137,7 +2137,7 @@ var statementTotalsImplementors = []string{"StatementTotals"}
 func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementTotals) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementTotalsImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

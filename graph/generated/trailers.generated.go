@@ -1129,7 +1129,7 @@ var fleetImplementors = []string{"Fleet"}
 func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, obj *domain.Fleet) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, fleetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1178,7 +1178,7 @@ var noteImplementors = []string{"Note"}
 func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj *domain.Note) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, noteImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1237,7 +1237,7 @@ var trailerImplementors = []string{"Trailer"}
 func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, obj *domain.Trailer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1386,7 +1386,7 @@ var trailerCapacityImplementors = []string{"TrailerCapacity"}
 func (ec *executionContext) _TrailerCapacity(ctx context.Context, sel ast.SelectionSet, obj *domain.TrailerCapacity) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerCapacityImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1430,7 +1430,7 @@ var trailerConnectionImplementors = []string{"TrailerConnection"}
 func (ec *executionContext) _TrailerConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrailerConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1499,7 +1499,7 @@ var trailerEdgeImplementors = []string{"TrailerEdge"}
 func (ec *executionContext) _TrailerEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TrailerEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1543,7 +1543,7 @@ var trailerReferenceImplementors = []string{"TrailerReference"}
 func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.SelectionSet, obj *domain.TrailerReference) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerReferenceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

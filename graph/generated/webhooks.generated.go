@@ -1014,7 +1014,7 @@ var webhookAttemptImplementors = []string{"WebhookAttempt"}
 func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *domain.WebhookAttempt) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1078,7 +1078,7 @@ var webhookDeliveryImplementors = []string{"WebhookDelivery"}
 func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *domain.WebhookDelivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1152,7 +1152,7 @@ var webhookWithSecretImplementors = []string{"WebhookWithSecret"}
 func (ec *executionContext) _WebhookWithSecret(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookWithSecret) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookWithSecretImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

@@ -58,3 +58,35 @@ func TestGuardDefers(t *testing.T) {
 		t.Error("a directory without hand-overs was accepted: a change of gqlgen's output would go unnoticed")
 	}
 }
+
+// TestPlainObjects: an object marshaller left without defer state and with
+// no concurrent field is pointed at objectJSON; one with a concurrent field
+// keeps gqlgen's FieldSet.
+func TestPlainObjects(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sample.generated.go")
+	src := `func (ec *executionContext) _Plain(ctx context.Context, sel ast.SelectionSet, obj *domain.Plain) graphql.Marshaler {
+	out := graphql.NewFieldSet(fields)
+	` + string(deferNil) + `}
+
+func (ec *executionContext) _Waits(ctx context.Context, sel ast.SelectionSet, obj *domain.Waits) graphql.Marshaler {
+	out := graphql.NewFieldSet(fields)
+	` + string(deferNil) + `	out.Concurrently(i, func(ctx context.Context) (res graphql.Marshaler) { return nil })
+}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := plainObjects(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(file)
+	plain, waits, _ := strings.Cut(string(got), "func (ec *executionContext) _Waits")
+	if !strings.Contains(plain, string(objectJSONMake)) {
+		t.Errorf("_Plain still uses a FieldSet:\n%s", plain)
+	}
+	if !strings.Contains(waits, string(fieldSetMake)) {
+		t.Errorf("_Waits lost its FieldSet:\n%s", waits)
+	}
+}

@@ -56,6 +56,9 @@ func run() error {
 	if err := guardDefers(cfg.Exec.Dir()); err != nil {
 		return err
 	}
+	if err := plainObjects(cfg.Exec.Dir()); err != nil {
+		return err
+	}
 	return leaves.rewrite(cfg.Exec.Dir())
 }
 
