@@ -266,7 +266,7 @@ func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 			return
 		}
 		seq := g.popSeq()
-		payload, err := json.Marshal(resp)
+		payload, err := encodeResponse(resp)
 		if err != nil {
 			payload = []byte(`{"errors":[{"message":"the event could not be encoded","extensions":{"code":"INTERNAL"}}]}`)
 		}

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -98,7 +97,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 				l.Leave(m)
 				return nil // the subscriber has gone
 			}
-			payload, err := json.Marshal(resp)
+			payload, err := encodeResponse(resp)
 			if err != nil {
 				return refuse(err)
 			}

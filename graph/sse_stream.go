@@ -312,7 +312,7 @@ func resultEvent(resp *graphql.Response) []sseFrame {
 			Extensions map[string]any `json:"extensions,omitempty"`
 		}{resp.Errors, resp.Extensions})
 	} else {
-		data, err = json.Marshal(resp)
+		data, err = encodeResponse(resp)
 	}
 	if err != nil {
 		data = []byte(`{"errors":[{"message":"the result could not be encoded","extensions":{"code":"INTERNAL"}}]}`)

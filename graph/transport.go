@@ -141,7 +141,7 @@ func writeResponse(w http.ResponseWriter, r *http.Request, status int, resp *gra
 		}{resp.Errors, resp.Extensions})
 		return
 	}
-	_ = json.NewEncoder(w).Encode(resp)
+	writeResponseJSON(w, resp)
 }
 
 // writeRefusal answers a request refused before it became an operation.

@@ -493,7 +493,7 @@ func (w *wsConn) deliver(op *wsOp, body []byte) {
 }
 
 func (w *wsConn) next(op *wsOp, resp *graphql.Response) {
-	b, err := json.Marshal(resp)
+	b, err := encodeResponse(resp)
 	if err != nil {
 		return
 	}
