@@ -146,42 +146,46 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = w.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), c, w.attempt(sendCtx, c))
+			o, outcome := w.attempt(sendCtx, c)
+			errs[i] = w.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), c, o)
+			// Told once recorded: whoever counts attempts never sees one
+			// whose delivery still reads pending.
+			if w.Attempted != nil {
+				w.Attempted(outcome)
+			}
 		}()
 	}
 	wg.Wait()
 	return len(claimed), errors.Join(errs...)
 }
 
-// attempt sends one signed delivery and decides what follows.
-func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) storage.AttemptOutcome {
-	o := storage.AttemptOutcome{AttemptID: uuid.New()}
+// attempt sends one signed delivery and decides what follows; outcome is
+// the attempt's in a word (see Attempted).
+func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o storage.AttemptOutcome, outcome string) {
+	o = storage.AttemptOutcome{AttemptID: uuid.New()}
 	start := time.Now()
 	status, err := w.send(ctx, c, o.AttemptID)
 	o.Latency, o.At = time.Since(start), w.Now()
 	if status != 0 {
 		o.StatusCode = &status
 	}
-	outcome := "rejected"
-	if w.Attempted != nil {
-		defer func() { w.Attempted(outcome) }()
-	}
+	outcome = "rejected"
 	switch {
 	case err != nil:
 		o.Error, outcome = err.Error(), "error"
 	case status >= 200 && status < 300:
-		o.Delivered, outcome = true, "delivered"
-		return o
+		o.Delivered = true
+		return o, "delivered"
 	case status == http.StatusGone:
-		o.Gone, o.Error, outcome = true, "410 Gone: the endpoint asked to be disabled", "gone"
-		return o
+		o.Gone, o.Error = true, "410 Gone: the endpoint asked to be disabled"
+		return o, "gone"
 	default:
 		o.Error = "status " + strconv.Itoa(status)
 	}
 	if next, ok := domain.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
 		o.NextAttemptAt = &next
 	}
-	return o
+	return o, outcome
 }
 
 // send POSTs the event and returns the status; only the status matters, the
