@@ -32,6 +32,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if cfg.MaxConns < 20 {
 		cfg.MaxConns = 20
 	}
+	cfg.AfterConnect = registerUUID
 	for _, o := range opts {
 		o(cfg)
 	}
