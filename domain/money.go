@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -32,7 +33,15 @@ type moneyJSON struct {
 
 // MarshalJSON writes {"Amount": <exact number>, "Currency": <int|null>}.
 func (m Money) MarshalJSON() ([]byte, error) {
-	return json.Marshal(moneyJSON{Amount: json.Number(m.Amount.String()), Currency: m.Currency})
+	b := make([]byte, 0, 48)
+	b = AppendDecimal(append(b, `{"Amount":`...), m.Amount)
+	b = append(b, `,"Currency":`...)
+	if m.Currency == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*m.Currency), 10)
+	}
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads the same shape, keeping the amount exact.
@@ -64,7 +73,10 @@ func DateOf(t time.Time) Date {
 func (d Date) String() string { return d.Format(time.DateOnly) }
 
 // MarshalJSON renders "yyyy-MM-dd".
-func (d Date) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+func (d Date) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 12)
+	return append(d.AppendFormat(append(b, '"'), time.DateOnly), '"'), nil
+}
 
 // UnmarshalJSON reads "yyyy-MM-dd".
 func (d *Date) UnmarshalJSON(b []byte) error {

@@ -39,7 +39,10 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 
 // MarshalDecimal writes the exact decimal as a JSON number.
 func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
-	return graphql.WriterFunc(func(w io.Writer) { _, _ = io.WriteString(w, d.String()) })
+	return graphql.WriterFunc(func(w io.Writer) {
+		var buf [40]byte
+		_, _ = w.Write(domain.AppendDecimal(buf[:0], d))
+	})
 }
 
 // UnmarshalDecimal reads a number (kept exact: variables are decoded with
