@@ -223,3 +223,46 @@ func TestSubscriptionOverHTTPRefused(t *testing.T) {
 		t.Fatal("a refused subscription was registered")
 	}
 }
+
+// TestWebsocketPingAndCloseAnswered: a client's ping is answered with a
+// pong carrying its data, and its close frame is echoed with its code —
+// both queued to the connection's writer, the only goroutine that writes.
+func TestWebsocketPingAndCloseAnswered(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "acme")
+	w := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead))
+	pong := make(chan string, 1)
+	w.c.SetPongHandler(func(s string) error { pong <- s; return nil })
+	read := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := w.c.ReadMessage(); err != nil {
+				read <- err
+				return
+			}
+		}
+	}()
+	if err := w.c.WriteControl(websocket.PingMessage, []byte("are you there"), time.Now().Add(5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-pong:
+		if s != "are you there" {
+			t.Fatalf("pong carried %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no pong")
+	}
+	if err := w.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4321, "bye"), time.Now().Add(5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-read:
+		if !websocket.IsCloseError(err, 4321) {
+			t.Fatalf("the close was answered with %v, want the code 4321 echoed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the close was not answered")
+	}
+}
