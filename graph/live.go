@@ -34,6 +34,8 @@ type Live struct {
 	executions atomic.Int64
 	members    atomic.Int64
 	cutOff     atomic.Int64
+	writes     atomic.Int64 // WebSocket write(2) calls of message batches
+	frames     atomic.Int64 // messages those writes carried
 	wg         sync.WaitGroup
 }
 
@@ -51,6 +53,13 @@ func (l *Live) Executions() int64 { return l.executions.Load() }
 
 // Members is the number of live subscribers across groups.
 func (l *Live) Members() int64 { return l.members.Load() }
+
+// Writes counts the system calls that wrote WebSocket messages, Frames the
+// messages they carried.
+func (l *Live) Writes() int64 { return l.writes.Load() }
+
+// Frames: see Writes.
+func (l *Live) Frames() int64 { return l.frames.Load() }
 
 // CutOff counts connections cut off for not reading their events in time.
 func (l *Live) CutOff() int64 { return l.cutOff.Load() }
@@ -75,6 +84,12 @@ type liveMember struct {
 	// subscriber; it must not block (a connection that cannot take it is cut
 	// off). SSE sends the position's cursor as the event's id.
 	out func(pos domain.EventPosition, payload []byte)
+	// queue, when set, is out without waking the subscriber's writer: the
+	// group queues an event to every member, then wakes each once (wake),
+	// so a connection holding several members writes their messages in
+	// one system call rather than one each.
+	queue func(pos domain.EventPosition, payload []byte)
+	wake  func()
 	// fail ends the member when its group's stream ended under it.
 	fail  func(errs gqlerror.List)
 	group *liveGroup // guarded by Live.mu
@@ -107,7 +122,11 @@ func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
 		m.pending = append(m.pending, livePending{pos, payload})
 	case pos == domain.EventPosition{} || m.last.Before(pos):
 		m.last = pos
-		m.out(pos, payload)
+		if m.queue != nil {
+			m.queue(pos, payload)
+		} else {
+			m.out(pos, payload)
+		}
 	}
 }
 
@@ -279,6 +298,11 @@ func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 		g.mu.Unlock()
 		for _, m := range members {
 			m.deliver(seq, payload)
+		}
+		for _, m := range members {
+			if m.wake != nil {
+				m.wake()
+			}
 		}
 		clear(members)
 	}

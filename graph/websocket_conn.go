@@ -159,21 +159,28 @@ func (w *wsConn) end(code int, reason string) {
 // send queues a frame; past the bound (QueuePerOperation per live operation)
 // the peer is too slow and the connection is cut off.
 func (w *wsConn) send(f wsFrame) {
+	if w.enqueue(f) {
+		w.signal()
+	}
+}
+
+// enqueue is send without waking the writer; false: not queued.
+func (w *wsConn) enqueue(f wsFrame) bool {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		return
+		return false
 	}
 	if !f.control && w.queued >= w.o.QueuePerOperation*(1+len(w.ops)) {
 		w.mu.Unlock()
 		w.o.Live.cutOff.Add(1)
 		w.end(CloseSlowConsumer, domain.ErrSlowConsumer.Error())
-		return
+		return false
 	}
 	w.queue = append(w.queue, f)
 	w.queued++
 	w.mu.Unlock()
-	w.signal()
+	return true
 }
 
 // sendJSON queues a protocol message of the server's.
@@ -226,6 +233,9 @@ func (w *wsConn) writeLoop() {
 			close(w.room) // replays waiting for room go on
 			w.room = make(chan struct{})
 			w.mu.Unlock()
+			if len(batch) == 0 {
+				continue // woken again for what the last batch took
+			}
 			if !w.write(batch) {
 				return
 			}
@@ -247,6 +257,8 @@ func (w *wsConn) write(frames []wsFrame) bool {
 	}
 	conn := w.c.NetConn()
 	_ = conn.SetWriteDeadline(time.Now().Add(w.o.WriteTimeout))
+	w.o.Live.writes.Add(1) // before: a peer that has read the batch sees it counted
+	w.o.Live.frames.Add(int64(len(frames)))
 	_, err := conn.Write(buf)
 	if cap(buf) <= maxPooledFrames {
 		*bp = buf[:0]
@@ -454,7 +466,9 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		return true
 	}
 	op.member = &liveMember{
-		out: func(_ domain.EventPosition, body []byte) { w.deliver(op, body) },
+		out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
+		queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
+		wake:  w.signal,
 		fail: func(errs gqlerror.List) {
 			if w.remove(id) == op {
 				w.refuse(id, errs)
@@ -532,13 +546,14 @@ func (w *wsConn) signal() {
 	}
 }
 
-// deliver queues a shared payload for op, unless op has ended meanwhile.
-func (w *wsConn) deliver(op *wsOp, body []byte) {
+// deliver queues a shared payload for op, unless op has ended meanwhile,
+// and wakes the writer if asked (else the caller does, see liveMember).
+func (w *wsConn) deliver(op *wsOp, body []byte, wake bool) {
 	w.mu.Lock()
 	live := w.ops[op.id] == op
 	w.mu.Unlock()
-	if live {
-		w.send(wsFrame{head: op.head, body: body, tail: true})
+	if live && w.enqueue(wsFrame{head: op.head, body: body, tail: true}) && wake {
+		w.signal()
 	}
 }
 

@@ -165,3 +165,29 @@ func upload(t *testing.T, srv *apptest.Server, token, loadNumber, docType string
 		t.Fatalf("upload: %d", res.StatusCode)
 	}
 }
+
+// TestGroupEventIsOneWritePerConnection: the members of a group on one
+// connection get an event's messages in one write(2): the group queues to
+// every member before waking any writer.
+func TestGroupEventIsOneWritePerConnection(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "acme")
+	w := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead))
+	const subs = 10
+	for i := range subs {
+		w.subscribe(fmt.Sprintf("s%d", i), `subscription { loadChanged { id } }`, nil)
+	}
+	waitSubscribers(t, srv, subs)
+	live := srv.GraphQL.Live
+	writes, frames := live.Writes(), live.Frames()
+	mustGQL(t, srv, writer(t, srv, tn), createLoad, createLoadVars("ONE-1", tn.SubsidiaryID.String(), 1))
+	for range subs {
+		if m := w.read(); m.Type != "next" {
+			t.Fatalf("want an event, got %s %s", m.Type, m.Payload)
+		}
+	}
+	if dw, df := live.Writes()-writes, live.Frames()-frames; dw != 1 || df != subs {
+		t.Fatalf("%d messages went out in %d writes, want %d in 1", df, dw, subs)
+	}
+}
