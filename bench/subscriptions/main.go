@@ -145,7 +145,7 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 		close(profiled)
 	}
 	burst := time.Now()
-	cpu0 := cpuTime(child.Process.Pid)
+	cpu0, self0 := cpuTime(child.Process.Pid), cpuTime(os.Getpid())
 	if err := writeBurst(ctx, info, tok.AccessToken, writes, writers, rate); err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 	for rec.count.Load() < want && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	cpu := cpuTime(child.Process.Pid) - cpu0
+	cpu, self := cpuTime(child.Process.Pid)-cpu0, cpuTime(os.Getpid())-self0
 	<-profiled
 	final, _ := stats(info.URL)
 	lat := rec.sorted()
@@ -170,6 +170,11 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 	if got := rec.count.Load(); got > 0 {
 		fmt.Printf("server CPU         %s for %d messages → %.1f µs per delivered message (utime+stime from /proc, writes included)\n",
 			cpu.Round(time.Millisecond), got, float64(cpu.Microseconds())/float64(got))
+		fmt.Printf("client CPU         %s (this process: writers and %d WebSocket readers, sharing the machine)\n", self.Round(time.Millisecond), conns)
+	}
+	if w := final.Writes - held.Writes; w > 0 {
+		fmt.Printf("socket writes      %d for %d messages → %.1f messages per write(2)\n", w, final.Frames-held.Frames,
+			float64(final.Frames-held.Frames)/float64(w))
 	}
 	fmt.Printf("events received    %d of %d (evicted slow subscribers: %d; refused subscribes retried: %d)\n", rec.count.Load(), want, final.Evictions, rec.retries.Load())
 	if len(lat) > 0 {
@@ -273,6 +278,12 @@ func (r *recorder) read(c *websocket.Conn) {
 		if err != nil {
 			return
 		}
+		// An event without errors (checked by bytes: the reader shares the
+		// machine with the server it measures) needs only its timestamp.
+		if ts, ok := eventTimestamp(raw); ok {
+			local = r.record(local, now.Sub(ts))
+			continue
+		}
 		var m wsMsg
 		if err := json.Unmarshal(raw, &m); err != nil {
 			continue
@@ -302,14 +313,41 @@ func (r *recorder) read(c *websocket.Conn) {
 		if err != nil {
 			continue
 		}
-		local = append(local, now.Sub(ts))
-		if r.count.Add(1)%1000 == 0 { // hand samples over now and then
-			r.mu.Lock()
-			r.lat = append(r.lat, local...)
-			r.mu.Unlock()
-			local = local[:0]
-		}
+		local = r.record(local, now.Sub(ts))
 	}
+}
+
+// record counts one event and keeps its latency in local, handing the
+// samples over now and then.
+func (r *recorder) record(local []time.Duration, d time.Duration) []time.Duration {
+	local = append(local, d)
+	if r.count.Add(1)%1000 == 0 {
+		r.mu.Lock()
+		r.lat = append(r.lat, local...)
+		r.mu.Unlock()
+		local = local[:0]
+	}
+	return local
+}
+
+// eventTimestamp reads the timestamp of a "next" message without errors
+// (subscriptionQuery selects it as loadChanged's second field).
+func eventTimestamp(raw []byte) (time.Time, bool) {
+	const mark = `"timestamp":"`
+	if !bytes.Contains(raw, []byte(`"type":"next"`)) || bytes.Contains(raw, []byte(`"errors"`)) {
+		return time.Time{}, false
+	}
+	i := bytes.Index(raw, []byte(mark))
+	if i < 0 {
+		return time.Time{}, false
+	}
+	rest := raw[i+len(mark):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return time.Time{}, false
+	}
+	ts, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
+	return ts, err == nil
 }
 
 func (r *recorder) write(c *websocket.Conn, m wsMsg) {

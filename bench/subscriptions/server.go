@@ -26,6 +26,8 @@ type serverStats struct {
 	Groups      int    `json:"groups"`
 	Executions  int64  `json:"executions"`
 	Evictions   int64  `json:"evictions"`
+	Writes      int64  `json:"writes"` // WebSocket write(2) calls of messages
+	Frames      int64  `json:"frames"` // messages they carried
 	HeapInuse   uint64 `json:"heapInuse"`
 	StackInuse  uint64 `json:"stackInuse"`
 	Goroutines  int    `json:"goroutines"`
@@ -84,6 +86,7 @@ func serve(ctx context.Context) error {
 		runtime.ReadMemStats(&m)
 		_ = json.NewEncoder(w).Encode(serverStats{Subscribers: a.GraphQL.Live.Members(), Groups: a.GraphQL.Live.Groups(),
 			Executions: a.GraphQL.Live.Executions(), Evictions: a.GraphQL.Live.CutOff() + a.Events.Hub.Evictions(),
+			Writes: a.GraphQL.Live.Writes(), Frames: a.GraphQL.Live.Frames(),
 			HeapInuse: m.HeapInuse, StackInuse: m.StackInuse, Goroutines: runtime.NumGoroutine()})
 	})
 	go func() { _ = a.Run(ctx) }()
