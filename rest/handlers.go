@@ -50,7 +50,8 @@ func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, http.StatusOK, envelope(page))
+	jsonHeader(w, http.StatusOK)
+	_, _ = w.Write(appendStatementPage(make([]byte, 0, 64<<10), envelope(page)))
 	return nil
 }
 

@@ -110,9 +110,14 @@ func WriteProblem(w http.ResponseWriter, r *http.Request, status int, detail str
 
 // WriteJSON answers a success body as application/json.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	jsonHeader(w, status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// jsonHeader starts a JSON answer.
+func jsonHeader(w http.ResponseWriter, status int) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 func quoteSafe(s string) string { return strings.NewReplacer(`"`, `'`, `\`, `/`, "\n", " ").Replace(s) }
