@@ -32,7 +32,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if cfg.MaxConns < 20 {
 		cfg.MaxConns = 20
 	}
-	cfg.AfterConnect = registerUUID
+	cfg.AfterConnect = registerTypes
 	for _, o := range opts {
 		o(cfg)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -98,14 +97,14 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 	inv := read.Invoice
 	queueRows(b, sql.invoice, func(rows pgx.Rows) error {
 		var cur int
-		var total, paid, remaining, over pgtype.Numeric
+		var total, paid, remaining, over numeric
 		if err := rows.Scan(&inv.ID, &inv.Number, &inv.Type, &inv.Status, &inv.CreatedDate, &inv.InvoicedDate,
 			&inv.DueDate, &inv.PaidDate, &inv.LastSendDate, &cur, &total, &paid, &remaining, &over,
 			&inv.IsSubmitted, &inv.SupplementalInvoiceType, &inv.VendorID, &inv.CustomerID); err != nil {
 			return err
 		}
-		inv.Total, inv.AmountPaid = domain.NewMoney(dec(total), cur), domain.NewMoney(dec(paid), cur)
-		inv.RemainingBalance, inv.OverPaymentAmount = domain.NewMoney(dec(remaining), cur), domain.NewMoney(dec(over), cur)
+		inv.Total, inv.AmountPaid = domain.NewMoney(total.dec(), cur), domain.NewMoney(paid.dec(), cur)
+		inv.RemainingBalance, inv.OverPaymentAmount = domain.NewMoney(remaining.dec(), cur), domain.NewMoney(over.dec(), cur)
 		read.Found = true
 		return nil
 	}, tenant, arg)
@@ -132,12 +131,12 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 	queueRows(b, sql.lines, func(rows pgx.Rows) error {
 		var l domain.InvoiceLineItem
 		var cur int
-		var amount, units, rate pgtype.Numeric
+		var amount, units, rate numeric
 		if err := rows.Scan(&l.ID, &l.Name, &amount, &cur, &l.Rate.UnitOfMeasurement, &units, &rate,
 			&l.LoadNumber, &l.CustomerID, &l.Category); err != nil {
 			return err
 		}
-		l.Amount, l.Rate.Units, l.Rate.Rate = domain.NewMoney(dec(amount), cur), dec(units), dec(rate)
+		l.Amount, l.Rate.Units, l.Rate.Rate = domain.NewMoney(amount.dec(), cur), units.dec(), rate.dec()
 		inv.LineItems = append(inv.LineItems, l)
 		return nil
 	}, tenant, arg)
@@ -152,11 +151,11 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 	queueRows(b, sql.payments, func(rows pgx.Rows) error {
 		var p domain.InvoicePayment
 		var cur int
-		var amount pgtype.Numeric
+		var amount numeric
 		if err := rows.Scan(&p.ID, &p.PaymentDate, &amount, &cur, &p.CheckNumber, &p.PaymentReference); err != nil {
 			return err
 		}
-		p.Amount = domain.NewMoney(dec(amount), cur)
+		p.Amount = domain.NewMoney(amount.dec(), cur)
 		inv.Payments = append(inv.Payments, p)
 		return nil
 	}, tenant, arg)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -77,7 +76,14 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 	}
 	t := newTenantBatch(tenant)
 	if !q.Skip.Total {
-		t.query("SELECT count(*) "+from, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, args...)
+		countSQL, countArgs := "SELECT count(*) "+from, args
+		if q.DriverID == nil { // one driver's statements are few: counted as they are
+			countSQL, countArgs = statementDayCountSQL, []any{tenant, q.From.Time, q.To.Time, nil}
+			if q.DriverType != nil {
+				countArgs[3] = string(*q.DriverType)
+			}
+		}
+		t.query(countSQL, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, countArgs...)
 	}
 	var rows []domain.Statement
 	t.query(pageSQL, func(r pgx.Rows) error {
@@ -98,6 +104,11 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 	}
 	return page, nil
 }
+
+// statementDayCountSQL is the search's Total from 0018's per-day counts of
+// visible statements, for every driver type or the one in $4.
+const statementDayCountSQL = `SELECT coalesce(sum(c.n), 0)::bigint FROM statement_day_counts c
+	WHERE c.tenant_id = $1 AND c.statement_date BETWEEN $2 AND $3 AND ($4::text IS NULL OR c.driver_type = $4)`
 
 // statementByNumber is spec 4.3's statement text.
 var statementByNumber = "SELECT " + statementColumns(domain.StatementSkip{}) +
@@ -173,12 +184,12 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	if p.LineItems || p.SubLines {
 		t.query(statementLinesSQL, func(r pgx.Rows) error {
 			var l line
-			var amount pgtype.Numeric
+			var amount numeric
 			if err := r.Scan(&l.id, &l.statement, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
 				&l.LoadNumber, &amount, &l.Amount.Currency, &l.TransactionType); err != nil {
 				return err
 			}
-			l.Amount.Amount = dec(amount)
+			l.Amount.Amount = amount.dec()
 			l.SubLines = []domain.SubLine{}
 			lines = append(lines, l)
 			return nil
@@ -189,11 +200,11 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 		t.query(statementSubLinesSQL, func(r pgx.Rows) error {
 			var lineID uuid.UUID
 			var s domain.SubLine
-			var amount pgtype.Numeric
+			var amount numeric
 			if err := r.Scan(&lineID, &s.Description, &s.Quantity, &s.Rate, &amount, &s.Amount.Currency); err != nil {
 				return err
 			}
-			s.Amount.Amount = dec(amount)
+			s.Amount.Amount = amount.dec()
 			subLines[lineID] = append(subLines[lineID], s)
 			return nil
 		}, tenant, stmtIDs)
@@ -224,8 +235,8 @@ func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
 	var date time.Time
 	var cur *int
 	dest := []any{&s.ID, &s.Number, &s.Status, &date, &s.PayPeriodID, &s.PayPeriodTitle, &s.DriverID, &cur}
-	var sums [19]pgtype.Numeric
-	var loaded, empty, hours pgtype.Numeric
+	var sums [19]numeric
+	var loaded, empty, hours numeric
 	if totals {
 		for i := range sums {
 			dest = append(dest, &sums[i])
@@ -241,11 +252,11 @@ func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
 		for i, m := range []**domain.Money{&t.GrossIncome, &t.NetIncome, &t.LineHaul, &t.Accessorials, &t.Echecks,
 			&t.ServiceFee, &t.DriverPayment, &t.Deductions, &t.Reimbursements, &t.Credits, &t.Escrow, &t.Fuel,
 			&t.Tolls, &t.Bonus, &t.Shortfall, &t.DailyPay, &t.DailyPerDiem, &t.StatementPerDiem, &t.TripValue} {
-			if sums[i].Valid {
-				*m = &domain.Money{Amount: dec(sums[i]), Currency: cur}
+			if sums[i].valid {
+				*m = &domain.Money{Amount: sums[i].dec(), Currency: cur}
 			}
 		}
-		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = decPtr(loaded), decPtr(empty), decPtr(hours)
+		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = loaded.decPtr(), empty.decPtr(), hours.decPtr()
 	}
 	return s, nil
 }

@@ -6,8 +6,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/shopspring/decimal"
 )
 
 // setTenant binds what follows to one tenant: app.tenant_id and the role
@@ -58,22 +56,4 @@ func (db *DB) runTenant(ctx context.Context, tenant uuid.UUID, t *tenantBatch) e
 		return errors.New("storage: tenant read without a tenant")
 	}
 	return db.Pool.SendBatch(ctx, &t.b).Close()
-}
-
-// dec converts a scanned numeric; NULL and NaN are zero (callers that care
-// about NULL use decPtr).
-func dec(n pgtype.Numeric) decimal.Decimal {
-	if !n.Valid || n.NaN || n.Int == nil {
-		return decimal.Zero
-	}
-	return decimal.NewFromBigInt(n.Int, n.Exp)
-}
-
-// decPtr is dec with NULL as nil.
-func decPtr(n pgtype.Numeric) *decimal.Decimal {
-	if !n.Valid {
-		return nil
-	}
-	d := dec(n)
-	return &d
 }
