@@ -4,6 +4,7 @@ package generated
 // objects that resolve nothing concurrently and defer nothing here.
 
 import (
+	"bytes"
 	"context"
 	"io"
 
@@ -21,31 +22,47 @@ type objectJSON struct {
 	fields   []graphql.CollectedField
 	Values   []graphql.Marshaler
 	Invalids uint32
+	inline   [4]graphql.Marshaler // a small object's Values: one allocation, not two
 }
 
 func newObjectJSON(fields []graphql.CollectedField) *objectJSON {
-	return &objectJSON{fields: fields, Values: make([]graphql.Marshaler, len(fields))}
+	o := &objectJSON{fields: fields}
+	if len(fields) <= len(o.inline) {
+		o.Values = o.inline[:len(fields)]
+	} else {
+		o.Values = make([]graphql.Marshaler, len(fields))
+	}
+	return o
 }
 
 // Dispatch has nothing to run: no field of the object is concurrent.
 func (o *objectJSON) Dispatch(context.Context) {}
 
 func (o *objectJSON) MarshalGQL(w io.Writer) {
-	_, _ = io.WriteString(w, "{")
+	b, ok := w.(*bytes.Buffer)
+	if !ok { // gqlgen writes into a bytes.Buffer; anything else gets one
+		var own bytes.Buffer
+		o.MarshalGQL(&own)
+		_, _ = w.Write(own.Bytes())
+		return
+	}
+	b.WriteByte('{')
+	first := true
 	for i := range o.fields {
 		if o.written(i) {
 			continue
 		}
-		if i > 0 {
-			_, _ = io.WriteString(w, ",")
+		if !first {
+			b.WriteByte(',')
 		}
+		first = false
 		// An alias is a GraphQL name ([_A-Za-z][_0-9A-Za-z]*): nothing to escape.
-		_, _ = io.WriteString(w, `"`)
-		_, _ = io.WriteString(w, o.fields[i].Alias)
-		_, _ = io.WriteString(w, `":`)
-		o.Values[i].MarshalGQL(w)
+		b.WriteByte('"')
+		b.WriteString(o.fields[i].Alias)
+		b.WriteString(`":`)
+		o.Values[i].MarshalGQL(b)
 	}
-	_, _ = io.WriteString(w, "}")
+	b.WriteByte('}')
 }
 
 // written reports whether a field before i has i's alias.

@@ -2,6 +2,7 @@ package generated
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -30,6 +31,11 @@ func TestObjectJSONWritesWhatFieldSetWrites(t *testing.T) {
 		got.MarshalGQL(&b)
 		if a.String() != b.String() {
 			t.Errorf("objectJSON wrote %s, FieldSet %s", b.String(), a.String())
+		}
+		var s strings.Builder // not gqlgen's bytes.Buffer
+		got.MarshalGQL(&s)
+		if s.String() != a.String() {
+			t.Errorf("objectJSON wrote %s to a strings.Builder, FieldSet %s", s.String(), a.String())
 		}
 	}
 }

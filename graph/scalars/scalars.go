@@ -4,6 +4,7 @@
 package scalars
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -38,11 +39,19 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 }
 
 // MarshalDecimal writes the exact decimal as a JSON number.
-func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
-	return graphql.WriterFunc(func(w io.Writer) {
-		var buf [40]byte
-		_, _ = w.Write(domain.AppendDecimal(buf[:0], d))
-	})
+func MarshalDecimal(d decimal.Decimal) graphql.Marshaler { return decimalJSON(d) }
+
+// decimalJSON appends its digits straight into the response buffer (a
+// dashboard page has ~3,000 amounts).
+type decimalJSON decimal.Decimal
+
+func (d decimalJSON) MarshalGQL(w io.Writer) {
+	if b, ok := w.(*bytes.Buffer); ok {
+		_, _ = b.Write(domain.AppendDecimal(b.AvailableBuffer(), decimal.Decimal(d)))
+		return
+	}
+	var buf [40]byte
+	_, _ = w.Write(domain.AppendDecimal(buf[:0], decimal.Decimal(d)))
 }
 
 // UnmarshalDecimal reads a number (kept exact: variables are decoded with
