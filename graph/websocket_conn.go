@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -41,12 +42,13 @@ type wsConn struct {
 	queue    []wsFrame
 	queued   int // frames in queue
 	wake     chan struct{}
-	room     chan struct{} // closed (and replaced) when the queue drains
+	room     chan struct{} // made by a waiting replay, closed when the queue drains
 	closed   bool
 	endOnce  sync.Once
 	closeMsg []byte
 	done     chan struct{}
 	workers  sync.WaitGroup // running queries and mutations
+	deadline time.Time      // of the socket's writes; the writer's own
 }
 
 // wsOp is one operation of the connection.
@@ -55,6 +57,7 @@ type wsOp struct {
 	member *liveMember // a subscription's place in its group
 	cancel func()      // ends a resume in progress
 	head   []byte      // `{"id":…,"type":"next","payload":`
+	gone   atomic.Bool // removed from the connection's operations
 }
 
 // wsFrame is one message: head + body + tail, so that a shared payload is
@@ -74,7 +77,7 @@ func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor
 		_ = tc.SetWriteBuffer(o.SendBuffer)
 	}
 	return &wsConn{o: o, c: c, exec: exec, legacy: c.Subprotocol() == protoLegacyWS, ctx: ctx, cancel: cancel,
-		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), room: make(chan struct{}), done: make(chan struct{})}
+		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // serve runs the connection until it ends, then releases everything it held.
@@ -230,8 +233,10 @@ func (w *wsConn) writeLoop() {
 			w.mu.Lock()
 			batch, w.queue = w.queue, batch[:0]
 			w.queued = 0
-			close(w.room) // replays waiting for room go on
-			w.room = make(chan struct{})
+			if w.room != nil {
+				close(w.room) // replays waiting for room go on
+				w.room = nil
+			}
 			w.mu.Unlock()
 			if len(batch) == 0 {
 				continue // woken again for what the last batch took
@@ -256,7 +261,13 @@ func (w *wsConn) write(frames []wsFrame) bool {
 		buf = appendFrame(buf, f)
 	}
 	conn := w.c.NetConn()
-	_ = conn.SetWriteDeadline(time.Now().Add(w.o.WriteTimeout))
+	// The deadline is moved only once half of it is used: a write still
+	// gets at least WriteTimeout/2, and a busy connection no longer resets
+	// a runtime timer per batch.
+	if now := time.Now(); w.deadline.Sub(now) < w.o.WriteTimeout/2 {
+		w.deadline = now.Add(w.o.WriteTimeout)
+		_ = conn.SetWriteDeadline(w.deadline)
+	}
 	w.o.Live.writes.Add(1) // before: a peer that has read the batch sees it counted
 	w.o.Live.frames.Add(int64(len(frames)))
 	_, err := conn.Write(buf)
@@ -527,6 +538,9 @@ func (w *wsConn) sendWait(ctx context.Context, op *wsOp, body []byte) error {
 			w.signal()
 			return nil
 		}
+		if w.room == nil {
+			w.room = make(chan struct{})
+		}
 		room := w.room
 		w.mu.Unlock()
 		select {
@@ -549,10 +563,7 @@ func (w *wsConn) signal() {
 // deliver queues a shared payload for op, unless op has ended meanwhile,
 // and wakes the writer if asked (else the caller does, see liveMember).
 func (w *wsConn) deliver(op *wsOp, body []byte, wake bool) {
-	w.mu.Lock()
-	live := w.ops[op.id] == op
-	w.mu.Unlock()
-	if live && w.enqueue(wsFrame{head: op.head, body: body, tail: true}) && wake {
+	if !op.gone.Load() && w.enqueue(wsFrame{head: op.head, body: body, tail: true}) && wake {
 		w.signal()
 	}
 }
@@ -594,6 +605,9 @@ func (w *wsConn) remove(id string) *wsOp {
 	defer w.mu.Unlock()
 	op := w.ops[id]
 	delete(w.ops, id)
+	if op != nil {
+		op.gone.Store(true)
+	}
 	return op
 }
 
