@@ -4,7 +4,10 @@ package generated
 // of lists whose elements have no resolver fields here.
 
 import (
+	"bytes"
 	"context"
+	"hash/maphash"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -88,4 +91,28 @@ func selectsResolver(sel ast.SelectionSet, typ string) bool {
 		}
 	}
 	return false
+}
+
+// responseBuffer is the buffer a query's data is written into, sized by
+// what the same operation text wrote last time (a lossy table of 1,024
+// hints, each at most 1 MiB): gqlgen's empty buffer grows by doubling,
+// which for a dashboard page (~100 KB) allocated and copied twice its size.
+func responseBuffer(rawQuery string) *bytes.Buffer {
+	n := responseSizeHints[responseHintSlot(rawQuery)].Load()
+	return bytes.NewBuffer(make([]byte, 0, n))
+}
+
+// rememberResponseSize records the size of a query's data for the next
+// buffer of the same operation text.
+func rememberResponseSize(rawQuery string, n int) {
+	responseSizeHints[responseHintSlot(rawQuery)].Store(int32(min(n+n/8, 1<<20)))
+}
+
+var (
+	responseSizeHints [1024]atomic.Int32
+	responseHintSeed  = maphash.MakeSeed()
+)
+
+func responseHintSlot(rawQuery string) int {
+	return int(maphash.String(responseHintSeed, rawQuery) % uint64(len(responseSizeHints)))
 }

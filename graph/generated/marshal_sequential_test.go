@@ -1,6 +1,8 @@
 package generated
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2"
@@ -43,5 +45,28 @@ func TestSelectsResolver(t *testing.T) {
 	}
 	if !selectsResolver(ast.SelectionSet{&ast.Field{Name: "x"}}, "NoSuchType") {
 		t.Error("a type outside the table counts as not reaching a resolver")
+	}
+}
+
+// TestResponseBufferSizedByLastResponse: a query's buffer starts at the
+// size its operation text last needed (plus an eighth), never above 1 MiB,
+// and the generated Exec uses it.
+func TestResponseBufferSizedByLastResponse(t *testing.T) {
+	t.Parallel()
+	const q = "query TestResponseBufferSizedByLastResponse { a }"
+	rememberResponseSize(q, 80_000)
+	if c := responseBuffer(q).Cap(); c < 80_000 || c > 100_000 {
+		t.Errorf("buffer of %d bytes after an 80,000-byte response", c)
+	}
+	rememberResponseSize(q, 50<<20)
+	if c := responseBuffer(q).Cap(); c > 1<<20 {
+		t.Errorf("buffer of %d bytes: the hint is not bounded", c)
+	}
+	src, err := os.ReadFile("root_.generated.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "buf := responseBuffer(opCtx.RawQuery)") {
+		t.Error("the generated Exec does not size its query buffer (go generate did not run gqlgenrun)")
 	}
 }

@@ -3003,9 +3003,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 					return nil
 				}
 			}
-			var buf bytes.Buffer
-			data.MarshalGQL(&buf)
+			buf := responseBuffer(opCtx.RawQuery)
+			data.MarshalGQL(buf)
 			response.Data = buf.Bytes()
+			rememberResponseSize(opCtx.RawQuery, buf.Len())
 			if atomic.LoadInt32(&ec.Deferred) > 0 {
 				hasNext := atomic.LoadInt32(&ec.PendingDeferred) > 0
 				response.HasNext = &hasNext

@@ -59,6 +59,9 @@ func run() error {
 	if err := plainObjects(cfg.Exec.Dir()); err != nil {
 		return err
 	}
+	if err := sizeQueryBuffer(cfg.Exec.Dir()); err != nil {
+		return err
+	}
 	return leaves.rewrite(cfg.Exec.Dir())
 }
 
