@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 )
 
 // Every object marshaller gqlgen writes ends by handing its @defer groups to
@@ -44,34 +41,17 @@ var (
 )
 
 func guardDefers(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.generated.go"))
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	found, guarded := 0, 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return err
+	found := 0
+	guarded, err := editGenerated(dir, func(_ string, body []byte) []byte {
+		found += bytes.Count(body, deferHandOver)
+		body = bytes.Replace(body, deferHandOver, guardedHandOver, 1)
+		if !bytes.Contains(body, deferWritten) {
+			body = bytes.Replace(body, deferMake, deferNil, 1)
 		}
-		found += bytes.Count(src, deferHandOver)
-		out, n := rewriteFuncs(src, func(_ string, body []byte) []byte {
-			body = bytes.Replace(body, deferHandOver, guardedHandOver, 1)
-			if !bytes.Contains(body, deferWritten) {
-				body = bytes.Replace(body, deferMake, deferNil, 1)
-			}
-			return body
-		})
-		guarded += n
-		if n > 0 {
-			if err := os.WriteFile(f, out, 0o644); err != nil {
-				return err
-			}
-		}
+		return body
+	})
+	if err == nil && (found == 0 || guarded != found) {
+		err = fmt.Errorf("guarded %d of %d @defer hand-overs: gqlgen's generated code changed shape", guarded, found)
 	}
-	if found == 0 || guarded != found {
-		return fmt.Errorf("guarded %d of %d @defer hand-overs: gqlgen's generated code changed shape", guarded, found)
-	}
-	return nil
+	return err
 }

@@ -130,39 +130,43 @@ var funcDecl = regexp.MustCompile(`(?m)^func \(ec \*executionContext\) ([^\s(]+)
 // rewrite replaces MarshalSliceConcurrently inside the collected functions
 // of every generated file in dir.
 func (p *plainLists) rewrite(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	done, err := editGenerated(dir, func(name string, body []byte) []byte {
+		if !p.funcs[name] {
+			return body
+		}
+		return bytes.Replace(body, []byte("graphql.MarshalSliceConcurrently("), []byte("marshalSliceSequentially("), 1)
+	})
+	if err == nil && done != len(p.funcs) {
+		err = fmt.Errorf("rewrote %d of %d list marshallers: gqlgen's generated code changed shape", done, len(p.funcs))
+	}
+	return err
+}
+
+// editGenerated applies edit to the body of every executionContext method
+// of the generated files in dir, writes the files it changed and returns
+// how many bodies it changed.
+func editGenerated(dir string, edit func(name string, body []byte) []byte) (int, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.generated.go"))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	sort.Strings(files)
 	done := 0
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return done, err
 		}
-		out, n := p.rewriteSource(src)
+		out, n := rewriteFuncs(src, edit)
 		if n == 0 {
 			continue
 		}
 		done += n
 		if err := os.WriteFile(f, out, 0o644); err != nil {
-			return err
+			return done, err
 		}
 	}
-	if done != len(p.funcs) {
-		return fmt.Errorf("rewrote %d of %d list marshallers: gqlgen's generated code changed shape", done, len(p.funcs))
-	}
-	return nil
-}
-
-func (p *plainLists) rewriteSource(src []byte) ([]byte, int) {
-	return rewriteFuncs(src, func(name string, body []byte) []byte {
-		if !p.funcs[name] {
-			return body
-		}
-		return bytes.Replace(body, []byte("graphql.MarshalSliceConcurrently("), []byte("marshalSliceSequentially("), 1)
-	})
+	return done, nil
 }
 
 // rewriteFuncs applies edit to the body of every executionContext method in

@@ -53,32 +53,16 @@ func (p *waitingLists) GenerateCode(data *codegen.Data) error {
 
 // rewrite switches the collected list marshallers and writes the table.
 func (p *waitingLists) rewrite(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.generated.go"))
+	done, err := editGenerated(dir, func(name string, body []byte) []byte {
+		elem, ok := p.funcs[name]
+		if !ok {
+			return body
+		}
+		return bytes.Replace(body, []byte("graphql.MarshalSliceConcurrently(ctx, "),
+			fmt.Appendf(nil, "marshalSliceUnlessWaiting(ctx, sel, %q, ", elem), 1)
+	})
 	if err != nil {
 		return err
-	}
-	sort.Strings(files)
-	done := 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		out, n := rewriteFuncs(src, func(name string, body []byte) []byte {
-			elem, ok := p.funcs[name]
-			if !ok {
-				return body
-			}
-			return bytes.Replace(body, []byte("graphql.MarshalSliceConcurrently(ctx, "),
-				fmt.Appendf(nil, "marshalSliceUnlessWaiting(ctx, sel, %q, ", elem), 1)
-		})
-		if n == 0 {
-			continue
-		}
-		done += n
-		if err := os.WriteFile(f, out, 0o644); err != nil {
-			return err
-		}
 	}
 	if done != len(p.funcs) {
 		return fmt.Errorf("rewrote %d of %d waiting list marshallers: gqlgen's generated code changed shape", done, len(p.funcs))
