@@ -1,7 +1,8 @@
 package generated
 
-// Hand-written (not generated): graph/gqlgenrun points the marshal functions
-// of lists whose elements have no resolver fields here.
+// Hand-written (not generated): graph/gqlgenrun points the generated code
+// here — the marshal functions of lists that need no goroutine per element,
+// and the query's response buffer.
 
 import (
 	"bytes"

@@ -1,8 +1,18 @@
-// Command gqlgenrun is `gqlgen generate` (gqlgen.yml) plus three changes to
-// the execution code it writes: a list of objects none of whose fields has a
-// resolver is marshalled element by element in the calling goroutine, a list
-// whose selection reaches no resolver field too (waitingLists), and a plain
-// leaf is marshalled straight from its struct field (plainLeaves).
+// Command gqlgenrun is `gqlgen generate` (gqlgen.yml) plus changes to the
+// execution code it writes, each a pass over the generated files that fails
+// when gqlgen's output no longer has the shape it rewrites:
+//
+//   - a list of objects none of whose fields has a resolver is marshalled
+//     element by element in the calling goroutine (plainLists), and so is a
+//     list whose selection reaches no resolver field (waitingLists);
+//   - a plain leaf or plain object is marshalled straight from its struct
+//     field (plainLeaves);
+//   - the @defer hand-over runs only when something was deferred
+//     (guardDefers);
+//   - an object that resolves nothing concurrently is written by objectJSON
+//     (plainObjects);
+//   - a query's response buffer starts at the size its text needed last
+//     time (sizeQueryBuffer).
 //
 // gqlgen marshals every list of objects through
 // graphql.MarshalSliceConcurrently, one goroutine per element. That pays off
