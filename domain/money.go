@@ -32,16 +32,16 @@ type moneyJSON struct {
 }
 
 // MarshalJSON writes {"Amount": <exact number>, "Currency": <int|null>}.
-func (m Money) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 48)
+func (m Money) MarshalJSON() ([]byte, error) { return m.AppendJSON(make([]byte, 0, 48)), nil }
+
+// AppendJSON appends what MarshalJSON writes.
+func (m Money) AppendJSON(b []byte) []byte {
 	b = AppendDecimal(append(b, `{"Amount":`...), m.Amount)
 	b = append(b, `,"Currency":`...)
 	if m.Currency == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendInt(b, int64(*m.Currency), 10)
+		return append(b, "null}"...)
 	}
-	return append(b, '}'), nil
+	return append(strconv.AppendInt(b, int64(*m.Currency), 10), '}')
 }
 
 // UnmarshalJSON reads the same shape, keeping the amount exact.
@@ -73,9 +73,11 @@ func DateOf(t time.Time) Date {
 func (d Date) String() string { return d.Format(time.DateOnly) }
 
 // MarshalJSON renders "yyyy-MM-dd".
-func (d Date) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 12)
-	return append(d.AppendFormat(append(b, '"'), time.DateOnly), '"'), nil
+func (d Date) MarshalJSON() ([]byte, error) { return d.AppendJSON(make([]byte, 0, 12)), nil }
+
+// AppendJSON appends what MarshalJSON writes.
+func (d Date) AppendJSON(b []byte) []byte {
+	return append(d.AppendFormat(append(b, '"'), time.DateOnly), '"')
 }
 
 // UnmarshalJSON reads "yyyy-MM-dd".

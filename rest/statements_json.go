@@ -33,8 +33,7 @@ func appendStatementPage(b []byte, e Envelope[domain.Statement]) []byte {
 func appendStatement(b []byte, s *domain.Statement) []byte {
 	b = strconv.AppendInt(append(b, `{"Number":`...), int64(s.Number), 10)
 	b = appendString(append(b, `,"Status":`...), string(s.Status))
-	b = append(b, `,"StatementDate":"`...)
-	b = append(s.StatementDate.AppendFormat(b, "2006-01-02"), '"')
+	b = s.StatementDate.AppendJSON(append(b, `,"StatementDate":`...))
 	b = appendString(append(b, `,"PayPeriodId":`...), s.PayPeriodID)
 	b = appendString(append(b, `,"PayPeriodTitle":`...), s.PayPeriodTitle)
 	b = append(b, `,"Driver":`...)
@@ -93,7 +92,7 @@ func appendTotals(b []byte, t *domain.StatementTotals) []byte {
 	} {
 		if m.money != nil {
 			key(m.name)
-			b = appendMoney(b, *m.money)
+			b = m.money.AppendJSON(b)
 		}
 	}
 	if t.NumberOfTrips != nil {
@@ -118,7 +117,7 @@ func appendLine(b []byte, l *domain.StatementLine) []byte {
 	b = appendOptString(append(b, `,"PolicyName":`...), l.PolicyName)
 	b = appendOptString(append(b, `,"TripNumber":`...), l.TripNumber)
 	b = appendOptString(append(b, `,"LoadNumber":`...), l.LoadNumber)
-	b = appendMoney(append(b, `,"Amount":`...), l.Amount)
+	b = l.Amount.AppendJSON(append(b, `,"Amount":`...))
 	b = append(b, `,"TransactionType":`...)
 	if l.TransactionType == nil {
 		b = append(b, "null"...)
@@ -138,19 +137,9 @@ func appendLine(b []byte, l *domain.StatementLine) []byte {
 		b = appendString(append(b, `{"Description":`...), s.Description)
 		b = appendString(append(b, `,"Quantity":`...), s.Quantity)
 		b = appendString(append(b, `,"Rate":`...), s.Rate)
-		b = append(appendMoney(append(b, `,"Amount":`...), s.Amount), '}')
+		b = append(s.Amount.AppendJSON(append(b, `,"Amount":`...)), '}')
 	}
 	return append(b, "]}"...)
-}
-
-// appendMoney is domain.Money's MarshalJSON.
-func appendMoney(b []byte, m domain.Money) []byte {
-	b = domain.AppendDecimal(append(b, `{"Amount":`...), m.Amount)
-	b = append(b, `,"Currency":`...)
-	if m.Currency == nil {
-		return append(b, "null}"...)
-	}
-	return append(strconv.AppendInt(b, int64(*m.Currency), 10), '}')
 }
 
 // appendUUID writes id's text form (what its MarshalText gives) quoted.
