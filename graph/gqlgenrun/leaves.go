@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/99designs/gqlgen/codegen"
@@ -84,19 +82,16 @@ var leafFunc = regexp.MustCompile(`(?m)^func \(ec \*executionContext\) (_\w+)\(c
 var leafCall = regexp.MustCompile(`out\.Values\[i\] = ec\.(_\w+)\(ctx, field, obj\)`)
 
 func (p *plainLeaves) rewrite(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.generated.go"))
 	if err != nil {
 		return err
 	}
-	sort.Strings(files)
-	srcs := map[string][]byte{}
 	direct := map[string]string{} // field function → its direct marshalling
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		srcs[f] = src
 		for _, m := range leafFunc.FindAllSubmatch(src, -1) {
 			name, pointer, marshal := string(m[1]), len(m[3]) > 0, string(m[4])
 			if p.fields[name] && (!pointer || strings.HasPrefix(marshal, "marshalO")) {
@@ -107,20 +102,13 @@ func (p *plainLeaves) rewrite(dir string) error {
 	if len(direct) == 0 && len(p.fields) > 0 {
 		return fmt.Errorf("found none of %d plain leaf functions: gqlgen's generated code changed shape", len(p.fields))
 	}
-	for _, f := range files {
-		src := srcs[f]
-		out := leafCall.ReplaceAllFunc(src, func(call []byte) []byte {
-			name := string(leafCall.FindSubmatch(call)[1])
-			if d, ok := direct[name]; ok {
+	_, err = editGenerated(dir, func(_ string, body []byte) []byte {
+		return leafCall.ReplaceAllFunc(body, func(call []byte) []byte {
+			if d, ok := direct[string(leafCall.FindSubmatch(call)[1])]; ok {
 				return []byte("out.Values[i] = " + d)
 			}
 			return call
 		})
-		if !bytes.Equal(out, src) {
-			if err := os.WriteFile(f, out, 0o644); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	})
+	return err
 }
