@@ -94,26 +94,26 @@ func selectsResolver(sel ast.SelectionSet, typ string) bool {
 	return false
 }
 
-// responseBuffer is the buffer a query's data is written into, sized by
-// what the same operation text wrote last time (a lossy table of 1,024
-// hints, each at most 1 MiB): gqlgen's empty buffer grows by doubling,
-// which for a dashboard page (~100 KB) allocated and copied twice its size.
-func responseBuffer(rawQuery string) *bytes.Buffer {
-	n := responseSizeHints[responseHintSlot(rawQuery)].Load()
-	return bytes.NewBuffer(make([]byte, 0, n))
+// responseSize is the size hint of one operation text, looked up once per
+// query (responseSizeOf): a query's data is written into a buffer of the
+// size the same text needed last time (a lossy table of 1,024 hints, each
+// at most 1 MiB), since gqlgen's empty buffer grows by doubling, which for
+// a dashboard page (~100 KB) allocated and copied twice its size.
+type responseSize struct{ n atomic.Int32 }
+
+func responseSizeOf(rawQuery string) *responseSize {
+	return &responseSizes[maphash.String(responseSizeSeed, rawQuery)%uint64(len(responseSizes))]
 }
 
-// rememberResponseSize records the size of a query's data for the next
-// buffer of the same operation text.
-func rememberResponseSize(rawQuery string, n int) {
-	responseSizeHints[responseHintSlot(rawQuery)].Store(int32(min(n+n/8, 1<<20)))
+// buffer is an empty buffer of the hinted size.
+func (h *responseSize) buffer() *bytes.Buffer {
+	return bytes.NewBuffer(make([]byte, 0, h.n.Load()))
 }
+
+// remember records the size of this response's data for the next one.
+func (h *responseSize) remember(n int) { h.n.Store(int32(min(n+n/8, 1<<20))) }
 
 var (
-	responseSizeHints [1024]atomic.Int32
-	responseHintSeed  = maphash.MakeSeed()
+	responseSizes    [1024]responseSize
+	responseSizeSeed = maphash.MakeSeed()
 )
-
-func responseHintSlot(rawQuery string) int {
-	return int(maphash.String(responseHintSeed, rawQuery) % uint64(len(responseSizeHints)))
-}

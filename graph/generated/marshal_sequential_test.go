@@ -54,19 +54,19 @@ func TestSelectsResolver(t *testing.T) {
 func TestResponseBufferSizedByLastResponse(t *testing.T) {
 	t.Parallel()
 	const q = "query TestResponseBufferSizedByLastResponse { a }"
-	rememberResponseSize(q, 80_000)
-	if c := responseBuffer(q).Cap(); c < 80_000 || c > 100_000 {
+	responseSizeOf(q).remember(80_000)
+	if c := responseSizeOf(q).buffer().Cap(); c < 80_000 || c > 100_000 {
 		t.Errorf("buffer of %d bytes after an 80,000-byte response", c)
 	}
-	rememberResponseSize(q, 50<<20)
-	if c := responseBuffer(q).Cap(); c > 1<<20 {
+	responseSizeOf(q).remember(50 << 20)
+	if c := responseSizeOf(q).buffer().Cap(); c > 1<<20 {
 		t.Errorf("buffer of %d bytes: the hint is not bounded", c)
 	}
 	src, err := os.ReadFile("root_.generated.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(src), "buf := responseBuffer(opCtx.RawQuery)") {
+	if !strings.Contains(string(src), "buf := size.buffer()") {
 		t.Error("the generated Exec does not size its query buffer (go generate did not run gqlgenrun)")
 	}
 }

@@ -3003,10 +3003,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 					return nil
 				}
 			}
-			buf := responseBuffer(opCtx.RawQuery)
+			size := responseSizeOf(opCtx.RawQuery)
+			buf := size.buffer()
 			data.MarshalGQL(buf)
 			response.Data = buf.Bytes()
-			rememberResponseSize(opCtx.RawQuery, buf.Len())
+			size.remember(buf.Len())
 			if atomic.LoadInt32(&ec.Deferred) > 0 {
 				hasNext := atomic.LoadInt32(&ec.PendingDeferred) > 0
 				response.HasNext = &hasNext

@@ -8,17 +8,18 @@ import (
 )
 
 // sizeQueryBuffer makes a query's response buffer start at the size the
-// same operation text needed last time (responseBuffer in
+// same operation text needed last time (responseSizeOf in
 // graph/generated/marshal_sequential.go) instead of empty.
 var (
 	queryBuffer = []byte(`			var buf bytes.Buffer
 			data.MarshalGQL(&buf)
 			response.Data = buf.Bytes()
 `)
-	sizedQueryBuffer = []byte(`			buf := responseBuffer(opCtx.RawQuery)
+	sizedQueryBuffer = []byte(`			size := responseSizeOf(opCtx.RawQuery)
+			buf := size.buffer()
 			data.MarshalGQL(buf)
 			response.Data = buf.Bytes()
-			rememberResponseSize(opCtx.RawQuery, buf.Len())
+			size.remember(buf.Len())
 `)
 )
 
