@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
@@ -46,6 +47,15 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	}
 	sqldb := stdlib.OpenDBFromPool(pool)
 	return &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool}, nil
+}
+
+// registerTypes puts HaulGraph's codecs in every new connection's type map:
+// ids as 16 bytes (registerUUID), amounts straight into decimals
+// (registerNumeric).
+func registerTypes(_ context.Context, c *pgx.Conn) error {
+	registerUUID(c.TypeMap())
+	registerNumeric(c.TypeMap())
+	return nil
 }
 
 // Close releases every connection.

@@ -1,28 +1,23 @@
 package storage
 
 import (
-	"context"
 	"errors"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// registerTypes teaches a connection's type map github.com/google/uuid's
-// UUID: pgx knows it only as a driver.Valuer and sql.Scanner, so every id
-// argument went through its 36-character string (and a failed binary plan
-// first, whose error was built and dropped) and every id read came back as a
-// string to parse: a tenth of the allocations of a statement page. As
+// registerUUID teaches a type map github.com/google/uuid's UUID: pgx knows
+// it only as a driver.Valuer and sql.Scanner, so every id argument went
+// through its 36-character string (and a failed binary plan first, whose
+// error was built and dropped) and every id read came back as a string to
+// parse: a tenth of the allocations of a statement page. As
 // jackc/pgx-google-uuid does, a UUID is handed to pgx's own uuid codec as
-// the 16 bytes it is. It also puts numericCodec in (see numeric).
-func registerTypes(_ context.Context, c *pgx.Conn) error {
-	m := c.TypeMap()
+// the 16 bytes it is.
+func registerUUID(m *pgtype.Map) {
 	t := &pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: uuidCodec{}}
 	m.RegisterType(t)
 	m.RegisterType(&pgtype.Type{Name: "_uuid", OID: pgtype.UUIDArrayOID, Codec: &pgtype.ArrayCodec{ElementType: t}})
-	registerNumeric(m)
-	return nil
 }
 
 // uuidCodec is pgx's uuid codec that also plans for uuid.UUID (which it
