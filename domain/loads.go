@@ -104,7 +104,9 @@ type LoadWriteStore interface {
 	WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx LoadWriteTx) error) error
 }
 
-// LoadWriteTx is what a write may do inside its transaction.
+// LoadWriteTx is what a write may do inside its transaction. A store may send
+// a write together with the next read (one round trip for both): a write's
+// error can then come from the call after it, or from the commit.
 type LoadWriteTx interface {
 	// LoadForUpdate locks the load and returns its snapshot (NotFound if absent).
 	LoadForUpdate(ctx context.Context, loadNumber string) (*Load, error)

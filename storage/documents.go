@@ -14,7 +14,7 @@ import (
 
 // LoadChangedFunc records that a load changed, inside the transaction of the
 // change (the events outbox). Nil until the event bus is wired.
-type LoadChangedFunc func(ctx context.Context, tx bun.Tx, tenantID, loadID uuid.UUID) error
+type LoadChangedFunc func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error
 
 // Documents is the domain.DocumentStore on PostgreSQL.
 type Documents struct {
@@ -87,24 +87,19 @@ func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t do
 
 // InsertDocument records d and, for load and trip documents, the load's change.
 func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p domain.DocumentParent, d domain.Document) error {
-	return s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+	return s.DB.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *TenantTx) error {
 		if p.LoadID != nil && s.LoadChanged != nil {
 			// The load's row lock comes before the first write: the outbox
 			// orders events by transaction id (storage.Outbox).
-			if _, err := tx.ExecContext(ctx, "SELECT 1 FROM loads WHERE tenant_id = ? AND id = ? FOR UPDATE", tenantID, *p.LoadID); err != nil {
-				return err
-			}
+			tx.exec(nil, "SELECT 1 FROM loads WHERE tenant_id = $1 AND id = $2 FOR UPDATE", tenantID, *p.LoadID)
 		}
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
-			                       attachment_type, attachment_size, content_type, blob_key, uploaded_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		tx.exec(nil, `INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
+			attachment_type, attachment_size, content_type, blob_key, uploaded_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 			d.ID, tenantID, string(p.Type), p.PublicID, p.UUID, d.AttachmentPath,
-			d.AttachmentType, d.AttachmentSize, d.ContentType, d.BlobKey, d.UploadedAt); err != nil {
-			return err
-		}
+			d.AttachmentType, d.AttachmentSize, d.ContentType, d.BlobKey, d.UploadedAt)
 		if p.LoadID != nil && s.LoadChanged != nil {
-			return s.LoadChanged(ctx, tx, tenantID, *p.LoadID)
+			return s.LoadChanged(ctx, tx, *p.LoadID)
 		}
 		return nil
 	})

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -17,20 +16,20 @@ func DocumentLoadChanged(now func() time.Time) LoadChangedFunc {
 	if now == nil {
 		now = time.Now
 	}
-	return func(ctx context.Context, tx bun.Tx, tenantID, loadID uuid.UUID) error {
+	return func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error {
 		at := now().UTC()
-		// The row lock orders this with the load's other writes, so
-		// snapshots and events follow one another.
-		if _, err := tx.ExecContext(ctx, `UPDATE loads SET updated_at = ? WHERE tenant_id = ? AND id = ?`, at, tenantID, loadID); err != nil {
+		// The row lock (taken by the caller before its first write) orders
+		// this with the load's other writes, so snapshots and events follow
+		// one another.
+		tx.exec(nil, "UPDATE loads SET updated_at = $3 WHERE tenant_id = $1 AND id = $2", tx.tenant, loadID, at)
+		read := queueLoads(&tx.batch, loadByID, tx.tenant, loadID)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		loads, err := loadsWhere(ctx, tx, tenantID, "l.id = ?", loadID)
-		if err != nil {
-			return err
-		}
+		loads := read.Loads()
 		if len(loads) == 0 {
 			return domain.NotFound("load not found")
 		}
-		return appendEvents(ctx, tx, []domain.Event{domain.DocumentLoadEvent(uuid.New(), at, tenantID, &loads[0])})
+		return tx.appendEvents([]domain.Event{domain.DocumentLoadEvent(uuid.New(), at, tx.tenant, &loads[0])})
 	}
 }

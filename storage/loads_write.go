@@ -2,59 +2,46 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
 
 // LoadWrites is domain.LoadWriteStore: each write runs in one tenant
-// transaction together with the outbox insert of its events.
+// transaction together with the outbox insert of its events. Writes are
+// queued and sent with the next read (TenantTx), so a write such as
+// changeLoadStatus costs three round trips: lock and read, write and read
+// back, events and commit.
 type LoadWrites struct{ DB *DB }
 
 var _ domain.LoadWriteStore = (*LoadWrites)(nil)
 
 // WriteLoads runs fn in a tenant transaction.
 func (s *LoadWrites) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, domain.LoadWriteTx) error) error {
-	return s.DB.InTenant(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		return fn(ctx, &loadTx{tx: tx, tenant: tenant})
+	return s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *TenantTx) error {
+		return fn(ctx, &loadTx{tx})
 	})
 }
 
-type loadTx struct {
-	tx     bun.Tx
-	tenant uuid.UUID
-}
+// loadTx is domain.LoadWriteTx. Its writes report their errors from the
+// call that next reads, or from the commit.
+type loadTx struct{ *TenantTx }
 
 func (t *loadTx) LoadForUpdate(ctx context.Context, loadNumber string) (*domain.Load, error) {
-	var id uuid.UUID
-	err := t.tx.NewRaw("SELECT id FROM loads WHERE tenant_id = ? AND load_number = ? FOR UPDATE", t.tenant, loadNumber).Scan(ctx, &id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.NotFound("load %q not found", loadNumber)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return t.LoadSnapshot(ctx, id)
+	return t.lockAndRead(ctx, "SELECT id FROM loads WHERE tenant_id = $1 AND load_number = $2 FOR UPDATE",
+		loadByNumber, loadNumber, func() error { return domain.NotFound("load %q not found", loadNumber) })
 }
 
 // TripForUpdate locks the trip's load: trip writes and load writes of one
 // load serialize, so each event's before/after snapshots are consistent.
 func (t *loadTx) TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip, error) {
-	var loadID uuid.UUID
-	err := t.tx.NewRaw(`SELECT l.id FROM loads l JOIN trips tr ON tr.load_id = l.id AND tr.tenant_id = l.tenant_id
-		WHERE tr.tenant_id = ? AND tr.id = ? FOR UPDATE OF l`, t.tenant, id).Scan(ctx, &loadID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.NotFound("trip %s not found", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	l, err := t.LoadSnapshot(ctx, loadID)
+	notFound := func() error { return domain.NotFound("trip %s not found", id) }
+	l, err := t.lockAndRead(ctx, `SELECT l.id FROM loads l JOIN trips tr ON tr.load_id = l.id AND tr.tenant_id = l.tenant_id
+		WHERE tr.tenant_id = $1 AND tr.id = $2 FOR UPDATE OF l`, loadOfTrip, id, notFound)
 	if err != nil {
 		return nil, err
 	}
@@ -63,136 +50,151 @@ func (t *loadTx) TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip,
 			return &l.Trips[i], nil
 		}
 	}
-	return nil, domain.NotFound("trip %s not found", id)
+	return nil, notFound()
 }
 
-// LoadSnapshot reads the snapshot with the load read endpoint's own query
-// (loadsWhere), so data.load is exactly what GET /loads/{loadNumber} answers.
-func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, error) {
-	loads, err := loadsWhere(ctx, t.tx, t.tenant, "l.id = ?", id)
-	if err != nil {
+// lockAndRead locks a load row with lock and reads its snapshot after the
+// lock, in one round trip: in READ COMMITTED each statement sees what
+// committed before it started, so the snapshot follows the lock.
+func (t *loadTx) lockAndRead(ctx context.Context, lock string, key loadKey, arg any, notFound func() error) (*domain.Load, error) {
+	locked := false
+	t.query(lock, func(pgx.Rows) error { locked = true; return nil }, t.tenant, arg)
+	read := queueLoads(&t.batch, key, t.tenant, arg)
+	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
+	if loads := read.Loads(); locked && len(loads) == 1 {
+		return &loads[0], nil
+	}
+	return nil, notFound()
+}
+
+// LoadSnapshot reads the snapshot with the load read endpoint's own
+// statements (queueLoads), so data.load is exactly what GET
+// /loads/{loadNumber} answers.
+func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, error) {
+	read := queueLoads(&t.batch, loadByID, t.tenant, id)
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	loads := read.Loads()
 	if len(loads) == 0 {
 		return nil, domain.NotFound("load not found")
 	}
 	return &loads[0], nil
 }
 
-// refTables are the tables a write may reference (a whitelist: the name is
-// put into SQL).
-var refTables = map[string]bool{"subsidiaries": true, "customers": true, "locations": true, "drivers": true,
-	"trucks": true, "trailers": true, "carriers": true}
+// refSQL is the existence check of each table a write may reference (a
+// whitelist: no table name comes from the caller).
+var refSQL = func() map[string]string {
+	m := map[string]string{}
+	for _, table := range []string{"subsidiaries", "customers", "locations", "drivers", "trucks", "trailers", "carriers"} {
+		m[table] = "SELECT id FROM " + table + " WHERE tenant_id = $1 AND id = ANY($2)"
+	}
+	return m
+}()
 
-// MissingRefs reports the references that are not rows of this tenant; one
-// query per referenced table. Foreign keys alone would accept another
-// tenant's row.
+// MissingRefs reports the references that are not rows of this tenant: one
+// query per referenced table, all in one round trip. Foreign keys alone
+// would accept another tenant's row.
 func (t *loadTx) MissingRefs(ctx context.Context, refs []domain.Ref) ([]domain.Ref, error) {
 	byTable := map[string][]uuid.UUID{}
 	for _, r := range refs {
-		if !refTables[r.Table] {
+		if refSQL[r.Table] == "" {
 			return nil, errors.New("storage: unknown reference table " + r.Table)
 		}
 		byTable[r.Table] = append(byTable[r.Table], r.ID)
 	}
-	found := map[string]map[uuid.UUID]bool{}
+	found := map[domain.Ref]bool{}
 	for table, ids := range byTable {
-		var have []uuid.UUID
-		if err := t.tx.NewRaw("SELECT id FROM ? WHERE tenant_id = ? AND id IN (?)", bun.Ident(table), t.tenant, bun.In(ids)).Scan(ctx, &have); err != nil {
-			return nil, err
-		}
-		found[table] = map[uuid.UUID]bool{}
-		for _, id := range have {
-			found[table][id] = true
-		}
+		t.query(refSQL[table], func(rows pgx.Rows) error {
+			var id uuid.UUID
+			err := rows.Scan(&id)
+			found[domain.Ref{Table: table, ID: id}] = true
+			return err
+		}, t.tenant, ids)
+	}
+	if err := t.flush(ctx); err != nil {
+		return nil, err
 	}
 	var missing []domain.Ref
 	for _, r := range refs {
-		if !found[r.Table][r.ID] {
+		if !found[domain.Ref{Table: r.Table, ID: r.ID}] {
 			missing = append(missing, r)
 		}
 	}
 	return missing, nil
 }
 
-func (t *loadTx) InsertLoad(ctx context.Context, l *domain.Load) error {
-	row := t.row(l)
-	if _, err := t.tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+const (
+	insertLoadSQL = `INSERT INTO loads (id, tenant_id, load_number, status, billing_status, subsidiary_id, customer_id,
+		order_number, po_number, source, rate, currency, weight, commodity, equipment_type, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
+	insertStopSQL = `INSERT INTO stops (id, tenant_id, load_id, sequence, type, location_id, name, street, city, state,
+		zip_code, appointment_start, appointment_end, arrived_at, departed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+	insertTripSQL = `INSERT INTO trips (id, tenant_id, load_id, trip_number, status, driver_ids, truck_id, trailer_id,
+		carrier_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+	updateLoadSQL = `UPDATE loads SET status = $3, billing_status = $4, customer_id = $5, order_number = $6,
+		po_number = $7, source = $8, rate = $9, currency = $10, weight = $11, commodity = $12, equipment_type = $13,
+		updated_at = $14 WHERE tenant_id = $1 AND id = $2`
+	deleteStopsSQL = "DELETE FROM stops WHERE tenant_id = $1 AND load_id = $2"
+	updateTripSQL  = `UPDATE trips SET driver_ids = $3, truck_id = $4, trailer_id = $5, carrier_id = $6, updated_at = now()
+		WHERE tenant_id = $1 AND id = $2`
+)
+
+func (t *loadTx) InsertLoad(_ context.Context, l *domain.Load) error {
+	taken := func(err error) error {
 		if isUnique(err) {
 			return &domain.Error{Code: domain.CodeConflict, Message: "load number " + l.LoadNumber + " is taken",
 				Fields: map[string][]string{"LoadNumber": {"a load with this number exists"}}}
 		}
 		return err
 	}
-	if err := t.insertStops(ctx, l); err != nil {
-		return err
+	t.exec(taken, insertLoadSQL, l.ID, t.tenant, l.LoadNumber, string(l.Status), string(l.BillingStatus), l.SubsidiaryID,
+		l.CustomerID, l.OrderNumber, l.PONumber, l.Source, l.Rate.Amount, currencyOf(l), l.Weight, l.Commodity,
+		l.EquipmentType, l.CreatedAt, l.UpdatedAt)
+	t.insertStops(l)
+	for _, tr := range l.Trips {
+		t.exec(nil, insertTripSQL, tr.ID, t.tenant, l.ID, tr.TripNumber, tr.Status, nonNil(tr.DriverIDs), tr.TruckID,
+			tr.TrailerID, tr.CarrierID, l.CreatedAt, l.UpdatedAt)
 	}
-	if len(l.Trips) == 0 {
-		return nil
-	}
-	trips := make([]tripRow, len(l.Trips))
-	for i, tr := range l.Trips {
-		trips[i] = tripRow{ID: tr.ID, TenantID: t.tenant, LoadID: l.ID, TripNumber: tr.TripNumber, Status: tr.Status,
-			DriverIDs: tr.DriverIDs, TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID,
-			CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
-	}
-	_, err := t.tx.NewInsert().Model(&trips).Exec(ctx)
-	return err
+	return nil
 }
 
-func (t *loadTx) UpdateLoad(ctx context.Context, l *domain.Load, replaceStops bool) error {
-	row := t.row(l)
-	_, err := t.tx.NewUpdate().Model(&row).
-		Column("status", "billing_status", "customer_id", "order_number", "po_number", "source", "rate", "currency",
-			"weight", "commodity", "equipment_type", "updated_at").
-		Where("tenant_id = ? AND id = ?", t.tenant, l.ID).Exec(ctx)
-	if err != nil || !replaceStops {
-		return err
+func (t *loadTx) UpdateLoad(_ context.Context, l *domain.Load, replaceStops bool) error {
+	t.exec(nil, updateLoadSQL, t.tenant, l.ID, string(l.Status), string(l.BillingStatus), l.CustomerID, l.OrderNumber,
+		l.PONumber, l.Source, l.Rate.Amount, currencyOf(l), l.Weight, l.Commodity, l.EquipmentType, l.UpdatedAt)
+	if replaceStops {
+		t.exec(nil, deleteStopsSQL, t.tenant, l.ID)
+		t.insertStops(l)
 	}
-	if _, err := t.tx.NewDelete().Model((*stopRow)(nil)).Where("tenant_id = ? AND load_id = ?", t.tenant, l.ID).Exec(ctx); err != nil {
-		return err
+	return nil
+}
+
+func (t *loadTx) UpdateTrip(_ context.Context, tr *domain.Trip) error {
+	t.exec(nil, updateTripSQL, t.tenant, tr.ID, nonNil(tr.DriverIDs), tr.TruckID, tr.TrailerID, tr.CarrierID)
+	return nil
+}
+
+func (t *loadTx) AppendEvents(_ context.Context, events []domain.Event) error {
+	return t.appendEvents(events)
+}
+
+func (t *loadTx) insertStops(l *domain.Load) {
+	for _, s := range l.Stops {
+		t.exec(nil, insertStopSQL, uuid.New(), t.tenant, l.ID, s.Sequence, string(s.Type), s.LocationID, s.Name,
+			s.Address.Street, s.Address.City, s.Address.State, s.Address.ZipCode, s.AppointmentStart,
+			s.AppointmentEnd, s.ArrivedAt, s.DepartedAt)
 	}
-	return t.insertStops(ctx, l)
 }
 
-func (t *loadTx) UpdateTrip(ctx context.Context, tr *domain.Trip) error {
-	row := tripRow{DriverIDs: tr.DriverIDs, TruckID: tr.TruckID, TrailerID: tr.TrailerID, CarrierID: tr.CarrierID}
-	_, err := t.tx.NewUpdate().Model(&row).Column("driver_ids", "truck_id", "trailer_id", "carrier_id").
-		Set("updated_at = now()").Where("tenant_id = ? AND id = ?", t.tenant, tr.ID).Exec(ctx)
-	return err
-}
-
-func (t *loadTx) AppendEvents(ctx context.Context, events []domain.Event) error {
-	return appendEvents(ctx, t.tx, events)
-}
-
-func (t *loadTx) row(l *domain.Load) loadRow {
-	row := loadRow{ID: l.ID, TenantID: t.tenant, LoadNumber: l.LoadNumber, Status: string(l.Status),
-		BillingStatus: string(l.BillingStatus), SubsidiaryID: l.SubsidiaryID, CustomerID: l.CustomerID,
-		OrderNumber: l.OrderNumber, PONumber: l.PONumber, Source: l.Source, Rate: l.Rate.Amount, Currency: domain.USD,
-		Commodity: l.Commodity, EquipmentType: l.EquipmentType, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt}
+// currencyOf is the load's rate currency as stored (USD unless given).
+func currencyOf(l *domain.Load) int {
 	if l.Rate.Currency != nil {
-		row.Currency = *l.Rate.Currency
+		return *l.Rate.Currency
 	}
-	if l.Weight != nil {
-		row.Weight.Decimal, row.Weight.Valid = *l.Weight, true
-	}
-	return row
-}
-
-func (t *loadTx) insertStops(ctx context.Context, l *domain.Load) error {
-	if len(l.Stops) == 0 {
-		return nil
-	}
-	stops := make([]stopRow, len(l.Stops))
-	for i, s := range l.Stops {
-		stops[i] = stopRow{ID: uuid.New(), TenantID: t.tenant, LoadID: l.ID, Sequence: s.Sequence, Type: string(s.Type),
-			LocationID: s.LocationID, Name: s.Name, Street: s.Address.Street, City: s.Address.City, State: s.Address.State,
-			ZipCode: s.Address.ZipCode, AppointmentStart: s.AppointmentStart, AppointmentEnd: s.AppointmentEnd,
-			ArrivedAt: s.ArrivedAt, DepartedAt: s.DepartedAt}
-	}
-	_, err := t.tx.NewInsert().Model(&stops).Exec(ctx)
-	return err
+	return domain.USD
 }
 
 func isUnique(err error) bool {

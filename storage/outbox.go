@@ -36,28 +36,24 @@ func (e *OutboxEvent) Pos() domain.EventPosition {
 	return domain.EventPosition{Xact: e.Xact, Seq: e.Seq}
 }
 
-// appendEvents inserts events in the caller's transaction: they commit, or
-// vanish, with the write they describe. The column default records the
+// appendEvents queues the insert of events in the transaction: they commit,
+// or vanish, with the write they describe. The column default records the
 // writing transaction's id (xact); writers do not wait for one another
 // (0010_outbox_horizon.sql). A write that emits events about a load must have
 // locked that load's row before its first write in the transaction, so that
 // transaction ids, and with them the outbox order, follow the row lock.
-func appendEvents(ctx context.Context, tx bun.IDB, events []domain.Event) error {
-	if len(events) == 0 {
-		return nil
-	}
-	rows := make([]OutboxEvent, len(events))
-	for i, e := range events {
+func (t *TenantTx) appendEvents(events []domain.Event) error {
+	for _, e := range events {
 		payload, err := e.MarshalEnvelope()
 		if err != nil {
 			return err
 		}
-		sub := e.SubsidiaryID
-		rows[i] = OutboxEvent{ID: e.ID, TenantID: e.TenantID, SubsidiaryID: &sub, Type: e.Type, SubjectID: e.SubjectID, Payload: payload}
+		t.exec(nil, insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload)
 	}
-	_, err := tx.NewInsert().Model(&rows).ExcludeColumn("seq", "xact", "created_at").Exec(ctx)
-	return err
+	return nil
 }
+
+const insertEventSQL = "INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload) VALUES ($1, $2, $3, $4, $5, $6)"
 
 // Outbox reads the events table across tenants (owner rights): the relay and
 // the durable consumers (webhook delivery) use it.

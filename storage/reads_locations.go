@@ -127,9 +127,10 @@ func fillLocations(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []loca
 	return out, nil
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty list for nil (a JSON [] and a SQL '{}').
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

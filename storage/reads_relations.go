@@ -122,12 +122,7 @@ func (r *Reads) LoadsByIDs(ctx context.Context, tenant uuid.UUID, idList []uuid.
 	if len(idList) == 0 {
 		return out, nil
 	}
-	var loads []domain.Load
-	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		loads, err = loadsWhere(ctx, tx, tenant, "l.id = ANY(?)", pgdialect.Array(idList))
-		return err
-	})
+	loads, err := r.loadsByID(ctx, tenant, idList)
 	for _, l := range loads {
 		out[l.ID] = l
 	}

@@ -96,3 +96,74 @@ func TestSearchStatementsSkipsWhatIsNotAsked(t *testing.T) {
 		t.Errorf("total %d, statement %+v: want everything but the sub-lines", page.Total, s)
 	}
 }
+
+// A load write's statements travel with the reads it must see: a create is
+// three round trips (begin, tenant and reference check; inserts and the
+// snapshot; events and commit), a status change three (lock and snapshot;
+// update and snapshot; events and commit), a refused change two (the second
+// rolls back), and the connection is idle again after each.
+func TestLoadWriteRoundTrips(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rt := &storage.RoundTrips{}
+	db, err := storage.Open(ctx, dbtest.URL(t), storage.CountRoundTrips(rt), func(c *pgxpool.Config) { c.MaxConns = 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f := newWriteFixture(t, db)
+	r := &storage.Reads{DB: db}
+	// The first of each kind prepares its statements on the connection.
+	trip := f.create(t, "RT-0").Trips[0].ID.String()
+	driver := f.driver.String()
+	if _, err := f.svc.ChangeLoadStatus(f.ctx, "RT-0", "Covered"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.UpdateTrip(f.ctx, trip, domain.TripPatch{DriverIDs: []string{driver}}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		want  int64
+		write func() error
+		code  domain.Code
+	}{
+		{name: "create", want: 3, write: func() error { f.create(t, "RT-1"); return nil }},
+		{name: "status change", want: 3, write: func() error { _, err := f.svc.ChangeLoadStatus(f.ctx, "RT-1", "Covered"); return err }},
+		{name: "refused transition", want: 2, code: domain.CodeInvalid,
+			write: func() error { _, err := f.svc.ChangeLoadStatus(f.ctx, "RT-1", "Delivered"); return err }},
+		{name: "unknown load", want: 2, code: domain.CodeNotFound,
+			write: func() error { _, err := f.svc.ChangeLoadStatus(f.ctx, "RT-404", "Covered"); return err }},
+		{name: "trip assignment (the reference check is one more)", want: 4, write: func() error {
+			_, err := f.svc.UpdateTrip(f.ctx, trip, domain.TripPatch{DriverIDs: []string{driver}})
+			return err
+		}},
+		{name: "load read", want: 1, write: func() error { _, err := r.LoadByNumber(ctx, f.tenant, "RT-1"); return err }},
+		// Last: after a failed batch pgx drops that batch's prepared
+		// statements, which the next call pays for.
+		{name: "load number taken", want: 3, code: domain.CodeConflict, write: func() error {
+			_, err := f.svc.CreateLoad(f.ctx, domain.LoadInput{LoadNumber: "RT-1", SubsidiaryID: f.subsidiary.String(),
+				Stops: []domain.StopInput{{Type: "Pickup", Name: "Mill"}}})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		before := rt.Load()
+		if err := c.write(); (c.code == "" && err != nil) || (c.code != "" && domain.CodeOf(err) != c.code) {
+			t.Fatalf("%s: %v, want code %q", c.name, err, c.code)
+		}
+		if got := rt.Load() - before; got != c.want {
+			t.Errorf("%s: %d round trips, want %d", c.name, got, c.want)
+		}
+		if n := db.Pool.Stat().AcquiredConns(); n != 0 {
+			t.Errorf("%s: %d connections still held", c.name, n)
+		}
+	}
+	l, err := r.LoadByNumber(ctx, f.tenant, "RT-1")
+	if err != nil || l.Status != domain.LoadCovered {
+		t.Fatalf("RT-1 after the refused changes: %+v %v", l, err)
+	}
+}

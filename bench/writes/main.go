@@ -1,7 +1,10 @@
 // Command writes benchmarks the load write path: createLoad followed by
 // changeLoadStatus, from concurrent writers, through the domain service and
 // storage (each write is one transaction with its outbox events). It reports
-// writes per second and the p50/p99 latency of one write.
+// writes per second, the p50/p99 latency of one write, the round trips to
+// PostgreSQL per write and, when /proc/stat is readable, the CPU time the
+// whole machine spent per write (client and PostgreSQL together: run it where
+// the database runs; on a shared, noisy machine it varies less than writes/s).
 //
 // It compares the outbox ordering of 0010_outbox_horizon.sql ("horizon":
 // writers commit concurrently) with the one it replaced ("lock": 0004's
@@ -22,6 +25,8 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +68,8 @@ func run(writers int, duration time.Duration, rounds int) error {
 		return err
 	}
 	defer drop()
-	db, err := storage.Open(ctx, dbURL)
+	rt := &storage.RoundTrips{}
+	db, err := storage.Open(ctx, dbURL, storage.CountRoundTrips(rt))
 	if err != nil {
 		return err
 	}
@@ -83,7 +89,7 @@ func run(writers int, duration time.Duration, rounds int) error {
 	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
 
 	fmt.Printf("%d writers, %s per round; one write = createLoad or changeLoadStatus (a transaction with its outbox events)\n", writers, duration)
-	fmt.Printf("%-8s %10s %9s %9s\n", "outbox", "writes/s", "p50", "p99")
+	fmt.Printf("%-8s %10s %9s %9s %10s %10s\n", "outbox", "writes/s", "p50", "p99", "RT/write", "CPU/write")
 	round := 0
 	for range rounds {
 		for _, mode := range []string{"lock", "horizon"} {
@@ -95,19 +101,31 @@ func run(writers int, duration time.Duration, rounds int) error {
 				return err
 			}
 			round++
-			rate, p50, p99, err := measure(caller, svc, sub, writers, duration, round)
+			rt0, cpu0 := rt.Load(), machineCPU()
+			m, err := measure(caller, svc, sub, writers, duration, round)
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%-8s %10.0f %9s %9s\n", mode, rate, p50.Round(10*time.Microsecond), p99.Round(10*time.Microsecond))
+			cpu := "-"
+			if cpu0 > 0 {
+				cpu = ((machineCPU() - cpu0) / time.Duration(m.writes)).Round(time.Microsecond).String()
+			}
+			fmt.Printf("%-8s %10.0f %9s %9s %10.1f %10s\n", mode, m.rate, m.p50.Round(10*time.Microsecond),
+				m.p99.Round(10*time.Microsecond), float64(rt.Load()-rt0)/float64(m.writes), cpu)
 		}
 	}
 	return nil
 }
 
+type result struct {
+	writes   int
+	rate     float64 // writes/s
+	p50, p99 time.Duration
+}
+
 // measure runs writers for d, each creating a load and moving it to Covered,
-// over and over; it returns writes/s and the latency percentiles.
-func measure(caller context.Context, svc *domain.LoadWrites, sub uuid.UUID, writers int, d time.Duration, round int) (float64, time.Duration, time.Duration, error) {
+// over and over.
+func measure(caller context.Context, svc *domain.LoadWrites, sub uuid.UUID, writers int, d time.Duration, round int) (result, error) {
 	rate := domain.MoneyInput{Amount: decimal.RequireFromString("1250.00")}
 	lat := make([][]time.Duration, writers)
 	errs := make([]error, writers)
@@ -140,15 +158,36 @@ func measure(caller context.Context, svc *domain.LoadWrites, sub uuid.UUID, writ
 	var all []time.Duration
 	for w := range writers {
 		if errs[w] != nil {
-			return 0, 0, 0, errs[w]
+			return result{}, errs[w]
 		}
 		all = append(all, lat[w]...)
 	}
 	if len(all) == 0 {
-		return 0, 0, 0, fmt.Errorf("no write finished")
+		return result{}, fmt.Errorf("no write finished")
 	}
 	slices.Sort(all)
-	return float64(len(all)) / elapsed.Seconds(), all[len(all)/2], all[len(all)*99/100], nil
+	return result{writes: len(all), rate: float64(len(all)) / elapsed.Seconds(), p50: all[len(all)/2], p99: all[len(all)*99/100]}, nil
+}
+
+// machineCPU is the CPU time every core of this machine has spent so far
+// outside idle and iowait (/proc/stat; USER_HZ is 100 on Linux), or 0 where
+// that file is not readable.
+func machineCPU() time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	var busy int64
+	for i, f := range fields {
+		if i == 0 || i == 4 || i == 5 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f, 10, 64)
+		busy += n
+	}
+	return time.Duration(busy) * 10 * time.Millisecond
 }
 
 func tempDatabase(ctx context.Context, base string) (string, func(), error) {
