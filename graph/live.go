@@ -36,6 +36,8 @@ type Live struct {
 	cutOff     atomic.Int64
 	writes     atomic.Int64 // WebSocket write(2) calls of message batches
 	frames     atomic.Int64 // messages those writes carried
+	inPassing  atomic.Int64 // of those writes, made by a group's fan-out (wsConn.flush)
+	cutShort   atomic.Int64 // of those, the ones the socket took only in part
 	wg         sync.WaitGroup
 }
 
@@ -64,6 +66,14 @@ func (l *Live) Frames() int64 { return l.frames.Load() }
 // CutOff counts connections cut off for not reading their events in time.
 func (l *Live) CutOff() int64 { return l.cutOff.Load() }
 
+// InPassing counts the writes a group made itself, in passing, for the
+// connections its event reached (see wsConn.flush); CutShort those of them
+// whose socket took only part, the rest left to the connection's writer.
+func (l *Live) InPassing() int64 { return l.inPassing.Load() }
+
+// CutShort: see InPassing.
+func (l *Live) CutShort() int64 { return l.cutShort.Load() }
+
 // Groups is the number of groups, that is of hub subscriptions.
 func (l *Live) Groups() int {
 	l.mu.Lock()
@@ -90,6 +100,11 @@ type liveMember struct {
 	// one system call rather than one each.
 	queue func(pos domain.EventPosition, payload []byte)
 	wake  func()
+	// flush, when set, is wake that may write the queued messages from the
+	// group's goroutine, when the connection takes them at once: the group
+	// calls it when no later event waits for it, and wake when some do (the
+	// writers then batch several events per system call).
+	flush func()
 	// fail ends the member when its group's stream ended under it.
 	fail  func(errs gqlerror.List)
 	group *liveGroup // guarded by Live.mu
@@ -273,6 +288,13 @@ func (g *liveGroup) popSeq() domain.EventPosition {
 	return s
 }
 
+// caughtUp reports whether no event waits for the group's execution.
+func (g *liveGroup) caughtUp() bool {
+	g.seqMu.Lock()
+	defer g.seqMu.Unlock()
+	return len(g.seqs) == 0
+}
+
 // run executes the group once per event and hands the one encoding to every
 // member, in the hub's (commit) order.
 func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
@@ -299,8 +321,12 @@ func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 		for _, m := range members {
 			m.deliver(seq, payload)
 		}
+		inPassing := g.caughtUp()
 		for _, m := range members {
-			if m.wake != nil {
+			switch {
+			case inPassing && m.flush != nil:
+				m.flush()
+			case m.wake != nil:
 				m.wake()
 			}
 		}

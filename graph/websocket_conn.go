@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -25,7 +26,8 @@ import (
 // the protocol; a writer goroutine (owned and awaited by serve) drains a
 // bounded queue of frames, so no producer — a shared subscription execution
 // above all — ever waits on this peer: when the queue is full the connection
-// is cut off (1008) and the others go on.
+// is cut off (1008) and the others go on. A group's fan-out may also write
+// the queue itself, without waiting, when the socket is free (flush).
 type wsConn struct {
 	o      WebsocketOptions
 	c      *websocket.Conn
@@ -48,8 +50,15 @@ type wsConn struct {
 	closeMsg []byte
 	done     chan struct{}
 	workers  sync.WaitGroup // running queries and mutations
-	deadline time.Time      // of the socket's writes; the writer's own
 	pingDue  atomic.Bool    // the keep-alive timer fired
+
+	// sock is held by whoever writes to the socket: the writer goroutine, or
+	// a flush. It guards the fields below.
+	sock     sync.Mutex
+	raw      syscall.RawConn // for flush's writes that never wait; nil: flush only wakes the writer
+	rest     []byte          // what a flush's write left over: the writer's first bytes
+	batch    []wsFrame       // frames taken from the queue, being written
+	deadline time.Time       // of the socket's writes
 }
 
 // wsOp is one operation of the connection.
@@ -72,13 +81,18 @@ type wsFrame struct {
 
 func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor, ctx context.Context) *wsConn {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if tc, ok := c.NetConn().(*net.TCPConn); ok && o.SendBuffer > 0 {
-		// A fixed kernel send buffer: a client that stops reading pushes back
-		// after SendBuffer bytes instead of megabytes of autotuned buffer.
-		_ = tc.SetWriteBuffer(o.SendBuffer)
+	var raw syscall.RawConn
+	if tc, ok := c.NetConn().(*net.TCPConn); ok {
+		if o.SendBuffer > 0 {
+			// A fixed kernel send buffer: a client that stops reading pushes
+			// back after SendBuffer bytes instead of megabytes of autotuned
+			// buffer.
+			_ = tc.SetWriteBuffer(o.SendBuffer)
+		}
+		raw = rawSocket(tc)
 	}
 	return &wsConn{o: o, c: c, exec: exec, legacy: c.Subprotocol() == protoLegacyWS, ctx: ctx, cancel: cancel,
-		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), done: make(chan struct{}), raw: raw}
 }
 
 // serve runs the connection until it ends, then releases everything it held.
@@ -197,20 +211,23 @@ func (w *wsConn) sendJSON(v any) {
 	w.send(wsFrame{body: b, control: true})
 }
 
-// writeLoop is the connection's only writer. It waits on its wake channel
-// and the server's shutdown alone: the keep-alive timer and the end of the
+// writeLoop is the connection's writer. It waits on its wake channel and
+// the server's shutdown alone: the keep-alive timer and the end of the
 // connection set flags and wake it, so a batch costs one two-way select
 // rather than a four-way one (a tenth of the server's CPU at 20,000
 // subscribers).
 func (w *wsConn) writeLoop() {
 	pinger := time.AfterFunc(w.o.KeepAlive, func() { w.pingDue.Store(true); w.signal() })
 	defer pinger.Stop()
-	var batch []wsFrame
 	defer func() {
+		w.sock.Lock() // a flush in progress ends first
+		defer w.sock.Unlock()
 		w.mu.Lock()
 		msg := w.closeMsg
 		w.mu.Unlock()
-		_ = w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+		if w.rest == nil { // after a frame cut short a close frame would be garbage
+			_ = w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+		}
 		_ = w.c.Close()
 	}()
 	for {
@@ -225,33 +242,81 @@ func (w *wsConn) writeLoop() {
 			return
 		default:
 		}
+		w.sock.Lock()
+		ok := true
 		if w.pingDue.Swap(false) {
-			if !w.ping(batch[:0]) {
-				return
-			}
+			ok = w.ping()
 			pinger.Reset(w.o.KeepAlive)
 		}
-		w.mu.Lock()
-		batch, w.queue = w.queue, batch[:0]
-		w.queued = 0
-		if w.room != nil {
-			close(w.room) // replays waiting for room go on
-			w.room = nil
+		if ok && w.rest != nil {
+			ok = w.write(w.rest)
+			w.rest = nil
 		}
-		w.mu.Unlock()
-		if len(batch) == 0 {
-			continue // woken for a ping, or again for what the last batch took
+		if ok {
+			// Empty when woken for a ping, or again for what a batch took.
+			w.batch = w.take(w.batch)
+			ok = len(w.batch) == 0 || w.writeFrames()
 		}
-		if !w.write(batch) {
+		w.sock.Unlock()
+		if !ok {
 			return
 		}
-		clear(batch)
+	}
+}
+
+// take swaps the queue for batch (emptied) and returns what was queued;
+// replays waiting for room go on.
+func (w *wsConn) take(batch []wsFrame) []wsFrame {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	batch, w.queue = w.queue, batch[:0]
+	w.queued = 0
+	if w.room != nil {
+		close(w.room)
+		w.room = nil
+	}
+	return batch
+}
+
+// flush writes the queued frames from the caller's goroutine, without
+// waiting, when the socket is free: a group's fan-out writes each member's
+// connection in passing instead of waking its writer (a goroutine switch per
+// connection per event). What the socket does not take at once is left to
+// the writer, and so is a socket busy with another write.
+func (w *wsConn) flush() {
+	if w.raw == nil || !w.sock.TryLock() {
+		w.signal()
+		return
+	}
+	if w.rest != nil || w.pingDue.Load() {
+		w.sock.Unlock()
+		w.signal()
+		return
+	}
+	w.batch = w.take(w.batch)
+	if len(w.batch) == 0 {
+		w.sock.Unlock()
+		return
+	}
+	buf := w.frames()
+	w.countWrite()
+	w.o.Live.inPassing.Add(1)
+	n := writeNow(w.raw, *buf)
+	if n < len(*buf) {
+		w.o.Live.cutShort.Add(1)
+		w.rest = append([]byte(nil), (*buf)[n:]...)
+	}
+	left := w.rest != nil
+	putFrames(buf)
+	w.sock.Unlock()
+	if left {
+		w.signal()
 	}
 }
 
 // ping sends the keep-alive: a WebSocket ping, and graphql-ws's "ka"
-// message on a legacy connection once acknowledged.
-func (w *wsConn) ping(scratch []wsFrame) bool {
+// message on a legacy connection once acknowledged. With sock held.
+func (w *wsConn) ping() bool {
 	if w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.o.WriteTimeout)) != nil {
 		w.end(websocket.CloseGoingAway, "")
 		return false
@@ -263,20 +328,47 @@ func (w *wsConn) ping(scratch []wsFrame) bool {
 	w.mu.Lock()
 	acked := w.acked
 	w.mu.Unlock()
-	return !acked || w.write(append(scratch, wsFrame{body: []byte(`{"type":"ka"}`)}))
+	if !acked {
+		return true
+	}
+	w.batch = append(w.batch[:0], wsFrame{body: []byte(`{"type":"ka"}`)})
+	return w.writeFrames()
 }
 
-// write sends frames in one write(2), as complete unmasked frames (RFC 6455
-// 5.2) built here: gorilla's NextWriter makes a system call per message,
-// which was two thirds of the server's CPU with 20,000 subscribers. Only
-// this goroutine writes to the socket (pongs and close echoes are queued,
-// see serve), so frames never interleave.
-func (w *wsConn) write(frames []wsFrame) bool {
+// writeFrames writes w.batch in one write(2), as complete unmasked frames
+// (RFC 6455 5.2) built here: gorilla's NextWriter makes a system call per
+// message, which was two thirds of the server's CPU with 20,000
+// subscribers. Only the holder of sock writes to the socket (pongs and close
+// echoes are queued, see serve), so frames never interleave.
+func (w *wsConn) writeFrames() bool {
+	buf := w.frames()
+	w.countWrite()
+	ok := w.write(*buf)
+	putFrames(buf)
+	return ok
+}
+
+// frames builds w.batch's frames into a pooled buffer and empties w.batch.
+func (w *wsConn) frames() *[]byte {
 	bp := frameBuffers.Get().(*[]byte)
 	buf := (*bp)[:0]
-	for _, f := range frames {
+	for _, f := range w.batch {
 		buf = appendFrame(buf, f)
 	}
+	*bp = buf
+	w.o.Live.frames.Add(int64(len(w.batch)))
+	clear(w.batch)
+	w.batch = w.batch[:0]
+	return bp
+}
+
+// countWrite counts a write(2) before it is made: a peer that has read it
+// sees it counted.
+func (w *wsConn) countWrite() { w.o.Live.writes.Add(1) }
+
+// write writes buf, waiting up to the write deadline; a peer that does not
+// take it in time is cut off.
+func (w *wsConn) write(buf []byte) bool {
 	conn := w.c.NetConn()
 	// The deadline is moved only once half of it is used: a write still
 	// gets at least WriteTimeout/2, and a busy connection no longer resets
@@ -285,19 +377,19 @@ func (w *wsConn) write(frames []wsFrame) bool {
 		w.deadline = now.Add(w.o.WriteTimeout)
 		_ = conn.SetWriteDeadline(w.deadline)
 	}
-	w.o.Live.writes.Add(1) // before: a peer that has read the batch sees it counted
-	w.o.Live.frames.Add(int64(len(frames)))
-	_, err := conn.Write(buf)
-	if cap(buf) <= maxPooledFrames {
-		*bp = buf[:0]
-		frameBuffers.Put(bp)
-	}
-	if err != nil {
+	if _, err := conn.Write(buf); err != nil {
 		w.o.Live.cutOff.Add(1)
 		w.end(CloseSlowConsumer, "write timed out: the client does not read")
 		return false
 	}
 	return true
+}
+
+func putFrames(bp *[]byte) {
+	if cap(*bp) <= maxPooledFrames {
+		*bp = (*bp)[:0]
+		frameBuffers.Put(bp)
+	}
 }
 
 // frameBuffers hold a batch of frames while it is written; a connection
@@ -497,6 +589,7 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
 		queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
 		wake:  w.signal,
+		flush: w.flush,
 		fail: func(errs gqlerror.List) {
 			if w.remove(id) == op {
 				w.refuse(id, errs)

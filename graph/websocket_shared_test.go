@@ -180,7 +180,7 @@ func TestGroupEventIsOneWritePerConnection(t *testing.T) {
 	}
 	waitSubscribers(t, srv, subs)
 	live := srv.GraphQL.Live
-	writes, frames := live.Writes(), live.Frames()
+	writes, frames, passing := live.Writes(), live.Frames(), live.InPassing()
 	mustGQL(t, srv, writer(t, srv, tn), createLoad, createLoadVars("ONE-1", tn.SubsidiaryID.String(), 1))
 	for range subs {
 		if m := w.read(); m.Type != "next" {
@@ -189,5 +189,56 @@ func TestGroupEventIsOneWritePerConnection(t *testing.T) {
 	}
 	if dw, df := live.Writes()-writes, live.Frames()-frames; dw != 1 || df != subs {
 		t.Fatalf("%d messages went out in %d writes, want %d in 1", df, dw, subs)
+	}
+	// Nothing else waited for the group: it wrote the event itself, in
+	// passing, rather than waking the connection's writer.
+	if n := live.InPassing() - passing; n != 1 {
+		t.Fatalf("%d writes in passing, want 1", n)
+	}
+}
+
+// TestWriteInPassingLeavesTheRestToTheWriter: when a client reads slowly
+// the socket takes only part of what a group writes in passing; the writer
+// sends the rest first, so every message arrives whole and in order.
+func TestWriteInPassingLeavesTheRestToTheWriter(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "acme")
+	slow := dialWS(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead), smallReceiveBuffer())
+	if m := slow.read(); m.Type != "connection_ack" {
+		t.Fatalf("ack: %s", m.Type)
+	}
+	slow.subscribe("s", `subscription { loadChanged { data { load { commodity stops { name address { street city } } } } } }`, nil)
+	waitSubscribers(t, srv, 1)
+	live := srv.GraphQL.Live
+	write := writer(t, srv, tn)
+	mustGQL(t, srv, write, createLoad, createLoadVars("P-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	// The client reads nothing until every update is written or queued
+	// (each about 10 KB; the socket buffers take a fraction).
+	const updates = 40
+	for i := range updates {
+		mustGQL(t, srv, write, `mutation($c: String) { updateLoad(loadNumber: "P-1", input: {commodity: $c}) { loadNumber } }`,
+			map[string]any{"c": fmt.Sprintf("commodity %d", i)})
+	}
+	if live.CutShort() == 0 {
+		t.Fatal("no write in passing was cut short: the test did not fill the socket")
+	}
+	type bigEvent struct {
+		Data struct {
+			Load struct {
+				Commodity string
+				Stops     []struct{ Name string }
+			}
+		}
+	}
+	slow.event("s") // the create
+	for i := range updates {
+		e := field[bigEvent](t, slow.event("s").Data["loadChanged"])
+		if want := fmt.Sprintf("commodity %d", i); e.Data.Load.Commodity != want || len(e.Data.Load.Stops) != domain.MaxLoadStops {
+			t.Fatalf("event %d: %q with %d stops, want %q with %d", i, e.Data.Load.Commodity, len(e.Data.Load.Stops), want, domain.MaxLoadStops)
+		}
+	}
+	if n := live.CutOff(); n != 0 {
+		t.Fatalf("%d connections cut off", n)
 	}
 }

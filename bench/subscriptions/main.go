@@ -173,8 +173,9 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 		fmt.Printf("client CPU         %s (this process: writers and %d WebSocket readers, sharing the machine)\n", self.Round(time.Millisecond), conns)
 	}
 	if w := final.Writes - held.Writes; w > 0 {
-		fmt.Printf("socket writes      %d for %d messages → %.1f messages per write(2)\n", w, final.Frames-held.Frames,
-			float64(final.Frames-held.Frames)/float64(w))
+		fmt.Printf("socket writes      %d for %d messages → %.1f messages per write(2); %d in passing by the group (%d cut short)\n",
+			w, final.Frames-held.Frames, float64(final.Frames-held.Frames)/float64(w), final.InPassing-held.InPassing,
+			final.CutShort-held.CutShort)
 	}
 	fmt.Printf("events received    %d of %d (evicted slow subscribers: %d; refused subscribes retried: %d)\n", rec.count.Load(), want, final.Evictions, rec.retries.Load())
 	if len(lat) > 0 {

@@ -26,8 +26,10 @@ type serverStats struct {
 	Groups      int    `json:"groups"`
 	Executions  int64  `json:"executions"`
 	Evictions   int64  `json:"evictions"`
-	Writes      int64  `json:"writes"` // WebSocket write(2) calls of messages
-	Frames      int64  `json:"frames"` // messages they carried
+	Writes      int64  `json:"writes"`    // WebSocket write(2) calls of messages
+	Frames      int64  `json:"frames"`    // messages they carried
+	InPassing   int64  `json:"inPassing"` // writes a group made itself
+	CutShort    int64  `json:"cutShort"`  // of those, taken only in part
 	HeapInuse   uint64 `json:"heapInuse"`
 	StackInuse  uint64 `json:"stackInuse"`
 	Goroutines  int    `json:"goroutines"`
@@ -87,6 +89,7 @@ func serve(ctx context.Context) error {
 		_ = json.NewEncoder(w).Encode(serverStats{Subscribers: a.GraphQL.Live.Members(), Groups: a.GraphQL.Live.Groups(),
 			Executions: a.GraphQL.Live.Executions(), Evictions: a.GraphQL.Live.CutOff() + a.Events.Hub.Evictions(),
 			Writes: a.GraphQL.Live.Writes(), Frames: a.GraphQL.Live.Frames(),
+			InPassing: a.GraphQL.Live.InPassing(), CutShort: a.GraphQL.Live.CutShort(),
 			HeapInuse: m.HeapInuse, StackInuse: m.StackInuse, Goroutines: runtime.NumGoroutine()})
 	})
 	go func() { _ = a.Run(ctx) }()
