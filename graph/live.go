@@ -295,43 +295,69 @@ func (g *liveGroup) caughtUp() bool {
 	return len(g.seqs) == 0
 }
 
+// maxFanOut bounds the events a group executes before handing them to its
+// members together: under a burst a connection then gets several events in
+// one write(2), the system call that is most of a message's cost.
+const maxFanOut = 16
+
 // run executes the group once per event and hands the one encoding to every
-// member, in the hub's (commit) order.
+// member, in the hub's (commit) order: the event alone when the group is
+// caught up, else with the events already waiting (up to maxFanOut).
 func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 	defer g.live.wg.Done()
 	var members []*liveMember
+	var events []livePending
 	for {
-		resp := next(ctx)
-		if resp == nil {
+		events = events[:0]
+		ended := false
+		for len(events) == 0 || (len(events) < maxFanOut && !g.caughtUp()) {
+			resp := next(ctx)
+			if resp == nil {
+				ended = true
+				break
+			}
+			payload, err := encodeResponse(resp)
+			if err != nil {
+				payload = []byte(`{"errors":[{"message":"the event could not be encoded","extensions":{"code":"INTERNAL"}}]}`)
+			}
+			events = append(events, livePending{g.popSeq(), payload})
+			g.live.executions.Add(1)
+		}
+		if len(events) > 0 {
+			members = g.fanOut(events, members)
+		}
+		if ended {
 			g.end()
 			return
 		}
-		seq := g.popSeq()
-		payload, err := encodeResponse(resp)
-		if err != nil {
-			payload = []byte(`{"errors":[{"message":"the event could not be encoded","extensions":{"code":"INTERNAL"}}]}`)
-		}
-		g.live.executions.Add(1)
-		g.mu.Lock()
-		members = members[:0]
-		for m := range g.members {
-			members = append(members, m)
-		}
-		g.mu.Unlock()
-		for _, m := range members {
-			m.deliver(seq, payload)
-		}
-		inPassing := g.caughtUp()
-		for _, m := range members {
-			switch {
-			case inPassing && m.flush != nil:
-				m.flush()
-			case m.wake != nil:
-				m.wake()
-			}
-		}
-		clear(members)
 	}
+}
+
+// fanOut queues events to every member, then wakes each member's writer,
+// or writes in passing when no later event waits (members is scratch space).
+func (g *liveGroup) fanOut(events []livePending, members []*liveMember) []*liveMember {
+	g.mu.Lock()
+	members = members[:0]
+	for m := range g.members {
+		members = append(members, m)
+	}
+	g.mu.Unlock()
+	for _, m := range members {
+		for _, e := range events {
+			m.deliver(e.pos, e.payload)
+		}
+	}
+	inPassing := g.caughtUp()
+	for _, m := range members {
+		switch {
+		case inPassing && m.flush != nil:
+			m.flush()
+		case m.wake != nil:
+			m.wake()
+		}
+	}
+	clear(members)
+	return members
 }
 
 // end runs when the group's stream ended: its members left (nothing to do)
