@@ -3,7 +3,10 @@ package storage_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -165,5 +168,65 @@ func TestLoadWriteRoundTrips(t *testing.T) {
 	l, err := r.LoadByNumber(ctx, f.tenant, "RT-1")
 	if err != nil || l.Status != domain.LoadCovered {
 		t.Fatalf("RT-1 after the refused changes: %+v %v", l, err)
+	}
+}
+
+// Recording a delivered webhook attempt, what a backlog is made of, is one
+// round trip; a stale worker's attempt (its lease was taken over: the
+// delivery is at a later attempt) is logged and changes nothing else.
+func TestRecordDeliveredIsOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rt := &storage.RoundTrips{}
+	db, err := storage.Open(ctx, dbtest.URL(t), storage.CountRoundTrips(rt), func(c *pgxpool.Config) { c.MaxConns = 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f := newWriteFixture(t, db)
+	webhook, stale, fresh := uuid.New(), uuid.New(), uuid.New()
+	var fixture pgx.Batch
+	fixture.Queue(`INSERT INTO webhooks (id, tenant_id, subsidiary_id, name, url, event_types, state, secret_ciphertext)
+		VALUES ($1, $2, $3, 'w', 'https://example.com/h', '{load.changed}', 'Active', '\x00')`, webhook, f.tenant, f.subsidiary)
+	fixture.Queue(`INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
+		VALUES ('e-0', $1, $2, 'load.changed', $3, '{}')`, f.tenant, f.subsidiary, webhook)
+	for _, d := range []struct {
+		id      uuid.UUID
+		attempt int
+	}{{stale, 2}, {fresh, 1}} {
+		fixture.Queue(`INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_seq, attempt, status,
+			next_attempt_at, redelivery) SELECT $1, $2, $3, 'e-0', seq, $4, 'Pending', now(), $4 = 1 FROM events WHERE id = 'e-0'`,
+			d.id, f.tenant, webhook, d.attempt)
+	}
+	if err := db.Pool.SendBatch(ctx, &fixture).Close(); err != nil {
+		t.Fatal(err)
+	}
+	store := storage.NewWebhookStore(db, nil) // recording needs no secrets
+	delivered := func(id uuid.UUID, attempt int, count bool) {
+		t.Helper()
+		status := 200
+		before := rt.Load()
+		err := store.RecordWebhookAttempt(ctx, storage.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
+			Attempt: attempt, ChainAttempt: 1}, storage.AttemptOutcome{AttemptID: uuid.New(), StatusCode: &status, Delivered: true, At: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := rt.Load() - before; count && n != 1 {
+			t.Errorf("attempt %d of %s: %d round trips, want 1", attempt, id, n)
+		}
+	}
+	delivered(stale, 1, false) // prepares the statement; the delivery is at attempt 2 meanwhile
+	delivered(stale, 1, true)
+	delivered(fresh, 1, true)
+	var staleStatus, freshStatus string
+	var logged int
+	err = db.Pool.QueryRow(ctx, `SELECT (SELECT status FROM webhook_deliveries WHERE id = $1),
+		(SELECT status FROM webhook_deliveries WHERE id = $2), (SELECT count(*) FROM webhook_attempts)`, stale, fresh).
+		Scan(&staleStatus, &freshStatus, &logged)
+	if err != nil || staleStatus != "Pending" || freshStatus != "Delivered" || logged != 3 {
+		t.Fatalf("stale %s, fresh %s, %d attempts logged (%v): want Pending, Delivered, 3", staleStatus, freshStatus, logged, err)
 	}
 }

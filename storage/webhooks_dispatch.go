@@ -193,21 +193,21 @@ type AttemptOutcome struct {
 // worker (its lease expired and the attempt was claimed again) records the
 // log line but changes nothing else.
 func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, o AttemptOutcome) error {
+	var errText *string
+	if o.Error != "" {
+		e := truncate(o.Error, 1000)
+		errText = &e
+	}
+	if o.Delivered {
+		return s.recordDelivered(ctx, c, o, errText)
+	}
 	return s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var errText *string
-		if o.Error != "" {
-			e := truncate(o.Error, 1000)
-			errText = &e
-		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At); err != nil {
 			return err
 		}
 		status := domain.DeliveryPending
-		switch {
-		case o.Delivered:
-			status = domain.DeliveryDelivered
-		case o.NextAttemptAt == nil || o.Gone:
+		if o.NextAttemptAt == nil || o.Gone {
 			status = domain.DeliveryFailed
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = now()
@@ -216,18 +216,6 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		if o.Delivered {
-			res, err := tx.ExecContext(ctx, "UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", c.WebhookID)
-			if err != nil {
-				return err
-			}
-			// The endpoint answers again (it was failing, or this was a
-			// retry): bring its other waiting retries forward.
-			if n, _ := res.RowsAffected(); n > 0 || c.ChainAttempt > 1 {
-				return bringForward(ctx, tx, c.WebhookID, o.At)
-			}
 			return nil
 		}
 		var failingSince time.Time
@@ -242,6 +230,34 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 		_, err = tx.ExecContext(ctx, "UPDATE webhooks SET state = ?, state_reason = ?, updated_at = now() WHERE id = ? AND state = 'Active'",
 			string(to), reason, c.WebhookID)
 		return err
+	})
+}
+
+// recordDelivered is RecordWebhookAttempt of a delivered attempt, the one
+// a backlog is made of: one statement (one round trip, no BEGIN or COMMIT)
+// logs it, marks the delivery delivered and clears the endpoint's
+// failing_since. When the endpoint answers again (it was failing, or this
+// was a retry) its other waiting retries are then brought forward, in a
+// transaction of their own: should that fail, they keep their schedule.
+func (s *WebhookStore) recordDelivered(ctx context.Context, c ClaimedDelivery, o AttemptOutcome, errText *string) error {
+	var moved, recovered bool
+	err := s.db.Pool.QueryRow(ctx, `WITH attempt AS (
+			INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)),
+		moved AS (
+			UPDATE webhook_deliveries SET status = 'Delivered', next_attempt_at = NULL, updated_at = now()
+			WHERE id = $3 AND attempt = $4 AND status = 'Pending' RETURNING 1),
+		recovered AS (
+			UPDATE webhooks SET failing_since = NULL
+			WHERE id = $9 AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM moved) RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM recovered)`,
+		o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, c.WebhookID,
+	).Scan(&moved, &recovered)
+	if err != nil || !moved || (!recovered && c.ChainAttempt <= 1) {
+		return err
+	}
+	return s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		return bringForward(ctx, tx, c.WebhookID, o.At)
 	})
 }
 
