@@ -21,15 +21,7 @@ import (
 func TestReadRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rt := &storage.RoundTrips{}
-	db, err := storage.Open(ctx, dbtest.URL(t), storage.CountRoundTrips(rt), func(c *pgxpool.Config) { c.MaxConns = 1 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, rt := countedDB(t)
 	f := readstest.NewTenant(t, db, "acme")
 	r := &storage.Reads{DB: db}
 	full := stmtQuery(0, 29, domain.Window{Limit: 100})
@@ -108,15 +100,7 @@ func TestSearchStatementsSkipsWhatIsNotAsked(t *testing.T) {
 func TestLoadWriteRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rt := &storage.RoundTrips{}
-	db, err := storage.Open(ctx, dbtest.URL(t), storage.CountRoundTrips(rt), func(c *pgxpool.Config) { c.MaxConns = 1 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, rt := countedDB(t)
 	f := newWriteFixture(t, db)
 	r := &storage.Reads{DB: db}
 	// The first of each kind prepares its statements on the connection.
@@ -177,15 +161,7 @@ func TestLoadWriteRoundTrips(t *testing.T) {
 func TestRecordDeliveredIsOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rt := &storage.RoundTrips{}
-	db, err := storage.Open(ctx, dbtest.URL(t), storage.CountRoundTrips(rt), func(c *pgxpool.Config) { c.MaxConns = 1 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, rt := countedDB(t)
 	f := newWriteFixture(t, db)
 	webhook, stale, fresh := uuid.New(), uuid.New(), uuid.New()
 	var fixture pgx.Batch
@@ -223,10 +199,27 @@ func TestRecordDeliveredIsOneRoundTrip(t *testing.T) {
 	delivered(fresh, 1, true)
 	var staleStatus, freshStatus string
 	var logged int
-	err = db.Pool.QueryRow(ctx, `SELECT (SELECT status FROM webhook_deliveries WHERE id = $1),
+	err := db.Pool.QueryRow(ctx, `SELECT (SELECT status FROM webhook_deliveries WHERE id = $1),
 		(SELECT status FROM webhook_deliveries WHERE id = $2), (SELECT count(*) FROM webhook_attempts)`, stale, fresh).
 		Scan(&staleStatus, &freshStatus, &logged)
 	if err != nil || staleStatus != "Pending" || freshStatus != "Delivered" || logged != 3 {
 		t.Fatalf("stale %s, fresh %s, %d attempts logged (%v): want Pending, Delivered, 3", staleStatus, freshStatus, logged, err)
 	}
+}
+
+// countedDB is a migrated test database behind a one-connection pool whose
+// round trips rt counts.
+func countedDB(t *testing.T) (*storage.DB, *storage.RoundTrips) {
+	t.Helper()
+	ctx := context.Background()
+	rt := &storage.RoundTrips{}
+	db, err := storage.Open(ctx, dbtest.URL(t), storage.CountRoundTrips(rt), func(c *pgxpool.Config) { c.MaxConns = 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db, rt
 }
