@@ -300,17 +300,29 @@ func (g *liveGroup) caughtUp() bool {
 // one write(2), the system call that is most of a message's cost.
 const maxFanOut = 16
 
+// fanOutBound is how many waiting events a group hands over at once:
+// maxFanOut, or half a subscriber's buffer when that is smaller, so that one
+// hand-over never fills the queue of a subscriber that keeps up.
+func (l *Live) fanOutBound() int {
+	n := maxFanOut
+	if l.subs != nil && l.subs.Buffer > 0 {
+		n = min(n, max(1, l.subs.Buffer/2))
+	}
+	return n
+}
+
 // run executes the group once per event and hands the one encoding to every
 // member, in the hub's (commit) order: the event alone when the group is
-// caught up, else with the events already waiting (up to maxFanOut).
+// caught up, else with the events already waiting (up to fanOutBound).
 func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 	defer g.live.wg.Done()
 	var members []*liveMember
 	var events []livePending
+	most := g.live.fanOutBound()
 	for {
 		events = events[:0]
 		ended := false
-		for len(events) == 0 || (len(events) < maxFanOut && !g.caughtUp()) {
+		for len(events) == 0 || (len(events) < most && !g.caughtUp()) {
 			resp := next(ctx)
 			if resp == nil {
 				ended = true

@@ -17,76 +17,114 @@ import (
 // in passing (flush) instead of waking the writer.
 func TestWaitingEventsGoOutTogether(t *testing.T) {
 	t.Parallel()
+	r := newFanOutRig(t, &Live{})
+	r.wait(5) // before the group's first execution
+	r.start()
+	r.expect("5 waiting", "flush", 1, 5)
+	r.wait(1)
+	r.expect("1 alone", "flush", 6, 6)
+	// 21 arrive at once: maxFanOut of them go out with more waiting (wake:
+	// the writers will batch), then the rest.
+	r.wait(21)
+	r.expect("maxFanOut of 21", "wake", 7, 6+maxFanOut)
+	r.expect("the rest", "flush", 7+maxFanOut, 27)
+	r.stop(27)
+}
+
+// TestFanOutBoundedBySubscriberBuffer: with a small subscriber buffer (4) a
+// group hands over half of it at a time, so a subscriber that keeps up is
+// never cut off by one hand-over.
+func TestFanOutBoundedBySubscriberBuffer(t *testing.T) {
+	t.Parallel()
+	r := newFanOutRig(t, &Live{subs: &domain.Subscriptions{Buffer: 4}})
+	r.wait(5)
+	r.start()
+	r.expect("first 2", "wake", 1, 2)
+	r.expect("next 2", "wake", 3, 4)
+	r.expect("last", "flush", 5, 5)
+	r.stop(5)
+}
+
+// fanOutRig drives a group's run with canned executions and two members
+// that tell, when woken (or flushed), which events they were queued since.
+type fanOutRig struct {
+	t         *testing.T
+	g         *liveGroup
+	ctx       context.Context
+	cancel    context.CancelFunc
+	responses chan *graphql.Response
+	members   []chan fanOutWake
+	seq       int64
+	done      chan struct{}
+}
+
+type fanOutWake struct {
+	how string
+	got []int64 // by seq
+}
+
+func newFanOutRig(t *testing.T, l *Live) *fanOutRig {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g := &liveGroup{live: &Live{}, cancel: cancel, members: map[*liveMember]struct{}{}}
-	// A member tells, when woken (or flushed), which events it was queued
-	// since the last time.
-	type wakeUp struct {
-		how string
-		got []int64 // by seq
-	}
-	members := []chan wakeUp{make(chan wakeUp, 8), make(chan wakeUp, 8)}
-	for _, woken := range members {
+	t.Cleanup(cancel)
+	r := &fanOutRig{t: t, ctx: ctx, cancel: cancel, responses: make(chan *graphql.Response, 64), done: make(chan struct{}),
+		g:       &liveGroup{live: l, cancel: cancel, members: map[*liveMember]struct{}{}},
+		members: []chan fanOutWake{make(chan fanOutWake, 8), make(chan fanOutWake, 8)}}
+	for _, woken := range r.members {
 		var got []int64 // the group's goroutine's own
-		tell := func(how string) { woken <- wakeUp{how, got}; got = nil }
-		g.members[&liveMember{
+		tell := func(how string) { woken <- fanOutWake{how, got}; got = nil }
+		r.g.members[&liveMember{
 			queue: func(pos domain.EventPosition, _ []byte) { got = append(got, pos.Seq) },
 			wake:  func() { tell("wake") },
 			flush: func() { tell("flush") },
 			fail:  func(gqlerror.List) {},
 		}] = struct{}{}
 	}
-	responses := make(chan *graphql.Response, 64)
+	return r
+}
+
+// wait has the hub hand the group n events.
+func (r *fanOutRig) wait(n int) {
+	r.g.seqMu.Lock()
+	defer r.g.seqMu.Unlock()
+	for range n {
+		r.seq++
+		r.g.seqs = append(r.g.seqs, domain.EventPosition{Xact: 1, Seq: r.seq})
+		r.responses <- &graphql.Response{Data: []byte(`{}`)}
+	}
+}
+
+func (r *fanOutRig) start() {
 	next := func(ctx context.Context) *graphql.Response {
 		select {
-		case r := <-responses:
-			return r
+		case resp := <-r.responses:
+			return resp
 		case <-ctx.Done():
 			return nil
 		}
 	}
-	seq := int64(0)
-	wait := func(n int) { // the hub hands the group n events
-		g.seqMu.Lock()
-		defer g.seqMu.Unlock()
-		for range n {
-			seq++
-			g.seqs = append(g.seqs, domain.EventPosition{Xact: 1, Seq: seq})
-			responses <- &graphql.Response{Data: []byte(`{}`)}
-		}
-	}
-	expect := func(step, how string, seqs []int64) {
-		t.Helper()
-		for i, woken := range members {
-			if w := <-woken; w.how != how || !slices.Equal(w.got, seqs) {
-				t.Fatalf("%s: member %d: %s with %v, want %s with %v", step, i, w.how, w.got, how, seqs)
-			}
-		}
-	}
-	seqsFrom := func(from, to int64) []int64 {
-		var s []int64
-		for i := from; i <= to; i++ {
-			s = append(s, i)
-		}
-		return s
-	}
+	r.g.live.wg.Add(1)
+	go func() { defer close(r.done); r.g.run(r.ctx, next) }()
+}
 
-	wait(5) // before the group's first execution
-	g.live.wg.Add(1)
-	done := make(chan struct{})
-	go func() { defer close(done); g.run(ctx, next) }()
-	expect("5 waiting", "flush", seqsFrom(1, 5))
-	wait(1)
-	expect("1 alone", "flush", []int64{6})
-	// 21 arrive at once: maxFanOut of them go out with more waiting (wake:
-	// the writers will batch), then the rest.
-	wait(21)
-	expect("maxFanOut of 21", "wake", seqsFrom(7, 6+maxFanOut))
-	expect("the rest", "flush", seqsFrom(7+maxFanOut, 27))
-	cancel()
-	<-done
-	if n := g.live.Executions(); n != 27 {
-		t.Fatalf("%d executions, want 27", n)
+// expect: every member was told how, with the events from..to.
+func (r *fanOutRig) expect(step, how string, from, to int64) {
+	r.t.Helper()
+	var seqs []int64
+	for i := from; i <= to; i++ {
+		seqs = append(seqs, i)
+	}
+	for i, woken := range r.members {
+		if w := <-woken; w.how != how || !slices.Equal(w.got, seqs) {
+			r.t.Fatalf("%s: member %d: %s with %v, want %s with %v", step, i, w.how, w.got, how, seqs)
+		}
+	}
+}
+
+func (r *fanOutRig) stop(executions int64) {
+	r.t.Helper()
+	r.cancel()
+	<-r.done
+	if n := r.g.live.Executions(); n != executions {
+		r.t.Fatalf("%d executions, want %d", n, executions)
 	}
 }
