@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -212,13 +213,30 @@ func TestWriteInPassingLeavesTheRestToTheWriter(t *testing.T) {
 	waitSubscribers(t, srv, 1)
 	live := srv.GraphQL.Live
 	write := writer(t, srv, tn)
+	frames := live.Frames()
+	// taken waits until the group has handed over its event (the group is
+	// then caught up and writes the next one in passing), or until a write
+	// in passing was cut short (the writer then holds the rest).
+	taken := func() {
+		t.Helper()
+		frames++
+		deadline := time.Now().Add(10 * time.Second)
+		for live.Frames() < frames && live.CutShort() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("event %d was never taken from the queue", frames)
+			}
+			time.Sleep(2 * time.Millisecond) // polling server state with a deadline
+		}
+	}
 	mustGQL(t, srv, write, createLoad, createLoadVars("P-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	taken()
 	// The client reads nothing until every update is written or queued
 	// (each about 10 KB; the socket buffers take a fraction).
 	const updates = 40
 	for i := range updates {
 		mustGQL(t, srv, write, `mutation($c: String) { updateLoad(loadNumber: "P-1", input: {commodity: $c}) { loadNumber } }`,
 			map[string]any{"c": fmt.Sprintf("commodity %d", i)})
+		taken()
 	}
 	if live.CutShort() == 0 {
 		t.Fatal("no write in passing was cut short: the test did not fill the socket")
