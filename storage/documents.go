@@ -91,9 +91,9 @@ func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p do
 		if p.LoadID != nil && s.LoadChanged != nil {
 			// The load's row lock comes before the first write: the outbox
 			// orders events by transaction id (storage.Outbox).
-			tx.exec(nil, "SELECT 1 FROM loads WHERE tenant_id = $1 AND id = $2 FOR UPDATE", tenantID, *p.LoadID)
+			tx.exec("SELECT 1 FROM loads WHERE tenant_id = $1 AND id = $2 FOR UPDATE", tenantID, *p.LoadID)
 		}
-		tx.exec(nil, `INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
+		tx.exec(`INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
 			attachment_type, attachment_size, content_type, blob_key, uploaded_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 			d.ID, tenantID, string(p.Type), p.PublicID, p.UUID, d.AttachmentPath,

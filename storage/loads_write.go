@@ -144,36 +144,37 @@ const (
 )
 
 func (t *loadTx) InsertLoad(_ context.Context, l *domain.Load) error {
-	taken := func(err error) error {
+	insert := t.exec(insertLoadSQL, l.ID, t.tenant, l.LoadNumber, string(l.Status), string(l.BillingStatus), l.SubsidiaryID,
+		l.CustomerID, l.OrderNumber, l.PONumber, l.Source, l.Rate.Amount, currencyOf(l), l.Weight, l.Commodity,
+		l.EquipmentType, l.CreatedAt, l.UpdatedAt)
+	insert.Fn = func(br pgx.BatchResults) error {
+		_, err := br.Exec()
 		if isUnique(err) {
 			return &domain.Error{Code: domain.CodeConflict, Message: "load number " + l.LoadNumber + " is taken",
 				Fields: map[string][]string{"LoadNumber": {"a load with this number exists"}}}
 		}
 		return err
 	}
-	t.exec(taken, insertLoadSQL, l.ID, t.tenant, l.LoadNumber, string(l.Status), string(l.BillingStatus), l.SubsidiaryID,
-		l.CustomerID, l.OrderNumber, l.PONumber, l.Source, l.Rate.Amount, currencyOf(l), l.Weight, l.Commodity,
-		l.EquipmentType, l.CreatedAt, l.UpdatedAt)
 	t.insertStops(l)
 	for _, tr := range l.Trips {
-		t.exec(nil, insertTripSQL, tr.ID, t.tenant, l.ID, tr.TripNumber, tr.Status, nonNil(tr.DriverIDs), tr.TruckID,
+		t.exec(insertTripSQL, tr.ID, t.tenant, l.ID, tr.TripNumber, tr.Status, nonNil(tr.DriverIDs), tr.TruckID,
 			tr.TrailerID, tr.CarrierID, l.CreatedAt, l.UpdatedAt)
 	}
 	return nil
 }
 
 func (t *loadTx) UpdateLoad(_ context.Context, l *domain.Load, replaceStops bool) error {
-	t.exec(nil, updateLoadSQL, t.tenant, l.ID, string(l.Status), string(l.BillingStatus), l.CustomerID, l.OrderNumber,
+	t.exec(updateLoadSQL, t.tenant, l.ID, string(l.Status), string(l.BillingStatus), l.CustomerID, l.OrderNumber,
 		l.PONumber, l.Source, l.Rate.Amount, currencyOf(l), l.Weight, l.Commodity, l.EquipmentType, l.UpdatedAt)
 	if replaceStops {
-		t.exec(nil, deleteStopsSQL, t.tenant, l.ID)
+		t.exec(deleteStopsSQL, t.tenant, l.ID)
 		t.insertStops(l)
 	}
 	return nil
 }
 
 func (t *loadTx) UpdateTrip(_ context.Context, tr *domain.Trip) error {
-	t.exec(nil, updateTripSQL, t.tenant, tr.ID, nonNil(tr.DriverIDs), tr.TruckID, tr.TrailerID, tr.CarrierID)
+	t.exec(updateTripSQL, t.tenant, tr.ID, nonNil(tr.DriverIDs), tr.TruckID, tr.TrailerID, tr.CarrierID)
 	return nil
 }
 
@@ -183,7 +184,7 @@ func (t *loadTx) AppendEvents(_ context.Context, events []domain.Event) error {
 
 func (t *loadTx) insertStops(l *domain.Load) {
 	for _, s := range l.Stops {
-		t.exec(nil, insertStopSQL, uuid.New(), t.tenant, l.ID, s.Sequence, string(s.Type), s.LocationID, s.Name,
+		t.exec(insertStopSQL, uuid.New(), t.tenant, l.ID, s.Sequence, string(s.Type), s.LocationID, s.Name,
 			s.Address.Street, s.Address.City, s.Address.State, s.Address.ZipCode, s.AppointmentStart,
 			s.AppointmentEnd, s.ArrivedAt, s.DepartedAt)
 	}

@@ -48,7 +48,7 @@ func (t *TenantTx) appendEvents(events []domain.Event) error {
 		if err != nil {
 			return err
 		}
-		t.exec(nil, insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload)
+		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload)
 	}
 	return nil
 }

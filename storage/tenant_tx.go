@@ -51,16 +51,10 @@ func (db *DB) inTenantTx(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 	return err
 }
 
-// exec queues a statement without rows; its error, if any, goes through
-// mapErr (nil: as it is).
-func (t *TenantTx) exec(mapErr func(error) error, sql string, args ...any) {
-	t.batch.Queue(sql, args...).Fn = func(br pgx.BatchResults) error {
-		_, err := br.Exec()
-		if err != nil && mapErr != nil {
-			return mapErr(err)
-		}
-		return err
-	}
+// exec queues a statement without rows; its error comes back from the
+// flush that sends it (through the returned item's Fn, when that is set).
+func (t *TenantTx) exec(sql string, args ...any) *pgx.QueuedQuery {
+	return t.batch.Queue(sql, args...)
 }
 
 // query queues sql; scan is called for each of its rows during the flush
