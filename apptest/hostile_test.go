@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
@@ -218,6 +219,12 @@ func TestHostileInput(t *testing.T) {
 	if len(cases)+len(ws) < 100 {
 		t.Errorf("only %d hostile cases", len(cases)+len(ws))
 	}
+	// What the catalogue may cost the server, all cases together: each is
+	// refused before any real work, so the whole run stays small, and
+	// nothing it opened (sockets, PostgreSQL connections) outlives it.
+	const maxCPU, maxPeakGrowth = 3 * time.Second, 64 << 20
+	apptest.ResetPeakRSS(t)
+	before := apptest.ReadUsage(t)
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -233,6 +240,16 @@ func TestHostileInput(t *testing.T) {
 			})
 		}
 	})
+	after := apptest.ReadUsage(t)
+	if cpu := after.CPU - before.CPU; cpu > maxCPU {
+		t.Errorf("the catalogue took %v of CPU (client included), want < %v", cpu, maxCPU)
+	}
+	if grew := after.PeakRSS - before.RSS; grew > maxPeakGrowth {
+		t.Errorf("peak RSS grew %d MiB over the catalogue, want < %d MiB", grew>>20, maxPeakGrowth>>20)
+	}
+	t.Logf("catalogue of %d cases: CPU %v, peak RSS +%d MiB, fds %d → %d", len(cases)+len(ws),
+		after.CPU-before.CPU, (after.PeakRSS-before.RSS)>>20, before.FDs, after.FDs)
+	waitFor(t, 10*time.Second, "no PostgreSQL connection left busy", func() bool { return e.srv.BusyBackends(t) == 0 })
 	for _, line := range strings.Split(e.log.String(), "\n") {
 		if strings.Contains(line, "status=5") || strings.Contains(line, "internal error") || strings.Contains(line, "panic") {
 			t.Errorf("server log shows a 5xx: %s", line)
@@ -498,5 +515,17 @@ func uploadCases(e *env) []hostile {
 		gup("operations not JSON", `{"query":`, `{"0":["variables.f"]}`, formFile("0", "a.pdf")),
 		gup("mapped file missing", ops, `{"0":["variables.f"]}`),
 		gup("file not in the map", ops, `{}`, formFile("0", "a.pdf")),
+	}
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -88,3 +88,20 @@ func (s *Server) Backends(t testing.TB) int {
 	}
 	return n
 }
+
+// BusyBackends counts the PostgreSQL connections to the instance's database
+// that are in a transaction or running a statement, other than this
+// query's own: what a request still holds (an idle pooled connection is not
+// counted).
+func (s *Server) BusyBackends(t testing.TB) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var n int
+	err := s.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`).Scan(&n)
+	if err != nil {
+		t.Fatalf("apptest: busy backends: %v", err)
+	}
+	return n
+}
