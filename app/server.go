@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -267,12 +268,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.done {
 		return b.body.Read(p)
 	}
-	now := time.Now()
-	deadline := now.Add(b.idle)
-	if byRate := b.start.Add(b.idle + time.Duration(float64(b.n)/float64(b.rate)*float64(time.Second))); byRate.Before(deadline) {
-		deadline = byRate
-	}
-	_ = b.w.rc.SetReadDeadline(deadline)
+	_ = b.w.rc.SetReadDeadline(bodyDeadline(b.start, time.Now(), b.idle, b.rate, b.n))
 	n, err := b.body.Read(p)
 	b.n += int64(n)
 	if err != nil {
@@ -284,6 +280,20 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// bodyDeadline is the earlier of now + idle and start + idle + n/rate (the
+// credit of n bytes read at rate bytes per second). rate must be positive.
+func bodyDeadline(start, now time.Time, idle time.Duration, rate, n int64) time.Time {
+	deadline := now.Add(idle)
+	credit := float64(max(n, 0)) / float64(rate) // seconds
+	if credit >= float64(math.MaxInt64/int64(time.Second))/2 {
+		return deadline // past any now + idle
+	}
+	if byRate := start.Add(idle + time.Duration(credit*float64(time.Second))); byRate.Before(deadline) {
+		return byRate
+	}
+	return deadline
 }
 
 func (b *boundedBody) Close() error { return b.body.Close() }
