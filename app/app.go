@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -96,7 +95,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	reads := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
 		Exports: &domain.Exports{Store: reads}, Events: &domain.EventLog{Store: &storage.EventLog{DB: db}},
-		Webhooks: a.Webhooks.Service}, log, a.Metrics)
+		Webhooks: a.Webhooks.Service}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)
 	return a, nil
@@ -140,12 +139,6 @@ func (a *App) Run(ctx context.Context) error {
 // track hijacked connections) and makes /readyz answer 503: call it when
 // the server starts shutting down.
 func (a *App) GoingAway() { a.closingOnce.Do(func() { close(a.closing) }) }
-
-// ConnContext is the http.Server's ConnContext: GraphQL event streams bound
-// their socket's send buffer through it.
-func (a *App) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return graph.ConnContext(ctx, c)
-}
 
 // Close releases the database.
 func (a *App) Close() {

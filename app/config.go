@@ -111,6 +111,8 @@ type Config struct {
 	// DBConnectTimeout bounds one connection attempt to PostgreSQL
 	// (HAULGRAPH_DB_CONNECT_TIMEOUT, default 5s); zero is the default.
 	DBConnectTimeout time.Duration
+	// HTTP holds the public server's connection bounds (app/server.go).
+	HTTP HTTPLimits
 }
 
 // DefaultAdminAddr is the admin listener's address when
@@ -208,6 +210,9 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_RATE_LIMIT_TOKEN_BURST: a positive integer, got %q", v)
 		}
 		c.TokenRateBurst = n
+	}
+	if err := httpLimitsFromEnv(&c.HTTP); err != nil {
+		return c, err
 	}
 	if err := graphQLCostFromEnv(&c); err != nil {
 		return c, err

@@ -71,9 +71,11 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 // mountREST serves the REST routes and the OpenAPI document on mux, and
 // returns the outermost handler: request logging, metrics and trace
 // context around everything. /metrics is on the admin listener only.
-func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, log *slog.Logger, m *metrics.Metrics) http.Handler {
+// The body and write bounds sit inside the observer, so that a 408 they
+// answer is logged and counted like any other answer.
+func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics) http.Handler {
 	obs := rest.NewObserver(log, m)
 	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
-	return obs.Wrap(boundHead(mux))
+	return obs.Wrap(bounds.Wrap(boundHead(mux)))
 }

@@ -71,9 +71,9 @@ func Start(t testing.TB, opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = a.Run(ctx) }()
-	srv.Config.Handler = a.Handler()
-	srv.Config.MaxHeaderBytes = app.MaxRequestHead
-	srv.Config.ConnContext = a.ConnContext
+	// The real server and listener: the tests meet the bounds serve has.
+	srv.Config = a.NewServer()
+	srv.Listener = a.Listener(srv.Listener)
 	srv.Start()
 	adminSrv := httptest.NewServer(a.AdminHandler())
 	t.Cleanup(func() {

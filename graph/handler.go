@@ -147,6 +147,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGraphQLError(w, r, http.StatusMethodNotAllowed, "use GET or POST", string(domain.CodeInvalid))
 		return
 	}
+	// The token first: a request without one is answered before a byte of
+	// its body is read.
+	if _, err := domain.Authenticated(r.Context()); err != nil {
+		if domain.CodeOf(err) == domain.CodeUnavailable {
+			w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
+			writeGraphQLError(w, r, http.StatusServiceUnavailable, err.Error(), string(domain.CodeUnavailable))
+			return
+		}
+		if domain.CredentialsPresented(r.Context()) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
+		} else { // RFC 6750 §3.1: no credentials, no error code
+			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
+		}
+		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
+		return
+	}
 	// Multipart uploads stream under their own bound (UploadTransport).
 	if r.Method == http.MethodPost && !isMultipart(r) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.deps.Options.MaxBodyBytes))
@@ -164,20 +180,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	if _, err := domain.Authenticated(r.Context()); err != nil {
-		if domain.CodeOf(err) == domain.CodeUnavailable {
-			w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
-			writeGraphQLError(w, r, http.StatusServiceUnavailable, err.Error(), string(domain.CodeUnavailable))
-			return
-		}
-		if domain.CredentialsPresented(r.Context()) {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
-		} else { // RFC 6750 §3.1: no credentials, no error code
-			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
-		}
-		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
-		return
 	}
 	o := &outcome{}
 	ctx := context.WithValue(r.Context(), outcomeKey{}, o)

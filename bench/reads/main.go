@@ -141,7 +141,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.id, client.ClientID) }()
 
-	hgSrv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hgSrv := a.NewServer() // the bounds serve has; hgLn takes the per-address cap below
 	bareTrips := &storage.RoundTrips{}
 	bare, err := newBare(ctx, cfg.DatabaseURL, t.id, bareTrips)
 	if err != nil {
@@ -154,7 +154,7 @@ func run(ctx context.Context, o options) error {
 	}
 	bareSrv := &http.Server{Handler: bare, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 2)
-	go func() { served <- hgSrv.Serve(hgLn) }()
+	go func() { served <- hgSrv.Serve(a.Listener(hgLn)) }()
 	go func() { served <- bareSrv.Serve(bareLn) }()
 	defer func() {
 		_ = hgSrv.Close()

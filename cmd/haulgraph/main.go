@@ -139,7 +139,8 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: app.MaxRequestHead, ConnContext: a.ConnContext}
+	ln = a.Listener(ln) // the per-address connection cap
+	srv := a.NewServer()
 	srv.RegisterOnShutdown(a.GoingAway) // WebSockets end with 1001; /readyz 503
 	var adminLn net.Listener
 	adminSrv := &http.Server{Handler: a.AdminHandler(), ReadHeaderTimeout: 10 * time.Second}
