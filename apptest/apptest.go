@@ -5,6 +5,7 @@ package apptest
 import (
 	"context"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net/http/httptest"
 	"testing"
@@ -74,6 +75,11 @@ func Start(t testing.TB, opts Options) *Server {
 	srv.Config.Handler = a.Handler()
 	srv.Config.MaxHeaderBytes = app.MaxRequestHead
 	srv.Config.ConnContext = a.ConnContext
+	if opts.Log != nil {
+		// The server's own complaints (a response written twice) land in
+		// the same log the test reads.
+		srv.Config.ErrorLog = stdlog.New(opts.Log, "", 0)
+	}
 	srv.Start()
 	adminSrv := httptest.NewServer(a.AdminHandler())
 	t.Cleanup(func() {
