@@ -25,7 +25,9 @@ import (
 // is cut off, nothing but a close answers a socket before connection_init,
 // and the sockets of one address and of one client are bounded.
 
-func wsURL(srv *apptest.Server) string { return "ws" + strings.TrimPrefix(srv.URL, "http") + "/graphql" }
+func wsURL(srv *apptest.Server) string {
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/graphql"
+}
 
 func dialWS(t *testing.T, srv *apptest.Server, proto string) *websocket.Conn {
 	t.Helper()
