@@ -284,6 +284,7 @@ func TestWSCaps(t *testing.T) {
 		for _, c := range open {
 			_ = c.Close()
 		}
+		waitOpenWS(t, srv, 0)
 	})
 
 	t.Run("per client after connection_init", func(t *testing.T) {
@@ -299,22 +300,32 @@ func TestWSCaps(t *testing.T) {
 			t.Fatalf("the client's 3rd socket: closed with %d after %v, want 4429", code, got)
 		}
 		_ = a.Close()
-		// The slot frees once the server has seen a go: poll with a deadline.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			d := dialWS(t, srv, "graphql-transport-ws")
-			_ = d.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer " + token}})
-			_ = d.SetReadDeadline(time.Now().Add(10 * time.Second))
-			var m struct{ Type string }
-			if err := d.ReadJSON(&m); err == nil && m.Type == "connection_ack" {
-				break
-			}
-			_ = d.Close()
-			if time.Now().After(deadline) {
-				t.Fatal("a closed socket's slot was not freed")
-			}
-		}
+		waitOpenWS(t, srv, 1)
+		initWS(t, dialWS(t, srv, "graphql-transport-ws"), token)
 	})
+}
+
+// waitOpenWS waits until the instance counts n open WebSockets (its
+// haulgraph_websocket_connections_open gauge).
+func waitOpenWS(t *testing.T, srv *apptest.Server, n int) {
+	t.Helper()
+	want := fmt.Sprintf("haulgraph_websocket_connections_open %d\n", n)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(srv.AdminURL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if strings.Contains(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want %q in /metrics", want)
+		}
+		time.Sleep(5 * time.Millisecond) // polling server state with a deadline
+	}
 }
 
 // TestSSEStreamChurn: concurrent event streams that start, resume with

@@ -103,9 +103,6 @@ type WebsocketTransport struct {
 // connection_init) and of each client (after).
 type wsLimits struct{ address, client openCounts }
 
-// Sockets is the number of open WebSockets, acknowledged or not.
-func (t WebsocketTransport) Sockets() int { return t.limits.address.total() + t.limits.client.total() }
-
 var _ graphql.Transport = WebsocketTransport{}
 
 // NewWebsocket builds the transport.
