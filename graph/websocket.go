@@ -168,20 +168,25 @@ func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 			string(domain.CodeInvalid))
 		return
 	}
+	// The place is taken before the upgrade is answered: a client whose
+	// upgrade succeeded holds it.
+	unaddress, ok := t.limits.address.take(rest.RemoteHost(r), t.o.MaxPerAddress)
 	c, err := t.upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		if ok {
+			unaddress()
+		}
 		return // the upgrader has answered
 	}
-	if t.o.Opened != nil {
-		defer t.o.Opened()()
-	}
-	unaddress, ok := t.limits.address.take(rest.RemoteHost(r), t.o.MaxPerAddress)
 	if !ok {
 		// Refused before anything is read: the close is the only answer.
 		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseTooManyInits,
 			"Too many WebSockets: at most "+strconv.Itoa(t.o.MaxPerAddress)+" per address before connection_init"), time.Now().Add(time.Second))
 		_ = c.Close()
 		return
+	}
+	if t.o.Opened != nil {
+		defer t.o.Opened()()
 	}
 	newWSConn(t.o, c, exec, r.Context(), t.limits, unaddress).serve()
 }

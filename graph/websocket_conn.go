@@ -188,12 +188,7 @@ func (w *wsConn) end(code int, reason string) {
 		w.closeMsg = websocket.FormatCloseMessage(code, truncateReason(reason))
 		w.mu.Unlock()
 		close(w.done)
-		if code == CloseSlowConsumer {
-			// The writer may be waiting on a peer that does not read: its
-			// write fails now rather than at the write timeout.
-			_ = w.c.NetConn().SetWriteDeadline(time.Now())
-		}
-		w.signal() // the writer sees done
+		w.signal() // the writer sees done (after its write, bounded by WriteTimeout)
 	})
 }
 
@@ -278,7 +273,10 @@ func (w *wsConn) writeLoop() {
 			pinger.Reset(w.o.KeepAlive)
 		}
 		if ok && w.rest != nil {
+			// The rest of a frame begun in passing: failing, it leaves that
+			// frame cut short.
 			ok = w.write(w.rest)
+			w.broken = w.broken || !ok
 			w.rest = nil
 		}
 		if ok {
@@ -409,7 +407,7 @@ func (w *wsConn) write(buf []byte) bool {
 	if n, err := conn.Write(buf); err != nil {
 		w.broken = n > 0
 		select {
-		case <-w.done: // cut off already (end interrupted the write)
+		case <-w.done: // cut off already (its queue overflowed)
 		default:
 			w.o.Live.cutOff.Add(1)
 		}
