@@ -55,11 +55,25 @@ type Config struct {
 	// before it is cut off as too slow (HAULGRAPH_SUBSCRIBER_BUFFER, default 64).
 	SubscriberBuffer int
 	// WebsocketInitTimeout is how long a WebSocket may wait before its
-	// connection_init (default 10s; then close 4408). Tests shorten it.
+	// connection_init (HAULGRAPH_WS_INIT_TIMEOUT, default 10s; then close
+	// 4408). Tests shorten it.
 	WebsocketInitTimeout time.Duration
 	// WebsocketKeepAlive is the interval of WebSocket pings (default 15s; a
 	// peer that answers none for two intervals is cut off). Tests shorten it.
 	WebsocketKeepAlive time.Duration
+	// WebsocketMaxPerAddress bounds the WebSockets of one address that have
+	// not yet sent connection_init (HAULGRAPH_WS_MAX_PER_ADDRESS, default
+	// 32); WebsocketMaxPerClient those of one client past it
+	// (HAULGRAPH_WS_MAX_PER_CLIENT, default 100). Both close with 4429.
+	WebsocketMaxPerAddress int
+	WebsocketMaxPerClient  int
+	// StreamWriteTimeout bounds one write to a WebSocket or event stream
+	// client (HAULGRAPH_STREAM_WRITE_TIMEOUT, default 10s): a client that
+	// does not read is cut off after it.
+	StreamWriteTimeout time.Duration
+	// SSEMaxStreamsAddress bounds the event streams of one address
+	// (HAULGRAPH_SSE_MAX_STREAMS_ADDRESS, default 100).
+	SSEMaxStreamsAddress int
 	// TokenExpiryTimer schedules the end of a live connection when its token
 	// expires (graph.WebsocketOptions.AfterFunc); nil is time.AfterFunc.
 	// Tests fire it instead of waiting for a token to expire.
@@ -189,6 +203,9 @@ func FromEnv() (Config, error) {
 			}
 			*dst = n
 		}
+	}
+	if err := streamBoundsFromEnv(&c); err != nil {
+		return c, err
 	}
 	limits, err := uploadLimitsFromEnv()
 	if err != nil {

@@ -46,13 +46,15 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 			// GraphQL over SSE: every stream is one request, charged to the
 			// rate limits by auth like any other.
 			Streams: graph.SSEOptions{
-				MaxStreamsPerClient: a.Config.SSEMaxStreamsClient,
-				MaxStreamsPerTenant: a.Config.SSEMaxStreamsTenant,
-				Queue:               a.Config.SubscriberBuffer,
-				Heartbeat:           a.Config.SSEHeartbeat,
-				Closing:             a.closing,
-				AfterFunc:           a.Config.TokenExpiryTimer,
-				Opened:              a.Metrics.SSE().Opened,
+				MaxStreamsPerClient:  a.Config.SSEMaxStreamsClient,
+				MaxStreamsPerTenant:  a.Config.SSEMaxStreamsTenant,
+				MaxStreamsPerAddress: a.Config.SSEMaxStreamsAddress,
+				WriteTimeout:         a.Config.StreamWriteTimeout,
+				Queue:                a.Config.SubscriberBuffer,
+				Heartbeat:            a.Config.SSEHeartbeat,
+				Closing:              a.closing,
+				AfterFunc:            a.Config.TokenExpiryTimer,
+				Opened:               a.Metrics.SSE().Opened,
 			},
 		},
 	})

@@ -5,6 +5,7 @@ package apptest
 import (
 	"context"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net/http/httptest"
 	"testing"
@@ -74,6 +75,11 @@ func Start(t testing.TB, opts Options) *Server {
 	// The real server and listener: the tests meet the bounds serve has.
 	srv.Config = a.NewServer()
 	srv.Listener = a.Listener(srv.Listener)
+	if opts.Log != nil {
+		// The server's own complaints (a response written twice) land in
+		// the same log the test reads.
+		srv.Config.ErrorLog = stdlog.New(opts.Log, "", 0)
+	}
 	srv.Start()
 	adminSrv := httptest.NewServer(a.AdminHandler())
 	t.Cleanup(func() {

@@ -5,15 +5,14 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/rest"
 )
 
 // SSETransport serves GraphQL over server-sent events, the graphql-sse
@@ -23,7 +22,7 @@ import (
 // transport executes each request on its own; this one joins the same
 // shared live groups as the WebSocket transport (one execution per group per
 // event), resumes with after: or Last-Event-ID, and bounds the streams of a
-// client and of a tenant.
+// client, of a tenant and of an address.
 //
 // What is refused before execution is a proper answer, never a broken
 // stream: HTTP statuses for what HTTP decides (401, 429, a malformed
@@ -34,9 +33,7 @@ type SSETransport struct {
 	o        SSEOptions
 	maxQuery int64
 
-	mu     sync.Mutex
-	client map[string]int    // open streams per tenant and client
-	tenant map[uuid.UUID]int // open streams per tenant
+	client, tenant, address openCounts // open streams
 }
 
 var _ graphql.Transport = (*SSETransport)(nil)
@@ -44,7 +41,7 @@ var _ graphql.Transport = (*SSETransport)(nil)
 // NewSSE builds the transport; maxQuery bounds a GET's query string as
 // the HTTP transport does.
 func NewSSE(o SSEOptions, maxQuery int64) *SSETransport {
-	return &SSETransport{o: o.withDefaults(), maxQuery: maxQuery, client: map[string]int{}, tenant: map[uuid.UUID]int{}}
+	return &SSETransport{o: o.withDefaults(), maxQuery: maxQuery}
 }
 
 // streamRouteKey marks a request of the stream endpoint (/graphql/stream).
@@ -98,7 +95,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRefusal(w, r, http.StatusUnauthorized, coded(domain.CodeUnauthenticated, "authentication required"))
 		return
 	}
-	release, gerr := t.reserve(p)
+	release, gerr := t.reserve(p, rest.RemoteHost(r))
 	if gerr != nil {
 		writeRefusal(w, r, http.StatusTooManyRequests, gerr)
 		return
@@ -131,41 +128,29 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	t.subscribe(s, r, exec, opCtx, p)
 }
 
-// reserve counts a stream against its client's and tenant's bounds.
-func (t *SSETransport) reserve(p *domain.Principal) (release func(), refusal *gqlerror.Error) {
-	key := p.TenantID.String() + " " + p.ClientID
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch {
-	case t.client[key] >= t.o.MaxStreamsPerClient:
+// reserve counts a stream against its client's, tenant's and address's
+// bounds.
+func (t *SSETransport) reserve(p *domain.Principal, addr string) (release func(), refusal *gqlerror.Error) {
+	client, ok := t.client.take(p.TenantID.String()+" "+p.ClientID, t.o.MaxStreamsPerClient)
+	if !ok {
 		return nil, coded(domain.CodeRateLimited, "at most %d event streams per client on this server: close one first", t.o.MaxStreamsPerClient)
-	case t.tenant[p.TenantID] >= t.o.MaxStreamsPerTenant:
+	}
+	tenant, ok := t.tenant.take(p.TenantID.String(), t.o.MaxStreamsPerTenant)
+	if !ok {
+		client()
 		return nil, coded(domain.CodeRateLimited, "at most %d event streams per tenant on this server: close one first", t.o.MaxStreamsPerTenant)
 	}
-	t.client[key]++
-	t.tenant[p.TenantID]++
-	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if t.client[key]--; t.client[key] == 0 {
-			delete(t.client, key)
-		}
-		if t.tenant[p.TenantID]--; t.tenant[p.TenantID] == 0 {
-			delete(t.tenant, p.TenantID)
-		}
-	}, nil
+	address, ok := t.address.take(addr, t.o.MaxStreamsPerAddress)
+	if !ok {
+		client()
+		tenant()
+		return nil, coded(domain.CodeRateLimited, "at most %d event streams per address on this server: close one first", t.o.MaxStreamsPerAddress)
+	}
+	return func() { client(); tenant(); address() }, nil
 }
 
 // Streams is the number of open event streams (of every tenant).
-func (t *SSETransport) Streams() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, c := range t.tenant {
-		n += c
-	}
-	return n
-}
+func (t *SSETransport) Streams() int { return t.tenant.total() }
 
 // subscribe joins s to its live group (after replaying from its cursor)
 // and serves it until it ends, then frees its place in the group.

@@ -27,6 +27,9 @@ type SSEOptions struct {
 	// and 1,000).
 	MaxStreamsPerClient int
 	MaxStreamsPerTenant int
+	// MaxStreamsPerAddress bounds them per caller address
+	// (HAULGRAPH_SSE_MAX_STREAMS_ADDRESS, default 100).
+	MaxStreamsPerAddress int
 	// Queue is how many events a stream may have unwritten before it is cut
 	// off with SLOW_CONSUMER (default 64).
 	Queue int
@@ -55,6 +58,9 @@ func (o SSEOptions) withDefaults() SSEOptions {
 	}
 	if o.MaxStreamsPerTenant <= 0 {
 		o.MaxStreamsPerTenant = 1000
+	}
+	if o.MaxStreamsPerAddress <= 0 {
+		o.MaxStreamsPerAddress = 100
 	}
 	if o.Queue <= 0 {
 		o.Queue = 64

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/rest"
 )
 
 // The two subprotocols served: graphql-transport-ws (graphql-ws library)
@@ -29,7 +31,7 @@ const (
 	CloseUnauthorized   = 4401 // no, invalid or expired token; subscribe before connection_init
 	CloseInitTimeout    = 4408 // no connection_init in time
 	CloseDuplicateID    = 4409 // an operation id already in use
-	CloseTooManyInits   = 4429 // a second connection_init
+	CloseTooManyInits   = 4429 // a second connection_init; too many sockets of an address or client
 	CloseSlowConsumer   = websocket.ClosePolicyViolation
 )
 
@@ -52,7 +54,8 @@ type WebsocketOptions struct {
 	// AfterFunc schedules the end of a connection when its token expires and
 	// returns what cancels it; nil is time.AfterFunc (tests fire it at once).
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
-	// WriteTimeout bounds one message write to a client; default 10s.
+	// WriteTimeout bounds one message write to a client; default 10s. A
+	// client that does not read is cut off after it.
 	WriteTimeout time.Duration
 	// SendBuffer is each connection's kernel send buffer in bytes (default
 	// 64 KiB).
@@ -64,6 +67,12 @@ type WebsocketOptions struct {
 	// MaxSubscriptions bounds the live operations of one connection
 	// (default 100).
 	MaxSubscriptions int
+	// MaxPerAddress bounds the sockets of one address that have not yet
+	// been acknowledged (default 32); MaxPerClient the acknowledged sockets
+	// of one client (default 100). Past either the socket is closed with
+	// 4429.
+	MaxPerAddress int
+	MaxPerClient  int
 	// CheckOrigin decides which browser origins may connect; nil accepts any
 	// (the bearer token, not a cookie, authenticates).
 	CheckOrigin func(r *http.Request) bool
@@ -87,7 +96,12 @@ var writeBuffers = &sync.Pool{}
 type WebsocketTransport struct {
 	o        WebsocketOptions
 	upgrader websocket.Upgrader
+	limits   *wsLimits
 }
+
+// wsLimits count the open sockets of each address (before
+// connection_init) and of each client (after).
+type wsLimits struct{ address, client openCounts }
 
 var _ graphql.Transport = WebsocketTransport{}
 
@@ -108,6 +122,13 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	if o.MaxSubscriptions <= 0 {
 		o.MaxSubscriptions = 100
 	}
+	if o.MaxPerAddress <= 0 {
+		o.MaxPerAddress = 32
+	}
+	if o.MaxPerClient <= 0 {
+		o.MaxPerClient = 100
+	}
+
 	if o.QueuePerOperation <= 0 {
 		o.QueuePerOperation = 64
 	}
@@ -121,7 +142,7 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 	if check == nil {
 		check = func(*http.Request) bool { return true }
 	}
-	return WebsocketTransport{o: o, upgrader: websocket.Upgrader{
+	return WebsocketTransport{o: o, limits: &wsLimits{}, upgrader: websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
 		// ReadBufferSize 0 reuses the HTTP server's reader; write buffers
 		// come from a pool and are held only while a message is written: an
@@ -147,14 +168,27 @@ func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 			string(domain.CodeInvalid))
 		return
 	}
+	// The place is taken before the upgrade is answered: a client whose
+	// upgrade succeeded holds it.
+	unaddress, ok := t.limits.address.take(rest.RemoteHost(r), t.o.MaxPerAddress)
 	c, err := t.upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		if ok {
+			unaddress()
+		}
 		return // the upgrader has answered
+	}
+	if !ok {
+		// Refused before anything is read: the close is the only answer.
+		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseTooManyInits,
+			"Too many WebSockets: at most "+strconv.Itoa(t.o.MaxPerAddress)+" per address before connection_init"), time.Now().Add(time.Second))
+		_ = c.Close()
+		return
 	}
 	if t.o.Opened != nil {
 		defer t.o.Opened()()
 	}
-	newWSConn(t.o, c, exec, r.Context()).serve()
+	newWSConn(t.o, c, exec, r.Context(), t.limits, unaddress).serve()
 }
 
 // principal verifies connection_init's token, or accepts the one the upgrade

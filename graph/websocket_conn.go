@@ -26,8 +26,11 @@ import (
 // the protocol; a writer goroutine (owned and awaited by serve) drains a
 // bounded queue of frames, so no producer — a shared subscription execution
 // above all — ever waits on this peer: when the queue is full the connection
-// is cut off (1008) and the others go on. A group's fan-out may also write
-// the queue itself, without waiting, when the socket is free (flush).
+// is cut off (1008) and the others go on. Every frame the server answers
+// with counts against that bound (pongs, errors, completes alike), so a
+// peer that sends without reading holds no more than the bound. A group's
+// fan-out may also write the queue itself, without waiting, when the socket
+// is free (flush).
 type wsConn struct {
 	o      WebsocketOptions
 	c      *websocket.Conn
@@ -36,6 +39,11 @@ type wsConn struct {
 
 	ctx    context.Context // the upgrade request's; the principal once acked
 	cancel context.CancelFunc
+	limits *wsLimits
+	// unaddress gives back the connection's place among its address's
+	// sockets before connection_init; unclient its place among its
+	// client's after. Both are idempotent; serve calls both at the end.
+	unaddress, unclient func()
 
 	mu       sync.Mutex
 	acked    bool
@@ -59,6 +67,7 @@ type wsConn struct {
 	rest     []byte          // what a flush's write left over: the writer's first bytes
 	batch    []wsFrame       // frames taken from the queue, being written
 	deadline time.Time       // of the socket's writes
+	broken   bool            // a write failed part way: no close frame can follow
 }
 
 // wsOp is one operation of the connection.
@@ -75,11 +84,10 @@ type wsOp struct {
 type wsFrame struct {
 	head, body []byte
 	tail       bool // close the object opened in head
-	control    bool // sent even past the queue bound (acks, errors)
 	opcode     int  // 0: a text message; websocket.PongMessage
 }
 
-func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor, ctx context.Context) *wsConn {
+func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor, ctx context.Context, limits *wsLimits, unaddress func()) *wsConn {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var raw syscall.RawConn
 	if tc, ok := c.NetConn().(*net.TCPConn); ok {
@@ -92,6 +100,7 @@ func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor
 		raw = rawSocket(tc)
 	}
 	return &wsConn{o: o, c: c, exec: exec, legacy: c.Subprotocol() == protoLegacyWS, ctx: ctx, cancel: cancel,
+		limits: limits, unaddress: unaddress, unclient: func() {},
 		ops: map[string]*wsOp{}, wake: make(chan struct{}, 1), done: make(chan struct{}), raw: raw}
 }
 
@@ -113,8 +122,14 @@ func (w *wsConn) serve() {
 	// Every frame is written by writeLoop (see write): the answers gorilla
 	// would write from this goroutine are queued instead — a pong (within
 	// the queue's bound: a peer that pings without reading is a slow
-	// consumer), and the close frame echoing the peer's code.
+	// consumer), and the close frame echoing the peer's code. Before
+	// connection_init nothing is answered: a ping then is a message out of
+	// turn (4401).
 	w.c.SetPingHandler(func(data string) error {
+		if !w.isAcked() {
+			w.end(CloseUnauthorized, "Unauthorized: send connection_init first")
+			return nil
+		}
 		w.send(wsFrame{body: []byte(data), opcode: websocket.PongMessage})
 		return nil
 	})
@@ -141,6 +156,8 @@ func (w *wsConn) serve() {
 	}
 	initTimer.Stop()
 	w.end(websocket.CloseNormalClosure, "")
+	w.unaddress()
+	w.unclient()
 	w.mu.Lock()
 	ops := w.ops
 	w.ops = map[string]*wsOp{}
@@ -171,12 +188,19 @@ func (w *wsConn) end(code int, reason string) {
 		w.closeMsg = websocket.FormatCloseMessage(code, truncateReason(reason))
 		w.mu.Unlock()
 		close(w.done)
-		w.signal() // the writer sees done
+		w.signal() // the writer sees done (after its write, bounded by WriteTimeout)
 	})
 }
 
-// send queues a frame; past the bound (QueuePerOperation per live operation)
-// the peer is too slow and the connection is cut off.
+func (w *wsConn) isAcked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.acked
+}
+
+// send queues a frame; past the bound (QueuePerOperation per live operation,
+// and as many for the connection's own messages) the peer is too slow and
+// the connection is cut off.
 func (w *wsConn) send(f wsFrame) {
 	if w.enqueue(f) {
 		w.signal()
@@ -190,7 +214,7 @@ func (w *wsConn) enqueue(f wsFrame) bool {
 		w.mu.Unlock()
 		return false
 	}
-	if !f.control && w.queued >= w.o.QueuePerOperation*(1+len(w.ops)) {
+	if w.queued >= w.o.QueuePerOperation*(1+len(w.ops)) {
 		w.mu.Unlock()
 		w.o.Live.cutOff.Add(1)
 		w.end(CloseSlowConsumer, domain.ErrSlowConsumer.Error())
@@ -208,7 +232,7 @@ func (w *wsConn) sendJSON(v any) {
 	if err != nil {
 		return
 	}
-	w.send(wsFrame{body: b, control: true})
+	w.send(wsFrame{body: b})
 }
 
 // writeLoop is the connection's writer. It waits on its wake channel and
@@ -225,7 +249,7 @@ func (w *wsConn) writeLoop() {
 		w.mu.Lock()
 		msg := w.closeMsg
 		w.mu.Unlock()
-		if w.rest == nil { // after a frame cut short a close frame would be garbage
+		if w.rest == nil && !w.broken { // after a frame cut short a close frame would be garbage
 			_ = w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
 		}
 		_ = w.c.Close()
@@ -249,7 +273,10 @@ func (w *wsConn) writeLoop() {
 			pinger.Reset(w.o.KeepAlive)
 		}
 		if ok && w.rest != nil {
+			// The rest of a frame begun in passing: failing, it leaves that
+			// frame cut short.
 			ok = w.write(w.rest)
+			w.broken = w.broken || !ok
 			w.rest = nil
 		}
 		if ok {
@@ -377,8 +404,13 @@ func (w *wsConn) write(buf []byte) bool {
 		w.deadline = now.Add(w.o.WriteTimeout)
 		_ = conn.SetWriteDeadline(w.deadline)
 	}
-	if _, err := conn.Write(buf); err != nil {
-		w.o.Live.cutOff.Add(1)
+	if n, err := conn.Write(buf); err != nil {
+		w.broken = n > 0
+		select {
+		case <-w.done: // cut off already (its queue overflowed)
+		default:
+			w.o.Live.cutOff.Add(1)
+		}
 		w.end(CloseSlowConsumer, "write timed out: the client does not read")
 		return false
 	}
@@ -432,55 +464,85 @@ type wsMessage struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// handle runs one client message; false ends the connection.
+// wsKind is what a client message is to the connection, by its type.
+type wsKind int
+
+const (
+	wsUnknown   wsKind = iota // no message of the subprotocol: close 4400
+	wsInit                    // connection_init
+	wsPing                    // graphql-transport-ws ping: answer pong
+	wsPong                    // graphql-transport-ws pong: nothing to do
+	wsStart                   // subscribe / start
+	wsStop                    // complete / stop
+	wsTerminate               // graphql-ws connection_terminate: close 1000
+)
+
+// wsKindOf classifies a message type of the subprotocol (legacy:
+// graphql-ws). Only connection_init and connection_terminate may come
+// before the connection is acknowledged; the rest of the subprotocol's
+// messages then close it with 4401, and unknown types always with 4400.
+func wsKindOf(legacy bool, typ string) wsKind {
+	switch {
+	case typ == "connection_init":
+		return wsInit
+	case !legacy && typ == "ping":
+		return wsPing
+	case !legacy && typ == "pong":
+		return wsPong
+	case !legacy && typ == "subscribe", legacy && typ == "start":
+		return wsStart
+	case !legacy && typ == "complete", legacy && typ == "stop":
+		return wsStop
+	case legacy && typ == "connection_terminate":
+		return wsTerminate
+	}
+	return wsUnknown
+}
+
+// handle runs one client message; false ends the connection. Nothing but
+// connection_init is answered before the connection is acknowledged, and
+// no message is answered with more than the protocol asks: what is out of
+// turn or unknown closes the connection instead.
 func (w *wsConn) handle(data []byte) bool {
 	var m wsMessage
 	if err := json.Unmarshal(data, &m); err != nil || m.Type == "" {
 		w.end(CloseInvalidMessage, "Invalid message received")
 		return false
 	}
-	switch m.Type {
-	case "connection_init":
+	kind := wsKindOf(w.legacy, m.Type)
+	switch {
+	case kind == wsUnknown:
+		w.end(CloseInvalidMessage, "Invalid message received: unknown type "+strconv.Quote(truncateReason(m.Type)))
+		return false
+	case kind == wsInit:
 		return w.init(m.Payload)
-	case "ping":
-		if !w.legacy {
-			w.sendJSON(map[string]any{"type": "pong"})
-			return true
-		}
-	case "pong":
-		if !w.legacy {
-			return true
-		}
-	case "subscribe", "start":
-		if (m.Type == "subscribe") == w.legacy {
-			break
-		}
+	case kind == wsTerminate:
+		w.end(websocket.CloseNormalClosure, "")
+		return false
+	case !w.isAcked():
+		w.end(CloseUnauthorized, "Unauthorized: send connection_init first")
+		return false
+	}
+	switch kind {
+	case wsPing:
+		w.sendJSON(map[string]any{"type": "pong"})
+	case wsStart:
 		if m.ID == nil || *m.ID == "" {
 			w.end(CloseInvalidMessage, "Invalid message received: an operation needs an id")
 			return false
 		}
 		return w.start(*m.ID, m.Payload)
-	case "complete", "stop":
-		if (m.Type == "complete") == w.legacy || m.ID == nil {
-			break
+	case wsStop:
+		if m.ID == nil {
+			w.end(CloseInvalidMessage, "Invalid message received: "+m.Type+" needs an id")
+			return false
 		}
 		w.stop(*m.ID)
 		if w.legacy {
 			w.sendJSON(map[string]any{"type": "complete", "id": *m.ID})
 		}
-		return true
-	case "connection_terminate":
-		if w.legacy {
-			w.end(websocket.CloseNormalClosure, "")
-			return false
-		}
 	}
-	if w.legacy {
-		w.sendJSON(map[string]any{"type": "error", "payload": map[string]any{"message": "unknown message type " + strconv.Quote(m.Type)}})
-		return true
-	}
-	w.end(CloseInvalidMessage, "Invalid message received: unknown type "+strconv.Quote(m.Type))
-	return false
+	return true
 }
 
 func (w *wsConn) init(payload json.RawMessage) bool {
@@ -504,6 +566,15 @@ func (w *wsConn) init(payload json.RawMessage) bool {
 		w.end(CloseUnauthorized, "Unauthorized: "+err.Error())
 		return false
 	}
+	// Past connection_init the socket counts against its client, no longer
+	// against its address.
+	unclient, ok := w.limits.client.take(p.TenantID.String()+" "+p.ClientID, w.o.MaxPerClient)
+	if !ok {
+		w.end(CloseTooManyInits, "Too many WebSockets: at most "+strconv.Itoa(w.o.MaxPerClient)+" per client on this server")
+		return false
+	}
+	w.unclient = unclient
+	w.unaddress()
 	w.ctx = domain.WithPrincipal(w.ctx, p)
 	if !p.ExpiresAt.IsZero() {
 		// The connection ends when the token does.
@@ -524,15 +595,9 @@ func (w *wsConn) init(payload json.RawMessage) bool {
 // joining its shared execution. Refusals end only this operation.
 func (w *wsConn) start(id string, payload json.RawMessage) bool {
 	w.mu.Lock()
-	acked, dup, full := w.acked, w.ops[id] != nil, len(w.ops) >= w.o.MaxSubscriptions
+	dup, full := w.ops[id] != nil, len(w.ops) >= w.o.MaxSubscriptions
 	w.mu.Unlock()
 	switch {
-	case !acked && !w.legacy:
-		w.end(CloseUnauthorized, "Unauthorized")
-		return false
-	case !acked:
-		w.sendJSON(map[string]any{"type": "error", "id": id, "payload": map[string]any{"message": "send connection_init first"}})
-		return true
 	case dup && !w.legacy:
 		w.end(CloseDuplicateID, "Subscriber for "+id+" already exists")
 		return false
@@ -683,7 +748,7 @@ func (w *wsConn) next(op *wsOp, resp *graphql.Response) {
 	if err != nil {
 		return
 	}
-	w.send(wsFrame{head: op.head, body: b, tail: true, control: true})
+	w.send(wsFrame{head: op.head, body: b, tail: true})
 }
 
 // head is the start of an event message of operation id.
