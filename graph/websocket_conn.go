@@ -90,7 +90,7 @@ type wsFrame struct {
 func newWSConn(o WebsocketOptions, c *websocket.Conn, exec graphql.GraphExecutor, ctx context.Context, limits *wsLimits, unaddress func()) *wsConn {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var raw syscall.RawConn
-	if tc, ok := c.NetConn().(*net.TCPConn); ok {
+	if tc := tcpConn(c.NetConn()); tc != nil {
 		if o.SendBuffer > 0 {
 			// A fixed kernel send buffer: a client that stops reading pushes
 			// back after SendBuffer bytes instead of megabytes of autotuned
@@ -815,4 +815,20 @@ func domainErr(err error) *gqlerror.Error {
 		return codedErr(de.Code, de.Message)
 	}
 	return codedErr(domain.CodeInternal, "internal error")
+}
+
+// tcpConn is the TCP connection under c: the listener may wrap what it
+// accepts (the per-address cap does), and a wrapper that hands its
+// connection on says so with NetConn. nil when there is none.
+func tcpConn(c net.Conn) *net.TCPConn {
+	for {
+		switch v := c.(type) {
+		case *net.TCPConn:
+			return v
+		case interface{ NetConn() net.Conn }:
+			c = v.NetConn()
+		default:
+			return nil
+		}
+	}
 }
