@@ -32,9 +32,9 @@ const (
 	// in field visits per admitted selection.
 	overlapWork = 4
 	// A document refused before it runs costs DefaultRefusalCost points
-	// plus DefaultRefusalCostPerKiB a KiB (1,100 for 100 KiB): at the
-	// default refill a client sustains about 14 refusals of 100 KiB a
-	// second, each under 50 ms of CPU.
+	// plus DefaultRefusalCostPerKiB a KiB (1,100 for 100 KiB), at most a
+	// tenth of the budget: at the default refill a client sustains about
+	// 14 refusals of 100 KiB a second, each under 50 ms of CPU.
 	DefaultRefusalCost       = 100
 	DefaultRefusalCostPerKiB = 10
 )
@@ -222,7 +222,9 @@ func (b documentBounds) deposit(ctx context.Context, size int) *gqlerror.Error {
 	if b.throttle == nil || !graphql.HasOperationContext(ctx) {
 		return nil
 	}
-	points := min(b.refusalCost+b.refusalCostPerKiB*((size+1023)/1024), b.throttle.Budget())
+	// At most a tenth of the bucket: a client that spent most of it still
+	// learns what its next query would cost.
+	points := min(b.refusalCost+b.refusalCostPerKiB*((size+1023)/1024), max(1, b.throttle.Budget()/10))
 	status, allowed, wait, err := b.throttle.Charge(ctx, points)
 	if err != nil {
 		return nil // the store is unreachable: admitted, as Charge's callers do
