@@ -22,7 +22,7 @@ test: check fuzz
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
 FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
-	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
+	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./graph:FuzzDocumentBounds ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:
