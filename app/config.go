@@ -250,8 +250,7 @@ func envOr(k, def string) string {
 }
 
 // graphQLCostFromEnv reads the GraphQL cost limit, budget and document
-// bounds; a limit above
-// the budget could never be paid and is refused.
+// bounds; a limit above the budget could never be paid and is refused.
 func graphQLCostFromEnv(c *Config) error {
 	for env, dst := range map[string]*int{"HAULGRAPH_GRAPHQL_COST_LIMIT": &c.GraphQLCostLimit, "HAULGRAPH_GRAPHQL_COST_BUDGET": &c.GraphQLCostBudget,
 		"HAULGRAPH_GRAPHQL_MAX_NODES": &c.GraphQLMaxNodes, "HAULGRAPH_GRAPHQL_MAX_NESTING": &c.GraphQLMaxNesting, "HAULGRAPH_GRAPHQL_MAX_ERRORS": &c.GraphQLMaxErrors,
