@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -202,71 +203,78 @@ func actualCost(data []byte) int {
 }
 
 // walker computes depth and cost of a selection set, following fragments.
-// Depth and cost of each fragment are computed once (per parent type for
-// the cost) and remembered, so neither expands a fragment spread many times.
+// Shape, depth and cost of each fragment are computed once (per parent type
+// for the cost) and remembered, so none expands a fragment spread many times.
 type walker struct {
 	doc    *ast.QueryDocument
 	vars   map[string]any
 	schema *ast.Schema
 	depths map[string]int
 	costs  map[fragmentAt]int
+	counts map[fragmentAt]shapeCount
 }
 
-// fragmentAt is a fragment spread into a parent type.
+// fragmentAt is a fragment spread into a parent type (for shape: at the
+// root or below it).
 type fragmentAt struct{ name, parent string }
 
 func newWalker(doc *ast.QueryDocument, vars map[string]any, schema *ast.Schema) *walker {
-	return &walker{doc: doc, vars: vars, schema: schema, depths: map[string]int{}, costs: map[fragmentAt]int{}}
-}
-
-func (w *walker) fields(set ast.SelectionSet, visit func(*ast.Field)) {
-	for _, sel := range set {
-		switch s := sel.(type) {
-		case *ast.Field:
-			visit(s)
-		case *ast.InlineFragment:
-			w.fields(s.SelectionSet, visit)
-		case *ast.FragmentSpread:
-			if f := w.doc.Fragments.ForName(s.Name); f != nil {
-				w.fields(f.SelectionSet, visit)
-			}
-		}
-	}
+	return &walker{doc: doc, vars: vars, schema: schema, depths: map[string]int{}, costs: map[fragmentAt]int{}, counts: map[fragmentAt]shapeCount{}}
 }
 
 // shape refuses, before anything is priced or run, an operation with more
 // than MaxAliases aliases in total or more than MaxIntrospectionRoots
 // __schema/__type selections. A fragment counts each time it is spread.
 func (w *walker) shape(set ast.SelectionSet) *gqlerror.Error {
-	roots := 0
-	w.fields(set, func(f *ast.Field) {
-		if f.Name == "__schema" || f.Name == "__type" {
-			roots++
-		}
-	})
-	if roots > MaxIntrospectionRoots {
-		return limitErr(codeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", roots, MaxIntrospectionRoots),
-			map[string]any{"introspectionRoots": roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
+	c := w.count(set, true)
+	if c.roots > MaxIntrospectionRoots {
+		return limitErr(codeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", c.roots, MaxIntrospectionRoots),
+			map[string]any{"introspectionRoots": c.roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
 	}
-	aliases := 0
-	var count func(ast.SelectionSet)
-	count = func(set ast.SelectionSet) {
-		w.fields(set, func(f *ast.Field) {
-			if aliases > MaxAliases { // stop early: fragments could multiply the walk
-				return
-			}
-			if f.Alias != f.Name {
-				aliases++
-			}
-			count(f.SelectionSet)
-		})
-	}
-	count(set)
-	if aliases > MaxAliases {
+	if c.aliases > MaxAliases {
 		return limitErr(codeComplexity, fmt.Sprintf("the operation uses more than %d aliases", MaxAliases),
 			map[string]any{"maxAliases": MaxAliases})
 	}
 	return nil
+}
+
+// shapeCount is what shape counts: aliases at every level, introspection
+// roots at the operation's own.
+type shapeCount struct{ aliases, roots int }
+
+func (a shapeCount) plus(b shapeCount) shapeCount {
+	return shapeCount{min(a.aliases+b.aliases, costCeiling), min(a.roots+b.roots, costCeiling)}
+}
+
+// count counts set, each fragment once per level kind (remembered).
+func (w *walker) count(set ast.SelectionSet, root bool) shapeCount {
+	var c shapeCount
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Alias != "" && s.Alias != s.Name {
+				c.aliases++
+			}
+			if root && (s.Name == "__schema" || s.Name == "__type") {
+				c.roots++
+			}
+			c = c.plus(w.count(s.SelectionSet, false))
+		case *ast.InlineFragment:
+			c = c.plus(w.count(s.SelectionSet, root))
+		case *ast.FragmentSpread:
+			key := fragmentAt{s.Name, strconv.FormatBool(root)}
+			n, ok := w.counts[key]
+			if !ok {
+				w.counts[key] = shapeCount{} // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.count(f.SelectionSet, root)
+				}
+				w.counts[key] = n
+			}
+			c = c.plus(n)
+		}
+	}
+	return c
 }
 
 func (w *walker) depth(set ast.SelectionSet, d int) int { return d + w.below(set) }
