@@ -21,9 +21,18 @@ test: check fuzz
 # `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
-FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
-	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./graph:FuzzWebsocketBeforeInit ./webhooksig:FuzzParse ./webhooksig:FuzzVerify \
-	./app:FuzzBodyDeadline
+FUZZ_TARGETS = \
+	./domain:FuzzParseDateTime \
+	./domain:FuzzCheckText \
+	./rest:FuzzDecodeBodies \
+	./rest:FuzzParseVersion \
+	./rest:FuzzReadUploadParts \
+	./graph:FuzzReadMultipart \
+	./graph:FuzzWebsocketBeforeInit \
+	./webhooksig:FuzzParse \
+	./webhooksig:FuzzVerify \
+	./app:FuzzBodyDeadline \
+	./graph:FuzzDocumentBounds
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:

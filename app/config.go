@@ -111,6 +111,19 @@ type Config struct {
 	GraphQLCostLimit  int
 	GraphQLCostBudget int
 	GraphQLCostRefill float64
+	// GraphQL document bounds (graph.DefaultMaxNodes, DefaultMaxNesting,
+	// DefaultMaxErrors, DefaultRefusalCost*): the selections, directives and
+	// values of one document, fragments counted each time they are spread
+	// (HAULGRAPH_GRAPHQL_MAX_NODES); how deep they nest
+	// (HAULGRAPH_GRAPHQL_MAX_NESTING); the errors of one answer (HAULGRAPH_GRAPHQL_MAX_ERRORS); the points a
+	// document refused before it runs costs, plus per KiB of it
+	// (HAULGRAPH_GRAPHQL_REFUSAL_COST, HAULGRAPH_GRAPHQL_REFUSAL_COST_PER_KIB).
+	// Zero means the default.
+	GraphQLMaxNodes          int
+	GraphQLMaxNesting        int
+	GraphQLMaxErrors         int
+	GraphQLRefusalCost       int
+	GraphQLRefusalCostPerKiB int
 	// DisableIntrospection turns GraphQL introspection off
 	// (HAULGRAPH_GRAPHQL_INTROSPECTION=false; on by default).
 	DisableIntrospection bool
@@ -258,14 +271,16 @@ func envOr(k, def string) string {
 	return def
 }
 
-// graphQLCostFromEnv reads the GraphQL cost limit and budget; a limit above
-// the budget could never be paid and is refused.
+// graphQLCostFromEnv reads the GraphQL cost limit, budget and document
+// bounds; a limit above the budget could never be paid and is refused.
 func graphQLCostFromEnv(c *Config) error {
-	for env, dst := range map[string]*int{"HAULGRAPH_GRAPHQL_COST_LIMIT": &c.GraphQLCostLimit, "HAULGRAPH_GRAPHQL_COST_BUDGET": &c.GraphQLCostBudget} {
+	for env, dst := range map[string]*int{"HAULGRAPH_GRAPHQL_COST_LIMIT": &c.GraphQLCostLimit, "HAULGRAPH_GRAPHQL_COST_BUDGET": &c.GraphQLCostBudget,
+		"HAULGRAPH_GRAPHQL_MAX_NODES": &c.GraphQLMaxNodes, "HAULGRAPH_GRAPHQL_MAX_NESTING": &c.GraphQLMaxNesting, "HAULGRAPH_GRAPHQL_MAX_ERRORS": &c.GraphQLMaxErrors,
+		"HAULGRAPH_GRAPHQL_REFUSAL_COST": &c.GraphQLRefusalCost, "HAULGRAPH_GRAPHQL_REFUSAL_COST_PER_KIB": &c.GraphQLRefusalCostPerKiB} {
 		if v := os.Getenv(env); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				return fmt.Errorf("%s: want a positive number of cost points, got %q", env, v)
+				return fmt.Errorf("%s: want a positive number, got %q", env, v)
 			}
 			*dst = n
 		}

@@ -38,6 +38,33 @@ func TestGraphQLCostConfigFromEnv(t *testing.T) {
 	}
 }
 
+// The GraphQL document bounds come from the environment; nonsense is
+// refused at start.
+func TestGraphQLBoundsConfigFromEnv(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	t.Setenv("HAULGRAPH_GRAPHQL_MAX_NODES", "800")
+	t.Setenv("HAULGRAPH_GRAPHQL_MAX_NESTING", "20")
+	t.Setenv("HAULGRAPH_GRAPHQL_MAX_ERRORS", "25")
+	t.Setenv("HAULGRAPH_GRAPHQL_REFUSAL_COST", "50")
+	t.Setenv("HAULGRAPH_GRAPHQL_REFUSAL_COST_PER_KIB", "2")
+	c, err := app.FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GraphQLMaxNodes != 800 || c.GraphQLMaxNesting != 20 || c.GraphQLMaxErrors != 25 || c.GraphQLRefusalCost != 50 || c.GraphQLRefusalCostPerKiB != 2 {
+		t.Fatalf("bounds %+v", c)
+	}
+	for _, env := range []string{"HAULGRAPH_GRAPHQL_MAX_NODES", "HAULGRAPH_GRAPHQL_MAX_NESTING", "HAULGRAPH_GRAPHQL_MAX_ERRORS",
+		"HAULGRAPH_GRAPHQL_REFUSAL_COST", "HAULGRAPH_GRAPHQL_REFUSAL_COST_PER_KIB"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "0")
+			if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), env) {
+				t.Errorf("%s=0: %v", env, err)
+			}
+		})
+	}
+}
+
 // The admin listener defaults to loopback, and an empty
 // HAULGRAPH_ADMIN_ADDR (not an unset one) disables it; the database
 // connect timeout is a positive duration.

@@ -42,6 +42,11 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Options: graph.Options{
 			DisableIntrospection: a.Config.DisableIntrospection,
 			MaxCost:              a.Config.GraphQLCostLimit,
+			MaxNodes:             a.Config.GraphQLMaxNodes,
+			MaxNesting:           a.Config.GraphQLMaxNesting,
+			MaxErrors:            a.Config.GraphQLMaxErrors,
+			RefusalCost:          a.Config.GraphQLRefusalCost,
+			RefusalCostPerKiB:    a.Config.GraphQLRefusalCostPerKiB,
 			Throttle:             throttle,
 			// GraphQL over SSE: every stream is one request, charged to the
 			// rate limits by auth like any other.

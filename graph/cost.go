@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -28,6 +29,9 @@ const (
 	codeThrottled  = string(domain.CodeRateLimited)
 	nestedListSize = 5
 	defaultFirst   = 20
+	// costCeiling keeps sums and products of nested lists from overflowing
+	// (any cost above it is refused all the same).
+	costCeiling = 1 << 40
 	// MaxAliases and MaxIntrospectionRoots bound what validation lets
 	// through cheaply but execution pays dearly for: many aliases of one
 	// expensive field (1,100 aliased __schema selections once ran a minute).
@@ -79,7 +83,7 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 	if o == nil {
 		return nil
 	}
-	w := walker{doc: op.Doc, vars: op.Variables, schema: c.schema}
+	w := newWalker(op.Doc, op.Variables, c.schema)
 	if err := w.shape(o.SelectionSet); err != nil {
 		return err
 	}
@@ -102,6 +106,7 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 	st := &costState{requested: cost}
 	op.Stats.SetExtension(statsKey, st)
 	if c.throttle != nil {
+		returnDeposit(ctx, c.throttle, op)
 		status, allowed, wait, err := c.throttle.Charge(ctx, cost)
 		if err != nil {
 			c.log.ErrorContext(ctx, "graphql: cost budget unavailable, admitting the operation", "err", err)
@@ -198,109 +203,162 @@ func actualCost(data []byte) int {
 }
 
 // walker computes depth and cost of a selection set, following fragments.
+// Shape, depth and cost of each fragment are computed once (per parent type
+// for the cost) and remembered, so none expands a fragment spread many times.
 type walker struct {
 	doc    *ast.QueryDocument
 	vars   map[string]any
 	schema *ast.Schema
+	depths map[string]int
+	costs  map[fragmentAt]int
+	counts map[fragmentAt]shapeCount
 }
 
-func (w walker) fields(set ast.SelectionSet, visit func(*ast.Field)) {
-	for _, sel := range set {
-		switch s := sel.(type) {
-		case *ast.Field:
-			visit(s)
-		case *ast.InlineFragment:
-			w.fields(s.SelectionSet, visit)
-		case *ast.FragmentSpread:
-			if f := w.doc.Fragments.ForName(s.Name); f != nil {
-				w.fields(f.SelectionSet, visit)
-			}
-		}
-	}
+// fragmentAt is a fragment spread into a parent type (for shape: at the
+// root or below it).
+type fragmentAt struct{ name, parent string }
+
+func newWalker(doc *ast.QueryDocument, vars map[string]any, schema *ast.Schema) *walker {
+	return &walker{doc: doc, vars: vars, schema: schema, depths: map[string]int{}, costs: map[fragmentAt]int{}, counts: map[fragmentAt]shapeCount{}}
 }
 
 // shape refuses, before anything is priced or run, an operation with more
 // than MaxAliases aliases in total or more than MaxIntrospectionRoots
 // __schema/__type selections. A fragment counts each time it is spread.
-func (w walker) shape(set ast.SelectionSet) *gqlerror.Error {
-	roots := 0
-	w.fields(set, func(f *ast.Field) {
-		if f.Name == "__schema" || f.Name == "__type" {
-			roots++
-		}
-	})
-	if roots > MaxIntrospectionRoots {
-		return limitErr(codeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", roots, MaxIntrospectionRoots),
-			map[string]any{"introspectionRoots": roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
+func (w *walker) shape(set ast.SelectionSet) *gqlerror.Error {
+	c := w.count(set, true)
+	if c.roots > MaxIntrospectionRoots {
+		return limitErr(codeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", c.roots, MaxIntrospectionRoots),
+			map[string]any{"introspectionRoots": c.roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
 	}
-	aliases := 0
-	var count func(ast.SelectionSet)
-	count = func(set ast.SelectionSet) {
-		w.fields(set, func(f *ast.Field) {
-			if aliases > MaxAliases { // stop early: fragments could multiply the walk
-				return
-			}
-			if f.Alias != f.Name {
-				aliases++
-			}
-			count(f.SelectionSet)
-		})
-	}
-	count(set)
-	if aliases > MaxAliases {
+	if c.aliases > MaxAliases {
 		return limitErr(codeComplexity, fmt.Sprintf("the operation uses more than %d aliases", MaxAliases),
 			map[string]any{"maxAliases": MaxAliases})
 	}
 	return nil
 }
 
-func (w walker) depth(set ast.SelectionSet, d int) int {
-	deepest := d
-	w.fields(set, func(f *ast.Field) {
-		if strings.HasPrefix(f.Name, "__") { // introspection is bounded by the schema
-			return
+// shapeCount is what shape counts: aliases at every level, introspection
+// roots at the operation's own.
+type shapeCount struct{ aliases, roots int }
+
+func (a shapeCount) plus(b shapeCount) shapeCount {
+	return shapeCount{min(a.aliases+b.aliases, costCeiling), min(a.roots+b.roots, costCeiling)}
+}
+
+// count counts set, each fragment once per level kind (remembered).
+func (w *walker) count(set ast.SelectionSet, root bool) shapeCount {
+	var c shapeCount
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Alias != "" && s.Alias != s.Name {
+				c.aliases++
+			}
+			if root && (s.Name == "__schema" || s.Name == "__type") {
+				c.roots++
+			}
+			c = c.plus(w.count(s.SelectionSet, false))
+		case *ast.InlineFragment:
+			c = c.plus(w.count(s.SelectionSet, root))
+		case *ast.FragmentSpread:
+			key := fragmentAt{s.Name, strconv.FormatBool(root)}
+			n, ok := w.counts[key]
+			if !ok {
+				w.counts[key] = shapeCount{} // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.count(f.SelectionSet, root)
+				}
+				w.counts[key] = n
+			}
+			c = c.plus(n)
 		}
-		if n := w.depth(f.SelectionSet, d+1); n > deepest {
-			deepest = n
+	}
+	return c
+}
+
+func (w *walker) depth(set ast.SelectionSet, d int) int { return d + w.below(set) }
+
+// below is how many levels of fields set holds.
+func (w *walker) below(set ast.SelectionSet) int {
+	deepest := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if !strings.HasPrefix(s.Name, "__") { // introspection is bounded by the schema
+				deepest = max(deepest, 1+w.below(s.SelectionSet))
+			}
+		case *ast.InlineFragment:
+			deepest = max(deepest, w.below(s.SelectionSet))
+		case *ast.FragmentSpread:
+			n, ok := w.depths[s.Name]
+			if !ok {
+				w.depths[s.Name] = 0 // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.below(f.SelectionSet)
+				}
+				w.depths[s.Name] = n
+			}
+			deepest = max(deepest, n)
 		}
-	})
+	}
 	return deepest
 }
 
-func (w walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
+func (w *walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
+	if parent == nil {
+		return 0
+	}
 	total := 0
-	w.fields(set, func(f *ast.Field) {
-		if parent == nil {
-			return
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			total = min(total+w.fieldCost(s, parent), costCeiling)
+		case *ast.InlineFragment:
+			total = min(total+w.cost(s.SelectionSet, parent), costCeiling)
+		case *ast.FragmentSpread:
+			key := fragmentAt{s.Name, parent.Name}
+			n, ok := w.costs[key]
+			if !ok {
+				w.costs[key] = 0 // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.cost(f.SelectionSet, parent)
+				}
+				w.costs[key] = n
+			}
+			total = min(total+n, costCeiling)
 		}
-		// Introspection (__schema, __type and below) is priced like any
-		// field; __typename is a leaf and costs nothing.
-		fd := parent.Fields.ForName(f.Name)
-		if fd == nil {
-			return
-		}
-		def := w.schema.Types[fd.Type.Name()]
-		if def == nil || def.IsLeafType() {
-			return
-		}
-		children := w.cost(f.SelectionSet, def)
-		each := 1 + children
-		switch n, paged := w.listSize(f); {
-		case paged:
-			total += 1 + n*children // a connection: the object, its lists n times
-		case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
-			total += each // items/edges of a connection: already multiplied
-		case fd.Type.Elem != nil:
-			total += nestedListSize * each
-		default:
-			total += each
-		}
-	})
+	}
 	return total
 }
 
+func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
+	// Introspection (__schema, __type and below) is priced like any
+	// field; __typename is a leaf and costs nothing.
+	fd := parent.Fields.ForName(f.Name)
+	if fd == nil {
+		return 0
+	}
+	def := w.schema.Types[fd.Type.Name()]
+	if def == nil || def.IsLeafType() {
+		return 0
+	}
+	children := w.cost(f.SelectionSet, def)
+	each := 1 + children
+	switch n, paged := w.listSize(f); {
+	case paged:
+		return 1 + min(n*children, costCeiling) // a connection: the object, its lists n times
+	case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
+		return each // items/edges of a connection: already multiplied
+	case fd.Type.Elem != nil:
+		return min(nestedListSize*each, costCeiling)
+	default:
+		return each
+	}
+}
+
 // listSize reads first/pageSize (literal or variable) of a paged field.
-func (w walker) listSize(f *ast.Field) (int, bool) {
+func (w *walker) listSize(f *ast.Field) (int, bool) {
 	paged := false
 	n := 0
 	for _, name := range []string{"first", "pageSize"} {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -33,9 +32,8 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 			if len(de.Fields) > 0 {
 				gqlErr.Extensions["fields"] = de.Fields
 			}
-		case len(gqlErr.Path) > 0 && strings.HasPrefix(fmt.Sprint(gqlErr.Path[0]), "__"):
-			// gqlgen refusing __schema/__type: introspection is switched off.
-			gqlErr.Message = "introspection is disabled on this server"
+		case gqlErr.Rule == noIntrospectionRule:
+			// __schema/__type, aliased or not, while introspection is off.
 			gqlErr.Extensions = map[string]any{"code": string(domain.CodeForbidden)}
 		case gqlErr.Err == nil:
 			// Produced by gqlgen itself: parse, validation, limits.

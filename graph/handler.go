@@ -30,6 +30,16 @@ type Options struct {
 	MaxDepth             int   // default 12
 	MaxCost              int   // requested cost of one query, default DefaultCostLimit
 	MaxBodyBytes         int64 // default 1 MiB
+	// MaxNodes bounds a document's selections, directives and values,
+	// fragments counted each time they are spread (default DefaultMaxNodes);
+	// MaxNesting how deep they nest (default DefaultMaxNesting); MaxErrors
+	// the errors of one answer (default DefaultMaxErrors).
+	MaxNodes, MaxNesting, MaxErrors int
+	// RefusalCost and RefusalCostPerKiB are what a document refused before
+	// execution (parse, validation, limits) costs the client's budget:
+	// taken as a deposit before the document is read, returned when it runs
+	// (defaults DefaultRefusalCost, DefaultRefusalCostPerKiB).
+	RefusalCost, RefusalCostPerKiB int
 	// Throttle is the per-client cost budget (shared by the instances);
 	// nil charges nothing. MaxCost is capped at its budget.
 	Throttle *Throttle
@@ -98,6 +108,21 @@ func NewHandler(deps Deps) *Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
 	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = DefaultMaxNodes
+	}
+	if o.MaxNesting <= 0 {
+		o.MaxNesting = DefaultMaxNesting
+	}
+	if o.MaxErrors <= 0 {
+		o.MaxErrors = DefaultMaxErrors
+	}
+	if o.RefusalCost <= 0 {
+		o.RefusalCost = DefaultRefusalCost
+	}
+	if o.RefusalCostPerKiB <= 0 {
+		o.RefusalCostPerKiB = DefaultRefusalCostPerKiB
+	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
@@ -117,12 +142,19 @@ func NewHandler(deps Deps) *Handler {
 	sse := NewSSE(streams, o.MaxBodyBytes)
 	srv.AddTransport(sse)                                     // before the plain HTTP transport, which takes every GET and POST
 	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.SetParserTokenLimit(20000)
+	validated := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(validated)
+	srv.SetParserTokenLimit(parserTokenLimit)
+	// Without introspection no error may name the schema either.
+	srv.SetDisableSuggestion(o.DisableIntrospection)
+	srv.SetValidationRulesFn(validationRules(o.MaxErrors, overlapWork*o.MaxNodes, !o.DisableIntrospection))
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	// After the persisted query is looked up, before anything else reads it.
+	srv.Use(documentBounds{maxNodes: o.MaxNodes, maxNesting: o.MaxNesting, validated: validated, throttle: o.Throttle,
+		refusalCost: o.RefusalCost, refusalCostPerKiB: o.RefusalCostPerKiB})
 	srv.Use(loaderExtension{src: deps.Loaders, docs: deps.Documents})
 	srv.Use(httpSubscriptionGuard{})
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})

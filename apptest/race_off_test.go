@@ -1,0 +1,5 @@
+//go:build !race
+
+package apptest_test
+
+const raceSlowdown = 1
