@@ -22,7 +22,8 @@ test: check fuzz
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
 FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
-	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
+	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify \
+	./jsonkey:FuzzRepeated ./jsonkey:FuzzFold
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/jsonkey"
 )
 
 // OAuthError is an RFC 6749 §5.2 error response.
@@ -186,38 +187,24 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 }
 
 // decodeJSONObject decodes one JSON object of string fields into req,
-// refusing a repeated key as the form decoding does: with duplicates, which
-// value counts would depend on the parser.
+// refusing a repeated key as the form decoding does: with duplicates (in
+// any spelling encoding/json matches alike), which value counts would
+// depend on the parser.
 func decodeJSONObject(body []byte, req *tokenRequest) *OAuthError {
 	notObject := oauthErr(400, "invalid_request", "the body is not a JSON object of string fields")
+	if key, repeated := jsonkey.Repeated(body); repeated {
+		return oauthErr(400, "invalid_request", fmt.Sprintf("parameter %q is repeated", key))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return notObject
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return notObject
-		}
-		if seen[key] {
-			return oauthErr(400, "invalid_request", fmt.Sprintf("parameter %q is repeated", key))
-		}
-		seen[key] = true
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return notObject
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
+	dec = json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(req); err != nil {
 		return notObject
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return oauthErr(400, "invalid_request", "the body must hold exactly one JSON object")
-	}
-	if err := json.Unmarshal(body, req); err != nil {
-		return notObject
 	}
 	return nil
 }
