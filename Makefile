@@ -23,7 +23,7 @@ test: check fuzz
 FUZZTIME ?= 3s
 FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
 	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify \
-	./jsonkey:FuzzRepeated ./jsonkey:FuzzFold
+	./jsonkey:FuzzRepeated ./jsonkey:FuzzFold ./rest:FuzzCheckQuery
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:

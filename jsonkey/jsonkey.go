@@ -34,7 +34,7 @@ func Repeated(data []byte) (path string, ok bool) {
 		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
 			top := &stack[n-1]
 			if k, isKey := tok.(string); isKey {
-				f := fold(k)
+				f := Fold(k)
 				if top.seen[f] {
 					return pathOf(stack, k), true
 				}
@@ -99,10 +99,11 @@ func pathOf(stack []frame, key string) string {
 	return string(append(b, key...))
 }
 
-// fold is encoding/json's key folding: ASCII letters upper-cased, every
+// Fold is encoding/json's key folding: ASCII letters upper-cased, every
 // other rune replaced by the smallest rune of its simple-fold orbit, so
-// that fold(a) == fold(b) exactly when encoding/json matches a with b.
-func fold(s string) string {
+// that Fold(a) == Fold(b) exactly when encoding/json matches a with b (and
+// strings.EqualFold(a, b) holds).
+func Fold(s string) string {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		c := s[i]

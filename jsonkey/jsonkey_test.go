@@ -53,13 +53,13 @@ func FuzzRepeated(f *testing.F) {
 	})
 }
 
-// FuzzFold: fold agrees with strings.EqualFold, encoding/json's matching.
+// FuzzFold: Fold agrees with strings.EqualFold, encoding/json's matching.
 func FuzzFold(f *testing.F) {
 	f.Add("client_secret", "CLIENT_ſECRET")
 	f.Add("k", "K")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		if (fold(a) == fold(b)) != strings.EqualFold(a, b) {
-			t.Fatalf("fold(%q)=%q fold(%q)=%q, EqualFold %v", a, fold(a), b, fold(b), strings.EqualFold(a, b))
+		if (Fold(a) == Fold(b)) != strings.EqualFold(a, b) {
+			t.Fatalf("Fold(%q)=%q Fold(%q)=%q, EqualFold %v", a, Fold(a), b, Fold(b), strings.EqualFold(a, b))
 		}
 	})
 }
