@@ -236,9 +236,8 @@ func (s *Service) checkTokenRequest(req tokenRequest) *OAuthError {
 	return nil
 }
 
-// maxClientIDLen bounds a client_id: ours are 20 bytes, an external
-// issuer's clients are not ours to authenticate; a longer one is refused
-// without a database look-up.
+// maxClientIDLen bounds a client_id: ours are 20 bytes, so a longer one
+// names no client and is refused without a database look-up.
 const maxClientIDLen = 128
 
 // checkClientID refuses a client_id no client can have (the text rule, the
