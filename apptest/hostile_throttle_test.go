@@ -173,8 +173,9 @@ func TestHostileTokenGlobalLimit(t *testing.T) {
 }
 
 // A client_id the text rule refuses (NUL, invalid UTF-8, longer than any
-// client id) is invalid_request before any limiter sees it: no ERROR is
-// logged, no bucket row is written, and the throttle does not wave it on.
+// client id) is invalid_request before any limiter or the database sees
+// it, at the token and the revocation endpoint: no ERROR is logged (the
+// revocation endpoint answered a NUL with a 500), no bucket row is written.
 // Bound: 0 ERROR lines, 0 new rows. Not parallel: it counts rows.
 func TestHostileTokenMalformedClientID(t *testing.T) {
 	log := &syncBuffer{}
@@ -185,10 +186,12 @@ func TestHostileTokenMalformedClientID(t *testing.T) {
 	form := func(id string) string {
 		return url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {"s"}, "audience": {aud}}.Encode()
 	}
-	cases := []struct {
+	type tokenCase struct {
 		name, ct, body string
 		edit           func(*http.Request)
-	}{
+	}
+	revoke := func(r *http.Request) { r.URL.Path = "/oauth/revoke" }
+	cases := []tokenCase{
 		{"form NUL", "application/x-www-form-urlencoded", form("\x00"), nil},
 		{"form NUL suffix", "application/x-www-form-urlencoded", form("hgc_abc\x00"), nil},
 		{"form invalid UTF-8", "application/x-www-form-urlencoded", form("\xff"), nil},
@@ -196,6 +199,8 @@ func TestHostileTokenMalformedClientID(t *testing.T) {
 		{"JSON NUL", "application/json", fmt.Sprintf(`{"grant_type":"client_credentials","client_id":"\u0000","client_secret":"s","audience":%q}`, aud), nil},
 		{"Basic NUL", "application/x-www-form-urlencoded", "grant_type=client_credentials&audience=" + url.QueryEscape(aud),
 			func(r *http.Request) { r.SetBasicAuth("%00", "s") }},
+		{"revoke NUL", "application/x-www-form-urlencoded", "token=x&client_secret=s&client_id=%00", revoke},
+		{"revoke too long", "application/x-www-form-urlencoded", "token=x&client_secret=s&client_id=" + strings.Repeat("a", 4000), revoke},
 	}
 	for _, tc := range cases {
 		for range 5 {
