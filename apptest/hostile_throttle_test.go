@@ -276,7 +276,8 @@ func TestHostileTokenLimiterFailsClosed(t *testing.T) {
 // encoding/json matches field names case-insensitively (with Unicode
 // simple folding), so a key repeated in another spelling would be read one
 // way by us and another way by a proxy or log that matches exactly: the
-// token endpoint and every REST body refuse it, naming the key.
+// token endpoint and every REST body refuse it, naming the key; so does a
+// multipart upload (FileName given twice: the last one counted).
 func TestHostileRepeatedJSONKeys(t *testing.T) {
 	t.Parallel()
 	e := startEnv(t)
@@ -304,6 +305,9 @@ func TestHostileRepeatedJSONKeys(t *testing.T) {
 		post("statements DriverId driverid", "/driver-settlement-statements/search",
 			`{"Page":0,"PageSize":10,"DriverId":"a","driverid":"b","StatementDateRange":{"Start":"`+day+`","End":"`+day+`"}}`, "driverid"),
 		post("webhooks Url URL", "/webhooks", `{"Name":"x","Url":"https://example.com/a","URL":"https://evil.example/b","EventTypes":["load.changed"]}`, "URL"),
+		{name: "upload FileName filename", method: "POST", path: p + "/loads/" + e.load + "/document", header: multipartCT,
+			body: multipartBody(formField("DocumentType", "Bill of Lading"), formField("FileName", "a.pdf"), formField("filename", "b.pdf"), formFile("File", "a.pdf")),
+			status: 400, format: problemJSON, want: "FileName"},
 		{name: "REST webhooks PATCH Name name", method: "PATCH", path: p + "/webhooks/" + uuid.NewString(), body: `{"Name":"a","name":"b"}`,
 			status: 400, format: problemJSON, want: "name"},
 	}
