@@ -306,7 +306,7 @@ func TestHostileRepeatedJSONKeys(t *testing.T) {
 			`{"Page":0,"PageSize":10,"DriverId":"a","driverid":"b","StatementDateRange":{"Start":"`+day+`","End":"`+day+`"}}`, "driverid"),
 		post("webhooks Url URL", "/webhooks", `{"Name":"x","Url":"https://example.com/a","URL":"https://evil.example/b","EventTypes":["load.changed"]}`, "URL"),
 		{name: "upload FileName filename", method: "POST", path: p + "/loads/" + e.load + "/document", header: multipartCT,
-			body: multipartBody(formField("DocumentType", "Bill of Lading"), formField("FileName", "a.pdf"), formField("filename", "b.pdf"), formFile("File", "a.pdf")),
+			body:   multipartBody(formField("DocumentType", "Bill of Lading"), formField("FileName", "a.pdf"), formField("filename", "b.pdf"), formFile("File", "a.pdf")),
 			status: 400, format: problemJSON, want: "FileName"},
 		{name: "REST webhooks PATCH Name name", method: "PATCH", path: p + "/webhooks/" + uuid.NewString(), body: `{"Name":"a","name":"b"}`,
 			status: 400, format: problemJSON, want: "name"},
