@@ -78,7 +78,8 @@ type frame struct {
 	seen    map[string]bool // an object's keys so far, folded
 }
 
-// pathOf names key inside the values on stack.
+// pathOf names key inside the values on stack; an empty key is `""`, so
+// that a path is never empty.
 func pathOf(stack []frame, key string) string {
 	var b []byte
 	for _, f := range stack[:len(stack)-1] {
@@ -86,7 +87,7 @@ func pathOf(stack []frame, key string) string {
 			if len(b) > 0 {
 				b = append(b, '.')
 			}
-			b = append(b, f.name...)
+			b = append(b, name(f.name)...)
 		} else {
 			b = append(b, '[')
 			b = strconv.AppendInt(b, int64(f.index), 10)
@@ -96,7 +97,14 @@ func pathOf(stack []frame, key string) string {
 	if len(b) > 0 {
 		b = append(b, '.')
 	}
-	return string(append(b, key...))
+	return string(append(b, name(key)...))
+}
+
+func name(key string) string {
+	if key == "" {
+		return `""`
+	}
+	return key
 }
 
 // Fold is encoding/json's key folding: ASCII letters upper-cased, every

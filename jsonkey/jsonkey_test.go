@@ -1,6 +1,7 @@
 package jsonkey
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,8 @@ func TestRepeated(t *testing.T) {
 		{`{"a":1,`, ""},
 		{`"x"`, ""},
 		{`{"a":null,"b":true,"c":1.5e3,"A":0}`, "A"},
+		{`{"":0,"":1}`, `""`},
+		{`{"":{"x":0,"X":1}}`, `"".X`},
 	} {
 		got, ok := Repeated([]byte(c.in))
 		if got != c.want || ok != (c.want != "") {
@@ -40,7 +43,9 @@ func TestRepeatedDeep(t *testing.T) {
 	}
 }
 
-// FuzzRepeated: any input, no panic, and a reported repeat has a path.
+// FuzzRepeated: any input, no panic, a reported repeat has a path, and a
+// valid document whose decoded objects hold two keys folding alike (a
+// repeat in another spelling) is reported.
 func FuzzRepeated(f *testing.F) {
 	for _, s := range []string{`{"a":1,"A":2}`, `{"a":[{"b":1,"B":1}]}`, `[]`, `{"ſ":1,"s":2}`, `{"a":1}`} {
 		f.Add(s)
@@ -50,7 +55,34 @@ func FuzzRepeated(f *testing.F) {
 		if ok && path == "" {
 			t.Fatalf("repeat without a path in %q", s)
 		}
+		var v any
+		if ok || json.Unmarshal([]byte(s), &v) != nil {
+			return
+		}
+		if foldsAlike(v) {
+			t.Fatalf("%q repeats a key in another spelling, not reported", s)
+		}
 	})
+}
+
+func foldsAlike(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		seen := map[string]bool{}
+		for k, e := range v {
+			if seen[Fold(k)] || foldsAlike(e) {
+				return true
+			}
+			seen[Fold(k)] = true
+		}
+	case []any:
+		for _, e := range v {
+			if foldsAlike(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FuzzFold: Fold agrees with strings.EqualFold, encoding/json's matching.
