@@ -32,7 +32,10 @@ FUZZ_TARGETS = \
 	./webhooksig:FuzzParse \
 	./webhooksig:FuzzVerify \
 	./app:FuzzBodyDeadline \
-	./graph:FuzzDocumentBounds
+	./graph:FuzzDocumentBounds \
+	./jsonkey:FuzzRepeated \
+	./jsonkey:FuzzFold \
+	./rest:FuzzCheckQuery
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:

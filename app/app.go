@@ -76,7 +76,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	mux.Handle("GET "+board.Path, board.Handler())
 	mux.Handle("GET "+board.Path+"/", board.Handler())
 	limits := newRateLimits(cfg, db, log, a.Metrics)
-	if err := a.wireAuth(ctx, mux, limits.TokenThrottle(tokenLimit(cfg))); err != nil {
+	if err := a.wireAuth(ctx, mux, limits.TokenThrottle(tokenLimits(cfg))); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -97,9 +98,26 @@ type Config struct {
 	// default 20); zero means the default.
 	TokenRateLimit float64
 	TokenRateBurst int
+	// TokenAddressRateLimit and TokenAddressRateBurst limit POST /oauth/token
+	// per remote address, on each instance (HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS,
+	// default 5/s; HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS_BURST, default 30);
+	// TokenAddressMax bounds the addresses an instance keeps a bucket for
+	// (HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESSES, default 100,000). Zero means the default.
+	TokenAddressRateLimit float64
+	TokenAddressRateBurst int
+	TokenAddressMax       int
+	// TokenGlobalRateLimit and TokenGlobalRateBurst limit POST /oauth/token
+	// as a whole, one bucket shared by every instance
+	// (HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL, default 100/s;
+	// HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL_BURST, default 500); zero means the default.
+	TokenGlobalRateLimit float64
+	TokenGlobalRateBurst int
 	// RateLimitClock replaces time.Now in the rate limiter (tests move it
 	// instead of sleeping).
 	RateLimitClock func() time.Time
+	// RateLimitStore, when set, wraps the PostgreSQL bucket store (tests
+	// make it fail; never from the environment).
+	RateLimitStore func(ratelimit.Store) ratelimit.Store
 	// DBRoundTrips, when set, counts the database round trips of the
 	// instance's pool (tests and benchmarks; never from the environment).
 	DBRoundTrips *storage.RoundTrips
@@ -225,7 +243,8 @@ func FromEnv() (Config, error) {
 		return c, err
 	}
 	c.UploadMaxBytes = limits
-	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit, "HAULGRAPH_RATE_LIMIT_TOKEN": &c.TokenRateLimit} {
+	for env, dst := range map[string]*float64{"HAULGRAPH_RATE_LIMIT_CLIENT": &c.ClientRateLimit, "HAULGRAPH_RATE_LIMIT_TENANT": &c.TenantRateLimit, "HAULGRAPH_RATE_LIMIT_TOKEN": &c.TokenRateLimit,
+		"HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS": &c.TokenAddressRateLimit, "HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL": &c.TokenGlobalRateLimit} {
 		if v := os.Getenv(env); v != "" {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f <= 0 {
@@ -234,12 +253,16 @@ func FromEnv() (Config, error) {
 			*dst = f
 		}
 	}
-	if v := os.Getenv("HAULGRAPH_RATE_LIMIT_TOKEN_BURST"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return c, fmt.Errorf("HAULGRAPH_RATE_LIMIT_TOKEN_BURST: a positive integer, got %q", v)
+	for env, dst := range map[string]*int{"HAULGRAPH_RATE_LIMIT_TOKEN_BURST": &c.TokenRateBurst,
+		"HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS_BURST": &c.TokenAddressRateBurst, "HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL_BURST": &c.TokenGlobalRateBurst,
+		"HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESSES": &c.TokenAddressMax} {
+		if v := os.Getenv(env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("%s: a positive integer, got %q", env, v)
+			}
+			*dst = n
 		}
-		c.TokenRateBurst = n
 	}
 	if err := httpLimitsFromEnv(&c.HTTP); err != nil {
 		return c, err

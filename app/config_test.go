@@ -89,3 +89,31 @@ func TestAdminAndConnectConfigFromEnv(t *testing.T) {
 		t.Fatalf("HAULGRAPH_DB_CONNECT_TIMEOUT=soon: %v", err)
 	}
 }
+
+// The token endpoint's address and global buckets come from the
+// environment; nonsense is refused at start.
+func TestTokenThrottleConfigFromEnv(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	t.Setenv("HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS", "2.5")
+	t.Setenv("HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS_BURST", "12")
+	t.Setenv("HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESSES", "500")
+	t.Setenv("HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL", "40")
+	t.Setenv("HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL_BURST", "80")
+	c, err := app.FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TokenAddressRateLimit != 2.5 || c.TokenAddressRateBurst != 12 || c.TokenAddressMax != 500 ||
+		c.TokenGlobalRateLimit != 40 || c.TokenGlobalRateBurst != 80 {
+		t.Fatalf("token throttle config %+v", c)
+	}
+	for _, env := range []string{"HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS", "HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS_BURST",
+		"HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESSES", "HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL", "HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL_BURST"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "0")
+			if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), env) {
+				t.Errorf("%s=0: %v, want an error naming it", env, err)
+			}
+		})
+	}
+}

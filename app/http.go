@@ -11,12 +11,20 @@ import (
 )
 
 // Default rate limits (DESIGN.md), requests per second; the token endpoint
-// allows a burst of DefaultTokenRateBurst per client_id.
+// allows a burst of DefaultTokenRateBurst per client, of
+// DefaultTokenAddressRateBurst per remote address (on each instance, for at
+// most DefaultTokenAddressMax addresses) and of DefaultTokenGlobalRateBurst
+// to all callers together.
 const (
-	DefaultClientRateLimit = 10
-	DefaultTenantRateLimit = 50
-	DefaultTokenRateLimit  = 5
-	DefaultTokenRateBurst  = 20
+	DefaultClientRateLimit       = 10
+	DefaultTenantRateLimit       = 50
+	DefaultTokenRateLimit        = 5
+	DefaultTokenRateBurst        = 20
+	DefaultTokenAddressRateLimit = 5
+	DefaultTokenAddressRateBurst = 30
+	DefaultTokenAddressMax       = 100_000
+	DefaultTokenGlobalRateLimit  = 100
+	DefaultTokenGlobalRateBurst  = 500
 )
 
 // apiChain holds what every API request (REST and GraphQL) passes through
@@ -36,8 +44,12 @@ func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metr
 	if tenant <= 0 {
 		tenant = DefaultTenantRateLimit
 	}
+	var store ratelimit.Store = ratelimit.PGStore{Pool: db.Pool}
+	if cfg.RateLimitStore != nil {
+		store = cfg.RateLimitStore(store)
+	}
 	return &rest.RateLimits{
-		Limiter: ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, cfg.RateLimitClock),
+		Limiter: ratelimit.New(store, cfg.RateLimitClock),
 		Client:  ratelimit.PerSecond(client),
 		Tenant:  ratelimit.PerSecond(tenant),
 		Log:     log,
@@ -45,16 +57,30 @@ func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metr
 	}
 }
 
-// tokenLimit is the token endpoint's bucket per client_id.
-func tokenLimit(cfg Config) ratelimit.Limit {
-	l := ratelimit.Limit{Rate: cfg.TokenRateLimit, Burst: cfg.TokenRateBurst}
-	if l.Rate <= 0 {
-		l.Rate = DefaultTokenRateLimit
+// tokenLimits are the token endpoint's buckets. The per-address buckets
+// live in this instance's memory: a made-up client_id or a new address
+// costs no database write, and N instances allow N times an address's
+// rate at most; the global and per-client buckets are shared.
+func tokenLimits(cfg Config) rest.TokenLimits {
+	limit := func(rate float64, burst int, defRate float64, defBurst int) ratelimit.Limit {
+		if rate <= 0 {
+			rate = defRate
+		}
+		if burst <= 0 {
+			burst = defBurst
+		}
+		return ratelimit.Limit{Rate: rate, Burst: burst}
 	}
-	if l.Burst <= 0 {
-		l.Burst = DefaultTokenRateBurst
+	addresses := cfg.TokenAddressMax
+	if addresses <= 0 {
+		addresses = DefaultTokenAddressMax
 	}
-	return l
+	return rest.TokenLimits{
+		Client:    limit(cfg.TokenRateLimit, cfg.TokenRateBurst, DefaultTokenRateLimit, DefaultTokenRateBurst),
+		Address:   limit(cfg.TokenAddressRateLimit, cfg.TokenAddressRateBurst, DefaultTokenAddressRateLimit, DefaultTokenAddressRateBurst),
+		Addresses: ratelimit.New(ratelimit.NewMemStore(addresses), cfg.RateLimitClock),
+		Global:    limit(cfg.TokenGlobalRateLimit, cfg.TokenGlobalRateBurst, DefaultTokenGlobalRateLimit, DefaultTokenGlobalRateBurst),
+	}
 }
 
 // wrap puts an API handler (REST or GraphQL) behind authentication and the

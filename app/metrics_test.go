@@ -34,11 +34,13 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	tenant := apptest.NewTenant(t, srv, "metrics")
 	token := srv.Token(t, tenant, domain.ScopeTrailerRead, domain.ScopeLoadRead, domain.ScopeWebhookManage)
 
-	// REST, and the token endpoint: refused secrets, then a refused rate.
+	// REST, and the token endpoint: refused secrets of a client that
+	// exists (only those have a bucket), then a refused rate.
 	call(t, "GET", srv.URL+"/api/p/v1/trailers", token, "", "")
+	victim, _ := srv.Client(t, tenant, domain.ScopeLoadRead)
 	for range 3 {
 		call(t, "POST", srv.URL+"/oauth/token", "", "application/x-www-form-urlencoded",
-			url.Values{"grant_type": {"client_credentials"}, "client_id": {"nobody"}, "client_secret": {"guess"}, "audience": {app.DefaultAudience}}.Encode())
+			url.Values{"grant_type": {"client_credentials"}, "client_id": {victim}, "client_secret": {"guess"}, "audience": {app.DefaultAudience}}.Encode())
 	}
 
 	// A webhook, and an event the outbox hands to it.

@@ -55,6 +55,8 @@ func Start(t testing.TB, opts Options) *Server {
 	// the rate-limit tests set their own.
 	cfg.ClientRateLimit, cfg.TenantRateLimit = 10000, 10000
 	cfg.TokenRateLimit, cfg.TokenRateBurst = 10000, 10000
+	cfg.TokenAddressRateLimit, cfg.TokenAddressRateBurst = 10000, 10000
+	cfg.TokenGlobalRateLimit, cfg.TokenGlobalRateBurst = 10000, 10000
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -190,15 +191,21 @@ func (s *Service) TenantBySlug(ctx context.Context, slug string) (uuid.UUID, err
 }
 
 // authenticate finds the client by id (across tenants: the token endpoint
-// does not know the tenant yet) and checks its secret in constant time.
-func (s *Service) authenticate(ctx context.Context, clientID, secret string) (*Client, error) {
+// does not know the tenant yet), charges an existing client's bucket (so
+// only clients that exist have one) and checks its secret in constant time.
+func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, clientID, secret string) (*Client, error) {
 	var c Client
-	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := s.db.InSystem(r.Context(), func(ctx context.Context, tx bun.Tx) error {
 		return tx.NewSelect().Model(&c).Where("client_id = ?", clientID).Scan(ctx)
 	})
 	found := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
+	}
+	if found {
+		if oerr := s.throttle(w, r, c.ClientID); oerr != nil {
+			return nil, oerr
+		}
 	}
 	want := c.SecretHash
 	if !found {

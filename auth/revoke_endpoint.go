@@ -24,21 +24,23 @@ func (s *Service) RevocationHandler() http.Handler {
 			return
 		}
 		req, oerr := parseTokenRequest(w, r)
-		if s.cfg.Throttle != nil && !s.cfg.Throttle(w, r, req.ClientID) {
-			writeOAuthError(w, oauthErr(http.StatusTooManyRequests, "slow_down", "too many requests: retry after the number of seconds in Retry-After"))
+		if terr := s.throttle(w, r, ""); terr != nil {
+			writeOAuthError(w, terr)
 			return
 		}
 		switch {
 		case oerr != nil:
 		case req.ClientID == "" || req.ClientSecret == "":
 			oerr = oauthErr(400, "invalid_request", "client_id and client_secret are required (in the body or with HTTP Basic)")
+		case checkClientID(req.ClientID) != nil:
+			oerr = checkClientID(req.ClientID)
 		case req.Token == "":
 			oerr = oauthErr(400, "invalid_request", "token is required")
 		}
 		var client *Client
 		if oerr == nil {
 			var err error
-			if client, err = s.authenticate(r.Context(), req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
+			if client, err = s.authenticate(w, r, req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
 				oerr = failed(r, "revocation endpoint: client lookup", err, "the token could not be revoked; try again")
 			}
 		}

@@ -33,10 +33,12 @@ type Config struct {
 	// LegacyCutoff ends the legacy flow (spec 5.4).
 	LegacyCutoff  time.Time
 	EncryptionKey string
-	// Throttle admits a token request naming clientID ("" when it names
-	// none) and sets its rate-limit headers; false refuses it with 429.
-	// Nil admits every request.
-	Throttle func(w http.ResponseWriter, r *http.Request, clientID string) bool
+	// Throttle charges a token or revocation request, first to the
+	// caller's buckets (clientID ""), then, once clientID is known to name
+	// a client, to that client's, and sets the rate-limit headers. An error
+	// of code domain.CodeRateLimited refuses with 429 slow_down, any other
+	// with 503 temporarily_unavailable. Nil admits every request.
+	Throttle func(w http.ResponseWriter, r *http.Request, clientID string) error
 	// CountToken is told the outcome of every token request: "issued" or
 	// the OAuth error code answered (metrics); nil counts nothing.
 	CountToken func(outcome string)

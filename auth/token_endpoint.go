@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/jsonkey"
 )
 
 // OAuthError is an RFC 6749 §5.2 error response.
@@ -96,11 +97,11 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenan
 		defer func() { s.cfg.CountToken(outcome) }()
 	}
 	req, oerr := parseTokenRequest(w, r)
-	// Throttled before the database sees the secret: guessing is slow.
-	if s.cfg.Throttle != nil && !s.cfg.Throttle(w, r, req.ClientID) {
-		// slow_down: the IANA-registered token endpoint error for "too fast" (RFC 8628).
-		outcome = "slow_down"
-		writeOAuthError(w, oauthErr(http.StatusTooManyRequests, "slow_down", "too many token requests: retry after the number of seconds in Retry-After"))
+	// Every request, well-formed or not, is charged before the database
+	// sees anything: guessing is slow and floods are cheap to refuse.
+	if terr := s.throttle(w, r, ""); terr != nil {
+		outcome = terr.Code
+		writeOAuthError(w, terr)
 		return
 	}
 	if oerr == nil {
@@ -109,7 +110,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenan
 	var client *Client
 	if oerr == nil {
 		var err error
-		if client, err = s.authenticate(r.Context(), req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
+		if client, err = s.authenticate(w, r, req.ClientID, req.ClientSecret); err != nil && !errors.As(err, &oerr) {
 			oerr = failed(r, "token endpoint: client lookup", err, "the token could not be issued; try again")
 		}
 	}
@@ -186,38 +187,24 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 }
 
 // decodeJSONObject decodes one JSON object of string fields into req,
-// refusing a repeated key as the form decoding does: with duplicates, which
-// value counts would depend on the parser.
+// refusing a repeated key as the form decoding does: with duplicates (in
+// any spelling encoding/json matches alike), which value counts would
+// depend on the parser.
 func decodeJSONObject(body []byte, req *tokenRequest) *OAuthError {
 	notObject := oauthErr(400, "invalid_request", "the body is not a JSON object of string fields")
+	if key, repeated := jsonkey.Repeated(body); repeated {
+		return oauthErr(400, "invalid_request", fmt.Sprintf("parameter %q is repeated", key))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return notObject
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return notObject
-		}
-		if seen[key] {
-			return oauthErr(400, "invalid_request", fmt.Sprintf("parameter %q is repeated", key))
-		}
-		seen[key] = true
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return notObject
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
+	dec = json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(req); err != nil {
 		return notObject
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return oauthErr(400, "invalid_request", "the body must hold exactly one JSON object")
-	}
-	if err := json.Unmarshal(body, req); err != nil {
-		return notObject
 	}
 	return nil
 }
@@ -239,14 +226,49 @@ func (s *Service) checkTokenRequest(req tokenRequest) *OAuthError {
 		return oauthErr(400, "unsupported_grant_type", "grant_type must be client_credentials")
 	case req.ClientID == "" || req.ClientSecret == "":
 		return oauthErr(400, "invalid_request", "client_id and client_secret are required (in the body or with HTTP Basic)")
-	case domain.CheckText(req.ClientID) != nil:
-		return oauthErr(400, "invalid_request", "client_id "+domain.CheckText(req.ClientID).Error())
+	case checkClientID(req.ClientID) != nil:
+		return checkClientID(req.ClientID)
 	case req.Audience == "":
 		return oauthErr(400, "invalid_request", "audience is required")
 	case req.Audience != s.cfg.Audience:
 		return oauthErr(400, "invalid_request", "audience must be "+s.cfg.Audience)
 	}
 	return nil
+}
+
+// maxClientIDLen bounds a client_id: ours are 20 bytes, so a longer one
+// names no client and is refused without a database look-up.
+const maxClientIDLen = 128
+
+// checkClientID refuses a client_id no client can have (the text rule, the
+// length) before it reaches a limiter or the database.
+func checkClientID(id string) *OAuthError {
+	if err := domain.CheckText(id); err != nil {
+		return oauthErr(400, "invalid_request", "client_id "+err.Error())
+	}
+	if len(id) > maxClientIDLen {
+		return oauthErr(400, "invalid_request", fmt.Sprintf("client_id is longer than %d bytes", maxClientIDLen))
+	}
+	return nil
+}
+
+// throttle charges a request to the token endpoint's buckets
+// (Config.Throttle): clientID "" for the caller's, else the client's. A
+// refusal is slow_down (429, the IANA-registered token endpoint error for
+// "too fast", RFC 8628); a limiter that cannot answer refuses too, with
+// temporarily_unavailable (503): credentials are never checked unthrottled.
+func (s *Service) throttle(w http.ResponseWriter, r *http.Request, clientID string) *OAuthError {
+	if s.cfg.Throttle == nil {
+		return nil
+	}
+	switch err := s.cfg.Throttle(w, r, clientID); {
+	case err == nil:
+		return nil
+	case domain.CodeOf(err) == domain.CodeRateLimited:
+		return oauthErr(http.StatusTooManyRequests, "slow_down", "too many requests: retry after the number of seconds in Retry-After")
+	default:
+		return oauthErr(http.StatusServiceUnavailable, "temporarily_unavailable", "the service is temporarily unavailable: retry after the number of seconds in Retry-After")
+	}
 }
 
 // checkScopes applies spec 5.2 rule 3: any requested scope that is not

@@ -101,6 +101,7 @@ type Upload struct {
 	docTypeGiven       bool
 	fileName, partName string
 	hasFileName        bool
+	fileNameGiven      bool
 	files              int
 	key, contentType   string
 	size               int64
@@ -142,11 +143,16 @@ func (u *Upload) SetDocumentType(v string) error {
 }
 
 // SetFileName records the optional FileName field (an empty value counts as
-// omitted).
-func (u *Upload) SetFileName(v string) {
+// omitted); given twice it is refused like DocumentType.
+func (u *Upload) SetFileName(v string) error {
+	if u.fileNameGiven {
+		return fieldError("FileName", "FileName is given more than once")
+	}
+	u.fileNameGiven = true
 	if strings.TrimSpace(v) != "" {
 		u.fileName, u.hasFileName = v, true
 	}
+	return nil
 }
 
 // errTooLarge marks the limit reader's refusal.
@@ -246,7 +252,7 @@ func (s *Documents) UploadFile(ctx context.Context, t DocumentParentType, parent
 		return Document{}, err
 	}
 	if fileName != nil {
-		up.SetFileName(*fileName)
+		_ = up.SetFileName(*fileName) // the first call: never refused
 	}
 	if err := up.WriteFile(ctx, partName, r); err != nil {
 		return Document{}, err

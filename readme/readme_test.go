@@ -52,6 +52,8 @@ func TestREADME(t *testing.T) {
 		// limits are raised so that no example meets a refusal.
 		"HAULGRAPH_RATE_LIMIT_CLIENT=10000", "HAULGRAPH_RATE_LIMIT_TENANT=10000",
 		"HAULGRAPH_RATE_LIMIT_TOKEN=10000", "HAULGRAPH_RATE_LIMIT_TOKEN_BURST=10000",
+		"HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS=10000", "HAULGRAPH_RATE_LIMIT_TOKEN_ADDRESS_BURST=10000",
+		"HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL=10000", "HAULGRAPH_RATE_LIMIT_TOKEN_GLOBAL_BURST=10000",
 		// The copy lives in a new directory each run: without -trimpath
 		// the build cache would miss on every package.
 		"GOFLAGS=-trimpath",

@@ -24,6 +24,9 @@ type Route struct {
 	// Produces are media types the route answers besides JSON (an Accept
 	// header naming one of them is acceptable).
 	Produces []string
+	// RepeatableQuery are the query parameters that may be given more than
+	// once (lists); any other repeated in any spelling is a 400.
+	RepeatableQuery []string
 }
 
 // Deps are what the REST face calls.
@@ -102,6 +105,10 @@ func endpoint(pattern string, rt Route) http.Handler {
 			return
 		}
 		if err := checkRequestText(r, rt.Path); err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		if err := checkQuery(r.URL.RawQuery, rt.RepeatableQuery); err != nil {
 			WriteError(w, r, err)
 			return
 		}

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/jsonkey"
 )
 
 // MaxJSONBody bounds every JSON request body (DESIGN.md: bodies are
@@ -19,13 +21,23 @@ const MaxJSONBody = 1 << 20
 // decodeJSON reads one JSON object into dst. Unknown fields are refused, as
 // Stripe refuses unknown parameters: a misspelt filter must not silently
 // widen a search. Field names match case-insensitively (encoding/json's rule,
-// also that of the ASP.NET service the routes are compatible with).
+// also that of the ASP.NET service the routes are compatible with), and a
+// field given twice in any spelling is refused.
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if !isJSONBody(r.Header.Get("Content-Type")) {
 		return &domain.Error{Code: domain.CodeUnsupportedType,
 			Message: "the request body must be application/json (or application/json-patch+json)"}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	if err != nil {
+		return bodyError(err)
+	}
+	// A key given twice, in any spelling the matching below takes alike,
+	// would be read one way here and another by an exact-match reader.
+	if key, repeated := jsonkey.Repeated(body); repeated {
+		return fieldError(key, key+" is given more than once (field names match case-insensitively)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return bodyError(err)

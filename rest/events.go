@@ -16,7 +16,7 @@ import (
 // reconciliation, as Stripe's /v1/events.
 func eventRoutes(log *domain.EventLog) []Route {
 	h := &eventHandlers{log: log}
-	return []Route{{Method: http.MethodGet, Path: "/events", Handle: h.list}}
+	return []Route{{Method: http.MethodGet, Path: "/events", Handle: h.list, RepeatableQuery: []string{"type"}}}
 }
 
 type eventHandlers struct{ log *domain.EventLog }
@@ -95,25 +95,6 @@ func nextURL(r *http.Request, cursor string) string {
 	}
 	q.Set("after", cursor)
 	return r.URL.Path + "?" + q.Encode()
-}
-
-// queryList returns every value of a repeatable parameter (name matched
-// case-insensitively), comma-separated values split.
-func queryList(q url.Values, name string) []string {
-	var out []string
-	for k, vs := range q {
-		if !strings.EqualFold(k, name) {
-			continue
-		}
-		for _, v := range vs {
-			for _, s := range strings.Split(v, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	return out
 }
 
 // renameFields renames the fields of a validation error from domain's names

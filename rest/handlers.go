@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -75,16 +74,16 @@ func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	var limit *int
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
+	if s := queryParam(q, "limit"); s != nil && *s != "" {
+		n, err := strconv.Atoi(*s)
 		if err != nil {
 			return fieldError("limit", "limit must be an integer")
 		}
 		limit = &n
 	}
-	var after *string
-	if s := q.Get("after"); s != "" {
-		after = &s
+	after := queryParam(q, "after")
+	if after != nil && *after == "" {
+		after = nil
 	}
 	win, err := domain.WholeListWindow(limit, after)
 	if err != nil {
@@ -152,16 +151,5 @@ func (h *handlers) eventTypes(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	WriteJSON(w, http.StatusOK, domain.EventTypes)
-	return nil
-}
-
-// queryParam returns a query parameter matched case-insensitively (as the
-// ASP.NET service these routes replace binds them), nil when absent.
-func queryParam(q url.Values, name string) *string {
-	for k, v := range q {
-		if strings.EqualFold(k, name) && len(v) > 0 {
-			return &v[0]
-		}
-	}
 	return nil
 }

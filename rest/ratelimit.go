@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -42,6 +43,9 @@ var RateLimited = &domain.Error{Code: domain.CodeRateLimited, Message: "rate lim
 type Check struct {
 	Key   string
 	Limit ratelimit.Limit
+	// Limiter holds the bucket; nil is RateLimits.Limiter (shared by the
+	// instances).
+	Limiter *ratelimit.Limiter
 }
 
 // Refusing returns the same limits (same buckets) answering refusals with
@@ -62,7 +66,7 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 			SetClient(ctx, p.ClientID)
 			checks = rl.principalChecks(p)
 		} else {
-			checks = []Check{{"addr:" + RemoteHost(r), rl.Client}}
+			checks = []Check{{Key: "addr:" + RemoteHost(r), Limit: rl.Client}}
 		}
 		if !rl.Admit(w, r, checks...) {
 			if ctx.Err() == nil { // nobody to answer when the caller has gone
@@ -77,8 +81,8 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 // principalChecks are the buckets an authenticated caller spends from.
 func (rl *RateLimits) principalChecks(p *domain.Principal) []Check {
 	return []Check{
-		{"client:" + p.TenantID.String() + ":" + p.ClientID, rl.Client},
-		{"tenant:" + p.TenantID.String(), rl.Tenant},
+		{Key: "client:" + p.TenantID.String() + ":" + p.ClientID, Limit: rl.Client},
+		{Key: "tenant:" + p.TenantID.String(), Limit: rl.Tenant},
 	}
 }
 
@@ -120,18 +124,49 @@ func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request) {
 // that refuses), sets the RateLimit-* headers of the binding bucket on w,
 // and Retry-After when refused. The caller answers a refusal itself. With
 // the limiter's database unreachable it admits: the API must not go down
-// with it.
+// with it (its reads fail on their own).
 func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Check) bool {
+	allowed, err := rl.take(w, r, checks)
+	if err != nil {
+		return r.Context().Err() == nil // a caller that has gone is not served
+	}
+	return allowed
+}
+
+// AdmitOrRefuse is Admit failing closed, for what guards credentials: nil
+// admits, RateLimited refuses, and a limiter that cannot answer refuses
+// with domain.ErrUnavailable.
+func (rl *RateLimits) AdmitOrRefuse(w http.ResponseWriter, r *http.Request, checks ...Check) error {
+	allowed, err := rl.take(w, r, checks)
+	switch {
+	case err != nil:
+		return domain.ErrUnavailable
+	case !allowed:
+		return RateLimited
+	}
+	return nil
+}
+
+// take is Admit's work; a limiter's error is logged and returned.
+func (rl *RateLimits) take(w http.ResponseWriter, r *http.Request, checks []Check) (bool, error) {
 	ctx := r.Context()
 	var binding ratelimit.Decision
 	var refusing string
 	for i, c := range checks {
-		d, err := rl.Limiter.Take(ctx, c.Key, c.Limit)
+		lm := c.Limiter
+		if lm == nil {
+			lm = rl.Limiter
+		}
+		d, err := lm.Take(ctx, c.Key, c.Limit)
+		if errors.Is(err, ratelimit.ErrFull) { // a flood of new keys, not a fault
+			rl.count(c.Key)
+			return false, err
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				rl.Log.ErrorContext(ctx, "rate limiter unavailable", "err", err)
 			}
-			return ctx.Err() == nil // a caller that has gone is not served
+			return false, err
 		}
 		if i == 0 || !d.Allowed || d.Remaining < binding.Remaining {
 			binding = d
@@ -151,7 +186,7 @@ func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Ch
 	if !binding.Allowed {
 		h.Set("Retry-After", strconv.Itoa(max(1, seconds(binding.RetryAfter))))
 	}
-	return binding.Allowed
+	return binding.Allowed, nil
 }
 
 // count tells Refused the kind of the bucket key that refused: its prefix

@@ -2,24 +2,55 @@ package rest
 
 import (
 	"net/http"
+	"net/netip"
 
 	"github.com/haulgraph/haulgraph/ratelimit"
 )
 
-// maxClientIDKey bounds the client_id used as a bucket key; a longer one is
-// no real client id and is limited by the caller's address instead.
-const maxClientIDKey = 128
+// TokenLimits are the token endpoint's buckets.
+type TokenLimits struct {
+	// Address is each remote address's bucket, kept in Addresses (this
+	// instance's memory, a MemStore): a made-up client_id or a malformed
+	// request costs no database write.
+	Address   ratelimit.Limit
+	Addresses *ratelimit.Limiter
+	// Global is the endpoint's one bucket, shared by every instance.
+	Global ratelimit.Limit
+	// Client is each existing client's bucket, shared by every instance:
+	// guessing one client's secret is slow from any number of addresses.
+	Client ratelimit.Limit
+}
 
-// TokenThrottle is the token endpoint's limit (auth.Config.Throttle): a
-// bucket per client_id presented, or per remote address when none is, so
-// that guessing one client's secret is slow. Same limiter and buckets
-// store as the API; the caller answers the refusal in OAuth's format.
-func (rl *RateLimits) TokenThrottle(l ratelimit.Limit) func(w http.ResponseWriter, r *http.Request, clientID string) bool {
-	return func(w http.ResponseWriter, r *http.Request, clientID string) bool {
-		key := "token:addr:" + RemoteHost(r)
-		if clientID != "" && len(clientID) <= maxClientIDKey {
-			key = "token:client:" + clientID
+// TokenThrottle is the token endpoint's limit (auth.Config.Throttle). Every
+// request is charged first to its address and then to the global bucket
+// (clientID ""), before its body is judged; a request naming a client that
+// exists is then charged to that client's bucket, before its secret is
+// compared. Only existing clients have a bucket row in PostgreSQL. Any
+// failure of a limiter refuses (domain.ErrUnavailable): what guards
+// credentials fails closed.
+func (rl *RateLimits) TokenThrottle(tl TokenLimits) func(w http.ResponseWriter, r *http.Request, clientID string) error {
+	return func(w http.ResponseWriter, r *http.Request, clientID string) error {
+		if clientID == "" {
+			return rl.AdmitOrRefuse(w, r,
+				Check{Key: "token:addr:" + addressKey(RemoteHost(r)), Limit: tl.Address, Limiter: tl.Addresses},
+				Check{Key: "token:global", Limit: tl.Global})
 		}
-		return rl.Admit(w, r, Check{Key: key, Limit: l})
+		return rl.AdmitOrRefuse(w, r, Check{Key: "token:client:" + clientID, Limit: tl.Client})
 	}
+}
+
+// addressKey is the bucket of a remote address: an IPv6 address by its /64,
+// the block one subscriber is given, so that one subscriber's 2^64
+// addresses share a bucket.
+func addressKey(host string) string {
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
 }

@@ -74,7 +74,8 @@ func (h uploader) handle(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readUploadParts streams the parts into the upload, in whatever order they
-// come. Field names match case-insensitively; unknown fields are skipped.
+// come. Field names match case-insensitively; a known field given twice in
+// any spelling is refused (domain's rule); unknown fields are skipped.
 func readUploadParts(r *http.Request, up *domain.Upload) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -99,7 +100,7 @@ func readUploadParts(r *http.Request, up *domain.Upload) error {
 		case strings.EqualFold(name, "FileName"):
 			var v string
 			if v, err = readField(part, name); err == nil {
-				up.SetFileName(v)
+				err = up.SetFileName(v)
 			}
 		}
 		_ = part.Close()

@@ -21,6 +21,10 @@ type downloadHandler struct{ docs *domain.Documents }
 
 func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	SetRoute(r.Context(), r.Pattern)
+	if err := checkQuery(r.URL.RawQuery, nil); err != nil {
+		WriteError(w, r, err)
+		return
+	}
 	doc, rc, err := h.docs.OpenSigned(r.Context(), r.PathValue("id"), r.URL.Query())
 	if err != nil {
 		WriteError(w, r, err)
