@@ -370,3 +370,43 @@ func TestHostileRepeatedQueryParameters(t *testing.T) {
 		t.Errorf("repeated type: %d %s", res.StatusCode, b)
 	}
 }
+
+// The API's own limits fail closed too: with the client bucket's store
+// failing, REST and GraphQL answer 503 with Retry-After in their formats,
+// never the data; with the GraphQL cost budget's store failing, a query is
+// refused the same way while REST (which spends no cost) is served.
+func TestHostileAPILimitersFailClosed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		prefix        string
+		rest, graphQL int
+	}{
+		{prefix: "client:", rest: 503, graphQL: 503},
+		{prefix: "tenant:", rest: 503, graphQL: 503},
+		{prefix: "gqlcost:", rest: 200, graphQL: 503},
+	} {
+		t.Run(c.prefix, func(t *testing.T) {
+			t.Parallel()
+			srv := apptest.Start(t, apptest.Options{Configure: func(cfg *app.Config) {
+				cfg.RateLimitStore = func(s ratelimit.Store) ratelimit.Store { return failingStore{s, c.prefix} }
+			}})
+			tn := apptest.NewTenant(t, srv, "acme")
+			e := &env{srv: srv, token: srv.Token(t, tn, domain.ScopeTrailerRead, domain.ScopeLoadRead)}
+			res, b := e.send(t, hostile{method: "GET", path: "/api/p/v1/trailers"})
+			if res.StatusCode != c.rest {
+				t.Fatalf("REST: %d, want %d: %s", res.StatusCode, c.rest, b)
+			}
+			if c.rest == 503 {
+				hostile{status: 503, format: problemJSON}.check(t, res, b)
+				if res.Header.Get("Retry-After") == "" {
+					t.Errorf("REST 503 without Retry-After")
+				}
+			}
+			res, b = e.send(t, hostile{method: "POST", path: "/graphql", body: gqlBody(`{trailers(first:1){totalCount}}`, nil)})
+			hostile{status: c.graphQL, format: graphQL, want: string(domain.CodeUnavailable)}.check(t, res, b)
+			if res.Header.Get("Retry-After") == "" || strings.Contains(string(b), `"data":{`) {
+				t.Errorf("GraphQL refusal without Retry-After, or with data: %s", b)
+			}
+		})
+	}
+}

@@ -227,7 +227,7 @@ func (b documentBounds) deposit(ctx context.Context, size int) *gqlerror.Error {
 	points := min(b.refusalCost+b.refusalCostPerKiB*((size+1023)/1024), max(1, b.throttle.Budget()/10))
 	status, allowed, wait, err := b.throttle.Charge(ctx, points)
 	if err != nil {
-		return nil // the store is unreachable: admitted, as Charge's callers do
+		return unavailable(ctx) // the store is unreachable: a budget never fails open
 	}
 	if !allowed {
 		if o := outcomeFrom(ctx); o != nil {

@@ -109,10 +109,10 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 		returnDeposit(ctx, c.throttle, op)
 		status, allowed, wait, err := c.throttle.Charge(ctx, cost)
 		if err != nil {
-			c.log.ErrorContext(ctx, "graphql: cost budget unavailable, admitting the operation", "err", err)
-		} else {
-			st.status, st.charged = &status, true
+			c.log.ErrorContext(ctx, "graphql: cost budget unavailable", "err", err)
+			return unavailable(ctx)
 		}
+		st.status, st.charged = &status, true
 		if !allowed {
 			st.charged = false
 			if o := outcomeFrom(ctx); o != nil {
@@ -123,6 +123,15 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 		}
 	}
 	return nil
+}
+
+// unavailable refuses an operation whose cost budget could not be read:
+// a budget never fails open. Over HTTP it is a 503 with Retry-After.
+func unavailable(ctx context.Context) *gqlerror.Error {
+	if o := outcomeFrom(ctx); o != nil {
+		o.unavailable()
+	}
+	return limitErr(string(domain.CodeUnavailable), domain.ErrUnavailable.Message, nil)
 }
 
 func limitErr(code, msg string, ext map[string]any) *gqlerror.Error {

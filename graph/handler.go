@@ -282,9 +282,15 @@ func acceptsHTML(r *http.Request) bool {
 }
 
 // WriteRateLimited answers a request the API rate limits refused (the
-// rest.RateLimits refusal of /graphql) as a GraphQL error with status 429;
-// the limiter has set Retry-After and the RateLimit-* headers.
+// rest.RateLimits refusal of /graphql) as a GraphQL error: 429 when a bucket
+// is spent (the limiter has set Retry-After and the RateLimit-* headers),
+// 503 with Retry-After when the limiter could not answer.
 func WriteRateLimited(w http.ResponseWriter, r *http.Request, err *domain.Error) {
+	if err.Code == domain.CodeUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
+		Refuse(w, r, http.StatusServiceUnavailable, err)
+		return
+	}
 	Refuse(w, r, http.StatusTooManyRequests, err)
 }
 

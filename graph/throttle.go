@@ -51,8 +51,8 @@ func budgetKey(ctx context.Context) string {
 
 // Charge takes cost points from the caller's bucket, or none when fewer are
 // available (allowed false; retryAfter is the wait in seconds). An error
-// means the limiter's store is unreachable: callers admit the operation, as
-// the request rate limits do, rather than take the API down with it.
+// means the limiter's store is unreachable: callers refuse the operation
+// (503), as the request rate limits do.
 func (t *Throttle) Charge(ctx context.Context, cost int) (status ThrottleStatus, allowed bool, retryAfter int, err error) {
 	d, err := t.limiter.TakeN(ctx, budgetKey(ctx), t.limit, cost)
 	if err != nil {

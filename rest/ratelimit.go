@@ -25,15 +25,18 @@ type RateLimits struct {
 	Client  ratelimit.Limit
 	Tenant  ratelimit.Limit
 	Log     *slog.Logger
-	// Refuse writes a 429 in the transport's error format; the RateLimit-*
-	// and Retry-After headers are already set. Nil: problem+json.
+	// Refuse writes a refusal in the transport's error format: a 429
+	// (RateLimited; the RateLimit-* and Retry-After headers are already
+	// set) or a 503 (domain.ErrUnavailable: the limiter could not answer).
+	// Nil: problem+json.
 	Refuse Refusal
 	// Refused is told the kind of every bucket that refuses (client,
 	// tenant, address, token): metrics. Nil counts nothing.
 	Refused func(kind string)
 }
 
-// Refusal answers a request the limits refused (err is CodeRateLimited).
+// Refusal answers a request the limits refused (err is RateLimited or
+// domain.ErrUnavailable).
 type Refusal func(w http.ResponseWriter, r *http.Request, err *domain.Error)
 
 // RateLimited is the error every refused request is answered with.
@@ -68,9 +71,9 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 		} else {
 			checks = []Check{{Key: "addr:" + RemoteHost(r), Limit: rl.Client}}
 		}
-		if !rl.Admit(w, r, checks...) {
+		if err := rl.AdmitOrRefuse(w, r, checks...); err != nil {
 			if ctx.Err() == nil { // nobody to answer when the caller has gone
-				rl.refuse(w, r)
+				rl.refuse(w, r, err.(*domain.Error))
 			}
 			return
 		}
@@ -89,7 +92,8 @@ func (rl *RateLimits) principalChecks(p *domain.Principal) []Check {
 // AdmitOperation charges one operation of a streaming connection (a
 // GraphQL WebSocket message) to the caller's client and tenant buckets, the
 // same an HTTP request spends from. A refusal is RateLimited with the wait
-// in its message; with the limiter's database unreachable it admits.
+// in its message; with the limiter's database unreachable it refuses with
+// domain.ErrUnavailable (a limiter never fails open).
 func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
 	p := domain.PrincipalFrom(ctx)
 	if p == nil {
@@ -101,7 +105,7 @@ func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
 			if ctx.Err() == nil {
 				rl.Log.ErrorContext(ctx, "rate limiter unavailable", "err", err)
 			}
-			return nil
+			return domain.ErrUnavailable
 		}
 		if !d.Allowed {
 			rl.count(c.Key)
@@ -112,30 +116,19 @@ func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
 	return nil
 }
 
-func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request) {
+func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request, err *domain.Error) {
 	if rl.Refuse != nil {
-		rl.Refuse(w, r, RateLimited)
+		rl.Refuse(w, r, err)
 		return
 	}
-	WriteError(w, r, RateLimited)
+	WriteError(w, r, err)
 }
 
-// Admit spends a token of every bucket in checks (stopping at the first
-// that refuses), sets the RateLimit-* headers of the binding bucket on w,
-// and Retry-After when refused. The caller answers a refusal itself. With
-// the limiter's database unreachable it admits: the API must not go down
-// with it (its reads fail on their own).
-func (rl *RateLimits) Admit(w http.ResponseWriter, r *http.Request, checks ...Check) bool {
-	allowed, err := rl.take(w, r, checks)
-	if err != nil {
-		return r.Context().Err() == nil // a caller that has gone is not served
-	}
-	return allowed
-}
-
-// AdmitOrRefuse is Admit failing closed, for what guards credentials: nil
-// admits, RateLimited refuses, and a limiter that cannot answer refuses
-// with domain.ErrUnavailable.
+// AdmitOrRefuse spends a token of every bucket in checks (stopping at the
+// first that refuses) and sets the RateLimit-* headers of the binding bucket
+// on w, and Retry-After when refused: nil admits, RateLimited refuses, and a
+// limiter that cannot answer refuses with domain.ErrUnavailable — a limiter
+// never fails open. The caller answers a refusal itself.
 func (rl *RateLimits) AdmitOrRefuse(w http.ResponseWriter, r *http.Request, checks ...Check) error {
 	allowed, err := rl.take(w, r, checks)
 	switch {
@@ -147,7 +140,7 @@ func (rl *RateLimits) AdmitOrRefuse(w http.ResponseWriter, r *http.Request, chec
 	return nil
 }
 
-// take is Admit's work; a limiter's error is logged and returned.
+// take is AdmitOrRefuse's work; a limiter's error is logged and returned.
 func (rl *RateLimits) take(w http.ResponseWriter, r *http.Request, checks []Check) (bool, error) {
 	ctx := r.Context()
 	var binding ratelimit.Decision
