@@ -21,8 +21,8 @@ test: check fuzz
 # `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
-FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
-	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
+FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./domain:FuzzPublicAddr ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
+	./rest:FuzzCSVCell ./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:
