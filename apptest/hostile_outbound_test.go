@@ -186,7 +186,6 @@ func TestOutboundStateReasonNoPortScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { other.Close() })
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
