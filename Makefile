@@ -35,7 +35,9 @@ FUZZ_TARGETS = \
 	./graph:FuzzDocumentBounds \
 	./jsonkey:FuzzRepeated \
 	./jsonkey:FuzzFold \
-	./rest:FuzzCheckQuery
+	./rest:FuzzCheckQuery \
+	./domain:FuzzPublicAddr \
+	./rest:FuzzCSVCell
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:

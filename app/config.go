@@ -121,6 +121,10 @@ type Config struct {
 	// DBRoundTrips, when set, counts the database round trips of the
 	// instance's pool (tests and benchmarks; never from the environment).
 	DBRoundTrips *storage.RoundTrips
+	// WebhookResolver, when set, answers webhook host names instead of the
+	// system's resolver, when a URL is saved and when it is dialled (tests
+	// point a name at an internal address without DNS).
+	WebhookResolver domain.HostResolver
 	// GraphQL query cost (graph.DefaultCost*): the most one query may cost
 	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points
 	// (HAULGRAPH_GRAPHQL_COST_BUDGET) refilled per second

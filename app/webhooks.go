@@ -25,14 +25,18 @@ func (a *App) wireWebhooks() error {
 		return err
 	}
 	store := storage.NewWebhookStore(a.DB, box)
-	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks})
+	var resolver domain.HostResolver = net.DefaultResolver
+	if a.Config.WebhookResolver != nil {
+		resolver = a.Config.WebhookResolver
+	}
+	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks, Resolver: a.Config.WebhookResolver})
 	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout,
 		Attempted: a.Metrics.WebhookAttempt}
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,
-		Service: &domain.Webhooks{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: net.DefaultResolver,
-			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks}},
+		Service: &domain.Webhooks{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: resolver,
+			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log}},
 		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}
 	return nil

@@ -18,14 +18,52 @@ const (
 // ("rate con.pdf" → "rate con_1767225600000.pdf"). Only the last path segment
 // of name survives; separators, control characters and characters that are
 // unsafe in file names on common systems are dropped, and so are bidi
-// controls. The result is a display
-// name only: stored objects are keyed by server-generated ids.
-func AttachmentPath(name string, at time.Time) string {
+// controls. The extension follows contentType, the sniffed type, not the
+// name (typedExt). The result is a display name only: stored objects are
+// keyed by server-generated ids.
+func AttachmentPath(name, contentType string, at time.Time) string {
 	stem, ext := splitExt(sanitizeFileName(name))
 	if stem == "" {
 		stem = "document"
 	}
-	return stem + "_" + strconv.FormatInt(at.UnixMilli(), 10) + ext
+	return stem + "_" + strconv.FormatInt(at.UnixMilli(), 10) + typedExt(ext, contentType)
+}
+
+// DownloadName is the file name a download is offered under: the stored
+// name with the extension of the stored type (names saved before the
+// extension followed the type get it too).
+func DownloadName(path, contentType string) string {
+	stem, ext := cutExt(path)
+	if stem == "" {
+		stem = "document"
+	}
+	return stem + typedExt(ext, contentType)
+}
+
+// documentExts are the extensions of each type SniffDocument answers, the
+// usual one first.
+var documentExts = map[string][]string{
+	"application/pdf": {".pdf"},
+	"image/jpeg":      {".jpg", ".jpeg", ".jpe", ".jfif"},
+	"image/png":       {".png"},
+	"image/gif":       {".gif"},
+}
+
+// typedExt keeps the name's extension when it is one of the type's (in the
+// name's spelling: ".JPG") and else gives the type's own, so that a PDF
+// named x.html is saved and opened as x.pdf: whatever the name says, the
+// file is opened by what its bytes are. An unknown type gets none.
+func typedExt(ext, contentType string) string {
+	exts := documentExts[contentType]
+	for _, e := range exts {
+		if strings.EqualFold(ext, e) {
+			return ext
+		}
+	}
+	if len(exts) == 0 {
+		return ""
+	}
+	return exts[0]
 }
 
 func sanitizeFileName(name string) string {
@@ -59,17 +97,22 @@ func sanitizeFileName(name string) string {
 // splitExt splits a short alphanumeric extension off name and bounds both
 // parts' lengths.
 func splitExt(name string) (stem, ext string) {
-	stem = name
-	if i := strings.LastIndexByte(name, '.'); i > 0 {
-		e := name[i+1:]
-		if e != "" && utf8.RuneCountInString(e) <= maxExtRunes && isAlnum(e) {
-			stem, ext = strings.TrimRight(name[:i], ". "), "."+e
-		}
-	}
+	stem, ext = cutExt(name)
 	if r := []rune(stem); len(r) > maxStemRunes {
 		stem = strings.TrimRight(string(r[:maxStemRunes]), ". ")
 	}
 	return stem, ext
+}
+
+// cutExt splits a short alphanumeric extension off name.
+func cutExt(name string) (stem, ext string) {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		e := name[i+1:]
+		if e != "" && utf8.RuneCountInString(e) <= maxExtRunes && isAlnum(e) {
+			return strings.TrimRight(name[:i], ". "), "." + e
+		}
+	}
+	return name, ""
 }
 
 func isAlnum(s string) bool {

@@ -224,7 +224,7 @@ func (u *Upload) Finish(ctx context.Context) (Document, error) {
 	at := u.svc.now().Truncate(time.Millisecond)
 	d := Document{
 		ID:             uuid.New(),
-		AttachmentPath: AttachmentPath(name, at),
+		AttachmentPath: AttachmentPath(name, u.contentType, at),
 		AttachmentType: u.docType,
 		AttachmentSize: u.size,
 		UploadedAt:     at,

@@ -10,33 +10,50 @@ import (
 func TestAttachmentPath(t *testing.T) {
 	t.Parallel()
 	at := time.UnixMilli(1767225600123)
-	for in, want := range map[string]string{
-		"rate con.pdf":            "rate con_1767225600123.pdf",
-		"../../etc/passwd":        "passwd_1767225600123",
-		`C:\Users\x\BOL 7.JPG`:    "BOL 7_1767225600123.JPG",
-		"..":                      "document_1767225600123",
-		"":                        "document_1767225600123",
-		".hidden":                 "hidden_1767225600123",
-		"a\x00b\x1f\x7fc.png":     "abc_1767225600123.png",
-		"line\r\nbreak.pdf":       "linebreak_1767225600123.pdf",
-		`what?<>:"|*.gif`:         "what_1767225600123.gif",
-		"archive.tar.gz":          "archive.tar_1767225600123.gz",
-		"name.with space ext":     "name.with space ext_1767225600123",
-		"no-ext.":                 "no-ext_1767225600123",
-		"Lieferschein Müller.pdf": "Lieferschein Müller_1767225600123.pdf",
-		"bad\xffutf8.pdf":         "badutf8_1767225600123.pdf",
-		"invoice\u202Efdp.exe":    "invoicefdp_1767225600123.exe",
-		"\u202A\u202B\u202C\u202Dx\u2066\u2067\u2068\u2069.pdf": "x_1767225600123.pdf",
-		strings.Repeat("x", 500):                                strings.Repeat("x", maxStemRunes) + "_1767225600123",
-		"x." + strings.Repeat("e", 40):                          "x." + strings.Repeat("e", 40) + "_1767225600123",
+	const pdf, jpeg, png, gif = "application/pdf", "image/jpeg", "image/png", "image/gif"
+	for _, c := range []struct{ in, ct, want string }{
+		{"rate con.pdf", pdf, "rate con_1767225600123.pdf"},
+		{"../../etc/passwd", pdf, "passwd_1767225600123.pdf"},
+		{`C:\Users\x\BOL 7.JPG`, jpeg, "BOL 7_1767225600123.JPG"},
+		{"scan.jpeg", jpeg, "scan_1767225600123.jpeg"},
+		{"scan.png", jpeg, "scan_1767225600123.jpg"},
+		{"..", png, "document_1767225600123.png"},
+		{"", pdf, "document_1767225600123.pdf"},
+		{".hidden", pdf, "hidden_1767225600123.pdf"},
+		{"a\x00b\x1f\x7fc.png", png, "abc_1767225600123.png"},
+		{"line\r\nbreak.pdf", pdf, "linebreak_1767225600123.pdf"},
+		{`what?<>:"|*.gif`, gif, "what_1767225600123.gif"},
+		{"archive.tar.gz", pdf, "archive.tar_1767225600123.pdf"},
+		{"name.with space ext", pdf, "name.with space ext_1767225600123.pdf"},
+		{"no-ext.", pdf, "no-ext_1767225600123.pdf"},
+		{"Lieferschein Müller.pdf", pdf, "Lieferschein Müller_1767225600123.pdf"},
+		{"bad\xffutf8.pdf", pdf, "badutf8_1767225600123.pdf"},
+		{"invoice\u202Efdp.exe", pdf, "invoicefdp_1767225600123.pdf"},
+		{"\u202A\u202B\u202C\u202Dx\u2066\u2067\u2068\u2069.pdf", pdf, "x_1767225600123.pdf"},
+		{strings.Repeat("x", 500), pdf, strings.Repeat("x", maxStemRunes) + "_1767225600123.pdf"},
+		{"x." + strings.Repeat("e", 40), pdf, "x." + strings.Repeat("e", 40) + "_1767225600123.pdf"},
+		// Active content named so keeps the name, not the extension.
+		{"x.html", pdf, "x_1767225600123.pdf"},
+		{"x.svg", png, "x_1767225600123.png"},
+		{"x.js", gif, "x_1767225600123.gif"},
+		{"x.hta", jpeg, "x_1767225600123.jpg"},
+		{"x.pdf.html", pdf, "x.pdf_1767225600123.pdf"},
+		{"x.html", "", "x_1767225600123"},
 	} {
-		got := AttachmentPath(in, at)
-		if got != want {
-			t.Errorf("AttachmentPath(%q) = %q, want %q", in, got, want)
+		got := AttachmentPath(c.in, c.ct, at)
+		if got != c.want {
+			t.Errorf("AttachmentPath(%q, %s) = %q, want %q", c.in, c.ct, got, c.want)
 		}
 		if strings.ContainsAny(got, `/\`) {
-			t.Errorf("AttachmentPath(%q) = %q keeps a separator", in, got)
+			t.Errorf("AttachmentPath(%q) = %q keeps a separator", c.in, got)
 		}
+		if c.ct != "" && DownloadName(got, c.ct) != got {
+			t.Errorf("DownloadName(%q) = %q, not the stored name", got, DownloadName(got, c.ct))
+		}
+	}
+	// A name stored before the extension followed the type.
+	if got := DownloadName("x_1767225600123.html", pdf); got != "x_1767225600123.pdf" {
+		t.Errorf("DownloadName: %q", got)
 	}
 }
 

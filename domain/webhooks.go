@@ -219,39 +219,14 @@ func checkWebhookURL(raw string, allowInsecure bool) string {
 	default:
 		return "url must use https"
 	}
-	if isIP == nil && !PublicAddr(addr) && !(allowInsecure && addr.IsLoopback()) {
-		return "url must be publicly reachable (private, loopback and link-local addresses are refused)"
+	if isIP == nil && !WebhookAddrAllowed(addr, allowInsecure) {
+		return msgNotPublic
 	}
 	if strings.EqualFold(host, "localhost") && !allowInsecure {
-		return "url must be publicly reachable (private, loopback and link-local addresses are refused)"
+		return msgNotPublic
 	}
 	return ""
 }
-
-// PublicAddr reports whether a is an address webhooks may reach: not private,
-// loopback, link-local, unspecified, multicast or otherwise special.
-func PublicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast() {
-		return false
-	}
-	for _, p := range specialPrefixes {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
-
-// specialPrefixes are non-public ranges netip has no predicate for.
-var specialPrefixes = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "198.18.0.0/15", "240.0.0.0/4", "64:ff9b:1::/48", "2001:db8::/32"} {
-		out = append(out, netip.MustParsePrefix(s))
-	}
-	return out
-}()
 
 // NewWebhookSecret returns "whsec_" + base64 of 32 random bytes (≥ 256 bits).
 func NewWebhookSecret() string {

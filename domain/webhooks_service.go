@@ -42,6 +42,11 @@ type WebhookStore interface {
 	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error)
 }
 
+// VerificationFailed is the state reason of every failed verification: a
+// closed port, another listener, an HTTP error or a wrong answer all read
+// the same, so enabling webhooks cannot map a network.
+var VerificationFailed = fmt.Sprintf(`verification failed: the endpoint did not answer 200 with {"challenge": "<the X-Service-Challenge header>"} within %s`, VerificationTimeout)
+
 // WebhookVerifier sends the verification request of spec 6.2 and checks the
 // answer, returning why it failed (nil: verified).
 type WebhookVerifier interface {
@@ -241,7 +246,8 @@ func (s *Webhooks) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	verr := s.Verifier.Verify(vctx, w.URL, newChallenge())
 	trigger, reason := TriggerVerified, ""
 	if verr != nil {
-		trigger, reason = TriggerVerificationFailed, "verification failed: "+verr.Error()
+		// One reason whatever failed: the verifier logs the cause.
+		trigger, reason = TriggerVerificationFailed, VerificationFailed
 	}
 	to, _, err := NextWebhookState(WebhookPending, trigger)
 	if err != nil {

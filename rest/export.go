@@ -34,7 +34,7 @@ func exportRoutes(e *domain.Exports) []Route {
 type exportHandler struct{ exports *domain.Exports }
 
 // GET /driver-settlement-statements/export?start=&end=&format=csv|ndjson
-// [&driverType=&driverId=&bom=true]: every Processed and Failed statement of
+// [&driverType=&driverId=&bom=true&raw=true]: every Processed and Failed statement of
 // the range, streamed as it is read (README: "Exporting statements").
 func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error {
 	qs := r.URL.Query()
@@ -50,7 +50,13 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 			return fieldError("bom", "bom must be true or false, and true only with format=csv")
 		}
 	}
-	out := &exportStream{w: w, r: r, format: q.Format, bom: bom,
+	raw := false
+	if s := queryParam(qs, "raw"); s != nil {
+		if raw, err = strconv.ParseBool(*s); err != nil || (raw && q.Format != domain.ExportCSV) {
+			return fieldError("raw", "raw must be true or false, and true only with format=csv")
+		}
+	}
+	out := &exportStream{w: w, r: r, format: q.Format, bom: bom, raw: raw,
 		name: "settlement-statements_" + q.From.String() + "_" + q.To.String() + "." + string(q.Format)}
 	err = h.exports.StreamStatements(r.Context(), q, out.statement)
 	if err == nil {
@@ -85,6 +91,7 @@ type exportStream struct {
 	r       *http.Request
 	format  domain.ExportFormat
 	bom     bool
+	raw     bool // CSV cells as stored, not neutralised for spreadsheets
 	name    string
 	started bool
 	rows    int
@@ -128,7 +135,7 @@ func (s *exportStream) start() error {
 			return err
 		}
 	}
-	s.csv = newCSVRows(s.buf)
+	s.csv = newCSVRows(s.buf, s.raw)
 	return s.csv.header()
 }
 

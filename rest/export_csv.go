@@ -1,9 +1,11 @@
 package rest
 
 import (
-	"encoding/csv"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -27,24 +29,112 @@ var StatementCSVHeader = []string{
 	"LineAmount", "LineCurrency", "LineTransactionType",
 }
 
+// csvNumeric marks the columns written as numbers (money, counts, codes):
+// never neutralised, so "-125.50" stays a number in a spreadsheet.
+var csvNumeric = func() []bool {
+	num := make([]bool, len(StatementCSVHeader))
+	for i, h := range StatementCSVHeader {
+		switch h {
+		case "StatementNumber", "Currency", "GrossIncome", "NetIncome", "LineHaul", "Accessorials", "Echecks", "ServiceFee",
+			"DriverPayment", "Deductions", "Reimbursements", "Credits", "Escrow", "Fuel", "Tolls", "Bonus", "Shortfall",
+			"DailyPay", "DailyPerDiem", "StatementPerDiem", "TripValue", "NumberOfTrips", "LoadedMiles", "EmptyMiles",
+			"HoursWorked", "LinePosition", "LineAmount", "LineCurrency":
+			num[i] = true
+		}
+	}
+	return num
+}()
+
 // csvRows writes statements as RFC 4180 records (CRLF line ends, quotes
-// only where needed), reusing one record buffer. Given a *bufio.Writer,
-// csv.Writer writes into it directly (no second buffer).
+// only where needed), reusing one record and one line buffer. Unless raw,
+// text cells are neutralised for spreadsheets (AppendCSVCell).
 type csvRows struct {
-	w   *csv.Writer
-	rec []string
+	w    io.Writer
+	rec  []string
+	line []byte
+	raw  bool
 }
 
-func newCSVRows(w io.Writer) *csvRows {
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	return &csvRows{w: cw, rec: make([]string, len(StatementCSVHeader))}
+func newCSVRows(w io.Writer, raw bool) *csvRows {
+	return &csvRows{w: w, rec: make([]string, len(StatementCSVHeader)), raw: raw}
 }
 
 func (c *csvRows) header() error { return c.write(StatementCSVHeader) }
 
 func (c *csvRows) write(rec []string) error {
-	return c.w.Write(rec)
+	b := c.line[:0]
+	for i, f := range rec {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendCSVCell(b, f, !c.raw && !csvNumeric[i])
+	}
+	b = append(b, '\r', '\n')
+	c.line = b
+	_, err := c.w.Write(b)
+	return err
+}
+
+// AppendCSVCell appends s as one RFC 4180 field, quoted where needed. With
+// neutralise, a cell a spreadsheet would run as a formula (it starts with
+// =, +, -, @, a tab or a carriage return, or their full-width forms) is
+// written as OWASP's CSV-injection guidance says: a single quote in front,
+// the whole cell quoted; a spreadsheet shows it as text.
+func AppendCSVCell(dst []byte, s string, neutralise bool) []byte {
+	if neutralise && formulaStart(s) {
+		dst = append(dst, '"', '\'')
+		return appendQuoted(dst, s)
+	}
+	if !csvNeedsQuotes(s) {
+		return append(dst, s...)
+	}
+	dst = append(dst, '"')
+	return appendQuoted(dst, s)
+}
+
+// appendQuoted appends s with its quotes doubled, and the closing quote.
+func appendQuoted(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		dst = append(dst, s[:i+1]...)
+		dst = append(dst, '"')
+		s = s[i+1:]
+	}
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// formulaStart reports whether a spreadsheet would read s as a formula.
+func formulaStart(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	switch r {
+	case '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20': // ＝ ＋ － ＠
+		return true
+	}
+	return false
+}
+
+// csvNeedsQuotes is encoding/csv's rule: a separator, quote or line break
+// inside, a leading space, or the `\.` that some readers take for an end.
+func csvNeedsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` || strings.ContainsAny(s, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
 }
 
 func (c *csvRows) statement(s *domain.Statement) error {

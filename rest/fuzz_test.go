@@ -2,11 +2,14 @@ package rest
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -66,6 +69,38 @@ func FuzzParseVersion(f *testing.F) {
 		want := s == "v1" || s == "v1.0" || s == "v2" || s == "v2.0"
 		if ok != want || (ok && "v"+v != s) {
 			t.Fatalf("parseVersion(%q) = %q, %v", s, v, ok)
+		}
+	})
+}
+
+// FuzzCSVCell: a written cell reads back (encoding/csv) as the text itself,
+// or, neutralised, as ' + the text when a spreadsheet would run it; a
+// neutralised cell never starts with a formula character.
+func FuzzCSVCell(f *testing.F) {
+	for _, s := range []string{"", "plain", "=1+1", "-125.50", "+1", "@A1", "\t=1", "\r=1", `=HYPERLINK("x","y")`, `a,"b"`,
+		" lead", `\.`, "line\r\nbreak", "\uFF1Dcmd", "'quoted"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, neutralise bool) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		line := append(AppendCSVCell(nil, s, neutralise), ",end\r\n"...)
+		recs, err := csv.NewReader(bytes.NewReader(line)).ReadAll()
+		if err != nil || len(recs) != 1 || len(recs[0]) != 2 || recs[0][1] != "end" {
+			t.Fatalf("%q wrote %q: %v %q", s, line, err, recs)
+		}
+		want := s
+		if neutralise && formulaStart(s) {
+			want = "'" + s
+		}
+		// encoding/csv reads a quoted CRLF as LF.
+		if got := recs[0][0]; got != strings.ReplaceAll(want, "\r\n", "\n") {
+			t.Fatalf("%q wrote %q, read back %q", s, line, got)
+		}
+		if neutralise && formulaStart(recs[0][0]) {
+			t.Fatalf("%q: neutralised cell %q starts a formula", s, recs[0][0])
 		}
 	})
 }

@@ -36,6 +36,7 @@ func TestUploadEveryAllowedTypePerTarget(t *testing.T) {
 			"Carrier Agreement", "Carrier Application", "Carrier Authority", "Carrier Onboarding", "Other Documents", "CARRIER AGREEMENT"}},
 	}
 	files := [][]byte{pdfBytes, pngBytes, jpegBytes, gifBytes}
+	exts := []string{".pdf", ".png", ".jpg", ".gif"} // the stored name follows the bytes, not "scan.pdf"
 	uploads := 0
 	for parentType, tc := range types {
 		for i, v := range tc.values {
@@ -57,7 +58,7 @@ func TestUploadEveryAllowedTypePerTarget(t *testing.T) {
 			if doc["AttachmentSize"] != float64(len(body)) {
 				t.Errorf("%s: size %v, want %d", parentType, doc["AttachmentSize"], len(body))
 			}
-			want := "scan_" + strconv.FormatInt(e.clock.Now().UnixMilli(), 10) + ".pdf"
+			want := "scan_" + strconv.FormatInt(e.clock.Now().UnixMilli(), 10) + exts[i%len(files)]
 			if doc["AttachmentPath"] != want {
 				t.Errorf("%s: AttachmentPath %v, want %s", parentType, doc["AttachmentPath"], want)
 			}
@@ -203,13 +204,13 @@ func TestUploadFileNameCannotEscape(t *testing.T) {
 	path := "/api/p/v1/carriers/" + e.a.carrierID.String() + "/document"
 	ms := strconv.FormatInt(e.clock.Now().UnixMilli(), 10)
 	for _, c := range []struct{ fileName, partName, want string }{
-		{"../../etc/passwd", "a.pdf", "passwd_" + ms},
-		{`..\..\windows\system.ini`, "a.pdf", "system_" + ms + ".ini"},
+		{"../../etc/passwd", "a.pdf", "passwd_" + ms + ".pdf"},
+		{`..\..\windows\system.ini`, "a.pdf", "system_" + ms + ".pdf"}, // the extension follows the bytes
 		{"", "../../x/agreement.pdf", "agreement_" + ms + ".pdf"},
 		// Tab and line breaks pass the text rule (a NUL is a 400, see
 		// apptest's hostile inputs) and are removed from the name.
 		{"bad\tname\r\n.pdf", "a.pdf", "badname_" + ms + ".pdf"},
-		{"..", "a.pdf", "document_" + ms},
+		{"..", "a.pdf", "document_" + ms + ".pdf"},
 	} {
 		status, doc, _ := e.post(path, who, fieldP("DocumentType", "Carrier Agreement"), fieldP("FileName", c.fileName), fileP(c.partName, pdfBytes))
 		if status != 200 {

@@ -10,7 +10,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -34,6 +33,10 @@ type ClientOptions struct {
 	AllowLoopback bool
 	// RootCAs overrides the system roots (tests trust their TLS receiver).
 	RootCAs *x509.CertPool
+	// Resolver, when set, resolves host names instead of the system's
+	// resolver (tests answer a name with an internal address); every address
+	// it answers is still checked as it is dialled.
+	Resolver domain.HostResolver
 }
 
 // NewClient is the HTTP client of every webhook request: it checks every
@@ -43,20 +46,21 @@ type ClientOptions struct {
 func NewClient(opts ClientOptions) *http.Client {
 	dialer := &net.Dialer{
 		Timeout: 10 * time.Second,
+		// Control sees the address actually dialled, after DNS.
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
+			if err != nil || !domain.WebhookAddrAllowed(ap.Addr(), opts.AllowLoopback) {
+				return ErrForbiddenAddress
 			}
-			a := ap.Addr().Unmap()
-			if domain.PublicAddr(a) || (opts.AllowLoopback && a.IsLoopback()) {
-				return nil
-			}
-			return fmt.Errorf("%w: %s", ErrForbiddenAddress, a)
+			return nil
 		},
 	}
+	dial := dialer.DialContext
+	if opts.Resolver != nil {
+		dial = resolvingDial(dialer, opts.Resolver)
+	}
 	tr := &http.Transport{
-		DialContext:           dialer.DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: opts.RootCAs},
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: domain.DeliveryTimeout,
@@ -69,6 +73,35 @@ func NewClient(opts ClientOptions) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // a redirect is an answer, not a hop (it could point inside)
 		},
+	}
+}
+
+// resolvingDial dials host names through r, each answer in turn.
+func resolvingDial(d *net.Dialer, r domain.HostResolver) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(address)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := netip.ParseAddr(host); err == nil {
+			return d.DialContext(ctx, network, address)
+		}
+		addrs, err := r.LookupNetIP(ctx, "ip", host)
+		if err != nil {
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		}
+		var errs []error
+		for _, a := range addrs {
+			c, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+			if err == nil {
+				return c, nil
+			}
+			errs = append(errs, err)
+		}
+		if len(errs) == 0 {
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		}
+		return nil, errors.Join(errs...)
 	}
 }
 
@@ -93,25 +126,25 @@ func traceparent(ctx context.Context) string {
 	return "00-" + trace + "-" + hex.EncodeToString(span) + "-01"
 }
 
-// requestError is what a failed request is reported as, to the user (state
-// reason, attempt log): its kind, never resolver or internal addresses.
-func requestError(err error) error {
-	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var tlsErr *tls.CertificateVerificationError
-	var recErr tls.RecordHeaderError
-	switch {
-	case errors.Is(err, ErrForbiddenAddress):
-		return ErrForbiddenAddress
-	case errors.As(err, &dnsErr):
-		return errors.New("request failed: the host name does not resolve")
-	case errors.As(err, &tlsErr), errors.As(err, &recErr):
-		return errors.New("request failed: TLS handshake failed")
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("request failed: connection refused")
-	case errors.As(err, &opErr) && opErr.Timeout():
-		return errors.New("request failed: connection timed out")
-	default:
-		return errors.New("request failed: no HTTP answer")
+// NoAnswer is the reason of every request that got no HTTP answer: the
+// name did not resolve, the address is refused, the port is closed or
+// filtered, TLS failed, another protocol answered, or nothing came in time.
+// One reason for all of them, as reasons that told them apart would let a
+// tenant map a network port by port; the cause goes to the server's log.
+const NoAnswer = "request failed: no HTTP answer from the endpoint"
+
+// noAnswer reports a request without an HTTP answer as NoAnswer; errors.Is
+// and errors.As still see the cause.
+type noAnswer struct{ cause error }
+
+func (noAnswer) Error() string   { return NoAnswer }
+func (e noAnswer) Unwrap() error { return e.cause }
+
+// Cause is the detail of a failed request, for the server's log only.
+func Cause(err error) error {
+	var na noAnswer
+	if errors.As(err, &na) {
+		return na.cause
 	}
+	return err
 }

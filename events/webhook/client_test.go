@@ -6,9 +6,12 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -77,11 +80,72 @@ func TestRequestErrorsShowNoInternalAddresses(t *testing.T) {
 	t.Parallel()
 	v := &Verifier{Client: NewClient(ClientOptions{})}
 	err := v.Verify(context.Background(), "https://nonexistent.invalid/hooks", "c")
-	if err == nil || err.Error() != "request failed: the host name does not resolve" {
+	if err == nil || err.Error() != NoAnswer {
 		t.Fatalf("unresolvable host: %v", err)
 	}
 	err = v.Verify(context.Background(), "https://10.0.0.1/hooks", "c")
-	if !errors.Is(err, ErrForbiddenAddress) || strings.Contains(err.Error(), "10.0.0.1") {
+	if !errors.Is(err, ErrForbiddenAddress) || err.Error() != NoAnswer {
 		t.Fatalf("private address: %v", err)
+	}
+}
+
+// zone answers every name with its current address.
+type zone struct{ addr atomic.Value }
+
+func (z *zone) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr(z.addr.Load().(string))}, nil
+}
+
+// A name that resolves, at dial time, to an IPv6 form of an internal IPv4
+// address is refused by the dialer's check, not merely unreachable.
+func TestDialTimeEmbeddedIPv4Refused(t *testing.T) {
+	t.Parallel()
+	z := &zone{}
+	v := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true, Resolver: z}), AllowInsecure: true}
+	for _, a := range []string{"64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1", "2002:7f00:1::", "::127.0.0.1",
+		"::ffff:0:7f00:1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fec0::1", "100::1", "192.0.2.1", "198.51.100.7", "::ffff:10.0.0.1"} {
+		z.addr.Store(a)
+		err := v.Verify(context.Background(), "http://hooks.example:8080/h", "c")
+		if !errors.Is(err, ErrForbiddenAddress) || err.Error() != NoAnswer {
+			t.Errorf("%s: %v (cause %v)", a, err, Cause(err))
+		}
+	}
+}
+
+// A closed port, an HTTP server and another protocol's listener read the
+// same to the tenant: no port scan through delivery or verification errors.
+func TestNoAnswerTellsNoListenerApart(t *testing.T) {
+	t.Parallel()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedURL := "https://" + closed.Addr().String() + "/h"
+	closed.Close()
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := other.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
+			c.Close()
+		}
+	}()
+	defer func() { other.Close(); <-done }()
+	plain := httptest.NewServer(http.NotFoundHandler()) // plain HTTP where TLS is spoken
+	defer plain.Close()
+	v := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true}
+	for _, u := range []string{closedURL, "https://" + other.Addr().String() + "/h", strings.Replace(plain.URL, "http:", "https:", 1) + "/h",
+		"http://" + other.Addr().String() + "/h"} {
+		if err := v.Verify(context.Background(), u, "c"); err == nil || err.Error() != NoAnswer {
+			t.Errorf("%s: %v", u, err)
+		}
 	}
 }

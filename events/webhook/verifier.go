@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -20,6 +21,9 @@ type Verifier struct {
 	// Timeout is how long the endpoint has to answer; zero is
 	// domain.VerificationTimeout (tests shorten it instead of waiting).
 	Timeout time.Duration
+	// Log gets why a verification failed (the tenant sees one reason for
+	// all, domain.VerificationFailed); nil: nobody.
+	Log *slog.Logger
 }
 
 var _ domain.WebhookVerifier = (*Verifier)(nil)
@@ -31,6 +35,14 @@ const maxVerificationAnswer = 4 << 10
 // object with the single property "challenge" equal to the token, byte for
 // byte, within domain.VerificationTimeout. The request is not signed.
 func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
+	err := v.verify(ctx, url, challenge)
+	if err != nil && v.Log != nil {
+		v.Log.InfoContext(ctx, "webhook verification failed", "err", Cause(err))
+	}
+	return err
+}
+
+func (v *Verifier) verify(ctx context.Context, url, challenge string) error {
 	timeout := v.Timeout
 	if timeout <= 0 {
 		timeout = domain.VerificationTimeout
@@ -53,10 +65,7 @@ func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
 	req.Header.Set("traceparent", traceparent(ctx))
 	resp, err := v.Client.Do(req)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return tooLate
-		}
-		return requestError(err)
+		return noAnswer{err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

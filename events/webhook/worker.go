@@ -173,6 +173,7 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o stor
 	switch {
 	case err != nil:
 		o.Error, outcome = err.Error(), "error"
+		w.Log.InfoContext(ctx, "webhook attempt failed", "webhook", c.WebhookID, "delivery", c.ID, "err", Cause(err))
 	case status >= 200 && status < 300:
 		o.Delivered = true
 		return o, "delivered"
@@ -216,10 +217,7 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	req.Header.Set("traceparent", traceparent(ctx))
 	resp, err := w.Client.Do(req)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return 0, fmt.Errorf("no answer within %s", w.Timeout)
-		}
-		return 0, requestError(err)
+		return 0, noAnswer{err}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
