@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 type gqlResponse struct {
@@ -89,15 +90,18 @@ func TestGraphiQLPageForBrowsers(t *testing.T) {
 	}
 }
 
+// A signed-in client's batch or oversized body is refused (a client
+// without a token is refused before its body is read: TestNoTokenIsUnauthenticated).
 func TestBatchesAndLargeBodiesRefused(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
-	res, out := rawPost(t, srv.URL, "", "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
+	tok := srv.Token(t, apptest.NewTenant(t, srv, "acme"), domain.ScopeLoadRead)
+	res, out := rawPost(t, srv.URL, tok, "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
 	if res.StatusCode != http.StatusBadRequest || out.code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {
 		t.Errorf("batch: status %d %+v", res.StatusCode, out)
 	}
 	big := `{"query":"{ eventTypes }","variables":{"pad":"` + strings.Repeat("x", 2<<20) + `"}}`
-	res, out = rawPost(t, srv.URL, "", "", big)
+	res, out = rawPost(t, srv.URL, tok, "", big)
 	if res.StatusCode != http.StatusRequestEntityTooLarge || out.code(0) != "PAYLOAD_TOO_LARGE" {
 		t.Errorf("2 MiB body: status %d %+v, want 413", res.StatusCode, out)
 	}
