@@ -21,7 +21,7 @@ test: check fuzz
 # `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
-FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
+FUZZ_TARGETS = ./domain:FuzzParseDateTime ./domain:FuzzCheckText ./domain:FuzzOpenEventCursor ./rest:FuzzDecodeBodies ./rest:FuzzParseVersion \
 	./rest:FuzzReadUploadParts ./graph:FuzzReadMultipart ./webhooksig:FuzzParse ./webhooksig:FuzzVerify
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.

@@ -33,7 +33,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Loaders: reads,
 		// Webhooks is wired before GraphQL (app/webhooks.go).
 		Webhooks: a.Webhooks.Service,
-		Events:   &domain.EventLog{Store: &storage.EventLog{DB: a.DB}},
+		Events:   a.Events.Log,
 		// Document uploads (GraphQL multipart) and Document.downloadUrl.
 		Documents:     a.Documents,
 		LoadWrites:    a.Events.LoadWrites,
