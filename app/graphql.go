@@ -43,6 +43,8 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 			DisableIntrospection: a.Config.DisableIntrospection,
 			MaxCost:              a.Config.GraphQLCostLimit,
 			Throttle:             throttle,
+			PersistedQueries:     a.Config.PersistedQueriesPerTenant,
+			PersistedQueryBytes:  a.Config.PersistedQueryBytesPerTenant,
 			// GraphQL over SSE: every stream is one request, charged to the
 			// rate limits by auth like any other.
 			Streams: graph.SSEOptions{

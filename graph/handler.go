@@ -36,6 +36,11 @@ type Options struct {
 	// Streams configure GraphQL over server-sent events (its Live is the
 	// handler's own).
 	Streams SSEOptions
+	// PersistedQueries and PersistedQueryBytes bound each tenant's
+	// persisted queries (default DefaultPersistedQueries, 1,000, and
+	// DefaultPersistedQueryBytes, 4 MiB).
+	PersistedQueries    int
+	PersistedQueryBytes int
 }
 
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
@@ -122,7 +127,7 @@ func NewHandler(deps Deps) *Handler {
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: newPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	srv.Use(loaderExtension{src: deps.Loaders, docs: deps.Documents})
 	srv.Use(httpSubscriptionGuard{})
 	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
