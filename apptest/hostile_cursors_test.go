@@ -511,3 +511,31 @@ func TestHostilePersistedQueries(t *testing.T) {
 		t.Errorf("a's latest registration answers %s", got)
 	}
 }
+
+// TestHostileResumeHangUp: clients that hang up while their resume is
+// replaying stored events. The replay hands events to the execution while
+// the hang-up closes its stream from another goroutine: the two must not
+// race (a send on the closed channel would panic the connection's
+// goroutine).
+func TestHostileResumeHangUp(t *testing.T) {
+	t.Parallel()
+	r := newCursorRig(t)
+	first := r.edges(t, r.readA, "", 1).Data.Events.Edges[0].Cursor
+	for range 30 {
+		status, frames, stop := r.sseOpen(t, r.readA, first, true)
+		if status != http.StatusOK {
+			t.Fatalf("resume: %d", status)
+		}
+		<-frames // the first replayed event: the replay is under way
+		stop()
+	}
+	// The server still serves the tenant's resumes in full.
+	_, frames, stop := r.sseOpen(t, r.readA, first, false)
+	defer stop()
+	for i := 1; i < len(r.idsA); i++ {
+		f := <-frames
+		if !strings.Contains(f.data, r.idsA[i]) {
+			t.Fatalf("after hang-ups, event %d is %+v, want %s", i, f, r.idsA[i])
+		}
+	}
+}

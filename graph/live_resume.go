@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
@@ -78,7 +79,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 	rctx, cancel := context.WithCancel(domain.WithEventStream(ctx, feed))
 	defer cancel()
 	next, rctx := exec.DispatchOperation(rctx, opCtx)
-	if feed.sink.Deliver == nil {
+	if !feed.subscribed() {
 		l.Leave(m)
 		if resp := next(rctx); resp != nil && len(resp.Errors) > 0 {
 			return resp.Errors
@@ -91,7 +92,10 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 			return refuse(err)
 		}
 		for _, ev := range events {
-			feed.sink.Deliver(ev) // one event in, one response out
+			if !feed.deliver(ev) { // one event in, one response out
+				l.Leave(m)
+				return nil // the subscriber has gone
+			}
 			resp := next(rctx)
 			if resp == nil {
 				l.Leave(m)
@@ -148,21 +152,48 @@ func (l *Live) position() domain.EventPosition {
 
 // replayFeed is the event stream of a replay's private execution: the
 // resolver subscribes to it (after authorization and validation), and the
-// replay hands it stored events one at a time.
+// replay hands it stored events one at a time. Close comes from the
+// execution's context (the subscriber hanging up) on a goroutine of its own,
+// at any time: it and deliver take turns, and nothing is delivered once the
+// stream is closed (a send on the closed channel would panic).
 type replayFeed struct {
 	filter domain.EventFilter
+
+	mu     sync.Mutex
 	sink   domain.EventSink
+	closed bool
 }
 
 func (f *replayFeed) Subscribe(_ uuid.UUID, filter domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.filter, f.sink = filter, sink
 	return f
 }
 
+// subscribed reports that the execution has subscribed (it was not refused).
+func (f *replayFeed) subscribed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sink.Deliver != nil
+}
+
+// deliver hands ev to the execution; false once the stream is closed.
+func (f *replayFeed) deliver(ev *domain.LiveEvent) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.closed && f.sink.Deliver(ev)
+}
+
 // Close ends the execution's stream (its context ended).
 func (f *replayFeed) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	f.closed = true
 	if f.sink.Ended != nil {
 		f.sink.Ended(false)
-		f.sink.Ended = nil
 	}
 }
