@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -236,6 +238,37 @@ func (r *cursorRig) sseAnswer(t *testing.T, token, after string, lastEventID boo
 	return sb.String()
 }
 
+// wsAnswer is the first message a graphql-transport-ws subscription with
+// after: cursor gets, as sent.
+func (r *cursorRig) wsAnswer(t *testing.T, token, cursor string) string {
+	t.Helper()
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Subprotocols: []string{"graphql-transport-ws"}}
+	conn, res, err := d.Dial("ws"+strings.TrimPrefix(r.srv.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	_ = res.Body.Close()
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	frames := []any{map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer " + token}},
+		map[string]any{"id": "r", "type": "subscribe", "payload": map[string]any{
+			"query": `subscription($after: String) { loadChanged(after: $after) { id cursor } }`, "variables": map[string]any{"after": cursor}}}}
+	for _, f := range frames {
+		if err := conn.WriteJSON(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for {
+		_, b, err := conn.ReadMessage()
+		if err != nil {
+			return "read: " + err.Error()
+		}
+		if !strings.Contains(string(b), `"connection_ack"`) && !strings.Contains(string(b), `"ping"`) {
+			return string(b)
+		}
+	}
+}
+
 // readable reports what a cursor shows when base64-decoded, if it is text
 // (32 random bytes are all printable once in 10^18).
 func readable(c string) (string, bool) {
@@ -376,7 +409,7 @@ func TestHostileCursorsOpaque(t *testing.T) {
 // the old format, positions between a's, b's own cursors, a's cursor
 // altered, random bytes) gets byte for byte the answer of a cursor that
 // never existed, on REST /events, GraphQL events(after:), SSE
-// Last-Event-ID and the subscription's after:.
+// Last-Event-ID and the subscription's after: (SSE and WebSocket).
 func TestHostileCursorsForged(t *testing.T) {
 	t.Parallel()
 	r := newCursorRig(t)
@@ -419,7 +452,7 @@ func TestHostileCursorsForged(t *testing.T) {
 	forged["a's cursor altered"] = string(c)
 
 	never := random(32) // a cursor that never existed
-	type answers struct{ rest, graph, sseID, sseAfter string }
+	type answers struct{ rest, graph, sseID, sseAfter, ws string }
 	// Two parts of an answer vary by request whatever the cursor: REST's
 	// traceId and the cost budget left (it refills with time).
 	traceID := regexp.MustCompile(`"traceId":"[0-9a-f]*"`)
@@ -435,17 +468,23 @@ func TestHostileCursorsForged(t *testing.T) {
 			graph:    fmt.Sprintf("%d %s", gs, budget.ReplaceAll(gb, []byte(`"currentlyAvailable":…`))),
 			sseID:    r.sseAnswer(t, r.readA, cursor, true),
 			sseAfter: r.sseAnswer(t, r.readA, cursor, false),
+			ws:       r.wsAnswer(t, r.readA, cursor),
 		}
 	}
 	want := answer(never)
 	if !strings.HasPrefix(want.rest, "400 application/problem+json") {
 		t.Fatalf("a cursor that never existed: %s", want.rest)
 	}
+	for _, a := range []string{want.graph, want.sseID, want.sseAfter, want.ws} {
+		if !strings.Contains(a, `"code":"BAD_USER_INPUT"`) {
+			t.Fatalf("a cursor that never existed: %s", a)
+		}
+	}
 	differ := map[string]int{}
 	for _, name := range slices.Sorted(maps.Keys(forged)) {
 		got := answer(forged[name])
 		for transport, pair := range map[string][2]string{"REST": {got.rest, want.rest}, "GraphQL": {got.graph, want.graph},
-			"SSE Last-Event-ID": {got.sseID, want.sseID}, "SSE after:": {got.sseAfter, want.sseAfter}} {
+			"SSE Last-Event-ID": {got.sseID, want.sseID}, "SSE after:": {got.sseAfter, want.sseAfter}, "WebSocket after:": {got.ws, want.ws}} {
 			if pair[0] != pair[1] {
 				if differ[transport]++; differ[transport] <= 2 {
 					t.Errorf("%s, %s:\n got %s\nwant %s", transport, name, pair[0], pair[1])
