@@ -87,7 +87,7 @@ func (r *cursorRig) createLoad(t *testing.T, token string, tn apptest.Tenant, nu
 	}
 }
 
-// do sends one request and reads the whole answer.
+// cursorDo sends one request and reads the whole answer.
 func cursorDo(t *testing.T, req *http.Request) (int, http.Header, []byte) {
 	t.Helper()
 	res, err := http.DefaultClient.Do(req)
