@@ -37,7 +37,8 @@ FUZZ_TARGETS = \
 	./jsonkey:FuzzFold \
 	./rest:FuzzCheckQuery \
 	./domain:FuzzPublicAddr \
-	./rest:FuzzCSVCell
+	./rest:FuzzCSVCell \
+	./domain:FuzzOpenEventCursor
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:

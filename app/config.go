@@ -87,6 +87,12 @@ type Config struct {
 	// SSEHeartbeat is the interval of an event stream's heartbeat comment
 	// (default 15s; tests shorten it).
 	SSEHeartbeat time.Duration
+	// PersistedQueriesPerTenant and PersistedQueryBytesPerTenant bound each
+	// tenant's automatic persisted queries, in entries and bytes
+	// (HAULGRAPH_PERSISTED_QUERIES_PER_TENANT, default 1,000;
+	// HAULGRAPH_PERSISTED_QUERY_BYTES_PER_TENANT, default 4 MiB).
+	PersistedQueriesPerTenant    int
+	PersistedQueryBytesPerTenant int
 	// Rate limits in requests per second (DESIGN.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
@@ -230,7 +236,8 @@ func FromEnv() (Config, error) {
 		}
 		c.SubscriberBuffer = n
 	}
-	for env, dst := range map[string]*int{"HAULGRAPH_SSE_MAX_STREAMS_CLIENT": &c.SSEMaxStreamsClient, "HAULGRAPH_SSE_MAX_STREAMS_TENANT": &c.SSEMaxStreamsTenant} {
+	for env, dst := range map[string]*int{"HAULGRAPH_SSE_MAX_STREAMS_CLIENT": &c.SSEMaxStreamsClient, "HAULGRAPH_SSE_MAX_STREAMS_TENANT": &c.SSEMaxStreamsTenant,
+		"HAULGRAPH_PERSISTED_QUERIES_PER_TENANT": &c.PersistedQueriesPerTenant, "HAULGRAPH_PERSISTED_QUERY_BYTES_PER_TENANT": &c.PersistedQueryBytesPerTenant} {
 		if v := os.Getenv(env); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {

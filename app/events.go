@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -19,6 +21,9 @@ type Events struct {
 	Hub           *events.Hub
 	// Relay.Wake() wakes durable consumers (webhook delivery) on new events.
 	Relay *events.Relay
+	// Log is the events API (REST and GraphQL), whose cursors are sealed
+	// with the same key as the subscriptions'.
+	Log *domain.EventLog
 }
 
 // wireEvents builds the bus and positions the relay at the outbox head before
@@ -29,11 +34,19 @@ func (a *App) wireEvents(ctx context.Context) error {
 	if err := relay.Position(ctx); err != nil {
 		return err
 	}
+	// The key is valid here: auth.New has refused one that does not decode.
+	master, err := secretbox.DecodeKey(a.Config.EncryptionKey)
+	if err != nil {
+		return fmt.Errorf("HAULGRAPH_ENCRYPTION_KEY: %w", err)
+	}
+	cursors := domain.NewEventCursors(secretbox.Derive(master, secretbox.EventCursorsLabel))
 	a.Events = &Events{
-		LoadWrites:    &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
-		Subscriptions: &domain.Subscriptions{Stream: hub, Log: events.Log{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer},
-		Hub:           hub,
-		Relay:         relay,
+		LoadWrites: &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
+		Subscriptions: &domain.Subscriptions{Stream: hub, Log: events.Log{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer,
+			Cursors: cursors},
+		Hub:   hub,
+		Relay: relay,
+		Log:   &domain.EventLog{Store: &storage.EventLog{DB: a.DB}, Cursors: cursors},
 	}
 	return nil
 }

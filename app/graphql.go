@@ -33,7 +33,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Loaders: reads,
 		// Webhooks is wired before GraphQL (app/webhooks.go).
 		Webhooks: a.Webhooks.Service,
-		Events:   &domain.EventLog{Store: &storage.EventLog{DB: a.DB}},
+		Events:   a.Events.Log,
 		// Document uploads (GraphQL multipart) and Document.downloadUrl.
 		Documents:     a.Documents,
 		LoadWrites:    a.Events.LoadWrites,
@@ -48,6 +48,8 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 			RefusalCost:          a.Config.GraphQLRefusalCost,
 			RefusalCostPerKiB:    a.Config.GraphQLRefusalCostPerKiB,
 			Throttle:             throttle,
+			PersistedQueries:     a.Config.PersistedQueriesPerTenant,
+			PersistedQueryBytes:  a.Config.PersistedQueryBytesPerTenant,
 			// GraphQL over SSE: every stream is one request, charged to the
 			// rate limits by auth like any other.
 			Streams: graph.SSEOptions{

@@ -2,7 +2,6 @@ package domain
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -50,9 +49,6 @@ type LoggedEvent struct {
 	Payload json.RawMessage
 }
 
-// Cursor is the opaque position of the event, for after.
-func (e LoggedEvent) Cursor() string { return EncodeEventCursor(e.Position) }
-
 // WebhookBody is the body a webhook receives for a stored envelope:
 // data.diff.previousAttributes only when asked for (spec 6.4). The delivery
 // worker and the events API both render with it, so the API answers byte for
@@ -77,30 +73,6 @@ func ParseEnvelope(payload []byte) (time.Time, EventData, error) {
 	return ts, env.Data, err
 }
 
-const eventCursorPrefix = "ev1:"
-
-// EncodeEventCursor makes an outbox position an opaque cursor.
-func EncodeEventCursor(pos EventPosition) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix + pos.String()))
-}
-
-// DecodeEventCursor reverses EncodeEventCursor.
-func DecodeEventCursor(s string) (EventPosition, bool) {
-	if len(s) > 128 {
-		return EventPosition{}, false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return EventPosition{}, false
-	}
-	rest, ok := strings.CutPrefix(string(b), eventCursorPrefix)
-	if !ok {
-		return EventPosition{}, false
-	}
-	pos, err := ParseEventPosition(rest)
-	return pos, err == nil
-}
-
 // eventIDPattern is spec 6.3's event id: <uuid>-<suffix>.
 var eventIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3}$`)
 
@@ -114,7 +86,11 @@ func EventTypeScope(eventType string) Scope {
 }
 
 // EventLog is the events API service.
-type EventLog struct{ Store EventLogStore }
+type EventLog struct {
+	Store EventLogStore
+	// Cursors seals the positions of the events listed (and opens after).
+	Cursors *EventCursors
+}
 
 // EventListInput is a request of the events API as sent; the field names of
 // its validation errors are GraphQL's (first, after, types, loadNumber,
@@ -145,7 +121,7 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 	after := in.After != nil && strings.TrimSpace(*in.After) != ""
 	if after {
 		var ok bool
-		if afterID, afterPos, ok = parseAfter(*in.After); !ok {
+		if afterID, afterPos, ok = parseAfter(l.Cursors, p.TenantID, *in.After); !ok {
 			v.Add("after", malformedAfter)
 		}
 	}
@@ -187,7 +163,7 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 	}
 	page.Cursors = make([]string, len(page.Items))
 	for i, e := range page.Items {
-		page.Cursors[i] = e.Cursor()
+		page.Cursors[i] = l.Cursors.Seal(p.TenantID, e.Position)
 	}
 	return page, nil
 }

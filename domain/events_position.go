@@ -1,10 +1,6 @@
 package domain
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // EventPosition is a place in the outbox's order. Events are ordered by the
 // id of the transaction that wrote them (Xact, PostgreSQL's xid8), then by
@@ -25,20 +21,8 @@ func (p EventPosition) Before(q EventPosition) bool {
 	return p.Xact < q.Xact || (p.Xact == q.Xact && p.Seq < q.Seq)
 }
 
-// String renders p as a cursor, "<xact>.<seq>" (ParseEventPosition reads it).
+// String renders p as "<xact>.<seq>", for logs and tests; clients only
+// ever see it sealed (EventCursors).
 func (p EventPosition) String() string {
 	return strconv.FormatInt(p.Xact, 10) + "." + strconv.FormatInt(p.Seq, 10)
-}
-
-// ParseEventPosition reads a cursor written by EventPosition.String.
-func ParseEventPosition(s string) (EventPosition, error) {
-	x, q, ok := strings.Cut(s, ".")
-	if ok {
-		xact, err1 := strconv.ParseInt(x, 10, 64)
-		seq, err2 := strconv.ParseInt(q, 10, 64)
-		if err1 == nil && err2 == nil && xact >= 0 && seq >= 0 {
-			return EventPosition{Xact: xact, Seq: seq}, nil
-		}
-	}
-	return EventPosition{}, fmt.Errorf("invalid event position %q", s)
 }

@@ -13,9 +13,9 @@ const CodeCursorExpired Code = "CURSOR_EXPIRED"
 // EventLocator finds a tenant's stored event by id or by position.
 type EventLocator interface {
 	// Locate finds an event of tenant by id, or else by position (pos not
-	// nil). found is false when tenant has no such event; foreign then
-	// reports that another tenant has it.
-	Locate(ctx context.Context, tenant uuid.UUID, id string, pos *EventPosition) (at EventPosition, found, foreign bool, err error)
+	// nil); found is false when tenant has no such event. Only tenant's
+	// events are read: whether another tenant has one is never asked.
+	Locate(ctx context.Context, tenant uuid.UUID, id string, pos *EventPosition) (at EventPosition, found bool, err error)
 }
 
 // ReplayLog is the stored event stream (the outbox, kept 30 days) as a
@@ -33,34 +33,35 @@ const (
 	malformedAfter = "not an event cursor or event id: " + afterRule
 )
 
-// parseAfter reads an after value — an event's opaque cursor (the events
-// API's and the subscriptions' are the same) or its id — without looking it
-// up; ok is false when it is neither.
-func parseAfter(s string) (id string, pos *EventPosition, ok bool) {
+// parseAfter reads an after value of tenant's — an event's sealed cursor
+// (the events API's and the subscriptions' are the same) or its id —
+// without looking it up; ok is false when it is neither. A cursor sealed for
+// another tenant, altered or of the old unsealed form is not a cursor: it is
+// refused as garbage is, before any lookup.
+func parseAfter(cursors *EventCursors, tenant uuid.UUID, s string) (id string, pos *EventPosition, ok bool) {
 	s = strings.TrimSpace(s)
 	if eventIDPattern.MatchString(s) {
 		return strings.ToLower(s), nil, true
 	}
-	if at, ok := DecodeEventCursor(s); ok {
+	if at, ok := cursors.Open(tenant, s); ok {
 		return "", &at, true
 	}
 	return "", nil, false
 }
 
 // locateAfter is the one rule for where an after value (read by parseAfter)
-// resumes, for subscriptions and the events API alike: another tenant's
-// event is BAD_USER_INPUT on after; an event no longer kept (pruned after
-// 30 days) or never known is CURSOR_EXPIRED, never a silent fresh start.
+// resumes, for subscriptions and the events API alike: an event of the
+// tenant's no longer kept (pruned after 30 days), or an id the tenant has no
+// event of (another tenant's included), is CURSOR_EXPIRED, never a silent
+// fresh start.
 func locateAfter(ctx context.Context, loc EventLocator, tenant uuid.UUID, id string, pos *EventPosition) (EventPosition, error) {
 	if loc == nil {
 		return EventPosition{}, &Error{Code: CodeInternal, Message: "resuming is not configured"}
 	}
-	at, found, foreign, err := loc.Locate(ctx, tenant, id, pos)
+	at, found, err := loc.Locate(ctx, tenant, id, pos)
 	switch {
 	case err != nil:
 		return EventPosition{}, err
-	case foreign:
-		return EventPosition{}, fieldError("after", "the cursor is not one of your events: "+afterRule)
 	case !found:
 		msg := "the event is no longer kept (events are kept 30 days) or never existed: start again without after and reconcile"
 		return EventPosition{}, &Error{Code: CodeCursorExpired, Message: "after: " + msg, Fields: map[string][]string{"after": {msg}}}
@@ -75,12 +76,15 @@ func (s *Subscriptions) ResumeAt(ctx context.Context, cursor string) (EventPosit
 	if err != nil {
 		return EventPosition{}, err
 	}
-	id, pos, ok := parseAfter(cursor)
+	id, pos, ok := parseAfter(s.Cursors, p.TenantID, cursor)
 	if !ok {
 		return EventPosition{}, fieldError("after", malformedAfter)
 	}
 	return locateAfter(ctx, s.Log, p.TenantID, id, pos)
 }
+
+// Cursor is ev's cursor (EventCursors.Seal), as subscriptions deliver it.
+func (s *Subscriptions) Cursor(ev *LiveEvent) string { return s.Cursors.Seal(ev.TenantID, ev.Pos) }
 
 // Replay returns the next events, at most limit, after `after` and up to
 // `upTo` that a subscription with filter f receives, in outbox order; more

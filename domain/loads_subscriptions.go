@@ -88,6 +88,8 @@ type Subscriptions struct {
 	// Buffer is how many events one subscriber may have pending before it
 	// is cut off as too slow.
 	Buffer int
+	// Cursors seals the cursors of the events delivered (and opens after:).
+	Cursors *EventCursors
 }
 
 // SubscriptionInput is a subscription's filter as sent.

@@ -14,7 +14,7 @@ type Log struct{ Outbox *storage.Outbox }
 
 var _ domain.ReplayLog = Log{}
 
-func (l Log) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, bool, error) {
+func (l Log) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, error) {
 	return l.Outbox.Locate(ctx, tenant, id, pos)
 }
 

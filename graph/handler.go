@@ -46,6 +46,11 @@ type Options struct {
 	// Streams configure GraphQL over server-sent events (its Live is the
 	// handler's own).
 	Streams SSEOptions
+	// PersistedQueries and PersistedQueryBytes bound each tenant's
+	// persisted queries (default DefaultPersistedQueries, 1,000, and
+	// DefaultPersistedQueryBytes, 4 MiB).
+	PersistedQueries    int
+	PersistedQueryBytes int
 }
 
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
@@ -151,7 +156,7 @@ func NewHandler(deps Deps) *Handler {
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: newPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	// After the persisted query is looked up, before anything else reads it.
 	srv.Use(documentBounds{maxNodes: o.MaxNodes, maxNesting: o.MaxNesting, validated: validated, throttle: o.Throttle,
 		refusalCost: o.RefusalCost, refusalCostPerKiB: o.RefusalCostPerKiB})

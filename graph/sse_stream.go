@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -107,6 +108,8 @@ type sseStream struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	ctx context.Context // the request's: done when the client has gone
+	// tenant is the caller's, whose key seals the events' ids (cursors).
+	tenant uuid.UUID
 
 	mu     sync.Mutex
 	queue  []sseFrame
@@ -133,7 +136,7 @@ func (t *SSETransport) open(w http.ResponseWriter, r *http.Request) *sseStream {
 		h.Set("Connection", "close")
 	}
 	w.WriteHeader(http.StatusOK)
-	s := &sseStream{o: &t.o, w: w, rc: http.NewResponseController(w), ctx: r.Context(),
+	s := &sseStream{o: &t.o, w: w, rc: http.NewResponseController(w), ctx: r.Context(), tenant: domain.PrincipalFrom(r.Context()).TenantID,
 		room: make(chan struct{}), wake: make(chan struct{}, 1), gone: make(chan struct{}), done: make(chan struct{})}
 	_ = s.rc.Flush()
 	ended := func() {}
@@ -192,7 +195,7 @@ func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
 			domain.ErrSlowConsumer.Error()+": subscribe again with after: the last cursor received")}), true)
 		return
 	}
-	s.queue = append(s.queue, sseFrame{id: cursorOf(pos), data: data})
+	s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 	s.events++
 	s.mu.Unlock()
 	s.signal()
@@ -208,7 +211,7 @@ func (s *sseStream) deliverWait(ctx context.Context, pos domain.EventPosition, d
 			return errGone
 		}
 		if s.events < s.o.Queue {
-			s.queue = append(s.queue, sseFrame{id: cursorOf(pos), data: data})
+			s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 			s.events++
 			s.mu.Unlock()
 			s.signal()
@@ -301,11 +304,11 @@ func (s *sseStream) write(frames []sseFrame) bool {
 }
 
 // cursorOf is an event's SSE id: its cursor (Last-Event-ID resumes from it).
-func cursorOf(pos domain.EventPosition) string {
+func (s *sseStream) cursorOf(pos domain.EventPosition) string {
 	if pos == (domain.EventPosition{}) {
 		return ""
 	}
-	return domain.EncodeEventCursor(pos)
+	return s.o.Live.subs.Cursors.Seal(s.tenant, pos)
 }
 
 // resultEvent is a result, then "complete".

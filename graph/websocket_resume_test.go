@@ -108,12 +108,12 @@ func TestResumeRefusals(t *testing.T) {
 		w            *wsClient
 		cursor, code string
 	}{
-		{other, ev.Cursor, "BAD_USER_INPUT"},           // tenant A's event, by cursor
-		{other, ev.ID, "BAD_USER_INPUT"},               // and by id
+		{other, ev.Cursor, "BAD_USER_INPUT"},           // tenant A's cursor is no cursor of B's
+		{other, ev.ID, "CURSOR_EXPIRED"},               // and A's id is as unknown to B as any
 		{w, "not-a-cursor", "BAD_USER_INPUT"},          // malformed
 		{w, uuid.NewString() + "-0", "CURSOR_EXPIRED"}, // no longer kept (or never was)
-		{w, domain.EncodeEventCursor(domain.EventPosition{Xact: 1, Seq: 999999999}), "CURSOR_EXPIRED"}, // a position with no event
-		{other, uuid.NewString() + "-1", "CURSOR_EXPIRED"},                                             // same for tenant B
+		{w, srv.Events.Subscriptions.Cursors.Seal(a.ID, domain.EventPosition{Xact: 1, Seq: 999999999}), "CURSOR_EXPIRED"}, // a position with no event
+		{other, uuid.NewString() + "-1", "CURSOR_EXPIRED"},                                                                // same for tenant B
 	} {
 		c.w.subscribe("r", resumeQuery, map[string]any{"after": c.cursor})
 		m := c.w.read()

@@ -20,9 +20,9 @@ func eventConnection(p domain.Page[domain.LoggedEvent], after *string, previous 
 		ev := &domain.LiveEvent{Seq: e.Position.Seq, Pos: e.Position, ID: e.ID, Type: e.Type, Timestamp: ts, SubsidiaryID: e.SubsidiaryID, Data: data}
 		var node model.Event
 		if e.Type == domain.EventTripChanged {
-			node = tripEvent(ev, previous)
+			node = tripEvent(ev, p.Cursors[i], previous)
 		} else {
-			node = loadEvent(ev, previous)
+			node = loadEvent(ev, p.Cursors[i], previous)
 		}
 		c.Edges = append(c.Edges, &model.EventEdge{Cursor: p.Cursors[i], Node: node})
 		c.Nodes = append(c.Nodes, node)

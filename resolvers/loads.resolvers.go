@@ -43,19 +43,19 @@ func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, fir
 
 func (r *subscriptionResolver) LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.LoadEvent, error) {
 	return stream(ctx, r.Subscriptions, domain.EventLoadChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
-		return loadEvent(ev, includePreviousAttributes != nil && *includePreviousAttributes)
+		return loadEvent(ev, r.Subscriptions.Cursor(ev), includePreviousAttributes != nil && *includePreviousAttributes)
 	})
 }
 
 func (r *subscriptionResolver) LoadStatusChanged(ctx context.Context, filter *model.LoadEventFilter, after *string) (<-chan *model.LoadEvent, error) {
 	return stream(ctx, r.Subscriptions, domain.EventLoadStatusChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
-		return loadEvent(ev, false)
+		return loadEvent(ev, r.Subscriptions.Cursor(ev), false)
 	})
 }
 
 func (r *subscriptionResolver) TripChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.TripEvent, error) {
 	return stream(ctx, r.Subscriptions, domain.EventTripChanged, filter, func(ev *domain.LiveEvent) *model.TripEvent {
-		return tripEvent(ev, includePreviousAttributes != nil && *includePreviousAttributes)
+		return tripEvent(ev, r.Subscriptions.Cursor(ev), includePreviousAttributes != nil && *includePreviousAttributes)
 	})
 }
 

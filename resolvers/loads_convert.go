@@ -123,13 +123,13 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 // defaultSubscriberBuffer applies when the configuration names none.
 const defaultSubscriberBuffer = 64
 
-func loadEvent(ev *domain.LiveEvent, previous bool) *model.LoadEvent {
-	return &model.LoadEvent{ID: ev.ID, Cursor: domain.EncodeEventCursor(ev.Pos), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+func loadEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.LoadEvent {
+	return &model.LoadEvent{ID: ev.ID, Cursor: cursor, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.LoadEventData{Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 
-func tripEvent(ev *domain.LiveEvent, previous bool) *model.TripEvent {
-	return &model.TripEvent{ID: ev.ID, Cursor: domain.EncodeEventCursor(ev.Pos), Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
+func tripEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.TripEvent {
+	return &model.TripEvent{ID: ev.ID, Cursor: cursor, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.TripEventData{Trip: ev.Data.Trip, Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 

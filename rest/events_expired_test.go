@@ -65,7 +65,7 @@ func TestEventsCursorExpired(t *testing.T) {
 	for _, v := range versions {
 		for name, after := range map[string]string{
 			"pruned id": pruned.Node.ID, "pruned cursor": pruned.Cursor,
-			"unknown id": uuid.NewString() + "-0", "unknown cursor": domain.EncodeEventCursor(domain.EventPosition{Xact: 1, Seq: 1 << 40}),
+			"unknown id": uuid.NewString() + "-0", "unknown cursor": srv.Events.Log.Cursors.Seal(acme.ID, domain.EventPosition{Xact: 1, Seq: 1 << 40}),
 		} {
 			res, body := get(t, v, after, reader)
 			p := wantProblem(t, res, body, http.StatusGone)
@@ -80,8 +80,13 @@ func TestEventsCursorExpired(t *testing.T) {
 				t.Fatalf("%s after a kept event: %v", v, got)
 			}
 		}
-		// Another tenant's event is not "expired" but not the caller's: 400.
+		// Another tenant's event id is as unknown as any (410), its cursor
+		// no cursor at all (400): nothing tells it is another tenant's.
 		res, body := get(t, v, kept.Node.ID, srv.Token(t, globex, domain.ScopeLoadRead))
+		if p := wantProblem(t, res, body, http.StatusGone); len(p.Errors["after"]) == 0 {
+			t.Fatalf("%s another tenant's id: %s", v, body)
+		}
+		res, body = get(t, v, kept.Cursor, srv.Token(t, globex, domain.ScopeLoadRead))
 		wantFieldError(t, res, body, "after")
 	}
 

@@ -305,12 +305,14 @@ func TestEventsAPI(t *testing.T) {
 		if len(got) != 1 || bytes.Contains(body, []byte("E-1")) || !bytes.Contains(body, []byte(`"G-1"`)) {
 			t.Fatalf("globex sees %s", body)
 		}
-		// acme's event is not globex's (400 on after); an id that never
-		// existed is gone (TestEventsCursorExpired).
+		// acme's event id is to globex as one that never existed: gone, the
+		// same answer (TestEventsCursorExpired).
 		res, body = e.get(t, "/api/p/v1/events?after="+e.ids[0], globex)
-		wantFieldError(t, res, body, "after")
+		foreign := wantProblem(t, res, body, http.StatusGone)
 		res, body = e.get(t, "/api/p/v1/events?after="+uuid.NewString()+"-0", globex)
-		wantProblem(t, res, body, http.StatusGone)
+		if never := wantProblem(t, res, body, http.StatusGone); never.Detail != foreign.Detail || len(never.Errors["after"]) == 0 {
+			t.Fatalf("acme's id %+v, an unknown id %+v", foreign, never)
+		}
 		res, body = e.get(t, "/api/p/v1/events?loadNumber=E-1", globex)
 		if len(list(t, res, body)) != 0 {
 			t.Fatalf("globex filtering by acme's load: %s", body)

@@ -3,7 +3,8 @@
 //
 // The configured key is a master key: each use gets its own key derived with
 // HKDF-SHA256 under its own label (SealingLabel here, LinksLabel for the
-// download links), so no key ever serves two purposes.
+// download links, EventCursorsLabel for event cursors), so no key ever
+// serves two purposes.
 package secretbox
 
 import (
@@ -24,6 +25,9 @@ import (
 const (
 	SealingLabel = "haulgraph/secretbox/v2"
 	LinksLabel   = "haulgraph/document-links/v2"
+	// EventCursorsLabel: the key that seals event cursors to their tenant
+	// (domain.EventCursors).
+	EventCursorsLabel = "haulgraph/event-cursors/v1"
 )
 
 // Box seals with the sealing key and opens with it or, for values sealed

@@ -18,7 +18,7 @@ var _ domain.EventLogStore = (*EventLog)(nil)
 
 // Locate answers domain.EventLocator, as Outbox.Locate does for resuming
 // subscriptions.
-func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, bool, error) {
+func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, error) {
 	return (&Outbox{DB: l.DB}).Locate(ctx, tenant, id, pos)
 }
 

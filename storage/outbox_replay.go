@@ -14,10 +14,10 @@ import (
 // Reads of one tenant's stored events, for subscriptions resuming after an
 // event (domain.EventLog through events.Log). They run as the tenant (RLS).
 
-// Locate finds tenant's event by id or, with id empty, at pos. When tenant
-// has none, foreign reports whether any tenant has it (owner rights: the
-// only cross-tenant fact a caller learns is "not yours").
-func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (at domain.EventPosition, found, foreign bool, err error) {
+// Locate finds tenant's event by id or, with id empty, at pos. Only the
+// tenant's events are read: whether another tenant has one is no fact a
+// caller may learn.
+func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (at domain.EventPosition, found bool, err error) {
 	where, args := "id = $2", []any{tenant, id}
 	if id == "" && pos != nil {
 		where, args = "xact = $2::bigint::text::xid8 AND seq = $3", []any{tenant, pos.Xact, pos.Seq}
@@ -26,14 +26,10 @@ func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *d
 		return tx.Tx.QueryRowContext(ctx, "SELECT xact::text::bigint, seq FROM events WHERE tenant_id = $1 AND "+where, args...).
 			Scan(&at.Xact, &at.Seq)
 	})
-	if err == nil {
-		return at, true, false, nil
+	if errors.Is(err, sql.ErrNoRows) {
+		return at, false, nil
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return at, false, false, err
-	}
-	err = o.DB.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM events WHERE tenant_id <> $1 AND "+where+")", args...).Scan(&foreign)
-	return at, false, foreign, err
+	return at, err == nil, err
 }
 
 // TenantPage returns up to limit of tenant's events of types after `after`

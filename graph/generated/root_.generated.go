@@ -3561,8 +3561,10 @@ type TripEvent {
 Live events. With after (a delivered event's cursor, or its id), the
 subscription first replays, in commit order, every event after that one that
 its filter allows (events are kept 30 days), then continues live with no gap
-and no duplicate. An unknown or expired cursor is CURSOR_EXPIRED, another
-tenant's or a malformed one BAD_USER_INPUT.
+and no duplicate. Cursors are opaque and your tenant's only: an expired
+one, or an id of no event of yours, is CURSOR_EXPIRED; any other value
+(another tenant's cursor, an altered or malformed one) is BAD_USER_INPUT,
+all answered alike.
 """
 type Subscription {
   "load.changed events (load:read)."
