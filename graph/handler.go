@@ -14,8 +14,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/generated"
@@ -147,7 +145,7 @@ func NewHandler(deps Deps) *Handler {
 	sse := NewSSE(streams, o.MaxBodyBytes)
 	srv.AddTransport(sse)                                     // before the plain HTTP transport, which takes every GET and POST
 	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
-	validated := lru.New[*ast.QueryDocument](1000)
+	validated := newValidatedDocuments()
 	srv.SetQueryCache(validated)
 	srv.SetParserTokenLimit(parserTokenLimit)
 	// Without introspection no error may name the schema either.
