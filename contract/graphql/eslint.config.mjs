@@ -26,10 +26,11 @@ export default [
       // client stores or compares, in all three transports at once.
       '@graphql-eslint/naming-convention': ['error', naming],
 
-      // loadNumber, tripNumber, userName, trailerNum... are the public keys
+      // loadNumber, tripNumber, userName, trailerNum, noteType are the public keys
       // and wire names of the REST resources and the event snapshots
       // (load(loadNumber:) is how a load is found); a field named `number`
-      // on Load would be a second name for the same value.
+      // on Load would be a second name for the same value. It also flags
+      // Invoice.invoicedDate, where "invoiced" is a word, not the prefix.
       '@graphql-eslint/no-typename-prefix': 'off',
 
       // Every object a client caches has `id: ID!`. The exceptions are
