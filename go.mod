@@ -2,6 +2,9 @@ module github.com/haulgraph/haulgraph
 
 go 1.26.8
 
+// npm tool directories (contract/*) hold no Go code of ours.
+ignore node_modules
+
 require (
 	github.com/99designs/gqlgen v0.17.95
 	github.com/chromedp/cdproto v0.159.0
