@@ -1,8 +1,14 @@
 package rest
 
+//go:generate go run ./openapigen
+
 import (
+	"bytes"
 	_ "embed"
+	"encoding/json"
 	"net/http"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -10,30 +16,43 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// openapiYAML is the hand-maintained OpenAPI 3.1 description of every REST
-// route; the live-validation test holds it to what the server answers.
+// openapiSource is the hand-maintained OpenAPI 3.1 description of every
+// REST route; BuildOpenAPI completes it into openapi.json.
 //
 //go:embed openapi.yaml
-var openapiYAML []byte
+var openapiSource []byte
 
-var openapiDoc = sync.OnceValues(buildOpenAPI)
+// openapiJSON is the document the server serves, byte for byte: the
+// committed file `go generate` writes (a test holds it equal to
+// BuildOpenAPI's output).
+//
+//go:embed openapi.json
+var openapiJSON []byte
 
-// OpenAPI returns the parsed document, its vocabularies filled from domain's
-// lists (one source for validation, GraphQL enums and this document).
+var openapiDoc = sync.OnceValues(func() (*openapi3.T, error) {
+	return openapi3.NewLoader().LoadFromData(openapiJSON)
+})
+
+// OpenAPI returns the served document, parsed and as served.
 func OpenAPI() (*openapi3.T, []byte, error) {
 	d, err := openapiDoc()
-	return d.doc, d.json, err
+	return d, openapiJSON, err
 }
 
-type builtDoc struct {
-	doc  *openapi3.T
-	json []byte
+// LoadOpenAPISource parses the hand-written part of the document. Sections
+// kept in files of their own (the event catalogue's top-level webhooks and
+// its schemas) are merged into what it returns in BuildOpenAPI.
+func LoadOpenAPISource() (*openapi3.T, error) {
+	return openapi3.NewLoader().LoadFromData(openapiSource)
 }
 
-func buildOpenAPI() (builtDoc, error) {
-	doc, err := openapi3.NewLoader().LoadFromData(openapiYAML)
+// BuildOpenAPI writes the served document: the source with its vocabularies
+// filled from domain's lists (one source for validation, GraphQL enums and
+// this document) and the headers every answer of the API carries.
+func BuildOpenAPI() ([]byte, error) {
+	doc, err := LoadOpenAPISource()
 	if err != nil {
-		return builtDoc{}, err
+		return nil, err
 	}
 	enums := map[string][]any{
 		"InvoiceType":     anys(domain.InvoiceTypes),
@@ -50,11 +69,48 @@ func buildOpenAPI() (builtDoc, error) {
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values
 	}
+	addCommonHeaders(doc)
 	b, err := doc.MarshalJSON()
 	if err != nil {
-		return builtDoc{}, err
+		return nil, err
 	}
-	return builtDoc{doc: doc, json: b}, nil
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// addCommonHeaders declares on every answer under Prefix the RateLimit-*
+// headers the limiter sets on each of them (components/headers), and on
+// the token endpoint's answers, which its throttle also sets.
+func addCommonHeaders(doc *openapi3.T) {
+	seen := map[*openapi3.Response]bool{}
+	paths := doc.Paths.InMatchingOrder()
+	sort.Strings(paths)
+	for _, path := range paths {
+		if !strings.HasPrefix(path, Prefix) && !strings.HasPrefix(path, "/oauth/") {
+			continue
+		}
+		for _, op := range doc.Paths.Value(path).Operations() {
+			for _, ref := range op.Responses.Map() {
+				r := ref.Value
+				if seen[r] {
+					continue
+				}
+				seen[r] = true
+				if r.Headers == nil {
+					r.Headers = openapi3.Headers{}
+				}
+				for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+					if r.Headers[h] == nil {
+						r.Headers[h] = &openapi3.HeaderRef{Ref: "#/components/headers/" + strings.ReplaceAll(h, "-", "")}
+					}
+				}
+			}
+		}
+	}
 }
 
 func anys[T any](xs []T) []any {
@@ -68,11 +124,6 @@ func anys[T any](xs []T) []any {
 // serveOpenAPI answers GET /api/p/openapi.json (no token needed).
 func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	SetRoute(r.Context(), "GET "+Prefix+"openapi.json")
-	_, b, err := OpenAPI()
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	_, _ = w.Write(b)
+	_, _ = w.Write(openapiJSON)
 }

@@ -99,7 +99,7 @@ func TestOpenAPIDocumentServed(t *testing.T) {
 	}
 	for _, p := range []string{"/invoices", "/driver-settlement-statements/search", "/driver-settlement-statements/{number}",
 		"/trailers", "/locations/search", "/users/search", "/loads/{loadNumber}", "/webhooks/event-types"} {
-		if _, ok := doc.Paths["/api/p/v{version}"+p]; !ok {
+		if _, ok := doc.Paths["/api/p/v1"+p]; !ok {
 			t.Errorf("openapi.json lacks %s", p)
 		}
 	}
