@@ -6,6 +6,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -70,6 +71,7 @@ func BuildOpenAPI() ([]byte, error) {
 		doc.Components.Schemas[name].Value.Enum = values
 	}
 	addCommonHeaders(doc)
+	addFormatBounds(doc)
 	b, err := doc.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -105,8 +107,97 @@ func addCommonHeaders(doc *openapi3.T) {
 				}
 				for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
 					if r.Headers[h] == nil {
-						r.Headers[h] = &openapi3.HeaderRef{Ref: "#/components/headers/" + strings.ReplaceAll(h, "-", "")}
+						name := strings.ReplaceAll(h, "-", "")
+						r.Headers[h] = &openapi3.HeaderRef{Ref: "#/components/headers/" + name, Value: doc.Components.Headers[name].Value}
 					}
+				}
+			}
+		}
+	}
+}
+
+// Lengths that a string's format fixes, and the ranges of integer formats
+// (int64 values are counts kept within JavaScript's exact integers).
+var (
+	formatMaxLength = map[string]uint64{"uuid": 36, "date": 10, "date-time": 35}
+	integerRange    = map[string][2]float64{
+		"int32": {math.MinInt32, math.MaxInt32},
+		"int64": {-(1<<53 - 1), 1<<53 - 1},
+	}
+)
+
+// addFormatBounds states on every schema what its format already bounds: a
+// uuid, date or date-time string's length, an integer format's range (a
+// bound given in the source is kept).
+func addFormatBounds(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.Type.Includes(openapi3.TypeString) && s.MaxLength == nil {
+			if n, ok := formatMaxLength[s.Format]; ok {
+				s.MaxLength = &n
+			}
+		}
+		if r, ok := integerRange[s.Format]; ok && s.Type.Includes(openapi3.TypeInteger) {
+			if s.Min == nil {
+				s.Min = &r[0]
+			}
+			if s.Max == nil {
+				s.Max = &r[1]
+			}
+		}
+		walk(s.Items)
+		walk(s.Not)
+		if s.AdditionalProperties.Schema != nil {
+			walk(s.AdditionalProperties.Schema)
+		}
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, r := range list {
+				walk(r)
+			}
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+	}
+	for _, s := range doc.Components.Schemas {
+		walk(s)
+	}
+	for _, h := range doc.Components.Headers {
+		walk(h.Value.Schema)
+	}
+	for _, p := range doc.Components.Parameters {
+		walk(p.Value.Schema)
+	}
+	for _, r := range doc.Components.Responses {
+		for _, h := range r.Value.Headers {
+			walk(h.Value.Schema)
+		}
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, p := range item.Parameters {
+			walk(p.Value.Schema)
+		}
+		for _, op := range item.Operations() {
+			for _, p := range op.Parameters {
+				walk(p.Value.Schema)
+			}
+			if op.RequestBody != nil {
+				for _, mt := range op.RequestBody.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+			for _, r := range op.Responses.Map() {
+				for _, h := range r.Value.Headers {
+					walk(h.Value.Schema)
+				}
+				for _, mt := range r.Value.Content {
+					walk(mt.Schema)
 				}
 			}
 		}
