@@ -49,6 +49,8 @@ type CreateWebhookInput struct {
 	EventTypes                []string `json:"eventTypes,omitempty"`
 	SubsidiaryID              *string  `json:"subsidiaryId,omitempty"`
 	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+	// How deliveries are signed; fixed once created.
+	SignatureScheme *domain.SignatureScheme `json:"signatureScheme,omitempty"`
 }
 
 // An inclusive UTC window. Rules for each list are in its description.
