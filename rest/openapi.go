@@ -56,16 +56,17 @@ func BuildOpenAPI() ([]byte, error) {
 		return nil, err
 	}
 	enums := map[string][]any{
-		"InvoiceType":     anys(domain.InvoiceTypes),
-		"InvoiceStatus":   anys(domain.InvoiceStatuses),
-		"StatementStatus": anys(domain.VisibleStatementStatuses),
-		"DriverType":      anys(domain.DriverTypes),
-		"TrailerStatus":   anys(domain.TrailerStatuses),
-		"LocationStatus":  anys(domain.LocationStatuses),
-		"UserStatus":      anys(domain.UserStatuses),
-		"LoadStatus":      anys(domain.LoadStatuses),
-		"BillingStatus":   anys(domain.BillingStatuses),
-		"EventType":       anys(domain.EventTypes),
+		"InvoiceType":            anys(domain.InvoiceTypes),
+		"InvoiceStatus":          anys(domain.InvoiceStatuses),
+		"StatementStatus":        anys(domain.VisibleStatementStatuses),
+		"DriverType":             anys(domain.DriverTypes),
+		"TrailerStatus":          anys(domain.TrailerStatuses),
+		"LocationStatus":         anys(domain.LocationStatuses),
+		"UserStatus":             anys(domain.UserStatuses),
+		"LoadStatus":             anys(domain.LoadStatuses),
+		"BillingStatus":          anys(domain.BillingStatuses),
+		"EventType":              anys(domain.EventTypes),
+		"WebhookSignatureScheme": anys(domain.SignatureSchemes),
 	}
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values

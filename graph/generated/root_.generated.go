@@ -532,7 +532,9 @@ type ComplexityRoot struct {
 		ID                        func(childComplexity int) int
 		IncludePreviousAttributes func(childComplexity int) int
 		Name                      func(childComplexity int) int
+		PublicKey                 func(childComplexity int) int
 		RotationEndsAt            func(childComplexity int) int
+		SignatureScheme           func(childComplexity int) int
 		State                     func(childComplexity int) int
 		StateLabel                func(childComplexity int) int
 		StateReason               func(childComplexity int) int
@@ -542,23 +544,25 @@ type ComplexityRoot struct {
 	}
 
 	WebhookAttempt struct {
-		Attempt     func(childComplexity int) int
-		AttemptedAt func(childComplexity int) int
-		Error       func(childComplexity int) int
-		ID          func(childComplexity int) int
-		LatencyMS   func(childComplexity int) int
-		StatusCode  func(childComplexity int) int
+		Attempt         func(childComplexity int) int
+		AttemptedAt     func(childComplexity int) int
+		Error           func(childComplexity int) int
+		ID              func(childComplexity int) int
+		LatencyMS       func(childComplexity int) int
+		SignatureScheme func(childComplexity int) int
+		StatusCode      func(childComplexity int) int
 	}
 
 	WebhookDelivery struct {
-		Attempt       func(childComplexity int) int
-		Attempts      func(childComplexity int) int
-		CreatedAt     func(childComplexity int) int
-		EventID       func(childComplexity int) int
-		EventType     func(childComplexity int) int
-		ID            func(childComplexity int) int
-		NextAttemptAt func(childComplexity int) int
-		Status        func(childComplexity int) int
+		Attempt         func(childComplexity int) int
+		Attempts        func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		EventID         func(childComplexity int) int
+		EventType       func(childComplexity int) int
+		ID              func(childComplexity int) int
+		NextAttemptAt   func(childComplexity int) int
+		SignatureScheme func(childComplexity int) int
+		Status          func(childComplexity int) int
 	}
 
 	WebhookWithSecret struct {
@@ -2822,12 +2826,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Webhook.Name(childComplexity), true
+	case "Webhook.publicKey":
+		if e.ComplexityRoot.Webhook.PublicKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.PublicKey(childComplexity), true
 	case "Webhook.rotationEndsAt":
 		if e.ComplexityRoot.Webhook.RotationEndsAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Webhook.RotationEndsAt(childComplexity), true
+	case "Webhook.signatureScheme":
+		if e.ComplexityRoot.Webhook.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.SignatureScheme(childComplexity), true
 	case "Webhook.state":
 		if e.ComplexityRoot.Webhook.State == nil {
 			break
@@ -2895,6 +2911,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookAttempt.LatencyMS(childComplexity), true
+	case "WebhookAttempt.signatureScheme":
+		if e.ComplexityRoot.WebhookAttempt.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.SignatureScheme(childComplexity), true
 	case "WebhookAttempt.statusCode":
 		if e.ComplexityRoot.WebhookAttempt.StatusCode == nil {
 			break
@@ -2944,6 +2966,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookDelivery.NextAttemptAt(childComplexity), true
+	case "WebhookDelivery.signatureScheme":
+		if e.ComplexityRoot.WebhookDelivery.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.SignatureScheme(childComplexity), true
 	case "WebhookDelivery.status":
 		if e.ComplexityRoot.WebhookDelivery.Status == nil {
 			break
@@ -5642,6 +5670,26 @@ enum WebhookState {
   FailedVerification
 }
 
+"""
+How a webhook's deliveries are signed; chosen on create and fixed from then on (each scheme has its own kind
+of key, so a receiver moving to another scheme gets a new webhook).
+"""
+enum WebhookSignatureScheme {
+  """X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the whole whsec_ secret>."""
+  SERVICE
+  """
+  Standard Webhooks 1.0, symmetric: webhook-id (the event id), webhook-timestamp and webhook-signature
+  "v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">" keyed by the bytes the whsec_ secret base64-encodes.
+  """
+  STANDARD_WEBHOOKS
+  """
+  Standard Webhooks 1.0, asymmetric: the same headers with "v1a,<base64 ed25519 signature>", verified with the
+  webhook's publicKey (whpk_...); the private key never leaves the server, so createWebhook and
+  regenerateWebhookSecret answer an empty secret and the new publicKey.
+  """
+  STANDARD_WEBHOOKS_ED25519
+}
+
 """A webhook configuration. The signing secret is never readable: it is shown once, on create and regenerate."""
 type Webhook {
   """The webhook's id."""
@@ -5656,6 +5704,10 @@ type Webhook {
   subsidiaryId: ID!
   """Whether deliveries carry data.diff.previousAttributes."""
   includePreviousAttributes: Boolean!
+  """How deliveries are signed."""
+  signatureScheme: WebhookSignatureScheme!
+  """The whpk_ public key that verifies STANDARD_WEBHOOKS_ED25519 signatures; null for the HMAC schemes."""
+  publicKey: String
   """Whether events are delivered."""
   state: WebhookState!
   """The UI label of the state: Connected for Active, Failed to verify for FailedVerification."""
@@ -5691,6 +5743,8 @@ type WebhookDelivery {
   nextAttemptAt: DateTime
   """When the delivery was queued."""
   createdAt: DateTime!
+  """The webhook's signature scheme when the delivery was queued."""
+  signatureScheme: WebhookSignatureScheme!
   """The HTTP attempts made so far."""
   attempts: [WebhookAttempt!]!
 }
@@ -5709,6 +5763,8 @@ type WebhookAttempt {
   error: String!
   """When the attempt was made."""
   attemptedAt: DateTime!
+  """The scheme this attempt was signed with."""
+  signatureScheme: WebhookSignatureScheme!
 }
 
 """A webhook with its signing secret, shown only in this answer."""
@@ -5731,6 +5787,8 @@ input CreateWebhookInput {
   subsidiaryId: ID
   """Whether deliveries carry data.diff.previousAttributes."""
   includePreviousAttributes: Boolean = false
+  """How deliveries are signed; fixed once created."""
+  signatureScheme: WebhookSignatureScheme = SERVICE
 }
 
 """Only the given fields change. A URL change on an Active webhook re-verifies it."""
@@ -6718,6 +6776,10 @@ func (ec *executionContext) childFields_Webhook(ctx context.Context, field graph
 		return ec.fieldContext_Webhook_subsidiaryId(ctx, field)
 	case "includePreviousAttributes":
 		return ec.fieldContext_Webhook_includePreviousAttributes(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_Webhook_signatureScheme(ctx, field)
+	case "publicKey":
+		return ec.fieldContext_Webhook_publicKey(ctx, field)
 	case "state":
 		return ec.fieldContext_Webhook_state(ctx, field)
 	case "stateLabel":
@@ -6750,6 +6812,8 @@ func (ec *executionContext) childFields_WebhookAttempt(ctx context.Context, fiel
 		return ec.fieldContext_WebhookAttempt_error(ctx, field)
 	case "attemptedAt":
 		return ec.fieldContext_WebhookAttempt_attemptedAt(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_WebhookAttempt_signatureScheme(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookAttempt", field.Name)
 }
@@ -6770,6 +6834,8 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 		return ec.fieldContext_WebhookDelivery_nextAttemptAt(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_WebhookDelivery_createdAt(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_WebhookDelivery_signatureScheme(ctx, field)
 	case "attempts":
 		return ec.fieldContext_WebhookDelivery_attempts(ctx, field)
 	}

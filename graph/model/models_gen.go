@@ -70,6 +70,8 @@ type CreateWebhookInput struct {
 	SubsidiaryID *string `json:"subsidiaryId,omitempty"`
 	// Whether deliveries carry data.diff.previousAttributes.
 	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
+	// How deliveries are signed; fixed once created.
+	SignatureScheme *domain.SignatureScheme `json:"signatureScheme,omitempty"`
 }
 
 // An inclusive UTC window. Rules for each list are in its description.
