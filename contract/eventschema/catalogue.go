@@ -31,6 +31,10 @@ const (
 	DefUUID       = "Uuid"
 	DefDateTime   = "DateTime"
 	DefLoadStatus = "LoadStatus"
+	DefBilling    = "BillingStatus"
+	DefStopType   = "StopType"
+	DefChangeKind = "ChangeKind"
+	DefFieldName  = "ChangedField"
 )
 
 // Envelope definition names, one per event type.
@@ -86,7 +90,7 @@ func Definitions(ref Refs) map[string]S {
 		"Id":             uuidS,
 		"LoadNumber":     str,
 		"Status":         r(DefLoadStatus),
-		"BillingStatus":  S{"type": "string", "enum": strs(domain.BillingStatuses)},
+		"BillingStatus":  r(DefBilling),
 		"SubsidiaryId":   uuidS,
 		"SubsidiaryName": str,
 		"CustomerId":     nullUUID,
@@ -133,10 +137,10 @@ func Definitions(ref Refs) map[string]S {
 		targetIDs = append(targetIDs, f)
 	}
 	change := object([]string{"kind"}, S{
-		"kind": S{"type": "string", "enum": []any{domain.ChangeStatus, domain.ChangeRate, domain.ChangeField}},
+		"kind": r(DefChangeKind),
 		"target": object([]string{"type", "id"}, S{
 			"type": S{"const": "Field", "type": "string"},
-			"id":   S{"type": "string", "enum": targetIDs, "description": "The changed field's snapshot name."},
+			"id":   r(DefFieldName),
 		}),
 	})
 	change["description"] = "One change of the write: StatusChanged, RateChanged, or FieldChanged with the field as its target."
@@ -156,6 +160,10 @@ func Definitions(ref Refs) map[string]S {
 		DefEventID:    {"type": "string", "pattern": `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]{1,3}$`, "maxLength": 40, "description": "<uuid of the write>-<n>: unique per event; the same on every redelivery."},
 		DefTimestamp:  {"type": "string", "format": "date-time", "pattern": `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\+00:00$`, "maxLength": 32, "description": "When the write committed, UTC with microseconds and an explicit +00:00 offset."},
 		DefLoadStatus: {"type": "string", "enum": strs(domain.LoadStatuses)},
+		DefBilling:    {"type": "string", "enum": strs(domain.BillingStatuses)},
+		DefStopType:   {"type": "string", "enum": strs(domain.StopTypes)},
+		DefChangeKind: {"type": "string", "enum": []any{domain.ChangeStatus, domain.ChangeRate, domain.ChangeField}},
+		DefFieldName:  {"type": "string", "enum": targetIDs, "description": "The changed field's snapshot name."},
 		DefMoney: object([]string{"Amount", "Currency"}, S{
 			"Amount":   S{"type": "number", "format": "double", "description": "Exact decimal amount, rendered as a JSON number (read it as a decimal, not a float)."},
 			"Currency": S{"type": []any{"integer", "null"}, "format": "int32", "minimum": 0, "maximum": 999, "description": "ISO 4217 numeric currency code."},
@@ -163,7 +171,7 @@ func Definitions(ref Refs) map[string]S {
 		DefAddress: object([]string{"Street", "City", "State", "ZipCode"}, S{"Street": str, "City": str, "State": str, "ZipCode": str}),
 		DefStop: object([]string{"Sequence", "Type", "LocationId", "Name", "Address", "AppointmentStart", "AppointmentEnd", "ArrivedAt", "DepartedAt"}, S{
 			"Sequence":         S{"type": "integer", "format": "int32", "minimum": 0, "maximum": domain.MaxLoadStops},
-			"Type":             S{"type": "string", "enum": strs(domain.StopTypes)},
+			"Type":             r(DefStopType),
 			"LocationId":       nullUUID,
 			"Name":             str,
 			"Address":          r(DefAddress),

@@ -4,7 +4,7 @@ import "github.com/haulgraph/haulgraph/domain"
 
 // OpenAPIPrefix prefixes the names of the catalogue's component schemas in
 // the OpenAPI document, apart from those of the REST resources.
-const OpenAPIPrefix = "Event"
+const OpenAPIPrefix = "Emitted"
 
 // OpenAPIWebhooks is the OpenAPI 3.1 fragment the REST document takes in:
 // {"webhooks": {...}, "components": {"schemas": {...}}}.
