@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -53,11 +54,21 @@ func TestSubscriptionPayloadsAreChecked(t *testing.T) {
 		map[string]any{"id": trip[0].ID, "d": []string{driver}})
 	// On each transport: load.changed ×3 (create, update, status), load.status.changed, trip.changed.
 	want := map[string]int{"lc": 3, "ls": 1, "tc": 1}
+	got := map[string]int{}
+	for range 5 {
+		m := ws.read()
+		if m.Type != "next" {
+			t.Fatalf("want an event, got %s %s", m.Type, m.Payload)
+		}
+		got[m.ID]++
+	}
 	for id, n := range want {
+		if got[id] != n {
+			t.Fatalf("WebSocket events by subscription %v, want %v", got, want)
+		}
 		for range n {
-			ws.event(id)
-			if _, r := sse[id].result(); r.Data == nil {
-				t.Fatalf("SSE %s result without data: %+v", id, r)
+			if ev, ok := sse[id].next(); !ok || ev.Event != "next" || !strings.Contains(ev.Data, `"data":{"`) {
+				t.Fatalf("SSE %s: want a result with data, got %+v", id, ev)
 			}
 		}
 	}
