@@ -69,4 +69,3 @@ func (c *emittedCheck) Checked() map[string]int {
 	}
 	return out
 }
-
