@@ -132,3 +132,6 @@ const (
 	ParentDriver  DocumentParentType = "Driver"
 	ParentCarrier DocumentParentType = "Carrier"
 )
+
+// StopTypes are every StopType.
+var StopTypes = []StopType{Pickup, Delivery}

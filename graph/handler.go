@@ -23,6 +23,9 @@ import (
 
 // Options are the GraphQL endpoint's limits and switches.
 type Options struct {
+	// EmittedEvent, when set, is told every subscription event payload a
+	// streaming transport writes (tests validate them).
+	EmittedEvent domain.EmitFunc
 	// DisableIntrospection turns __schema/__type off (on by default).
 	DisableIntrospection bool
 	MaxDepth             int   // default 12
@@ -140,6 +143,7 @@ func NewHandler(deps Deps) *Handler {
 		enableDocuments(srv, deps.Documents)
 	}
 	live := NewLive(deps.Subscriptions, presentError(deps.Log))
+	live.emitted = o.EmittedEvent
 	streams := o.Streams
 	streams.Live = live
 	sse := NewSSE(streams, o.MaxBodyBytes)

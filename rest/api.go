@@ -42,6 +42,8 @@ type Deps struct {
 	Exports *domain.Exports
 	// Webhooks serves webhook management (nil: none).
 	Webhooks *domain.Webhooks
+	// EmittedEvent, when set, is told every event the events API answers.
+	EmittedEvent domain.EmitFunc
 }
 
 // API is the handler of every REST route, mounted at Prefix.
@@ -70,7 +72,7 @@ func NewAPI(d Deps) *API {
 		routes = append(routes, uploadRoutes(d.Documents)...)
 	}
 	if d.Events != nil {
-		routes = append(routes, eventRoutes(d.Events)...)
+		routes = append(routes, eventRoutes(d.Events, d.EmittedEvent)...)
 	}
 	if d.Exports != nil {
 		routes = append(routes, exportRoutes(d.Exports)...)
@@ -84,6 +86,8 @@ func NewAPI(d Deps) *API {
 		mux.Handle(pattern, endpoint(pattern, rt))
 	}
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
+	mux.HandleFunc("GET "+Prefix+"asyncapi.json", serveAsyncAPI)
+	mux.HandleFunc("GET "+Prefix+"schemas/events/{file}", serveEventSchema)
 	shadows := map[string]bool{}
 	nf := notFound(mux, shadows)
 	shadowWildcards(mux, routes, nf, shadows)

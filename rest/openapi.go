@@ -6,6 +6,8 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"sort"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/haulgraph/haulgraph/contract"
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -40,18 +43,16 @@ func OpenAPI() (*openapi3.T, []byte, error) {
 	return d, openapiJSON, err
 }
 
-// LoadOpenAPISource parses the hand-written part of the document. Sections
-// kept in files of their own (the event catalogue's top-level webhooks and
-// its schemas) are merged into what it returns in BuildOpenAPI.
-func LoadOpenAPISource() (*openapi3.T, error) {
-	return openapi3.NewLoader().LoadFromData(openapiSource)
-}
-
-// BuildOpenAPI writes the served document: the source with its vocabularies
+// BuildOpenAPI writes the served document: the source, with the event
+// catalogue's webhooks section and schemas merged in, its vocabularies
 // filled from domain's lists (one source for validation, GraphQL enums and
 // this document) and the headers every answer of the API carries.
 func BuildOpenAPI() ([]byte, error) {
-	doc, err := LoadOpenAPISource()
+	merged, err := mergeWebhooks(openapiSource, contract.OpenAPIWebhooksJSON)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(merged)
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +206,48 @@ func addFormatBounds(doc *openapi3.T) {
 	}
 }
 
+// mergeWebhooks adds the event catalogue's fragment (its webhooks and
+// component schemas, generated in contract/) to the REST document; a schema
+// name both define is an error rather than a silent override.
+func mergeWebhooks(base, fragment []byte) ([]byte, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(base)
+	if err != nil {
+		return nil, err
+	}
+	b, err := doc.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var whole, part map[string]any
+	if err := json.Unmarshal(b, &whole); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(fragment, &part); err != nil {
+		return nil, err
+	}
+	if _, ok := whole["webhooks"]; ok {
+		return nil, errors.New("openapi: the REST document has its own webhooks section")
+	}
+	whole["webhooks"] = part["webhooks"]
+	components, _ := whole["components"].(map[string]any)
+	if components == nil {
+		components = map[string]any{}
+		whole["components"] = components
+	}
+	schemas, _ := components["schemas"].(map[string]any)
+	if schemas == nil {
+		schemas = map[string]any{}
+		components["schemas"] = schemas
+	}
+	for name, s := range part["components"].(map[string]any)["schemas"].(map[string]any) {
+		if _, taken := schemas[name]; taken {
+			return nil, fmt.Errorf("openapi: component schema %s is defined twice (REST and events)", name)
+		}
+		schemas[name] = s
+	}
+	return json.Marshal(whole)
+}
+
 func anys[T any](xs []T) []any {
 	out := make([]any, len(xs))
 	for i, x := range xs {
@@ -218,4 +261,26 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	SetRoute(r.Context(), "GET "+Prefix+"openapi.json")
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(openapiJSON)
+}
+
+// serveAsyncAPI answers GET /api/p/asyncapi.json (no token needed): the
+// committed document, as is.
+func serveAsyncAPI(w http.ResponseWriter, r *http.Request) {
+	SetRoute(r.Context(), "GET "+Prefix+"asyncapi.json")
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(contract.AsyncAPIJSON)
+}
+
+// serveEventSchema answers GET /api/p/schemas/events/{type}.json (no token
+// needed): the event type's JSON Schema.
+func serveEventSchema(w http.ResponseWriter, r *http.Request) {
+	SetRoute(r.Context(), "GET "+Prefix+"schemas/events/{file}")
+	name, ok := strings.CutSuffix(r.PathValue("file"), ".json")
+	b := contract.EventSchema(name)
+	if !ok || b == nil {
+		WriteProblem(w, r, http.StatusNotFound, "no event type "+quote(r.PathValue("file"))+": see "+Prefix+"asyncapi.json for the event types", nil)
+		return
+	}
+	w.Header().Set("Content-Type", "application/schema+json")
+	_, _ = w.Write(b)
 }

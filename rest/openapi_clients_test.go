@@ -140,8 +140,15 @@ func runGoClient(t *testing.T, doc []byte, arg string) []byte {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goClientProgram), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gen := exec.Command("go", "tool", "oapi-codegen", "-generate", "types,client", "-package", "main",
-		"-o", filepath.Join(dir, "client.gen.go"), filepath.Join(dir, "openapi.json"))
+	// skip-prune: oapi-codegen's pruning does not follow references from
+	// the top-level webhooks section, so it would drop the event schemas
+	// the webhook types it generates use (docs/openapi.md).
+	config := "package: main\ngenerate:\n  models: true\n  client: true\noutput-options:\n  skip-prune: true\noutput: " +
+		filepath.Join(dir, "client.gen.go") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "oapi-codegen.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gen := exec.Command("go", "tool", "oapi-codegen", "-config", filepath.Join(dir, "oapi-codegen.yaml"), filepath.Join(dir, "openapi.json"))
 	gen.Dir = root
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("oapi-codegen: %v\n%s", err, out)

@@ -44,6 +44,9 @@ type Worker struct {
 	// Attempted is told each attempt's outcome: delivered, rejected (another
 	// status), gone (410) or error (no answer); metrics. Nil: nobody.
 	Attempted func(outcome string)
+	// Emitted, when set, is told every body sent (tests validate them
+	// against the published schemas).
+	Emitted domain.EmitFunc
 
 	wake chan struct{}
 	once sync.Once
@@ -196,6 +199,9 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	body, err := domain.WebhookBody(c.Payload, c.IncludePreviousAttributes)
 	if err != nil {
 		return 0, fmt.Errorf("rendering the event: %w", err)
+	}
+	if w.Emitted != nil {
+		w.Emitted(domain.ChannelWebhook, c.EventType, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
