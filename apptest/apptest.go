@@ -8,6 +8,7 @@ import (
 	stdlog "log"
 	"log/slog"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/haulgraph/haulgraph/app"
@@ -21,6 +22,7 @@ type Server struct {
 	// AdminURL is the instance's admin listener (metrics, pprof, probes).
 	AdminURL string
 	emitted  *emittedCheck
+	clients  *sync.Map // Token's clients, by tenant and scopes
 }
 
 // EmittedChecked is how many event payloads the instance wrote, by channel
@@ -98,7 +100,7 @@ func Start(t testing.TB, opts Options) *Server {
 		a.Close()
 		checked.end()
 	})
-	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL, emitted: checked}
+	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL, emitted: checked, clients: &sync.Map{}}
 }
 
 type testWriter struct{ t testing.TB }

@@ -70,8 +70,11 @@ func (s *Server) Token(t testing.TB, tenant Tenant, scopes ...domain.Scope) stri
 	t.Helper()
 	sorted := slices.Clone(scopes)
 	slices.Sort(sorted)
-	key := fmt.Sprintf("%p|%s|%s", s, tenant.ID, domain.JoinScopes(sorted))
-	v, _ := tokenClients.LoadOrStore(key, &cachedClient{})
+	// Per instance, not by its address: a finished test's Server may be
+	// freed and another allocated at the same address, and seeded tenants
+	// have the same ids in every database.
+	key := fmt.Sprintf("%s|%s", tenant.ID, domain.JoinScopes(sorted))
+	v, _ := s.clients.LoadOrStore(key, &cachedClient{})
 	cc := v.(*cachedClient)
 	cc.once.Do(func() { cc.id, cc.secret = s.Client(t, tenant, scopes...) })
 	if cc.id == "" {
@@ -91,5 +94,3 @@ type cachedClient struct {
 	once       sync.Once
 	id, secret string
 }
-
-var tokenClients sync.Map
