@@ -584,9 +584,9 @@ func validMoney(v *Validation, field string, m MoneyInput) Money {
 	return NewMoney(m.Amount, cur)
 }
 
-func validWeight(v *Validation, w decimal.Decimal) *decimal.Decimal {
+func validWeight(v *Validation, w decimal.Decimal) *Decimal {
 	checkDecimal(v, "Weight", w, maxWeightDigits)
-	return &w
+	return &Decimal{w}
 }
 
 // checkDecimal accepts non-negative values with at most two decimals that fit

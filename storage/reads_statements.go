@@ -256,7 +256,7 @@ func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
 				*m = &domain.Money{Amount: sums[i].dec(), Currency: cur}
 			}
 		}
-		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = loaded.decPtr(), empty.decPtr(), hours.decPtr()
+		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = domain.DecimalPtr(loaded.decPtr()), domain.DecimalPtr(empty.decPtr()), domain.DecimalPtr(hours.decPtr())
 	}
 	return s, nil
 }
