@@ -13,8 +13,9 @@ import (
 )
 
 // visibleStatements is spec 3.2's rule in SQL: in-flight, Open and Draft
-// statements never leave the database. It matches the partial indexes of 0001.
-const visibleStatements = "s.status IN ('Processed', 'Failed')"
+// statements never leave the database. It matches the partial indexes of 0001
+// and the counts of 0018 (TestSQLVocabulariesAreTheGoOnes).
+var visibleStatements = "s.status IN (" + sqlLiterals(domain.VisibleStatementStatuses) + ")"
 
 var statementKeys = keyset{cols: []string{"s.statement_date", "s.number"}, types: []string{"date", "integer"}}
 
