@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits on load writes (DESIGN.md: every input is bounded).
+// Limits on load writes (docs/security.md: every input is bounded).
 const (
 	MaxLoadStops    = 100
 	MaxLoadTrips    = 20

@@ -197,7 +197,7 @@ type TrailerCapacity struct {
 	Weight  *int `json:"Weight,omitempty"`
 }
 
-// Note is a dated remark (trailer notes; DESIGN.md: the location note shape).
+// Note is a dated remark (trailer notes; docs/architecture.md: the location note shape).
 type Note struct {
 	ID          string    `json:"Id"`
 	Description string    `json:"Description"`
@@ -206,7 +206,7 @@ type Note struct {
 	User        string    `json:"User"`
 }
 
-// TrailerReference is an external reference on a trailer (DESIGN.md).
+// TrailerReference is an external reference on a trailer (docs/architecture.md).
 type TrailerReference struct {
 	Type  string `json:"Type"`
 	Value string `json:"Value"`
@@ -266,7 +266,7 @@ type Document struct {
 	BlobKey        string             `json:"-"`
 }
 
-// Load is the load snapshot of DESIGN.md: the read endpoint's answer and
+// Load is the load snapshot of docs/architecture.md: the read endpoint's answer and
 // data.load of every load event.
 type Load struct {
 	ID             uuid.UUID     `json:"Id"`
@@ -288,7 +288,7 @@ type Load struct {
 	CreatedAt      time.Time     `json:"CreatedAt"`
 	UpdatedAt      time.Time     `json:"UpdatedAt"`
 	// CustomerName is for GraphQL (the dispatch board); not part of the
-	// REST and event snapshot of DESIGN.md.
+	// REST and event snapshot of docs/architecture.md.
 	CustomerName *string `json:"-"`
 }
 
