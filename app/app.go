@@ -98,7 +98,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	reads := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
 		Exports: &domain.Exports{Store: reads}, Events: a.Events.Log,
-		Webhooks: a.Webhooks.Service}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics)
+		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)
 	return a, nil

@@ -131,6 +131,10 @@ type Config struct {
 	// system's resolver, when a URL is saved and when it is dialled (tests
 	// point a name at an internal address without DNS).
 	WebhookResolver domain.HostResolver
+	// EmittedEvent, when set, is told every event payload as it is written:
+	// webhook bodies, events API items, subscription results (tests check
+	// them against the published schemas; never from the environment).
+	EmittedEvent domain.EmitFunc
 	// GraphQL query cost (graph.DefaultCost*): the most one query may cost
 	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points
 	// (HAULGRAPH_GRAPHQL_COST_BUDGET) refilled per second

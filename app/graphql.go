@@ -41,6 +41,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Log:           a.Log,
 		Options: graph.Options{
 			DisableIntrospection: a.Config.DisableIntrospection,
+			EmittedEvent:         a.Config.EmittedEvent,
 			MaxCost:              a.Config.GraphQLCostLimit,
 			MaxNodes:             a.Config.GraphQLMaxNodes,
 			MaxNesting:           a.Config.GraphQLMaxNesting,

@@ -34,12 +34,12 @@ func (a *App) wireWebhooks() error {
 	}
 	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks, Resolver: a.Config.WebhookResolver})
 	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout,
-		Attempted: a.Metrics.WebhookAttempt}
+		Attempted: a.Metrics.WebhookAttempt, Emitted: a.Config.EmittedEvent}
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,
 		Service: &domain.Webhooks{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: resolver,
-			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log}},
+			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Emitted: a.Config.EmittedEvent}},
 		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}
 	return nil

@@ -20,7 +20,12 @@ type Server struct {
 	URL string
 	// AdminURL is the instance's admin listener (metrics, pprof, probes).
 	AdminURL string
+	emitted  *emittedCheck
 }
+
+// EmittedChecked is how many event payloads the instance wrote, by channel
+// (domain.Channel*), each checked against the published schemas.
+func (s *Server) EmittedChecked() map[string]int { return s.emitted.Checked() }
 
 // Options tune a test instance.
 type Options struct {
@@ -60,6 +65,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}
+	checked := checkEmitted(t, &cfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	switch {
 	case opts.Log != nil:
@@ -92,8 +98,9 @@ func Start(t testing.TB, opts Options) *Server {
 			t.Errorf("apptest: the instance's workers failed: %v", err)
 		}
 		a.Close()
+		checked.end()
 	})
-	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL}
+	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL, emitted: checked}
 }
 
 type testWriter struct{ t testing.TB }

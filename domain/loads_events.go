@@ -3,6 +3,7 @@ package domain
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -119,6 +120,13 @@ var loadDiffFields = []string{"LoadNumber", "Status", "BillingStatus", "Subsidia
 	"OrderNumber", "PONumber", "Source", "Rate", "Weight", "Commodity", "EquipmentType", "Stops", "Trips"}
 
 var tripDiffFields = []string{"TripNumber", "Status", "DriverIds", "TruckId", "TrailerId", "CarrierId"}
+
+// LoadDiffFields are the load fields a diff may name (the event schemas
+// list them); TripDiffFields the trip's.
+func LoadDiffFields() []string { return slices.Clone(loadDiffFields) }
+
+// TripDiffFields: see LoadDiffFields.
+func TripDiffFields() []string { return slices.Clone(tripDiffFields) }
 
 // DiffLoads compares two snapshots of one load (spec 6.4).
 func DiffLoads(before, after *Load) (*Diff, error) {

@@ -119,7 +119,12 @@ type Webhook struct {
 	URL                       string
 	EventTypes                []string
 	IncludePreviousAttributes bool
-	State                     WebhookState
+	// SignatureScheme is fixed at creation (see SignatureScheme).
+	SignatureScheme SignatureScheme
+	// PublicKey is the "whpk_…" key that verifies ed25519 signatures; ""
+	// for the HMAC schemes, whose secret is never readable.
+	PublicKey string
+	State     WebhookState
 	// StateReason says why a webhook is disabled or failed verification
 	// (e.g. "verification: status 500", "endpoint answered 410 Gone").
 	StateReason string
@@ -137,6 +142,9 @@ type WebhookInput struct {
 	EventTypes                []string // nil: unchanged on update
 	SubsidiaryID              *uuid.UUID
 	IncludePreviousAttributes *bool
+	// SignatureScheme is taken on create (nil: SchemeService); an update
+	// may only repeat the webhook's own.
+	SignatureScheme *SignatureScheme
 }
 
 // Limits of webhook input (docs/security.md: every input bounded).
@@ -186,6 +194,7 @@ func validateWebhookInput(v *Validation, in WebhookInput, creating, allowInsecur
 			}
 		}
 	}
+	validateScheme(v, in.SignatureScheme)
 	if creating && (in.SubsidiaryID == nil || *in.SubsidiaryID == uuid.Nil) {
 		v.Add("subsidiaryId", "subsidiaryId is required")
 	}
@@ -247,7 +256,9 @@ type WebhookDelivery struct {
 	Attempt       int
 	NextAttemptAt *time.Time
 	CreatedAt     time.Time
-	Attempts      []WebhookAttempt
+	// SignatureScheme is the webhook's when the delivery was queued.
+	SignatureScheme SignatureScheme
+	Attempts        []WebhookAttempt
 }
 
 // Delivery statuses.
@@ -265,6 +276,8 @@ type WebhookAttempt struct {
 	LatencyMS   int
 	Error       string
 	AttemptedAt time.Time
+	// SignatureScheme is what this attempt was signed with.
+	SignatureScheme SignatureScheme
 }
 
 // DeliveryRetrySchedule is docs/architecture.md's delay before each retry; after the last

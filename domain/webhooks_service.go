@@ -18,6 +18,8 @@ const maxEventIDLength = 100
 type WebhookStore interface {
 	SubsidiaryExists(ctx context.Context, tenantID, subsidiaryID uuid.UUID) (bool, error)
 	CountWebhooks(ctx context.Context, tenantID uuid.UUID) (int, error)
+	// CreateWebhook stores w (with its scheme and public key) and seals
+	// secret, the signing key.
 	CreateWebhook(ctx context.Context, w *Webhook, secret string) error
 	GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error)
 	ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]Webhook, error)
@@ -27,9 +29,10 @@ type WebhookStore interface {
 	// still in from with the given URL (a concurrent change wins), reporting
 	// whether it did.
 	SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from WebhookState, url string, to WebhookState, reason string) (bool, error)
-	// RotateWebhookSecret makes secret current, keeping the old one for
-	// signatures until rotationEnds (nil: drop it at once).
-	RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret string, rotationEnds *time.Time) error
+	// RotateWebhookSecret makes secret (and publicKey, "" for the HMAC
+	// schemes) current, keeping the old secret for signatures until
+	// rotationEnds (nil: drop it at once).
+	RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret, publicKey string, rotationEnds *time.Time) error
 	DeleteWebhook(ctx context.Context, tenantID, id uuid.UUID) error
 	// Redeliver queues a new delivery of an event of the webhook's subsidiary.
 	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*WebhookDelivery, error)
@@ -83,7 +86,7 @@ func (s *Webhooks) tenant(ctx context.Context) (uuid.UUID, error) {
 }
 
 // Create validates in and stores a Pending webhook; the secret is returned
-// once, here.
+// once, here ("" for ed25519, whose public key is on the webhook).
 func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, string, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
@@ -126,11 +129,16 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	if in.IncludePreviousAttributes != nil {
 		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
 	}
-	secret := NewWebhookSecret()
-	if err := s.Store.CreateWebhook(ctx, w, secret); err != nil {
+	w.SignatureScheme = SchemeService
+	if in.SignatureScheme != nil {
+		w.SignatureScheme = *in.SignatureScheme
+	}
+	key := NewWebhookKey(w.SignatureScheme)
+	w.PublicKey = key.PublicKey
+	if err := s.Store.CreateWebhook(ctx, w, key.Secret); err != nil {
 		return nil, "", err
 	}
-	return w, secret, nil
+	return w, key.Shown, nil
 }
 
 // Get returns one webhook of the caller's tenant.
@@ -176,6 +184,11 @@ func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*
 	w, err := s.Store.GetWebhook(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
+	}
+	if in.SignatureScheme != nil && *in.SignatureScheme != w.SignatureScheme {
+		var v Validation
+		v.Add("signatureScheme", "a webhook's signature scheme cannot be changed: create a webhook with the new scheme")
+		return nil, v.Err()
 	}
 	var triggers []WebhookTrigger
 	if in.Name != nil {
@@ -280,9 +293,10 @@ func (s *Webhooks) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) 
 	return s.Store.GetWebhook(ctx, tenantID, id)
 }
 
-// RegenerateSecret issues a new secret (returned once). During the rotation
-// window (default 24 h, 0 = none) deliveries carry v1 with the new and v0 with
-// the old secret.
+// RegenerateSecret issues a new key of the webhook's scheme (an HMAC secret
+// is returned once; an ed25519 public key is on the webhook). During the
+// rotation window (default 24 h, 0 = none) deliveries carry a signature by
+// the new and one by the old key.
 func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *time.Duration) (*Webhook, string, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
@@ -309,12 +323,12 @@ func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *t
 		t := s.now().Add(win)
 		ends = &t
 	}
-	secret := NewWebhookSecret()
-	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, secret, ends); err != nil {
+	key := NewWebhookKey(w.SignatureScheme)
+	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, key.Secret, key.PublicKey, ends); err != nil {
 		return nil, "", err
 	}
 	w, err = s.Store.GetWebhook(ctx, tenantID, id)
-	return w, secret, err
+	return w, key.Shown, err
 }
 
 // Delete removes the webhook with its deliveries and attempts.

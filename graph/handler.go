@@ -14,8 +14,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/generated"
@@ -25,6 +23,9 @@ import (
 
 // Options are the GraphQL endpoint's limits and switches.
 type Options struct {
+	// EmittedEvent, when set, is told every subscription event payload a
+	// streaming transport writes (tests validate them).
+	EmittedEvent domain.EmitFunc
 	// DisableIntrospection turns __schema/__type off (on by default).
 	DisableIntrospection bool
 	MaxDepth             int   // default 12
@@ -142,12 +143,13 @@ func NewHandler(deps Deps) *Handler {
 		enableDocuments(srv, deps.Documents)
 	}
 	live := NewLive(deps.Subscriptions, presentError(deps.Log))
+	live.emitted = o.EmittedEvent
 	streams := o.Streams
 	streams.Live = live
 	sse := NewSSE(streams, o.MaxBodyBytes)
 	srv.AddTransport(sse)                                     // before the plain HTTP transport, which takes every GET and POST
 	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
-	validated := lru.New[*ast.QueryDocument](1000)
+	validated := newValidatedDocuments()
 	srv.SetQueryCache(validated)
 	srv.SetParserTokenLimit(parserTokenLimit)
 	// Without introspection no error may name the schema either.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
@@ -28,6 +29,7 @@ import (
 type Live struct {
 	subs    *domain.Subscriptions // its Stream is the instance's hub
 	present graphql.ErrorPresenterFunc
+	emitted domain.EmitFunc // nil: nobody watches payloads
 
 	mu     sync.Mutex
 	groups map[string]*liveGroup
@@ -84,6 +86,25 @@ func (l *Live) Groups() int {
 
 // Wait returns when every group's goroutine has ended (all members left).
 func (l *Live) Wait() { l.wg.Wait() }
+
+// eventType is the event type rc's subscription streams, when someone
+// watches the payloads written ("" otherwise: nothing to tell).
+func (l *Live) eventType(rc *graphql.OperationContext) string {
+	if l.emitted == nil {
+		return ""
+	}
+	if f := rootField(rc); f != nil {
+		return eventschema.SubscriptionFields[f.Name]
+	}
+	return ""
+}
+
+// emit tells the watcher a payload of eventType written on channel.
+func (l *Live) emit(channel, eventType string, body []byte) {
+	if eventType != "" {
+		l.emitted(channel, eventType, body)
+	}
+}
 
 // codeSlowConsumer ends a subscription whose events could not be executed
 // as fast as they came; the subscriber resumes with after: its last cursor.

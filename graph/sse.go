@@ -156,6 +156,7 @@ func (t *SSETransport) Streams() int { return t.tenant.total() }
 // and serves it until it ends, then frees its place in the group.
 func (t *SSETransport) subscribe(s *sseStream, r *http.Request, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, p *domain.Principal) {
 	ctx := r.Context()
+	s.event = t.o.Live.eventType(opCtx)
 	m := &liveMember{
 		out: s.deliver,
 		fail: func(errs gqlerror.List) {

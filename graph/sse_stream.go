@@ -110,6 +110,8 @@ type sseStream struct {
 	ctx context.Context // the request's: done when the client has gone
 	// tenant is the caller's, whose key seals the events' ids (cursors).
 	tenant uuid.UUID
+	// event is the event type streamed, when payloads are watched.
+	event string
 
 	mu     sync.Mutex
 	queue  []sseFrame
@@ -198,6 +200,7 @@ func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
 	s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 	s.events++
 	s.mu.Unlock()
+	s.o.Live.emit(domain.ChannelGraphQLSSE, s.event, data)
 	s.signal()
 }
 
@@ -214,6 +217,7 @@ func (s *sseStream) deliverWait(ctx context.Context, pos domain.EventPosition, d
 			s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 			s.events++
 			s.mu.Unlock()
+			s.o.Live.emit(domain.ChannelGraphQLSSE, s.event, data)
 			s.signal()
 			return nil
 		}

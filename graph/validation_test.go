@@ -44,7 +44,9 @@ func TestMergeableFieldsAgreesWithGqlparser(t *testing.T) {
 		{`query($n:String!){ a: load(loadNumber:$n){id} a: load(loadNumber:$n){id} }`, false},
 		{`{ load(loadNumber:"1") { ... on Load { id } id } }`, false},
 		{`{ t: __typename t: __typename }`, false},
-		{`{ events { nodes { ... on LoadEvent { x: id } ... on TripEvent { x: type } } } }`, false},
+		{`{ events { nodes { ... on LoadEvent { x: cursor } ... on TripEvent { x: type } } } }`, false},
+		// An event's id is an ID!, its type a String!: two shapes.
+		{`{ events { nodes { ... on LoadEvent { x: id } ... on TripEvent { x: type } } } }`, true},
 		{`{ events { nodes { ... on LoadEvent { data { load { x: loadNumber } } } ... on TripEvent { data { load { x: commodity } } } } } }`, false},
 		{`{ ...F ...F } fragment F on Query { a: eventTypes }`, false},
 		{`{ a: load(loadNumber:"1"){id} a: load(loadNumber:"2"){id} }`, true},

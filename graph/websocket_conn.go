@@ -76,6 +76,7 @@ type wsOp struct {
 	member *liveMember // a subscription's place in its group
 	cancel func()      // ends a resume in progress
 	head   []byte      // `{"id":…,"type":"next","payload":`
+	event  string      // the event type streamed, when payloads are watched
 	gone   atomic.Bool // removed from the connection's operations
 }
 
@@ -650,6 +651,7 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		}()
 		return true
 	}
+	op.event = w.o.Live.eventType(opCtx)
 	op.member = &liveMember{
 		out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
 		queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
@@ -710,6 +712,7 @@ func (w *wsConn) sendWait(ctx context.Context, op *wsOp, body []byte) error {
 			w.queue = append(w.queue, wsFrame{head: op.head, body: body, tail: true})
 			w.queued++
 			w.mu.Unlock()
+			w.o.Live.emit(domain.ChannelGraphQLWS, op.event, body)
 			w.signal()
 			return nil
 		}
@@ -738,7 +741,11 @@ func (w *wsConn) signal() {
 // deliver queues a shared payload for op, unless op has ended meanwhile,
 // and wakes the writer if asked (else the caller does, see liveMember).
 func (w *wsConn) deliver(op *wsOp, body []byte, wake bool) {
-	if !op.gone.Load() && w.enqueue(wsFrame{head: op.head, body: body, tail: true}) && wake {
+	if op.gone.Load() || !w.enqueue(wsFrame{head: op.head, body: body, tail: true}) {
+		return
+	}
+	w.o.Live.emit(domain.ChannelGraphQLWS, op.event, body)
+	if wake {
 		w.signal()
 	}
 }

@@ -42,7 +42,7 @@ func TestREADME(t *testing.T) {
 	requireReceivers(t, steps)
 
 	// The README's fixed addresses, each replaced by a free one.
-	ports := newPorts(t, "127.0.0.1:8080", "127.0.0.1:9090", "127.0.0.1:8081", "127.0.0.1:8082")
+	ports := newPorts(t, "127.0.0.1:8080", "127.0.0.1:9090", "127.0.0.1:8081", "127.0.0.1:8082", "127.0.0.1:8083")
 	env := apptest.CleanEnv(
 		"DATABASE_URL="+dbtest.URL(t),
 		"HAULGRAPH_ADDR="+ports.to["127.0.0.1:8080"],

@@ -15,7 +15,8 @@ import (
 )
 
 func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
-	in := domain.WebhookInput{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes, IncludePreviousAttributes: input.IncludePreviousAttributes}
+	in := domain.WebhookInput{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes, IncludePreviousAttributes: input.IncludePreviousAttributes,
+		SignatureScheme: input.SignatureScheme}
 	if in.EventTypes == nil {
 		in.EventTypes = []string{}
 	}
@@ -127,6 +128,13 @@ func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.WebhookN
 		return nil, nil
 	}
 	return node(w), err
+}
+
+func (r *webhookResolver) PublicKey(ctx context.Context, obj *model.WebhookNode) (*string, error) {
+	if obj.PublicKey == "" {
+		return nil, nil
+	}
+	return &obj.PublicKey, nil
 }
 
 func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*domain.WebhookDelivery, error) {

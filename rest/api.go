@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -41,6 +42,8 @@ type Deps struct {
 	Exports *domain.Exports
 	// Webhooks serves webhook management (nil: none).
 	Webhooks *domain.Webhooks
+	// EmittedEvent, when set, is told every event the events API answers.
+	EmittedEvent domain.EmitFunc
 }
 
 // API is the handler of every REST route, mounted at Prefix.
@@ -69,7 +72,7 @@ func NewAPI(d Deps) *API {
 		routes = append(routes, uploadRoutes(d.Documents)...)
 	}
 	if d.Events != nil {
-		routes = append(routes, eventRoutes(d.Events)...)
+		routes = append(routes, eventRoutes(d.Events, d.EmittedEvent)...)
 	}
 	if d.Exports != nil {
 		routes = append(routes, exportRoutes(d.Exports)...)
@@ -83,7 +86,12 @@ func NewAPI(d Deps) *API {
 		mux.Handle(pattern, endpoint(pattern, rt))
 	}
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
-	mux.Handle(Prefix, notFound(mux))
+	mux.HandleFunc("GET "+Prefix+"asyncapi.json", serveAsyncAPI)
+	mux.HandleFunc("GET "+Prefix+"schemas/events/{file}", serveEventSchema)
+	shadows := map[string]bool{}
+	nf := notFound(mux, shadows)
+	shadowWildcards(mux, routes, nf, shadows)
+	mux.Handle(Prefix, nf)
 	return &API{mux: mux}
 }
 
@@ -143,13 +151,24 @@ func checkRequestText(r *http.Request, path string) error {
 
 // notFound answers every other path under Prefix: 405 when the path exists
 // for other methods, else 404, both as problem+json.
-func notFound(mux *http.ServeMux) http.Handler {
+func notFound(mux *http.ServeMux, shadows map[string]bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+		best := 0
+		for _, m := range routeMethods {
 			probe := r.Clone(context.Background())
 			probe.Method = m
-			if _, p := mux.Handler(probe); p != "" && p != Prefix {
+			_, p := mux.Handler(probe)
+			if p == "" || p == Prefix || shadows[p] {
+				continue
+			}
+			// The path belongs to its most literal pattern, as the mux routes
+			// it: /webhooks/event-types is not the webhook "event-types", so
+			// PATCH /webhooks/{id} does not make PATCH allowed there.
+			switch n := literalSegments(p); {
+			case n > best:
+				best, allow = n, []string{m}
+			case n == best:
 				allow = append(allow, m)
 			}
 		}
@@ -160,6 +179,60 @@ func notFound(mux *http.ServeMux) http.Handler {
 		}
 		WriteProblem(w, r, http.StatusNotFound, "no such endpoint", nil)
 	})
+}
+
+// shadowWildcards routes a method that a path lacks to nf when the mux would
+// otherwise hand it to a wildcard sibling (PATCH /webhooks/event-types is
+// not PATCH /webhooks/{id} of the webhook "event-types": it is a 405).
+// The patterns it adds go into shadows, which nf does not count as allowed.
+func shadowWildcards(mux *http.ServeMux, routes []Route, nf http.Handler, shadows map[string]bool) {
+	served := map[string]bool{}
+	for _, rt := range routes {
+		served[rt.Method+" "+rt.Path] = true
+	}
+	for _, rt := range routes {
+		for _, m := range routeMethods {
+			if served[m+" "+rt.Path] {
+				continue
+			}
+			own := Prefix + "{version}" + rt.Path
+			probe := &http.Request{Method: m, URL: &url.URL{Path: Prefix + "v1" + samplePath(rt.Path)}}
+			if _, p := mux.Handler(probe); p != "" && p != m+" "+own && p != Prefix {
+				served[m+" "+rt.Path] = true
+				shadows[m+" "+own] = true
+				mux.Handle(m+" "+own, nf)
+			}
+		}
+	}
+}
+
+// routeMethods are the methods the REST routes use.
+var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+
+// samplePath fills a route path's wildcards with a placeholder value.
+func samplePath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "{") {
+			segs[i] = "x"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// literalSegments counts the segments of a mux pattern that are not
+// wildcards.
+func literalSegments(pattern string) int {
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		pattern = path
+	}
+	n := 0
+	for _, seg := range strings.Split(pattern, "/") {
+		if seg != "" && !strings.HasPrefix(seg, "{") {
+			n++
+		}
+	}
+	return n
 }
 
 func quote(s string) string { return `"` + s + `"` }

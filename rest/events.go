@@ -14,12 +14,16 @@ import (
 
 // eventRoutes serve the events API (issue 13): the outbox read back for
 // reconciliation, as Stripe's /v1/events.
-func eventRoutes(log *domain.EventLog) []Route {
-	h := &eventHandlers{log: log}
+func eventRoutes(log *domain.EventLog, emitted domain.EmitFunc) []Route {
+	h := &eventHandlers{log: log, emitted: emitted}
 	return []Route{{Method: http.MethodGet, Path: "/events", Handle: h.list, RepeatableQuery: []string{"type"}}}
 }
 
-type eventHandlers struct{ log *domain.EventLog }
+type eventHandlers struct {
+	log *domain.EventLog
+	// emitted, when set, is told every item written (tests validate them).
+	emitted domain.EmitFunc
+}
 
 // eventFields names domain's (GraphQL's) fields as this route's parameters.
 var eventFields = map[string]string{"first": "limit", "types": "type"}
@@ -69,6 +73,9 @@ func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 		b, err := domain.WebhookBody(e.Payload, previous)
 		if err != nil {
 			return err
+		}
+		if h.emitted != nil {
+			h.emitted(domain.ChannelEventsAPI, e.Type, b)
 		}
 		if i > 0 {
 			body.WriteByte(',')

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -140,4 +142,19 @@ func execSQL(t *testing.T, srv *apptest.Server, q string, args ...any) {
 	}); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
+}
+
+// loadChangedEnvelope is a whole load.changed envelope for an event written
+// straight into the outbox: what is delivered and listed is checked against
+// the published schema.
+func loadChangedEnvelope(t *testing.T, id string, subsidiary uuid.UUID) string {
+	t.Helper()
+	load := domain.Load{ID: uuid.New(), LoadNumber: "X-" + id[:8], Status: domain.LoadOpen, BillingStatus: "Released",
+		SubsidiaryID: subsidiary, Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
+	b, err := domain.Event{ID: id, Type: domain.EventLoadChanged, Timestamp: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Data: domain.EventData{Load: &load}}.MarshalEnvelope()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -459,7 +459,7 @@ func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
 	reader := srv.Token(t, acme, domain.ScopeLoadRead)
 	insert := func(ctx context.Context, exec func(ctx context.Context, sql string, args ...any) error) string {
 		id := uuid.NewString() + "-0"
-		payload := `{"id":"` + id + `","type":"load.changed","timestamp":"2026-01-01T00:00:00.000000+00:00","version":"v1","data":{"load":{}}}`
+		payload := loadChangedEnvelope(t, id, acme.SubsidiaryID)
 		if err := exec(ctx, "INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload) VALUES ($1, $2, $3, 'load.changed', $4, $5)",
 			id, acme.ID, acme.SubsidiaryID, uuid.New(), payload); err != nil {
 			t.Fatal(err)

@@ -70,10 +70,10 @@ func TestOpenAPIStructure(t *testing.T) {
 			if op.Responses.Default() != nil {
 				t.Errorf("%s %s answers an undeclared status through default", method, path)
 			}
-			if !strings.HasPrefix(path, "/api/p/v{version}/") {
+			if !strings.HasPrefix(path, "/api/p/v1/") {
 				continue
 			}
-			want := []string{"400", "401", "404", "406", "429", "503"}
+			want := []string{"400", "401", "404", "406", "429", "500", "503"}
 			if op.Security != nil && slices.ContainsFunc(*op.Security, func(r openapi3.SecurityRequirement) bool { return len(r["oauth2"]) > 0 }) {
 				want = append(want, "403")
 			}
@@ -108,6 +108,17 @@ func TestOpenAPIStructure(t *testing.T) {
 			if _, ok := x["enum"]; ok && !regexp.MustCompile(`^/components/schemas/[^/]+$`).MatchString(path) {
 				t.Errorf("an inline enum at %s: name it in components/schemas and reference it", path)
 			}
+			// Generators size numbers by format: float32 and int without one.
+			types := fmt.Sprint(x["type"])
+			if strings.Contains(types, "number") && x["format"] != "double" {
+				t.Errorf("%s: a number without format double", path)
+			}
+			if strings.Contains(types, "integer") && x["format"] != "int32" && x["format"] != "int64" {
+				t.Errorf("%s: an integer without format int32 or int64", path)
+			}
+			if types == "object" && x["properties"] == nil && x["additionalProperties"] == nil {
+				t.Errorf("%s: a free-form object that does not say what it holds", path)
+			}
 			for k, e := range x {
 				walk(path+"/"+k, e)
 			}
@@ -118,7 +129,27 @@ func TestOpenAPIStructure(t *testing.T) {
 		}
 	}
 	walk("", raw)
-	for name, header := range map[string]string{"TooManyRequests": "Retry-After", "ServiceUnavailable": "Retry-After", "Unauthorized": "WWW-Authenticate"} {
+	if doc.Info.Contact == nil || doc.Info.Contact.Email == "" {
+		t.Error("info.contact has no e-mail")
+	}
+	for path, item := range doc.Paths.Map() {
+		if strings.Contains(path, "{version}") {
+			t.Errorf("%s: a generated client would need a version argument", path)
+		}
+		for method, op := range item.Operations() {
+			if op.OperationID == "" || len(op.Tags) == 0 || op.Description == "" {
+				t.Errorf("%s %s lacks an operationId, tags or a description", method, path)
+			}
+			for code, r := range op.Responses.Map() {
+				for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+					if r.Value.Headers[h] == nil {
+						t.Errorf("%s %s %s does not declare %s", method, path, code, h)
+					}
+				}
+			}
+		}
+	}
+	for name, header := range map[string]string{"TooManyRequests": "Retry-After", "ServiceUnavailable": "Retry-After", "Unauthorized": "WWW-Authenticate", "Forbidden": "WWW-Authenticate"} {
 		r := doc.Components.Responses[name]
 		if r == nil || r.Value.Headers[header] == nil {
 			t.Errorf("the %s answer does not declare %s", name, header)

@@ -25,7 +25,7 @@ func checkQuery(raw string, repeatable []string) error {
 		k, v, _ := strings.Cut(pair, "=")
 		name, err1 := url.QueryUnescape(k)
 		_, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil || strings.Contains(k, ";") {
+		if err1 != nil || err2 != nil || strings.Contains(pair, ";") { // url.ParseQuery refuses a ";" anywhere in a pair
 			return fieldError("query", "the query string is malformed: "+quote(truncate(pair, 64))+" is not a percent-encoded name=value pair")
 		}
 		f := jsonkey.Fold(name)

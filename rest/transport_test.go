@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
@@ -54,6 +56,19 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 	if res.Header.Get("Allow") != "POST" {
 		t.Fatalf("Allow = %q, want POST", res.Header.Get("Allow"))
 	}
+	// A literal path is not a value of its wildcard sibling /webhooks/{id}.
+	for _, m := range []string{"POST", "OPTIONS", "PUT", "PATCH", "DELETE"} {
+		res, body = do(t, m, srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
+		wantProblem(t, res, body, http.StatusMethodNotAllowed)
+		if res.Header.Get("Allow") != "GET" {
+			t.Fatalf("%s event-types: Allow = %q, want GET", m, res.Header.Get("Allow"))
+		}
+	}
+	res, body = do(t, "PUT", srv.URL+"/api/p/v1/webhooks/"+uuid.NewString(), nil, "")
+	wantProblem(t, res, body, http.StatusMethodNotAllowed)
+	if res.Header.Get("Allow") != "GET, PATCH, DELETE" {
+		t.Fatalf("PUT webhook: Allow = %q, want GET, PATCH, DELETE", res.Header.Get("Allow"))
+	}
 }
 
 func TestNotAcceptable(t *testing.T) {
@@ -84,7 +99,7 @@ func TestOpenAPIDocumentServed(t *testing.T) {
 	}
 	for _, p := range []string{"/invoices", "/driver-settlement-statements/search", "/driver-settlement-statements/{number}",
 		"/trailers", "/locations/search", "/users/search", "/loads/{loadNumber}", "/webhooks/event-types"} {
-		if _, ok := doc.Paths["/api/p/v{version}"+p]; !ok {
+		if _, ok := doc.Paths["/api/p/v1"+p]; !ok {
 			t.Errorf("openapi.json lacks %s", p)
 		}
 	}

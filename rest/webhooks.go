@@ -242,6 +242,10 @@ func (h *webhookHandlers) answer(w http.ResponseWriter) func(*domain.Webhook, er
 // input converts the body; a malformed SubsidiaryId is named.
 func (b webhookBody) input() (domain.WebhookInput, error) {
 	in := domain.WebhookInput{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes}
+	if b.SignatureScheme != nil {
+		s := domain.SignatureScheme(*b.SignatureScheme)
+		in.SignatureScheme = &s
+	}
 	if b.SubsidiaryId != nil {
 		id, err := uuid.Parse(*b.SubsidiaryId)
 		if err != nil {

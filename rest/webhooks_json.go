@@ -15,6 +15,8 @@ type webhookJSON struct {
 	EventTypes                []string   `json:"EventTypes"`
 	SubsidiaryId              string     `json:"SubsidiaryId"` //nolint:revive
 	IncludePreviousAttributes bool       `json:"IncludePreviousAttributes"`
+	SignatureScheme           string     `json:"SignatureScheme"`
+	PublicKey                 *string    `json:"PublicKey"` // ed25519 only
 	State                     string     `json:"State"`
 	StateLabel                string     `json:"StateLabel"`
 	StateReason               string     `json:"StateReason"`
@@ -24,16 +26,22 @@ type webhookJSON struct {
 }
 
 func toWebhookJSON(w *domain.Webhook) webhookJSON {
-	return webhookJSON{Id: w.ID.String(), Name: w.Name, Url: w.URL, EventTypes: nonNil(w.EventTypes),
-		SubsidiaryId: w.SubsidiaryID.String(), IncludePreviousAttributes: w.IncludePreviousAttributes, State: string(w.State),
+	out := webhookJSON{Id: w.ID.String(), Name: w.Name, Url: w.URL, EventTypes: nonNil(w.EventTypes),
+		SubsidiaryId: w.SubsidiaryID.String(), IncludePreviousAttributes: w.IncludePreviousAttributes,
+		SignatureScheme: string(w.SignatureScheme), State: string(w.State),
 		StateLabel: w.StateLabel(), StateReason: w.StateReason, RotationEndsAt: w.RotationEndsAt, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	if w.PublicKey != "" {
+		out.PublicKey = &w.PublicKey
+	}
+	return out
 }
 
 // webhookWithSecretJSON answers create and rotate-secret: the only answers
-// that show the signing secret.
+// that show the signing secret. An ed25519 webhook has none to show (its
+// private key never leaves the server): Secret is absent, PublicKey is set.
 type webhookWithSecretJSON struct {
 	webhookJSON
-	Secret string `json:"Secret"`
+	Secret string `json:"Secret,omitempty"`
 }
 
 type attemptJSON struct {
@@ -43,25 +51,29 @@ type attemptJSON struct {
 	LatencyMs   int       `json:"LatencyMs"`
 	Error       string    `json:"Error"`
 	AttemptedAt time.Time `json:"AttemptedAt"`
+	// SignatureScheme is what the attempt was signed with.
+	SignatureScheme string `json:"SignatureScheme"`
 }
 
 type deliveryJSON struct {
-	Id            string        `json:"Id"`      //nolint:revive
-	EventId       string        `json:"EventId"` //nolint:revive
-	EventType     string        `json:"EventType"`
-	Status        string        `json:"Status"`
-	Attempt       int           `json:"Attempt"`
-	NextAttemptAt *time.Time    `json:"NextAttemptAt"`
-	CreatedAt     time.Time     `json:"CreatedAt"`
-	Attempts      []attemptJSON `json:"Attempts"`
+	Id            string     `json:"Id"`      //nolint:revive
+	EventId       string     `json:"EventId"` //nolint:revive
+	EventType     string     `json:"EventType"`
+	Status        string     `json:"Status"`
+	Attempt       int        `json:"Attempt"`
+	NextAttemptAt *time.Time `json:"NextAttemptAt"`
+	CreatedAt     time.Time  `json:"CreatedAt"`
+	// SignatureScheme is the webhook's when the delivery was queued.
+	SignatureScheme string        `json:"SignatureScheme"`
+	Attempts        []attemptJSON `json:"Attempts"`
 }
 
 func toDeliveryJSON(d *domain.WebhookDelivery) deliveryJSON {
 	out := deliveryJSON{Id: d.ID.String(), EventId: d.EventID, EventType: d.EventType, Status: d.Status, Attempt: d.Attempt,
-		NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, Attempts: make([]attemptJSON, len(d.Attempts))}
+		NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, SignatureScheme: string(d.SignatureScheme), Attempts: make([]attemptJSON, len(d.Attempts))}
 	for i, a := range d.Attempts {
 		out.Attempts[i] = attemptJSON{Id: a.ID.String(), Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMs: a.LatencyMS,
-			Error: a.Error, AttemptedAt: a.AttemptedAt}
+			Error: a.Error, AttemptedAt: a.AttemptedAt, SignatureScheme: string(a.SignatureScheme)}
 	}
 	return out
 }
@@ -74,6 +86,9 @@ type webhookBody struct {
 	EventTypes                []string `json:"EventTypes"`
 	SubsidiaryId              *string  `json:"SubsidiaryId"` //nolint:revive
 	IncludePreviousAttributes *bool    `json:"IncludePreviousAttributes"`
+	// SignatureScheme: service (default), standard-webhooks or
+	// standard-webhooks-ed25519; fixed once created.
+	SignatureScheme *string `json:"SignatureScheme"`
 }
 
 type rotateBody struct {
@@ -93,4 +108,4 @@ type recoveredJSON struct {
 // webhookFields names domain's (GraphQL's) fields as REST's.
 var webhookFields = map[string]string{"name": "Name", "url": "Url", "eventTypes": "EventTypes", "subsidiaryId": "SubsidiaryId",
 	"includePreviousAttributes": "IncludePreviousAttributes", "rotationWindow": "RotationWindow", "first": "limit",
-	"since": "Since", "eventId": "deliveryId"}
+	"since": "Since", "eventId": "deliveryId", "signatureScheme": "SignatureScheme"}

@@ -231,7 +231,7 @@ func TestWebhookManagementREST(t *testing.T) {
 	emit := func() string {
 		id := uuid.NewString() + "-0"
 		execSQL(t, e.srv, `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload) VALUES (?, ?, ?, 'load.changed', ?, ?)`,
-			id, e.acme.ID, e.acme.SubsidiaryID, uuid.New(), `{"id":"`+id+`","type":"load.changed","timestamp":"2026-01-01T00:00:00.000000+00:00","version":"v1","data":{"load":{}}}`)
+			id, e.acme.ID, e.acme.SubsidiaryID, uuid.New(), loadChangedEnvelope(t, id, e.acme.SubsidiaryID))
 		return id
 	}
 	deliveries := func(query string) ([]restDelivery, *http.Response) {

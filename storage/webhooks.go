@@ -43,6 +43,8 @@ type webhookRow struct {
 	URL                       string     `bun:"url"`
 	EventTypes                []string   `bun:"event_types,array"`
 	IncludePreviousAttributes bool       `bun:"include_previous_attributes"`
+	SignatureScheme           string     `bun:"signature_scheme"`
+	PublicKey                 *string    `bun:"public_key"`
 	State                     string     `bun:"state"`
 	StateReason               string     `bun:"state_reason"`
 	SecretCiphertext          []byte     `bun:"secret_ciphertext"`
@@ -58,7 +60,10 @@ func (r *webhookRow) domain() domain.Webhook {
 		ID: r.ID, TenantID: r.TenantID, SubsidiaryID: r.SubsidiaryID, Name: r.Name, URL: r.URL,
 		EventTypes: r.EventTypes, IncludePreviousAttributes: r.IncludePreviousAttributes,
 		State: domain.WebhookState(r.State), StateReason: r.StateReason, FailingSince: r.FailingSince,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		SignatureScheme: domain.SignatureScheme(r.SignatureScheme), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	if r.PublicKey != nil {
+		w.PublicKey = *r.PublicKey
 	}
 	if r.PreviousSecretCiphertext != nil && r.PreviousSecretExpiresAt != nil && r.PreviousSecretExpiresAt.After(time.Now()) {
 		w.RotationEndsAt = r.PreviousSecretExpiresAt
@@ -68,7 +73,7 @@ func (r *webhookRow) domain() domain.Webhook {
 
 // webhookColumns are the columns management reads (never the secrets).
 var webhookColumns = []string{"id", "tenant_id", "subsidiary_id", "name", "url", "event_types", "include_previous_attributes",
-	"state", "state_reason", "previous_secret_expires_at", "previous_secret_ciphertext", "failing_since", "created_at", "updated_at"}
+	"state", "state_reason", "signature_scheme", "public_key", "previous_secret_expires_at", "previous_secret_ciphertext", "failing_since", "created_at", "updated_at"}
 
 // SubsidiaryExists reports whether the subsidiary belongs to the tenant.
 func (s *WebhookStore) SubsidiaryExists(ctx context.Context, tenantID, subsidiaryID uuid.UUID) (bool, error) {
@@ -95,6 +100,7 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *domain.Webhook, sec
 	row := &webhookRow{
 		ID: w.ID, TenantID: w.TenantID, SubsidiaryID: w.SubsidiaryID, Name: w.Name, URL: w.URL, EventTypes: w.EventTypes,
 		IncludePreviousAttributes: w.IncludePreviousAttributes, State: string(w.State),
+		SignatureScheme: string(w.SignatureScheme), PublicKey: nullable(w.PublicKey),
 		SecretCiphertext: s.box.Seal([]byte(secret), secretAAD(w.ID)), CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	return s.db.InTenant(ctx, w.TenantID, func(ctx context.Context, tx bun.Tx) error {
@@ -161,13 +167,14 @@ func (s *WebhookStore) SetWebhookState(ctx context.Context, tenantID, id uuid.UU
 	return n == 1, err
 }
 
-// RotateWebhookSecret replaces the secret, keeping the old one until ends.
-func (s *WebhookStore) RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret string, ends *time.Time) error {
+// RotateWebhookSecret replaces the secret (and the public key), keeping the
+// old secret until ends.
+func (s *WebhookStore) RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret, publicKey string, ends *time.Time) error {
 	return s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET
 			previous_secret_ciphertext = CASE WHEN ?::timestamptz IS NULL THEN NULL ELSE secret_ciphertext END,
-			previous_secret_expires_at = ?::timestamptz, secret_ciphertext = ?, updated_at = now()
-			WHERE tenant_id = ? AND id = ?`, ends, ends, s.box.Seal([]byte(secret), secretAAD(id)), tenantID, id)
+			previous_secret_expires_at = ?::timestamptz, secret_ciphertext = ?, public_key = ?, updated_at = now()
+			WHERE tenant_id = ? AND id = ?`, ends, ends, s.box.Seal([]byte(secret), secretAAD(id)), nullable(publicKey), tenantID, id)
 		return notFoundIfNone(res, err, id)
 	})
 }
@@ -178,6 +185,14 @@ func (s *WebhookStore) DeleteWebhook(ctx context.Context, tenantID, id uuid.UUID
 		res, err := tx.ExecContext(ctx, "DELETE FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, id)
 		return notFoundIfNone(res, err, id)
 	})
+}
+
+// nullable stores "" as NULL.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func notFoundIfNone(res sql.Result, err error, id uuid.UUID) error {

@@ -21,12 +21,12 @@ func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.U
 			return err
 		}
 		err := tx.QueryRowContext(ctx, `INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at)
-			SELECT ?, e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, true, ?
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme)
+			SELECT ?, e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, true, ?, w.signature_scheme
 			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
 			WHERE e.tenant_id = ? AND e.id = ? AND w.id = ?
-			RETURNING (SELECT type FROM events WHERE id = ?)`,
-			d.ID, now, now, tenantID, eventID, webhookID, eventID).Scan(&d.EventType)
+			RETURNING (SELECT type FROM events WHERE id = ?), signature_scheme`,
+			d.ID, now, now, tenantID, eventID, webhookID, eventID).Scan(&d.EventType, &d.SignatureScheme)
 		if errors.Is(err, sql.ErrNoRows) {
 			return domain.NotFound("event %s not found for this webhook's subsidiary", eventID)
 		}
@@ -47,6 +47,7 @@ type deliveryRow struct {
 	Attempt       int        `bun:"attempt"`
 	NextAttemptAt *time.Time `bun:"next_attempt_at"`
 	CreatedAt     time.Time  `bun:"created_at"`
+	Scheme        string     `bun:"signature_scheme"`
 }
 
 type attemptRow struct {
@@ -57,6 +58,8 @@ type attemptRow struct {
 	LatencyMS   int       `bun:"latency_ms"`
 	Error       *string   `bun:"error"`
 	AttemptedAt time.Time `bun:"attempted_at"`
+	// SignatureScheme is what the attempt was signed with.
+	SignatureScheme string `bun:"signature_scheme"`
 }
 
 // ListDeliveries returns the webhook's latest deliveries and their attempts.
@@ -71,8 +74,8 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 	var rows []deliveryRow
 	var attempts map[uuid.UUID][]domain.WebhookAttempt
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at FROM (
-			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at,
+		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at, signature_scheme FROM (
+			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme,
 			       row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.created_at DESC, d.id) AS n
 			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
 			WHERE d.tenant_id = ? AND d.webhook_id IN (?)) r
@@ -96,7 +99,8 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 // delivery is the row with its attempts as the domain sees it.
 func (r deliveryRow) delivery(attempts []domain.WebhookAttempt) domain.WebhookDelivery {
 	return domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
-		Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt, Attempts: attempts}
+		Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt,
+		SignatureScheme: domain.SignatureScheme(r.Scheme), Attempts: attempts}
 }
 
 // webhookExists answers NotFound for a webhook the tenant does not have.

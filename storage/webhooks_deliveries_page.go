@@ -33,7 +33,7 @@ func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID u
 	var rows []deliveryRow
 	attempts := map[uuid.UUID][]domain.WebhookAttempt{}
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewRaw(`SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at
+		if err := tx.NewRaw(`SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme
 			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
 			WHERE d.tenant_id = ? AND d.webhook_id = ? `+where+`
 			ORDER BY d.created_at DESC, d.id DESC LIMIT ?`, append(args, w.Limit+1)...).Scan(ctx, &rows); err != nil {
@@ -65,12 +65,13 @@ func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries [
 		ids[i] = d.ID
 	}
 	var rows []attemptRow
-	if err := tx.NewRaw(`SELECT id, delivery_id, attempt, status_code, latency_ms, error, attempted_at FROM webhook_attempts
+	if err := tx.NewRaw(`SELECT id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme FROM webhook_attempts
 		WHERE tenant_id = ? AND delivery_id IN (?) ORDER BY delivery_id, attempt`, tenantID, bun.In(ids)).Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
 	for _, a := range rows {
-		da := domain.WebhookAttempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt}
+		da := domain.WebhookAttempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt,
+			SignatureScheme: domain.SignatureScheme(a.SignatureScheme)}
 		if a.Error != nil {
 			da.Error = *a.Error
 		}

@@ -58,9 +58,10 @@ func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now
 		// One constant statement for the whole batch; the partial unique
 		// index makes a repeated batch harmless.
 		_, err = tx.Tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at)
-			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, 'Pending', $1, r.previous, $1
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme)
+			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, 'Pending', $1, r.previous, $1, w.signature_scheme
 			FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::boolean[]) AS r(tenant_id, webhook_id, event_id, event_seq, previous)
+			JOIN webhooks w ON w.id = r.webhook_id
 			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
 			now, tenantIDs, webhookIDs, eventIDs, seqs, previous)
 		return err
@@ -101,8 +102,10 @@ type ClaimedDelivery struct {
 	ChainAttempt              int
 	IncludePreviousAttributes bool
 	URL                       string
-	Secret, PreviousSecret    string // PreviousSecret only inside a rotation window
-	Payload                   json.RawMessage
+	// Scheme says how to sign; Secret is its key ("whsec_…" or "whsk_…").
+	Scheme                 domain.SignatureScheme
+	Secret, PreviousSecret string // PreviousSecret only inside a rotation window
+	Payload                json.RawMessage
 }
 
 // claimDeliveries is one constant statement with bind parameters: pgx
@@ -115,7 +118,7 @@ const claimDeliveries = `WITH c AS (
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
 	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
-	       w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
+	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
 // ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
@@ -130,7 +133,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		EventID, EventType        string
 		Attempt, ChainBase        int
 		IncludePreviousAttributes bool
-		URL                       string
+		URL, Scheme               string
 		Secret, Previous          []byte
 		PreviousExpires           *time.Time
 		Payload                   json.RawMessage
@@ -143,7 +146,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 	for rs.Next() {
 		var r row
 		if err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-			&r.URL, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload); err != nil {
+			&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload); err != nil {
 			rs.Close()
 			return nil, err
 		}
@@ -160,7 +163,8 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
 		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
-			Attempt: r.Attempt, ChainAttempt: r.Attempt - r.ChainBase, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL, Secret: string(secret), Payload: r.Payload}
+			Attempt: r.Attempt, ChainAttempt: r.Attempt - r.ChainBase, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL,
+			Scheme: domain.SignatureScheme(r.Scheme), Secret: string(secret), Payload: r.Payload}
 		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
@@ -202,8 +206,8 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 		return s.recordDelivered(ctx, c, o, errText)
 	}
 	return s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, string(c.Scheme)); err != nil {
 			return err
 		}
 		status := domain.DeliveryPending
@@ -242,8 +246,8 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 func (s *WebhookStore) recordDelivered(ctx context.Context, c ClaimedDelivery, o AttemptOutcome, errText *string) error {
 	var moved, recovered bool
 	err := s.db.Pool.QueryRow(ctx, `WITH attempt AS (
-			INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)),
+			INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10)),
 		moved AS (
 			UPDATE webhook_deliveries SET status = 'Delivered', next_attempt_at = NULL, updated_at = now()
 			WHERE id = $3 AND attempt = $4 AND status = 'Pending' RETURNING 1),
@@ -251,7 +255,7 @@ func (s *WebhookStore) recordDelivered(ctx context.Context, c ClaimedDelivery, o
 			UPDATE webhooks SET failing_since = NULL
 			WHERE id = $9 AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM moved) RETURNING 1)
 		SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM recovered)`,
-		o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, c.WebhookID,
+		o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, c.WebhookID, string(c.Scheme),
 	).Scan(&moved, &recovered)
 	if err != nil || !moved || (!recovered && c.ChainAttempt <= 1) {
 		return err

@@ -7,6 +7,9 @@
 // rotation window the header also carries ",v0=<hex>", signed with the previous
 // secret. A receiver accepts the delivery when v1 or v0 matches its secret and
 // t is within the tolerance of its clock.
+//
+// Webhooks created with a Standard Webhooks scheme are signed as standard.go
+// describes instead.
 package webhooksig
 
 import (

@@ -20,6 +20,7 @@ const webhooksUsage = `usage: haulgraph webhooks <action> --tenant SLUG [flags]
 
 actions:
   create      --name NAME --url URL --events "load.changed load.status.changed" --subsidiary ID [--include-previous-attributes]
+              [--signature-scheme service|standard-webhooks|standard-webhooks-ed25519]  (fixed once created)
   list
   get         --id ID
   update      --id ID [--name NAME] [--url URL] [--events "..."] [--include-previous-attributes=true|false]
@@ -31,7 +32,8 @@ actions:
   deliveries  --id ID [--limit 20]
   recover     --id ID --since TIME   (re-queue failed deliveries since TIME: RFC 3339, or a duration ago such as 2h)
 
-Output is JSON. The signing secret is printed once, by create and regenerate-secret.
+Output is JSON. The signing secret is printed once, by create and regenerate-secret; a
+standard-webhooks-ed25519 webhook has no secret to print, its publicKey verifies deliveries.
 `
 
 // webhooksCmd manages webhooks as an operator acting for one tenant.
@@ -49,6 +51,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	events := fs.String("events", "", "space- or comma-separated event types")
 	subsidiary := fs.String("subsidiary", "", "subsidiary id")
 	prevAttrs := fs.Bool("include-previous-attributes", false, "send data.diff.previousAttributes")
+	scheme := fs.String("signature-scheme", string(domain.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519")
 	window := fs.Duration("rotation-window", domain.DefaultRotationWindow, "how long the old secret still signs (v0)")
 	eventID := fs.String("event", "", "event id to redeliver")
 	limit := fs.Int("limit", 20, "deliveries to list (at most 100)")
@@ -92,6 +95,10 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if set["include-previous-attributes"] {
 		input.IncludePreviousAttributes = prevAttrs
 	}
+	if set["signature-scheme"] {
+		s := domain.SignatureScheme(*scheme)
+		input.SignatureScheme = &s
+	}
 
 	var out any
 	switch action {
@@ -110,7 +117,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		out = map[string]any{"webhook": webhookJSON(w), "secret": secret}
+		out = withSecret(w, secret)
 	case "list":
 		ws, err := svc.List(ctx)
 		if err != nil {
@@ -142,7 +149,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		case "regenerate-secret":
 			var secret string
 			if w, secret, err = svc.RegenerateSecret(ctx, wid, window); err == nil {
-				out = map[string]any{"webhook": webhookJSON(w), "secret": secret}
+				out = withSecret(w, secret)
 			}
 		case "redeliver":
 			var d *domain.WebhookDelivery
@@ -183,21 +190,37 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func webhookJSON(w *domain.Webhook) map[string]any {
-	return map[string]any{
+	out := map[string]any{
 		"id": w.ID, "name": w.Name, "url": w.URL, "eventTypes": w.EventTypes, "subsidiaryId": w.SubsidiaryID,
-		"includePreviousAttributes": w.IncludePreviousAttributes, "state": w.State, "stateLabel": w.State.Label(),
+		"includePreviousAttributes": w.IncludePreviousAttributes, "signatureScheme": w.SignatureScheme, "publicKey": nil,
+		"state": w.State, "stateLabel": w.State.Label(),
 		"stateReason": w.StateReason, "rotationEndsAt": w.RotationEndsAt, "createdAt": w.CreatedAt.Format(time.RFC3339),
 	}
+	if w.PublicKey != "" {
+		out["publicKey"] = w.PublicKey
+	}
+	return out
+}
+
+// withSecret is create's and regenerate-secret's answer: the secret, when
+// the scheme has one to show.
+func withSecret(w *domain.Webhook, secret string) map[string]any {
+	out := map[string]any{"webhook": webhookJSON(w)}
+	if secret != "" {
+		out["secret"] = secret
+	}
+	return out
 }
 
 func deliveryJSON(d *domain.WebhookDelivery) map[string]any {
 	attempts := make([]map[string]any, len(d.Attempts))
 	for i, a := range d.Attempts {
 		attempts[i] = map[string]any{"id": a.ID, "attempt": a.Attempt, "statusCode": a.StatusCode, "latencyMs": a.LatencyMS,
-			"error": a.Error, "attemptedAt": a.AttemptedAt.Format(time.RFC3339)}
+			"error": a.Error, "attemptedAt": a.AttemptedAt.Format(time.RFC3339), "signatureScheme": a.SignatureScheme}
 	}
 	return map[string]any{"id": d.ID, "eventId": d.EventID, "eventType": d.EventType, "status": d.Status, "attempt": d.Attempt,
-		"nextAttemptAt": d.NextAttemptAt, "createdAt": d.CreatedAt.Format(time.RFC3339), "attempts": attempts}
+		"nextAttemptAt": d.NextAttemptAt, "createdAt": d.CreatedAt.Format(time.RFC3339), "signatureScheme": d.SignatureScheme,
+		"attempts": attempts}
 }
 
 // parseSince reads --since: an RFC 3339 time, or a duration before now.

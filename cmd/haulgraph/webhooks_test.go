@@ -53,8 +53,23 @@ func TestWebhooksCLI(t *testing.T) {
 	created := run("create", "--tenant", "acme", "--name", "ERP", "--url", rcv.URL, "--events", "load.changed,load.status.changed", "--subsidiary", sub.String())
 	secret, _ := created["secret"].(string)
 	hook, _ := created["webhook"].(map[string]any)
-	if !strings.HasPrefix(secret, "whsec_") || hook["state"] != "Pending" {
+	if !strings.HasPrefix(secret, "whsec_") || hook["state"] != "Pending" || hook["signatureScheme"] != "service" || hook["publicKey"] != nil {
 		t.Fatalf("create printed %v", created)
+	}
+	std := run("create", "--tenant", "acme", "--name", "std", "--url", rcv.URL, "--events", "load.changed", "--subsidiary", sub.String(),
+		"--signature-scheme", "standard-webhooks")
+	if s, _ := std["secret"].(string); !strings.HasPrefix(s, "whsec_") || std["webhook"].(map[string]any)["signatureScheme"] != "standard-webhooks" {
+		t.Fatalf("create standard-webhooks printed %v", std)
+	}
+	ed := run("create", "--tenant", "acme", "--name", "ed", "--url", rcv.URL, "--events", "load.changed", "--subsidiary", sub.String(),
+		"--signature-scheme", "standard-webhooks-ed25519")
+	edHook := ed["webhook"].(map[string]any)
+	if pk, _ := edHook["publicKey"].(string); ed["secret"] != nil || !strings.HasPrefix(pk, "whpk_") || edHook["signatureScheme"] != "standard-webhooks-ed25519" ||
+		strings.Contains(mustJSON(ed), "whsk_") {
+		t.Fatalf("create standard-webhooks-ed25519 printed %v", ed)
+	}
+	if got := run("get", "--tenant", "acme", "--id", edHook["id"].(string)); got["publicKey"] != edHook["publicKey"] || got["signatureScheme"] != "standard-webhooks-ed25519" {
+		t.Fatalf("get printed %v", got)
 	}
 	id := hook["id"].(string)
 	if got := run("enable", "--tenant", "acme", "--id", id); got["state"] != "Active" || got["stateLabel"] != "Connected" {
@@ -75,6 +90,15 @@ func TestWebhooksCLI(t *testing.T) {
 	err = webhooksCmd(ctx, []string{"create", "--tenant", "acme", "--name", "x", "--url", "ftp://example.com", "--subsidiary", sub.String()}, &out)
 	if err == nil || !strings.Contains(err.Error(), "url") || !strings.Contains(err.Error(), "eventTypes") {
 		t.Fatalf("invalid create: %v", err)
+	}
+	err = webhooksCmd(ctx, []string{"create", "--tenant", "acme", "--name", "x", "--url", rcv.URL, "--events", "load.changed",
+		"--subsidiary", sub.String(), "--signature-scheme", "hmac"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "signatureScheme") {
+		t.Fatalf("unknown scheme: %v", err)
+	}
+	if err := webhooksCmd(ctx, []string{"update", "--tenant", "acme", "--id", id, "--signature-scheme", "standard-webhooks"}, &out); err == nil ||
+		!strings.Contains(err.Error(), "signatureScheme") {
+		t.Fatalf("scheme changed: %v", err)
 	}
 	if err := webhooksCmd(ctx, []string{"list", "--tenant", "nope"}, &out); err == nil {
 		t.Fatal("unknown tenant accepted")

@@ -24,6 +24,8 @@ type Verifier struct {
 	// Log gets why a verification failed (the tenant sees one reason for
 	// all, domain.VerificationFailed); nil: nobody.
 	Log *slog.Logger
+	// Emitted, when set, is told every request body sent.
+	Emitted domain.EmitFunc
 }
 
 var _ domain.WebhookVerifier = (*Verifier)(nil)
@@ -51,6 +53,9 @@ func (v *Verifier) verify(ctx context.Context, url, challenge string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"type": domain.EventWebhookVerification, "challenge": challenge})
+	if v.Emitted != nil {
+		v.Emitted(domain.ChannelWebhook, domain.EventWebhookVerification, body)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("invalid endpoint url: %w", err)

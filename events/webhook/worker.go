@@ -44,6 +44,9 @@ type Worker struct {
 	// Attempted is told each attempt's outcome: delivered, rejected (another
 	// status), gone (410) or error (no answer); metrics. Nil: nobody.
 	Attempted func(outcome string)
+	// Emitted, when set, is told every body sent (tests validate them
+	// against the published schemas).
+	Emitted domain.EmitFunc
 
 	wake chan struct{}
 	once sync.Once
@@ -197,6 +200,9 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	if err != nil {
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}
+	if w.Emitted != nil {
+		w.Emitted(domain.ChannelWebhook, c.EventType, body)
+	}
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
@@ -206,13 +212,13 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	if err := schemeAllowed(req, w.AllowInsecure); err != nil {
 		return 0, err
 	}
-	ts := w.Now().Unix()
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set(webhooksig.EventIDHeader, c.EventID)
 	req.Header.Set(webhooksig.EventHeader, c.EventType)
-	req.Header.Set(webhooksig.SignatureHeader, webhooksig.Header(c.Secret, c.PreviousSecret, ts, body))
-	req.Header.Set(webhooksig.TimestampHeader, strconv.FormatInt(ts, 10))
+	if err := sign(req.Header, c, w.Now().Unix(), body); err != nil {
+		return 0, fmt.Errorf("signing: %w", err)
+	}
 	req.Header.Set(webhooksig.DeliveryHeader, attemptID.String())
 	req.Header.Set("traceparent", traceparent(ctx))
 	resp, err := w.Client.Do(req)
@@ -222,6 +228,31 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// sign sets the signature headers of c's scheme, signed at t: the
+// X-Service pair, or Standard Webhooks' three headers (webhook-id is the
+// event id, the same on every attempt, so receivers can deduplicate).
+func sign(h http.Header, c storage.ClaimedDelivery, t int64, body []byte) error {
+	var signer func(key, id string, t int64, body []byte) (string, error)
+	switch c.Scheme {
+	case domain.SchemeStandardWebhooks:
+		signer = webhooksig.SignStandard
+	case domain.SchemeStandardWebhooksEd25519:
+		signer = webhooksig.SignStandardEd25519
+	default:
+		h.Set(webhooksig.SignatureHeader, webhooksig.Header(c.Secret, c.PreviousSecret, t, body))
+		h.Set(webhooksig.TimestampHeader, strconv.FormatInt(t, 10))
+		return nil
+	}
+	sigs, err := webhooksig.StandardSignatures(signer, c.Secret, c.PreviousSecret, c.EventID, t, body)
+	if err != nil {
+		return err
+	}
+	h.Set(webhooksig.StandardIDHeader, c.EventID)
+	h.Set(webhooksig.StandardTimestampHeader, strconv.FormatInt(t, 10))
+	h.Set(webhooksig.StandardSignatureHeader, sigs)
+	return nil
 }
 
 // drainContext is ctx's values with a cancellation grace after ctx ends.

@@ -851,14 +851,14 @@ func (ec *executionContext) _LoadEvent_id(ctx context.Context, field graphql.Col
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNID2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_LoadEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("LoadEvent", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("LoadEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _LoadEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.LoadEvent) (ret graphql.Marshaler) {
@@ -2114,14 +2114,14 @@ func (ec *executionContext) _TripEvent_id(ctx context.Context, field graphql.Col
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNID2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_TripEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TripEvent", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TripEvent", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _TripEvent_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TripEvent) (ret graphql.Marshaler) {
@@ -3170,7 +3170,7 @@ func (ec *executionContext) _LoadEvent(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("LoadEvent")
 		case "id":
-			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ID)
+			out.Values[i] = ec.marshalNID2string(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -3456,7 +3456,7 @@ func (ec *executionContext) _TripEvent(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TripEvent")
 		case "id":
-			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ID)
+			out.Values[i] = ec.marshalNID2string(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -55,7 +55,7 @@ var resolverFields = map[string]map[string]bool{
 	"UserConnection":                {},
 	"UserEdge":                      {},
 	"Vendor":                        {},
-	"Webhook":                       {"deliveries": true},
+	"Webhook":                       {"deliveries": true, "publicKey": true},
 	"WebhookAttempt":                {},
 	"WebhookDelivery":               {},
 	"WebhookWithSecret":             {},

@@ -319,6 +319,7 @@ type ComplexityRoot struct {
 
 	SettlementStatement struct {
 		Driver         func(childComplexity int) int
+		ID             func(childComplexity int) int
 		LineItems      func(childComplexity int) int
 		Number         func(childComplexity int) int
 		PayPeriodID    func(childComplexity int) int
@@ -531,7 +532,9 @@ type ComplexityRoot struct {
 		ID                        func(childComplexity int) int
 		IncludePreviousAttributes func(childComplexity int) int
 		Name                      func(childComplexity int) int
+		PublicKey                 func(childComplexity int) int
 		RotationEndsAt            func(childComplexity int) int
+		SignatureScheme           func(childComplexity int) int
 		State                     func(childComplexity int) int
 		StateLabel                func(childComplexity int) int
 		StateReason               func(childComplexity int) int
@@ -541,23 +544,25 @@ type ComplexityRoot struct {
 	}
 
 	WebhookAttempt struct {
-		Attempt     func(childComplexity int) int
-		AttemptedAt func(childComplexity int) int
-		Error       func(childComplexity int) int
-		ID          func(childComplexity int) int
-		LatencyMS   func(childComplexity int) int
-		StatusCode  func(childComplexity int) int
+		Attempt         func(childComplexity int) int
+		AttemptedAt     func(childComplexity int) int
+		Error           func(childComplexity int) int
+		ID              func(childComplexity int) int
+		LatencyMS       func(childComplexity int) int
+		SignatureScheme func(childComplexity int) int
+		StatusCode      func(childComplexity int) int
 	}
 
 	WebhookDelivery struct {
-		Attempt       func(childComplexity int) int
-		Attempts      func(childComplexity int) int
-		CreatedAt     func(childComplexity int) int
-		EventID       func(childComplexity int) int
-		EventType     func(childComplexity int) int
-		ID            func(childComplexity int) int
-		NextAttemptAt func(childComplexity int) int
-		Status        func(childComplexity int) int
+		Attempt         func(childComplexity int) int
+		Attempts        func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		EventID         func(childComplexity int) int
+		EventType       func(childComplexity int) int
+		ID              func(childComplexity int) int
+		NextAttemptAt   func(childComplexity int) int
+		SignatureScheme func(childComplexity int) int
+		Status          func(childComplexity int) int
 	}
 
 	WebhookWithSecret struct {
@@ -1863,6 +1868,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SettlementStatement.Driver(childComplexity), true
+	case "SettlementStatement.id":
+		if e.ComplexityRoot.SettlementStatement.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementStatement.ID(childComplexity), true
 	case "SettlementStatement.lineItems":
 		if e.ComplexityRoot.SettlementStatement.LineItems == nil {
 			break
@@ -2815,12 +2826,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Webhook.Name(childComplexity), true
+	case "Webhook.publicKey":
+		if e.ComplexityRoot.Webhook.PublicKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.PublicKey(childComplexity), true
 	case "Webhook.rotationEndsAt":
 		if e.ComplexityRoot.Webhook.RotationEndsAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Webhook.RotationEndsAt(childComplexity), true
+	case "Webhook.signatureScheme":
+		if e.ComplexityRoot.Webhook.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Webhook.SignatureScheme(childComplexity), true
 	case "Webhook.state":
 		if e.ComplexityRoot.Webhook.State == nil {
 			break
@@ -2888,6 +2911,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookAttempt.LatencyMS(childComplexity), true
+	case "WebhookAttempt.signatureScheme":
+		if e.ComplexityRoot.WebhookAttempt.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookAttempt.SignatureScheme(childComplexity), true
 	case "WebhookAttempt.statusCode":
 		if e.ComplexityRoot.WebhookAttempt.StatusCode == nil {
 			break
@@ -2937,6 +2966,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.WebhookDelivery.NextAttemptAt(childComplexity), true
+	case "WebhookDelivery.signatureScheme":
+		if e.ComplexityRoot.WebhookDelivery.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WebhookDelivery.SignatureScheme(childComplexity), true
 	case "WebhookDelivery.status":
 		if e.ComplexityRoot.WebhookDelivery.Status == nil {
 			break
@@ -3073,115 +3108,292 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
-	{Name: "../../schema/common.graphqls", Input: `# Shapes shared by every read area (spec 2.1).
+	{Name: "../../schema/common.graphqls", Input: `# Shapes shared by every read area.
 
-"An exact decimal number, rendered as a JSON number (never through a float)."
+"""
+An exact decimal number, rendered as a JSON number (never through a float).
+"""
 scalar Decimal
 
-"A calendar date, yyyy-MM-dd."
+"""
+A calendar date, yyyy-MM-dd.
+"""
 scalar Date
 
-"An amount of money (spec 2.1): exact amount, ISO 4217 numeric currency (null only in settlement statements)."
+"""
+An amount of money: an exact amount and its ISO 4217 numeric currency (null only in settlement statements).
+"""
 type Money {
+  """
+  The exact amount, with at most two decimals.
+  """
   amount: Decimal!
+  """
+  ISO 4217 numeric currency code (840 is USD); null when the statement has none.
+  """
   currency: Int
 }
 
-"A postal address (spec 2.1)."
+"""
+A postal address.
+"""
 type Address {
+  """
+  Street and number.
+  """
   street: String!
+  """
+  City.
+  """
   city: String!
+  """
+  State or province code.
+  """
   state: String!
+  """
+  ZIP or postal code.
+  """
   zipCode: String!
 }
 
-"An inclusive UTC window. Rules for each list are in its description."
+"""
+An inclusive UTC window. Rules for each list are in its description.
+"""
 input DateTimeRange {
+  """
+  The first instant in the window; omitted: unbounded, unless the list requires it.
+  """
   start: DateTime
+  """
+  The last instant in the window; omitted: unbounded, unless the list requires it.
+  """
   end: DateTime
 }
 
-"Relay page information; paging is forward only (first/after)."
+"""
+Relay page information; paging is forward only (first/after).
+"""
 type PageInfo {
+  """
+  Whether another page follows: pass endCursor as after to get it.
+  """
   hasNextPage: Boolean!
+  """
+  Whether items precede this page (it was asked for after a cursor, or from a page above 0).
+  """
   hasPreviousPage: Boolean!
+  """
+  The cursor of the page's first edge; null when the page is empty.
+  """
   startCursor: String
+  """
+  The cursor of the page's last edge; null when the page is empty.
+  """
   endCursor: String
 }
 `, BuiltIn: false},
-	{Name: "../../schema/documents.graphqls", Input: `# Document uploads (spec 4.7, 2.7). The rules (allowed types per target, size,
-# content sniffing, names) live in domain; see README.uploads.md.
+	{Name: "../../schema/documents.graphqls", Input: `# Document uploads. The rules (allowed types per target, size, content
+# sniffing, names) live in domain; see README.md, "Uploading documents".
 
-"A file sent with the GraphQL multipart request spec (one file per upload)."
+"""
+A file sent with the GraphQL multipart request spec (one file per upload).
+"""
 scalar Upload
 
-"An uploaded document (spec 2.7)."
+"""
+An uploaded document.
+"""
 type Document {
+  """
+  The document's id.
+  """
   id: ID!
-  "The file name given at upload plus a Unix-milliseconds suffix before the extension."
+  """
+  The file name given at upload plus a Unix-milliseconds suffix before the extension.
+  """
   attachmentPath: String!
-  "The DocumentType as sent."
+  """
+  The DocumentType as sent.
+  """
   attachmentType: String!
-  "Bytes."
+  """
+  Bytes.
+  """
   attachmentSize: Int!
+  """
+  When the upload was stored.
+  """
   uploadedAt: DateTime!
-  "Load number, trip id, driver id or carrier id."
+  """
+  Load number, trip id, driver id or carrier id.
+  """
   parentId: String!
-  "Load, Trip, Driver or Carrier."
+  """
+  Load, Trip, Driver or Carrier.
+  """
   parentType: String!
-  "application/pdf, image/jpeg, image/png or image/gif, judged by the file's bytes."
+  """
+  application/pdf, image/jpeg, image/png or image/gif, judged by the file's bytes.
+  """
   contentType: String!
-  "A signed link to the bytes, valid for 10 minutes, that needs no bearer token."
+  """
+  A signed link to the bytes, valid for 10 minutes, that needs no bearer token.
+  """
   downloadUrl: String!
 }
 
 extend type Mutation {
-  "Uploads a document to a load with at least one trip (scope load:update)."
-  uploadLoadDocument(loadNumber: String!, documentType: String!, file: Upload!, fileName: String): Document!
-  "Uploads a document to a trip (scope trip:update)."
-  uploadTripDocument(tripId: ID!, documentType: String!, file: Upload!, fileName: String): Document!
-  "Uploads a document to a driver (scope driver:update)."
-  uploadDriverDocument(driverId: ID!, documentType: String!, file: Upload!, fileName: String): Document!
-  "Uploads a document to a carrier (scope carrier:update)."
-  uploadCarrierDocument(carrierId: ID!, documentType: String!, file: Upload!, fileName: String): Document!
+  """
+  Uploads a document to a load with at least one trip (scope load:update).
+  """
+  uploadLoadDocument(
+    """
+    The load's public number.
+    """
+    loadNumber: String!
+    """
+    The kind of document, e.g. Bill of Lading, Proof of Delivery; case-insensitive. Any other is refused with the list of allowed ones.
+    """
+    documentType: String!
+    """
+    The file: a multipart request part.
+    """
+    file: Upload!
+    """
+    The name to store; omitted: the part's file name.
+    """
+    fileName: String
+  ): Document!
+  """
+  Uploads a document to a trip (scope trip:update).
+  """
+  uploadTripDocument(
+    """
+    The trip's id.
+    """
+    tripId: ID!
+    """
+    The kind of document, e.g. POD, BOL, Load Manifest; case-insensitive. Any other is refused with the list of allowed ones.
+    """
+    documentType: String!
+    """
+    The file: a multipart request part.
+    """
+    file: Upload!
+    """
+    The name to store; omitted: the part's file name.
+    """
+    fileName: String
+  ): Document!
+  """
+  Uploads a document to a driver (scope driver:update).
+  """
+  uploadDriverDocument(
+    """
+    The driver's id.
+    """
+    driverId: ID!
+    """
+    The kind of document, e.g. Driver License, Medical Card; case-insensitive. Any other is refused with the list of allowed ones.
+    """
+    documentType: String!
+    """
+    The file: a multipart request part.
+    """
+    file: Upload!
+    """
+    The name to store; omitted: the part's file name.
+    """
+    fileName: String
+  ): Document!
+  """
+  Uploads a document to a carrier (scope carrier:update).
+  """
+  uploadCarrierDocument(
+    """
+    The carrier's id.
+    """
+    carrierId: ID!
+    """
+    The kind of document; case-insensitive. Any other is refused with the list of allowed ones.
+    """
+    documentType: String!
+    """
+    The file: a multipart request part.
+    """
+    file: Upload!
+    """
+    The name to store; omitted: the part's file name.
+    """
+    fileName: String
+  ): Document!
 }
 
 extend type Load {
-  "The load's documents, newest first (at most 50)."
+  """
+  The load's documents, newest first (at most 50).
+  """
   documents: [Document!]!
 }
 
 extend type Trip {
-  "The trip's documents, newest first (at most 50)."
+  """
+  The trip's documents, newest first (at most 50).
+  """
   documents: [Document!]!
 }
 
 extend type Driver {
-  "The driver's documents, newest first (at most 50)."
+  """
+  The driver's documents, newest first (at most 50).
+  """
   documents: [Document!]!
 }
 
 extend type Carrier {
-  "The carrier's documents, newest first (at most 50)."
+  """
+  The carrier's documents, newest first (at most 50).
+  """
   documents: [Document!]!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/events.graphqls", Input: `# The events API (issue 13): the outbox read back for reconciliation, as
-# Stripe's /v1/events. REST: GET /api/p/v1/events.
+	{Name: "../../schema/events.graphqls", Input: `# The events API: the outbox read back for reconciliation, as Stripe's
+# /v1/events. REST: GET /api/p/v1/events.
 
-"A load or trip event: the envelope of spec 6.3."
+"""
+A load or trip event: the envelope webhooks deliver.
+"""
 union Event = LoadEvent | TripEvent
 
+"""
+An event in a list.
+"""
 type EventEdge {
-  "Pass as after to continue after this event."
+  """
+  Pass as after to continue after this event.
+  """
   cursor: String!
+  """
+  The event.
+  """
   node: Event!
 }
 
-"Events oldest first (commit order)."
+"""
+Events oldest first (commit order).
+"""
 type EventConnection {
+  """
+  The page's events with their cursors.
+  """
   edges: [EventEdge!]!
+  """
+  The page's events.
+  """
   nodes: [Event!]!
+  """
+  Where the page ends and whether another follows.
+  """
   pageInfo: PageInfo!
 }
 
@@ -3194,366 +3406,1089 @@ extend type Query {
   FORBIDDEN. after is an edge's cursor or an event id (<uuid>-<n>).
   """
   events(
+    """
+    Page size, 1 to 100.
+    """
     first: Int = 20
+    """
+    An edge's cursor or an event id: the page starts after that event.
+    """
     after: String
+    """
+    Event types to list (load.changed, load.status.changed, trip.changed); omitted: every readable type.
+    """
     types: [String!]
+    """
+    Only the events of this load.
+    """
     loadNumber: String
+    """
+    Only the events of this subsidiary's loads.
+    """
     subsidiaryId: ID
-    "Only events created at or after this time."
+    """
+    Only events created at or after this time.
+    """
     since: DateTime
-    "data.diff.previousAttributes, as a webhook with IncludePreviousAttributes receives them."
+    """
+    data.diff.previousAttributes, as a webhook with IncludePreviousAttributes receives them.
+    """
     includePreviousAttributes: Boolean = false
   ): EventConnection!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/invoices.graphqls", Input: `# Invoices (spec 2.2, 4.1).
+	{Name: "../../schema/invoices.graphqls", Input: `# Invoices.
 
 extend type Query {
   """
-  One invoice by id or by number: give exactly one of them (spec 4.1).
+  One invoice by id or by number: give exactly one of them.
   Null with a NOT_FOUND error when it does not exist.
   """
-  invoice(id: ID, number: String): Invoice @hasScope(scope: "invoice:read")
+  invoice(
+    """
+    The invoice's id.
+    """
+    id: ID
+    """
+    The invoice's number.
+    """
+    number: String
+  ): Invoice @hasScope(scope: "invoice:read")
 }
 
+"""
+What an invoice bills.
+"""
 enum InvoiceType {
+  """
+  One load.
+  """
   LoadInvoice
+  """
+  The loads of one order.
+  """
   OrderInvoice
+  """
+  Several loads summed up on one invoice.
+  """
   SummaryInvoice
+  """
+  Charges that belong to no load.
+  """
   StandaloneInvoice
 }
 
+"""
+Where an invoice is in its life.
+"""
 enum InvoiceStatus {
+  """
+  Not yet invoiced; amounts may still change.
+  """
   Draft
+  """
+  Invoiced and not fully paid.
+  """
   AwaitingPayment
+  """
+  Fully paid.
+  """
   Paid
 }
 
+"""
+A customer invoice with its lines, loads and payments.
+"""
 type Invoice {
+  """
+  The invoice's id.
+  """
   id: ID!
+  """
+  The invoice number shown to the customer.
+  """
   number: String!
+  """
+  What the invoice bills.
+  """
   type: InvoiceType!
+  """
+  Where the invoice is in its life.
+  """
   status: InvoiceStatus!
+  """
+  When the invoice was created.
+  """
   createdDate: DateTime!
+  """
+  When it was invoiced; null while a draft.
+  """
   invoicedDate: DateTime
+  """
+  When payment is due.
+  """
   dueDate: DateTime
+  """
+  When it was paid in full.
+  """
   paidDate: DateTime
+  """
+  When it was last sent to the customer.
+  """
   lastSendDate: DateTime
+  """
+  The invoice total.
+  """
   total: Money!
+  """
+  The sum of the payments received.
+  """
   amountPaid: Money!
+  """
+  What is still owed.
+  """
   remainingBalance: Money!
+  """
+  What was paid beyond the total.
+  """
   overPaymentAmount: Money!
+  """
+  Whether the invoice was submitted to the customer.
+  """
   isSubmitted: Boolean!
-  "Present when the invoice is supplemental."
+  """
+  Present when the invoice is supplemental.
+  """
   supplementalInvoiceType: String
+  """
+  The company that bills (its remit-to details).
+  """
   vendor: Vendor
+  """
+  The customer billed.
+  """
   customer: Customer
+  """
+  The invoice's charges.
+  """
   lineItems: [InvoiceLineItem!]!
+  """
+  The loads the invoice bills.
+  """
   loads: [InvoiceLoad!]!
+  """
+  Payments received against the invoice.
+  """
   payments: [InvoicePayment!]!
 }
 
+"""
+The company that issues an invoice and where to pay it.
+"""
 type Vendor {
+  """
+  The vendor's id.
+  """
   id: ID!
+  """
+  The vendor's name.
+  """
   name: String!
+  """
+  Where payments are sent.
+  """
   remitAddress: Address!
+  """
+  The email for remittance advice.
+  """
   remitEmail: String!
+  """
+  The phone for payment questions.
+  """
   remitPhone: String!
 }
 
+"""
+A customer that is billed.
+"""
 type Customer {
+  """
+  The customer's id.
+  """
   id: ID!
+  """
+  The customer's name.
+  """
   name: String!
+  """
+  Billing contact emails.
+  """
   emailAddresses: [String!]!
+  """
+  Billing contact phones.
+  """
   phoneNumbers: [String!]!
+  """
+  Where invoices are sent.
+  """
   billingAddress: Address!
+  """
+  Where goods are shipped.
+  """
   shippingAddress: Address!
 }
 
+"""
+One charge on an invoice.
+"""
 type InvoiceLineItem {
+  """
+  The line's id.
+  """
   id: ID!
+  """
+  The charge's name.
+  """
   name: String!
+  """
+  units × rate.
+  """
   amount: Money!
+  """
+  How the amount was computed.
+  """
   rate: LineRate!
+  """
+  The load charged; empty when the charge belongs to no load.
+  """
   loadNumber: String!
+  """
+  The customer charged.
+  """
   customerId: String!
+  """
+  The charge's accounting category.
+  """
   category: String!
 }
 
+"""
+A charge's units and price per unit.
+"""
 type LineRate {
+  """
+  What one unit is (for example a mile, an hour or a flat charge).
+  """
   unitOfMeasurement: String!
+  """
+  How many units.
+  """
   units: Decimal!
+  """
+  The price of one unit.
+  """
   rate: Decimal!
 }
 
-"A load an invoice bills (spec 2.2's summary); ` + "`" + `load` + "`" + ` is the full snapshot."
+"""
+A load an invoice bills: its summary; ` + "`" + `load` + "`" + ` is the full snapshot.
+"""
 type InvoiceLoad {
+  """
+  The load's id (the same as load.id).
+  """
   id: ID!
+  """
+  The load's public number.
+  """
   loadNumber: String!
+  """
+  The subsidiary that ran the load.
+  """
   subsidiaryName: String!
+  """
+  How the load came in (EDI, Load Board, Email, API, ...).
+  """
   source: String!
+  """
+  The customer's order number.
+  """
   orderNumber: String!
+  """
+  The customer's purchase order number.
+  """
   poNumber: String!
+  """
+  The full load snapshot.
+  """
   load: Load @hasScope(scope: "load:read")
 }
 
+"""
+A payment received against an invoice.
+"""
 type InvoicePayment {
+  """
+  The payment's id.
+  """
   id: ID!
+  """
+  When the payment was received.
+  """
   paymentDate: DateTime!
+  """
+  The amount received.
+  """
   amount: Money!
+  """
+  The check number, when paid by check.
+  """
   checkNumber: String!
+  """
+  The payer's reference.
+  """
   paymentReference: String!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/load_types.graphqls", Input: `# The load snapshot of DESIGN.md (the load read endpoint and every load
-# event's data.load). Load, Stop and Trip are shared: schema/loads.graphqls
-# (mutations, subscriptions) and schema/documents.graphqls extend them.
+	{Name: "../../schema/load_types.graphqls", Input: `# The load snapshot: what the load read endpoint returns and every load
+# event's data.load carries. Load, Stop and Trip are shared:
+# schema/loads.graphqls (mutations, subscriptions) and
+# schema/documents.graphqls extend them.
 
 extend type Query {
-  "One load by its public number; null with NOT_FOUND when unknown."
-  load(loadNumber: String!): Load @hasScope(scope: "load:read")
+  """
+  One load by its public number; null with NOT_FOUND when unknown.
+  """
+  load(
+    """
+    The load's public number.
+    """
+    loadNumber: String!
+  ): Load @hasScope(scope: "load:read")
 }
 
+"""
+Where a load is in its life. changeLoadStatus moves it; an invalid move is
+BAD_USER_INPUT naming the allowed next statuses.
+"""
 enum LoadStatus {
+  """
+  Created and not yet covered; may be quoted, reserved, covered or cancelled.
+  """
   Open
+  """
+  A price was quoted to the customer.
+  """
   Quoted
+  """
+  Held for a truck or carrier.
+  """
   Reserved
+  """
+  A truck or carrier is booked; next Dispatched.
+  """
   Covered
+  """
+  The truck is on its way to pick up.
+  """
   Dispatched
+  """
+  Picked up and moving; next Delivered.
+  """
   InTransit
+  """
+  Delivered; final.
+  """
   Delivered
+  """
+  Cancelled; may be reopened (Open).
+  """
   Cancelled
+  """
+  Truck ordered, not used: cancelled after dispatch; final.
+  """
   TONU
 }
 
+"""
+Where a load is in billing.
+"""
 enum BillingStatus {
+  """
+  Released for billing.
+  """
   Released
+  """
+  Waiting to be invoiced.
+  """
   Queued
+  """
+  On an invoice.
+  """
   Invoiced
+  """
+  Its invoice was sold to a factoring company.
+  """
   Financed
+  """
+  Billing is done.
+  """
   Completed
+  """
+  The customer paid.
+  """
   Paid
 }
 
+"""
+What happens at a stop.
+"""
 enum StopType {
+  """
+  Freight is loaded.
+  """
   Pickup
+  """
+  Freight is unloaded.
+  """
   Delivery
 }
 
+"""
+A load: freight moved for a customer, with its stops and trips.
+"""
 type Load {
+  """
+  The load's id.
+  """
   id: ID!
+  """
+  The load's public number, unique in the tenant.
+  """
   loadNumber: String!
+  """
+  Where the load is in its life.
+  """
   status: LoadStatus!
+  """
+  Where the load is in billing.
+  """
   billingStatus: BillingStatus!
+  """
+  The subsidiary running the load.
+  """
   subsidiaryId: ID!
+  """
+  The subsidiary's name.
+  """
   subsidiaryName: String!
+  """
+  The customer; null when the load has none.
+  """
   customerId: ID
+  """
+  The customer's order number.
+  """
   orderNumber: String!
+  """
+  The customer's purchase order number.
+  """
   poNumber: String!
+  """
+  How the load came in (EDI, Load Board, Email, API, ...).
+  """
   source: String!
+  """
+  What the customer pays for the load.
+  """
   rate: Money!
+  """
+  Freight weight in pounds; null when unknown.
+  """
   weight: Decimal
+  """
+  What is carried.
+  """
   commodity: String!
+  """
+  The trailer type needed (Dry Van, Reefer, Flatbed, ...).
+  """
   equipmentType: String!
+  """
+  The stops in order.
+  """
   stops: [Stop!]!
+  """
+  The trips moving the load.
+  """
   trips: [Trip!]!
+  """
+  When the load was created.
+  """
   createdAt: DateTime!
+  """
+  When the load last changed.
+  """
   updatedAt: DateTime!
 }
 
+"""
+A pickup or delivery of a load. It has no id: a stop is its position in its
+load, and a write of the stops replaces them all.
+"""
 type Stop {
+  """
+  The stop's position in the load, from 1.
+  """
   sequence: Int!
+  """
+  Pickup or delivery.
+  """
   type: StopType!
+  """
+  The location record, when the stop is at a known location.
+  """
   locationId: ID
-  "The stop's location record."
+  """
+  The stop's location record.
+  """
   location: Location @hasScope(scope: "customer:read")
+  """
+  The place's name.
+  """
   name: String!
+  """
+  The place's address.
+  """
   address: Address!
+  """
+  Start of the appointment window.
+  """
   appointmentStart: DateTime
+  """
+  End of the appointment window.
+  """
   appointmentEnd: DateTime
+  """
+  When the truck arrived.
+  """
   arrivedAt: DateTime
+  """
+  When the truck left.
+  """
   departedAt: DateTime
 }
 
+"""
+A movement of a load by drivers (or a carrier) with equipment.
+"""
 type Trip {
+  """
+  The trip's id.
+  """
   id: ID!
+  """
+  The trip's number.
+  """
   tripNumber: String!
+  """
+  The trip's status as the dispatcher set it.
+  """
   status: String!
+  """
+  The assigned drivers.
+  """
   driverIds: [ID!]!
+  """
+  The assigned truck.
+  """
   truckId: ID
+  """
+  The assigned trailer.
+  """
   trailerId: ID
+  """
+  The carrier, when the trip is brokered.
+  """
   carrierId: ID
+  """
+  The assigned drivers' records.
+  """
   drivers: [Driver!] @hasScope(scope: "driver:read")
+  """
+  The assigned trailer's record.
+  """
   trailer: Trailer @hasScope(scope: "trailer:read")
+  """
+  The carrier's record.
+  """
   carrier: Carrier @hasScope(scope: "carrier:read")
 }
 
+"""
+A carrier a trip is brokered to.
+"""
 type Carrier {
+  """
+  The carrier's id.
+  """
   id: ID!
+  """
+  The carrier's name.
+  """
   name: String!
+  """
+  Motor carrier number (FMCSA).
+  """
   mcNumber: String!
+  """
+  US DOT number.
+  """
   dotNumber: String!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/loads.graphqls", Input: `# Load and trip writes, and live subscriptions to the events they emit
-# (spec 6.1, 6.3, 6.4; DESIGN.md "Events"). Every write commits with its
-# events in the outbox; subscriptions receive them from every instance.
+	{Name: "../../schema/loads.graphqls", Input: `# Load and trip writes, and live subscriptions to the events they emit.
+# Every write commits with its events in the outbox; subscriptions receive
+# them from every instance.
 
-"An amount as sent; currency defaults to 840 (USD)."
+"""
+An amount as sent; currency defaults to 840 (USD).
+"""
 input MoneyInput {
+  """
+  The exact amount, with at most two decimals.
+  """
   amount: Decimal!
+  """
+  ISO 4217 numeric currency code; omitted: 840 (USD).
+  """
   currency: Int
 }
 
+"""
+A postal address as sent; fields left out are empty.
+"""
 input AddressInput {
+  """
+  Street and number.
+  """
   street: String
+  """
+  City.
+  """
   city: String
+  """
+  State or province code.
+  """
   state: String
+  """
+  ZIP or postal code.
+  """
   zipCode: String
 }
 
-"One stop; its sequence is its position in the list."
+"""
+One stop; its sequence is its position in the list.
+"""
 input StopInput {
+  """
+  Pickup or delivery.
+  """
   type: StopType!
+  """
+  A location record of the tenant; it must exist.
+  """
   locationId: ID
+  """
+  The place's name.
+  """
   name: String
+  """
+  The place's address.
+  """
   address: AddressInput
+  """
+  Start of the appointment window.
+  """
   appointmentStart: DateTime
+  """
+  End of the appointment window.
+  """
   appointmentEnd: DateTime
+  """
+  When the truck arrived.
+  """
   arrivedAt: DateTime
+  """
+  When the truck left.
+  """
   departedAt: DateTime
 }
 
-"A trip created with its load."
+"""
+A trip created with its load.
+"""
 input TripInput {
+  """
+  The trip's number.
+  """
   tripNumber: String!
+  """
+  The drivers to assign.
+  """
   driverIds: [ID!]
+  """
+  The truck to assign.
+  """
   truckId: ID
+  """
+  The trailer to assign.
+  """
   trailerId: ID
+  """
+  The carrier to broker the trip to.
+  """
   carrierId: ID
 }
 
+"""
+A new load with its stops and trips.
+"""
 input CreateLoadInput {
+  """
+  The load's public number, unique in the tenant.
+  """
   loadNumber: String!
-  "Open (default), Quoted or Reserved."
+  """
+  Open (default), Quoted or Reserved.
+  """
   status: LoadStatus
-  "Released by default."
+  """
+  Released by default.
+  """
   billingStatus: BillingStatus
+  """
+  The subsidiary running the load.
+  """
   subsidiaryId: ID!
+  """
+  The customer.
+  """
   customerId: ID
+  """
+  The customer's order number.
+  """
   orderNumber: String
+  """
+  The customer's purchase order number.
+  """
   poNumber: String
+  """
+  How the load came in.
+  """
   source: String
+  """
+  What the customer pays.
+  """
   rate: MoneyInput
+  """
+  Freight weight in pounds.
+  """
   weight: Decimal
+  """
+  What is carried.
+  """
   commodity: String
+  """
+  The trailer type needed.
+  """
   equipmentType: String
-  "1 to 100 stops."
+  """
+  1 to 100 stops.
+  """
   stops: [StopInput!]!
-  "At most 20 trips."
+  """
+  At most 20 trips.
+  """
   trips: [TripInput!]
 }
 
-"Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus."
+"""
+Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus.
+"""
 input UpdateLoadInput {
+  """
+  The new billing status.
+  """
   billingStatus: BillingStatus
-  "An empty string clears the customer."
+  """
+  An empty string clears the customer.
+  """
   customerId: ID
+  """
+  The customer's order number.
+  """
   orderNumber: String
+  """
+  The customer's purchase order number.
+  """
   poNumber: String
+  """
+  How the load came in.
+  """
   source: String
+  """
+  What the customer pays.
+  """
   rate: MoneyInput
+  """
+  Freight weight in pounds.
+  """
   weight: Decimal
+  """
+  What is carried.
+  """
   commodity: String
+  """
+  The trailer type needed.
+  """
   equipmentType: String
+  """
+  Every stop, in order (1 to 100): they replace the load's stops.
+  """
   stops: [StopInput!]
 }
 
-"Assignments of a trip; fields left out keep their value, an empty string clears an id."
+"""
+Assignments of a trip; fields left out keep their value, an empty string clears an id.
+"""
 input UpdateTripInput {
+  """
+  The drivers, replacing the assigned ones.
+  """
   driverIds: [ID!]
+  """
+  The truck.
+  """
   truckId: ID
+  """
+  The trailer.
+  """
   trailerId: ID
+  """
+  The carrier.
+  """
   carrierId: ID
 }
 
+"""
+Writes.
+"""
 type Mutation {
-  "Creates a load with its stops (and trips); emits load.changed without a diff."
-  createLoad(input: CreateLoadInput!): Load! @hasScope(scope: "load:create")
-  "Changes a load's rate and other fields; emits load.changed with a diff."
-  updateLoad(loadNumber: String!, input: UpdateLoadInput!): Load! @hasScope(scope: "load:update")
-  "Moves a load along the status transition table; emits load.changed and load.status.changed. An invalid transition is BAD_USER_INPUT naming the allowed next statuses."
-  changeLoadStatus(loadNumber: String!, status: LoadStatus!): Load! @hasScope(scope: "load:update")
-  "Assigns a trip's drivers, truck, trailer or carrier; emits trip.changed."
-  updateTrip(id: ID!, input: UpdateTripInput!): Trip! @hasScope(scope: "trip:update")
+  """
+  Creates a load with its stops (and trips); emits load.changed without a diff.
+  """
+  createLoad(
+    """
+    The load.
+    """
+    input: CreateLoadInput!
+  ): Load! @hasScope(scope: "load:create")
+  """
+  Changes a load's rate and other fields; emits load.changed with a diff.
+  """
+  updateLoad(
+    """
+    The load's public number.
+    """
+    loadNumber: String!
+    """
+    The fields to change.
+    """
+    input: UpdateLoadInput!
+  ): Load! @hasScope(scope: "load:update")
+  """
+  Moves a load along the status transition table; emits load.changed and load.status.changed. An invalid transition is BAD_USER_INPUT naming the allowed next statuses.
+  """
+  changeLoadStatus(
+    """
+    The load's public number.
+    """
+    loadNumber: String!
+    """
+    The status to move to.
+    """
+    status: LoadStatus!
+  ): Load! @hasScope(scope: "load:update")
+  """
+  Assigns a trip's drivers, truck, trailer or carrier; emits trip.changed.
+  """
+  updateTrip(
+    """
+    The trip's id.
+    """
+    id: ID!
+    """
+    The assignments to change.
+    """
+    input: UpdateTripInput!
+  ): Trip! @hasScope(scope: "trip:update")
 }
 
-"Which events a subscription receives; every list left out matches all. Only the caller's tenant is ever seen."
+"""
+Which events a subscription receives; every list left out matches all. Only the caller's tenant is ever seen.
+"""
 input LoadEventFilter {
-  "At most 100."
+  """
+  At most 100.
+  """
   loadNumbers: [String!]
-  "The load's status after the write."
+  """
+  The load's status after the write.
+  """
   statuses: [LoadStatus!]
+  """
+  Only this subsidiary's loads.
+  """
   subsidiaryId: ID
 }
 
-"A data.diff.changes entry (spec 6.4)."
+"""
+A data.diff.changes entry: one kind of change a write made.
+"""
 type Change {
-  "StatusChanged, RateChanged or FieldChanged."
+  """
+  StatusChanged, RateChanged or FieldChanged.
+  """
   kind: String!
-  "For FieldChanged: {type: Field, id: <field name>}."
+  """
+  For FieldChanged: {type: Field, id: <field name>}.
+  """
   target: ChangeTarget
 }
 
+"""
+What a change touched.
+"""
 type ChangeTarget {
+  """
+  Field.
+  """
   type: String!
+  """
+  The changed field's name in the snapshot.
+  """
   id: String!
 }
 
-"A JSON object."
+"""
+A JSON object.
+"""
 scalar Map
 
+"""
+What a write changed.
+"""
 type EventDiff {
+  """
+  The kinds of change, one entry per changed field or status or rate.
+  """
   changes: [Change!]!
-  "Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true."
+  """
+  Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true.
+  """
   previousAttributes: Map
 }
 
+"""
+A load event's payload.
+"""
 type LoadEventData {
-  "The load after the write: the snapshot of the load read endpoint."
+  """
+  The load after the write: the snapshot of the load read endpoint.
+  """
   load: Load!
-  "Absent on creation and on load.status.changed."
+  """
+  Absent on creation and on load.status.changed.
+  """
   diff: EventDiff
 }
 
-"A load event: the envelope of spec 6.3."
+"""
+A load event: the envelope webhooks deliver.
+"""
 type LoadEvent {
-  "<uuid>-0 for load.changed, <uuid>-1 for load.status.changed."
-  id: String!
-  "Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque."
+  """
+  <uuid>-0 for load.changed, <uuid>-1 for load.status.changed: the same id in every transport and on every redelivery.
+  """
+  id: ID!
+  """
+  Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque.
+  """
   cursor: String!
+  """
+  load.changed or load.status.changed.
+  """
   type: String!
-  "ISO 8601 with offset."
+  """
+  ISO 8601 with offset.
+  """
   timestamp: String!
+  """
+  The envelope's version, v1.
+  """
   version: String!
+  """
+  The payload.
+  """
   data: LoadEventData!
 }
 
+"""
+A trip event's payload.
+"""
 type TripEventData {
+  """
+  The trip after the write.
+  """
   trip: Trip!
-  "The trip's load after the write."
+  """
+  The trip's load after the write.
+  """
   load: Load!
+  """
+  What the write changed.
+  """
   diff: EventDiff
 }
 
-"A trip.changed event."
+"""
+A trip.changed event.
+"""
 type TripEvent {
-  id: String!
-  "Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque."
+  """
+  <uuid>-0: the same id in every transport and on every redelivery.
+  """
+  id: ID!
+  """
+  Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque.
+  """
   cursor: String!
+  """
+  trip.changed.
+  """
   type: String!
+  """
+  ISO 8601 with offset.
+  """
   timestamp: String!
+  """
+  The envelope's version, v1.
+  """
   version: String!
+  """
+  The payload.
+  """
   data: TripEventData!
 }
 
@@ -3567,12 +4502,53 @@ one, or an id of no event of yours, is CURSOR_EXPIRED; any other value
 all answered alike.
 """
 type Subscription {
-  "load.changed events (load:read)."
-  loadChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false, after: String): LoadEvent!
-  "load.status.changed events (load:read)."
-  loadStatusChanged(filter: LoadEventFilter, after: String): LoadEvent!
-  "trip.changed events (trip:read)."
-  tripChanged(filter: LoadEventFilter, includePreviousAttributes: Boolean = false, after: String): TripEvent!
+  """
+  load.changed events (load:read).
+  """
+  loadChanged(
+    """
+    Which loads; omitted: all.
+    """
+    filter: LoadEventFilter
+    """
+    Include data.diff.previousAttributes.
+    """
+    includePreviousAttributes: Boolean = false
+    """
+    A delivered event's cursor or id: replay what followed it first.
+    """
+    after: String
+  ): LoadEvent!
+  """
+  load.status.changed events (load:read).
+  """
+  loadStatusChanged(
+    """
+    Which loads; omitted: all.
+    """
+    filter: LoadEventFilter
+    """
+    A delivered event's cursor or id: replay what followed it first.
+    """
+    after: String
+  ): LoadEvent!
+  """
+  trip.changed events (trip:read).
+  """
+  tripChanged(
+    """
+    Which loads' trips; omitted: all.
+    """
+    filter: LoadEventFilter
+    """
+    Include data.diff.previousAttributes.
+    """
+    includePreviousAttributes: Boolean = false
+    """
+    A delivered event's cursor or id: replay what followed it first.
+    """
+    after: String
+  ): TripEvent!
 }
 
 extend type Query {
@@ -3581,110 +4557,301 @@ extend type Query {
   text), with their stops and trips: the dispatch board's list. first 1–100
   (default 20), after an endCursor.
   """
-  loads(filter: LoadFilter, first: Int, after: String): LoadConnection! @hasScope(scope: "load:read")
+  loads(
+    """
+    Which loads; omitted: all.
+    """
+    filter: LoadFilter
+    """
+    Page size, 1 to 100 (default 20).
+    """
+    first: Int
+    """
+    The previous page's endCursor.
+    """
+    after: String
+  ): LoadConnection! @hasScope(scope: "load:read")
 }
 
-"Which loads the list holds; every field left out matches all."
+"""
+Which loads the list holds; every field left out matches all.
+"""
 input LoadFilter {
-  "Any of these statuses."
+  """
+  Any of these statuses.
+  """
   statuses: [LoadStatus!]
+  """
+  Only this subsidiary's loads.
+  """
   subsidiaryId: ID
 }
 
+"""
+A page of loads.
+"""
 type LoadConnection {
-  "All loads matching the filter."
+  """
+  All loads matching the filter.
+  """
   totalCount: Int!
+  """
+  Where the page ends and whether another follows.
+  """
   pageInfo: PageInfo!
+  """
+  The page's loads with their cursors.
+  """
   edges: [LoadEdge!]!
+  """
+  The page's loads.
+  """
   items: [Load!]!
 }
 
+"""
+A load in a list.
+"""
 type LoadEdge {
+  """
+  Pass as after to continue after this load.
+  """
   cursor: String!
+  """
+  The load.
+  """
   node: Load!
 }
 
 extend type Load {
-  "The customer's name; null when the load has no customer."
+  """
+  The customer's name; null when the load has no customer.
+  """
   customerName: String
 }
 `, BuiltIn: false},
-	{Name: "../../schema/locations.graphqls", Input: `# Locations (spec 2.5, 4.5).
+	{Name: "../../schema/locations.graphqls", Input: `# Locations.
 
 extend type Query {
-  "Locations matching filter, oldest first. pageSize 1–100 (page from 0) or first/after."
-  locations(filter: LocationFilter, page: Int, pageSize: Int, first: Int, after: String): LocationConnection
-    @hasScope(scope: "customer:read")
+  """
+  Locations matching filter, oldest first. pageSize 1–100 (page from 0) or first/after.
+  """
+  locations(
+    """
+    Which locations; omitted: all.
+    """
+    filter: LocationFilter
+    """
+    Page index from 0, with pageSize.
+    """
+    page: Int
+    """
+    Items per page, 1 to 100, with page.
+    """
+    pageSize: Int
+    """
+    Page size, 1 to 100, with after (not with page/pageSize).
+    """
+    first: Int
+    """
+    The previous page's endCursor.
+    """
+    after: String
+  ): LocationConnection @hasScope(scope: "customer:read")
 }
 
+"""
+Which locations the list holds; every field left out matches all.
+"""
 input LocationFilter {
-  "Any of Active, Disabled, Inactive (case-insensitive)."
+  """
+  Any of Active, Disabled, Inactive (case-insensitive).
+  """
   status: [String!]
-  "At most 100 ids."
+  """
+  At most 100 ids.
+  """
   locationIds: [ID!]
-  "Inclusive UTC creation window; either bound may be omitted."
+  """
+  Inclusive UTC creation window; either bound may be omitted.
+  """
   createdDateRange: DateTimeRange
 }
 
+"""
+Whether a location is in use.
+"""
 enum LocationStatus {
+  """
+  In use.
+  """
   Active
+  """
+  Switched off; kept for history.
+  """
   Disabled
+  """
+  Not in use at present.
+  """
   Inactive
 }
 
+"""
+A place loads are picked up at or delivered to: a customer's site, a terminal, a warehouse.
+"""
 type Location {
+  """
+  The location's id.
+  """
   id: ID!
+  """
+  The location's name.
+  """
   name: String!
+  """
+  The company's number for the location.
+  """
   companyNumber: String!
-  "Terminal, Shipper/Consignee, Cold Warehouse, Dry Warehouse, ..."
+  """
+  Terminal, Shipper/Consignee, Cold Warehouse, Dry Warehouse, ...
+  """
   type: String!
+  """
+  Whether the location is in use.
+  """
   status: LocationStatus!
+  """
+  The street address.
+  """
   physicalAddress: Address!
+  """
+  Contact emails.
+  """
   email: [String!]!
+  """
+  Contact phones.
+  """
   phone: [String!]!
+  """
+  Fax number; empty when none.
+  """
   fax: String!
+  """
+  When the location was created.
+  """
   dateCreated: DateTime!
+  """
+  The location's id in the customer's own system.
+  """
   externalId: String
+  """
+  Notes kept on the location.
+  """
   notes: [LocationNote!]!
 }
 
+"""
+A note kept on a location.
+"""
 type LocationNote {
+  """
+  The note's id.
+  """
   id: ID!
+  """
+  The note's text.
+  """
   description: String!
+  """
+  What the note is about (General, Dispatch, Billing, ...).
+  """
   noteType: String!
+  """
+  When the note was written.
+  """
   time: DateTime!
+  """
+  Who wrote it.
+  """
   user: String!
 }
 
+"""
+A page of locations.
+"""
 type LocationConnection {
+  """
+  The page index; null when paging by cursor.
+  """
   page: Int
+  """
+  Items per page.
+  """
   pageSize: Int!
+  """
+  All matching locations (same as totalCount).
+  """
   total: Int!
+  """
+  The page's locations.
+  """
   items: [Location!]!
+  """
+  All matching locations.
+  """
   totalCount: Int!
+  """
+  Where the page ends and whether another follows.
+  """
   pageInfo: PageInfo!
+  """
+  The page's locations with their cursors.
+  """
   edges: [LocationEdge!]!
 }
 
+"""
+A location in a list.
+"""
 type LocationEdge {
+  """
+  Pass as after to continue after this location.
+  """
   cursor: String!
+  """
+  The location.
+  """
   node: Location!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/schema.graphqls", Input: `# The root of HaulGraph's graph. Each area has its own file.
 
-"Requires the caller's token to hold the scope (DESIGN.md's endpoint → scope table)."
-directive @hasScope(scope: String!) on FIELD_DEFINITION
+"""
+Requires the caller's token to hold the scope; without it the field is answered with a FORBIDDEN error.
+"""
+directive @hasScope(
+  """
+  The OAuth2 scope, e.g. load:read.
+  """
+  scope: String!
+) on FIELD_DEFINITION
 
-"An ISO 8601 date-time with offset."
+"""
+An ISO 8601 date-time with offset.
+"""
 scalar DateTime
 
+"""
+Reads.
+"""
 type Query {
-  "The business event types a webhook can subscribe to (any valid token)."
+  """
+  The business event types a webhook can subscribe to (any valid token).
+  """
   eventTypes: [String!]!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/statements.graphqls", Input: `# Driver settlement statements (spec 2.3, 4.2, 4.3).
+	{Name: "../../schema/statements.graphqls", Input: `# Driver settlement statements.
 
 extend type Query {
   """
@@ -3693,358 +4860,1011 @@ extend type Query {
   Page with page/pageSize (pageSize 1–100, page from 0) or first/after
   (first 1–100), not both. Ordered by statement date, then number.
   """
-  settlementStatements(filter: StatementFilter!, page: Int, pageSize: Int, first: Int, after: String): SettlementStatementConnection
-    @hasScope(scope: "driver:read")
-  "One statement by number; null with NOT_FOUND when unknown or still in flight."
-  settlementStatement(number: Int!): SettlementStatement @hasScope(scope: "driver:read")
+  settlementStatements(
+    """
+    The date window (required) and the driver type or driver.
+    """
+    filter: StatementFilter!
+    """
+    Page index from 0, with pageSize.
+    """
+    page: Int
+    """
+    Items per page, 1 to 100, with page.
+    """
+    pageSize: Int
+    """
+    Page size, 1 to 100, with after (not with page/pageSize).
+    """
+    first: Int
+    """
+    The previous page's endCursor.
+    """
+    after: String
+  ): SettlementStatementConnection @hasScope(scope: "driver:read")
+  """
+  One statement by number; null with NOT_FOUND when unknown or still in flight.
+  """
+  settlementStatement(
+    """
+    The statement's number.
+    """
+    number: Int!
+  ): SettlementStatement @hasScope(scope: "driver:read")
 }
 
+"""
+Which statements the list holds.
+"""
 input StatementFilter {
-  "Required; start and end both required and at 00:00:00Z."
+  """
+  Required; start and end both required and at 00:00:00Z.
+  """
   statementDateRange: DateTimeRange
-  "COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive; omitted: all."
+  """
+  COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive; omitted: all.
+  """
   driverType: String
-  "A driver's UUID."
+  """
+  A driver's UUID.
+  """
   driverId: ID
 }
 
+"""
+The outcome of a finalized statement.
+"""
 enum SettlementStatementStatus {
+  """
+  Finalized and processed.
+  """
   Processed
+  """
+  Finalized, but its processing failed.
+  """
   Failed
 }
 
+"""
+How a driver is engaged.
+"""
 enum DriverType {
+  """
+  An employee of the company.
+  """
   COMPANY
+  """
+  Drives their own truck under the company's authority.
+  """
   OWNER_OPERATOR
+  """
+  An independent contractor.
+  """
   CONTRACTOR
 }
 
+"""
+Which way an escrow line moves money.
+"""
 enum EscrowTransactionType {
+  """
+  Money put into the driver's escrow (the line's amount is negative).
+  """
   Deposit
+  """
+  Money paid out of escrow.
+  """
   Withdrawal
 }
 
+"""
+A driver's pay statement for one pay period.
+"""
 type SettlementStatement {
+  """
+  The statement's id: stable, so a client cache can keep one copy of it.
+  """
+  id: ID!
+  """
+  The statement's number, unique in the tenant.
+  """
   number: Int!
+  """
+  Processed or Failed.
+  """
   status: SettlementStatementStatus!
+  """
+  The statement's date.
+  """
   statementDate: Date!
+  """
+  The pay period's id.
+  """
   payPeriodId: String!
+  """
+  The pay period as shown to the driver.
+  """
   payPeriodTitle: String!
+  """
+  The driver paid.
+  """
   driver: Driver
+  """
+  The statement's sums.
+  """
   totals: StatementTotals!
+  """
+  The statement's lines in order.
+  """
   lineItems: [StatementLineItem!]!
 }
 
+"""
+A driver.
+"""
 type Driver {
+  """
+  The driver's id.
+  """
   id: ID!
+  """
+  The driver's name.
+  """
   name: String!
+  """
+  How the driver is engaged.
+  """
   type: DriverType!
-  "Filled for owner operators."
+  """
+  Filled for owner operators.
+  """
   companyName: String
+  """
+  The driver's subsidiary.
+  """
   subsidiaryId: ID
+  """
+  The driver's fleet's name.
+  """
   fleetName: String
 }
 
-"A statement's sums; a total without a value is null."
+"""
+A statement's sums; a total without a value is null.
+"""
 type StatementTotals {
+  """
+  Earnings before deductions.
+  """
   grossIncome: Money
+  """
+  What the driver takes home.
+  """
   netIncome: Money
+  """
+  Line haul pay.
+  """
   lineHaul: Money
+  """
+  Accessorial pay (detention, layover, ...).
+  """
   accessorials: Money
+  """
+  Electronic checks advanced.
+  """
   echecks: Money
+  """
+  Service fees charged.
+  """
   serviceFee: Money
+  """
+  Driver payments.
+  """
   driverPayment: Money
+  """
+  Deductions (negative).
+  """
   deductions: Money
+  """
+  Reimbursements.
+  """
   reimbursements: Money
+  """
+  Credits.
+  """
   credits: Money
+  """
+  Net escrow movement.
+  """
   escrow: Money
+  """
+  Fuel charges.
+  """
   fuel: Money
+  """
+  Toll charges.
+  """
   tolls: Money
+  """
+  Bonuses.
+  """
   bonus: Money
+  """
+  Shortfall carried over.
+  """
   shortfall: Money
+  """
+  Daily pay.
+  """
   dailyPay: Money
+  """
+  Daily per diem.
+  """
   dailyPerDiem: Money
+  """
+  Per diem for the statement.
+  """
   statementPerDiem: Money
+  """
+  The value of the statement's trips.
+  """
   tripValue: Money
+  """
+  How many trips the statement pays.
+  """
   numberOfTrips: Int
+  """
+  Miles driven loaded.
+  """
   loadedMiles: Decimal
+  """
+  Miles driven empty.
+  """
   emptyMiles: Decimal
+  """
+  Hours worked.
+  """
   hoursWorked: Decimal
 }
 
+"""
+A line of a statement; read only through its statement.
+"""
 type StatementLineItem {
-  "Display name of the item type: Per Trip, Accessorial, Fuel, Deduction, Escrow, ..."
+  """
+  Display name of the item type: Per Trip, Accessorial, Fuel, Deduction, Escrow, ...
+  """
   category: String!
+  """
+  The line's title.
+  """
   title: String!
-  "Null for statement-level and deduction items."
+  """
+  Null for statement-level and deduction items.
+  """
   policyName: String
+  """
+  The trip paid, when the line belongs to one.
+  """
   tripNumber: String
+  """
+  The load paid, when the line belongs to one.
+  """
   loadNumber: String
-  "Deductions and escrow deposits are negative."
+  """
+  Deductions and escrow deposits are negative.
+  """
   amount: Money!
-  "Only on Escrow items."
+  """
+  Only on Escrow items.
+  """
   transactionType: EscrowTransactionType
+  """
+  How the amount was computed.
+  """
   subLines: [StatementSubLine!]!
 }
 
+"""
+A computation step of a statement line.
+"""
 type StatementSubLine {
+  """
+  What was counted.
+  """
   description: String!
+  """
+  How much, as shown on the statement.
+  """
   quantity: String!
+  """
+  The rate, as shown on the statement.
+  """
   rate: String!
+  """
+  The step's amount.
+  """
   amount: Money!
 }
 
+"""
+A page of statements.
+"""
 type SettlementStatementConnection {
-  "The spec's paged envelope: page index (null when paging by cursor)."
+  """
+  The page index; null when paging by cursor.
+  """
   page: Int
+  """
+  Items per page.
+  """
   pageSize: Int!
-  "All matching items (same as totalCount)."
+  """
+  All matching items (same as totalCount).
+  """
   total: Int!
+  """
+  The page's statements.
+  """
   items: [SettlementStatement!]!
+  """
+  All matching statements.
+  """
   totalCount: Int!
+  """
+  Where the page ends and whether another follows.
+  """
   pageInfo: PageInfo!
+  """
+  The page's statements with their cursors.
+  """
   edges: [SettlementStatementEdge!]!
 }
 
+"""
+A statement in a list.
+"""
 type SettlementStatementEdge {
+  """
+  Pass as after to continue after this statement.
+  """
   cursor: String!
+  """
+  The statement.
+  """
   node: SettlementStatement!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/trailers.graphqls", Input: `# Trailers (spec 2.4, 4.4; vocabularies from DESIGN.md).
+	{Name: "../../schema/trailers.graphqls", Input: `# Trailers.
 
 extend type Query {
-  "The tenant's trailers, oldest first. page/pageSize or first/after (1–100); default first 20."
-  trailers(page: Int, pageSize: Int, first: Int, after: String): TrailerConnection @hasScope(scope: "trailer:read")
+  """
+  The tenant's trailers, oldest first. page/pageSize or first/after (1–100); default first 20.
+  """
+  trailers(
+    """
+    Page index from 0, with pageSize.
+    """
+    page: Int
+    """
+    Items per page, 1 to 100, with page.
+    """
+    pageSize: Int
+    """
+    Page size, 1 to 100, with after (not with page/pageSize).
+    """
+    first: Int
+    """
+    The previous page's endCursor.
+    """
+    after: String
+  ): TrailerConnection @hasScope(scope: "trailer:read")
 }
 
+"""
+Whether a trailer can be used.
+"""
 enum TrailerStatus {
+  """
+  In service.
+  """
   Active
+  """
+  Not in use at present.
+  """
   Inactive
+  """
+  Being repaired.
+  """
   InShop
+  """
+  May not be used.
+  """
   OutOfService
+  """
+  No longer the company's.
+  """
   Sold
 }
 
+"""
+A trailer of the tenant's fleet.
+"""
 type Trailer {
+  """
+  The trailer's id.
+  """
   id: ID!
+  """
+  When the trailer was created.
+  """
   createdAt: DateTime!
+  """
+  The trailer's number.
+  """
   trailerNum: String
+  """
+  The manufacturer.
+  """
   make: String
+  """
+  The licence plate.
+  """
   licenseNum: String
+  """
+  The state or province of the plate.
+  """
   licenseState: String
+  """
+  The vehicle identification number.
+  """
   vinNum: String
+  """
+  Whether the trailer can be used.
+  """
   status: TrailerStatus
+  """
+  The subsidiary the trailer belongs to.
+  """
   subsidiaryId: ID
-  "Dry Van, Reefer, Flatbed, Step Deck, Conestoga, Power Only, Tanker"
+  """
+  Dry Van, Reefer, Flatbed, Step Deck, Conestoga, Power Only, Tanker
+  """
   equipmentType: String
-  "20', 28', 40', 45', 48', 53'"
+  """
+  20', 28', 40', 45', 48', 53'
+  """
   equipmentSize: String
+  """
+  The insurer.
+  """
   insuranceCompany: String
+  """
+  The insurance policy's number.
+  """
   insurancePolicyNumber: String
+  """
+  The fleet the trailer is in.
+  """
   fleet: Fleet
+  """
+  The model year.
+  """
   year: Int
-  "USA, Canada or Mexico"
+  """
+  USA, Canada or Mexico
+  """
   licenseCountry: String
+  """
+  When the plate expires.
+  """
   plateExpiresAt: Date
-  "Registration expiry."
+  """
+  Registration expiry.
+  """
   licenseExpiresAt: Date
+  """
+  When the insurance expires.
+  """
   insuranceExpiresAt: Date
+  """
+  When the next inspection is due.
+  """
   inspectionExpiresAt: Date
+  """
+  What the trailer holds.
+  """
   capacity: TrailerCapacity
+  """
+  Notes kept on the trailer.
+  """
   notes: [Note!]
+  """
+  References in other systems.
+  """
   references: [TrailerReference!]
 }
 
+"""
+A group of trucks and trailers.
+"""
 type Fleet {
+  """
+  The fleet's id.
+  """
   id: ID!
+  """
+  The fleet's name.
+  """
   name: String!
+  """
+  The prefix of the fleet's invoice numbers.
+  """
   invoiceNumberPrefix: String!
 }
 
+"""
+What a trailer holds.
+"""
 type TrailerCapacity {
+  """
+  Pallets.
+  """
   pallets: Int
+  """
+  Pounds.
+  """
   weight: Int
 }
 
+"""
+A note kept on a trailer.
+"""
 type Note {
-  id: String!
+  """
+  The note's id.
+  """
+  id: ID!
+  """
+  The note's text.
+  """
   description: String!
+  """
+  What the note is about (General, Maintenance, Safety, ...).
+  """
   noteType: String!
+  """
+  When the note was written.
+  """
   time: DateTime!
+  """
+  Who wrote it.
+  """
   user: String!
 }
 
+"""
+A trailer's reference in another system.
+"""
 type TrailerReference {
+  """
+  The kind of reference.
+  """
   type: String!
+  """
+  The reference.
+  """
   value: String!
 }
 
+"""
+A page of trailers.
+"""
 type TrailerConnection {
+  """
+  The page index; null when paging by cursor.
+  """
   page: Int
+  """
+  Items per page.
+  """
   pageSize: Int!
+  """
+  All trailers (same as totalCount).
+  """
   total: Int!
+  """
+  The page's trailers.
+  """
   items: [Trailer!]!
+  """
+  All trailers.
+  """
   totalCount: Int!
+  """
+  Where the page ends and whether another follows.
+  """
   pageInfo: PageInfo!
+  """
+  The page's trailers with their cursors.
+  """
   edges: [TrailerEdge!]!
 }
 
+"""
+A trailer in a list.
+"""
 type TrailerEdge {
+  """
+  Pass as after to continue after this trailer.
+  """
   cursor: String!
+  """
+  The trailer.
+  """
   node: Trailer!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/users.graphqls", Input: `# Users (spec 2.6, 4.6).
+	{Name: "../../schema/users.graphqls", Input: `# Users.
 
 extend type Query {
   """
   Users whose user name, name or email contains keyword (case-insensitive; empty
   or null: all), ordered by user name. pageSize 1–100 with page from 0, or first/after.
   """
-  users(keyword: String, page: Int, pageSize: Int, first: Int, after: String): UserConnection @hasScope(scope: "user:read")
+  users(
+    """
+    Text the user name, name or email contains; empty or null: all.
+    """
+    keyword: String
+    """
+    Page index from 0, with pageSize.
+    """
+    page: Int
+    """
+    Items per page, 1 to 100, with page.
+    """
+    pageSize: Int
+    """
+    Page size, 1 to 100, with after (not with page/pageSize).
+    """
+    first: Int
+    """
+    The previous page's endCursor.
+    """
+    after: String
+  ): UserConnection @hasScope(scope: "user:read")
 }
 
+"""
+Whether a user can sign in.
+"""
 enum UserStatus {
+  """
+  Can sign in.
+  """
   Active
+  """
+  Blocked from signing in.
+  """
   Disabled
+  """
+  Removed; kept for history.
+  """
   Deleted
 }
 
+"""
+A user of the TMS.
+"""
 type User {
+  """
+  The user's id.
+  """
   id: ID!
+  """
+  The sign-in name.
+  """
   userName: String!
+  """
+  The full name.
+  """
   name: String!
+  """
+  The email address.
+  """
   email: String!
+  """
+  The phone number.
+  """
   phone: String!
-  "Internal, External, ..."
+  """
+  Internal, External, ...
+  """
   userType: String!
-  "Admin, Dispatcher, Driver, Biller, SalesAgent, DataEntry, Safety, OperationManager, ..."
+  """
+  Admin, Dispatcher, Driver, Biller, SalesAgent, DataEntry, Safety, OperationManager, ...
+  """
   role: String!
+  """
+  The company the user belongs to.
+  """
   companyCode: String!
+  """
+  Whether the user can sign in.
+  """
   status: UserStatus!
+  """
+  The user's permissions in the TMS.
+  """
   permissions: [String!]!
+  """
+  When the user was created.
+  """
   createdAt: DateTime!
+  """
+  When the user last changed.
+  """
   modifiedAt: DateTime!
 }
 
+"""
+A page of users.
+"""
 type UserConnection {
+  """
+  The page index; null when paging by cursor.
+  """
   page: Int
+  """
+  Items per page.
+  """
   pageSize: Int!
+  """
+  All matching users (same as totalCount).
+  """
   total: Int!
+  """
+  The page's users.
+  """
   items: [User!]!
+  """
+  All matching users.
+  """
   totalCount: Int!
+  """
+  Where the page ends and whether another follows.
+  """
   pageInfo: PageInfo!
+  """
+  The page's users with their cursors.
+  """
   edges: [UserEdge!]!
 }
 
+"""
+A user in a list.
+"""
 type UserEdge {
+  """
+  Pass as after to continue after this user.
+  """
   cursor: String!
+  """
+  The user.
+  """
   node: User!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks (spec 2.8, 3.1, 6): management with the webhook:manage scope.
+	{Name: "../../schema/webhooks.graphqls", Input: `# Webhooks: management with the webhook:manage scope.
 
-"A webhook's state (spec 3.1). Active is labelled Connected; FailedVerification behaves as Disabled."
+"""A webhook's state. Active is labelled Connected; FailedVerification behaves as Disabled."""
 enum WebhookState {
+  """No events are sent; the configuration is kept."""
   Disabled
+  """Created and not yet verified: no events are sent until enableWebhook verifies the URL."""
   Pending
+  """Verified: events are delivered."""
   Active
+  """The URL did not answer the verification request correctly; no events are sent."""
   FailedVerification
 }
 
-"A webhook configuration (spec 2.8). The signing secret is never readable: it is shown once, on create and regenerate."
-type Webhook {
-  id: ID!
-  name: String!
-  url: String!
-  eventTypes: [String!]!
-  subsidiaryId: ID!
-  includePreviousAttributes: Boolean!
-  state: WebhookState!
-  "The UI label of the state: Connected for Active, Failed to verify for FailedVerification."
-  stateLabel: String!
-  "Why the webhook is Disabled or failed verification."
-  stateReason: String!
-  "End of the secret rotation window during which deliveries also carry v0 (the previous secret's signature)."
-  rotationEndsAt: DateTime
-  createdAt: DateTime!
-  updatedAt: DateTime!
-  "The latest deliveries, newest first, with their attempts (first: 1..100)."
-  deliveries(first: Int = 20): [WebhookDelivery!]!
+"""
+How a webhook's deliveries are signed; chosen on create and fixed from then on (each scheme has its own kind
+of key, so a receiver moving to another scheme gets a new webhook).
+"""
+enum WebhookSignatureScheme {
+  """X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the whole whsec_ secret>."""
+  SERVICE
+  """
+  Standard Webhooks 1.0, symmetric: webhook-id (the event id), webhook-timestamp and webhook-signature
+  "v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">" keyed by the bytes the whsec_ secret base64-encodes.
+  """
+  STANDARD_WEBHOOKS
+  """
+  Standard Webhooks 1.0, asymmetric: the same headers with "v1a,<base64 ed25519 signature>", verified with the
+  webhook's publicKey (whpk_...); the private key never leaves the server, so createWebhook and
+  regenerateWebhookSecret answer an empty secret and the new publicKey.
+  """
+  STANDARD_WEBHOOKS_ED25519
 }
 
-"One event queued for one webhook; retried on DESIGN.md's schedule with the same event id."
-type WebhookDelivery {
+"""A webhook configuration. The signing secret is never readable: it is shown once, on create and regenerate."""
+type Webhook {
+  """The webhook's id."""
   id: ID!
-  eventId: String!
-  eventType: String!
-  "Pending, Delivered or Failed."
-  status: String!
-  "Attempts made so far."
-  attempt: Int!
-  nextAttemptAt: DateTime
+  """The webhook's name."""
+  name: String!
+  """Where deliveries are POSTed."""
+  url: String!
+  """The event types delivered (see Query.eventTypes)."""
+  eventTypes: [String!]!
+  """Only events of this subsidiary's loads are delivered."""
+  subsidiaryId: ID!
+  """Whether deliveries carry data.diff.previousAttributes."""
+  includePreviousAttributes: Boolean!
+  """How deliveries are signed."""
+  signatureScheme: WebhookSignatureScheme!
+  """The whpk_ public key that verifies STANDARD_WEBHOOKS_ED25519 signatures; null for the HMAC schemes."""
+  publicKey: String
+  """Whether events are delivered."""
+  state: WebhookState!
+  """The UI label of the state: Connected for Active, Failed to verify for FailedVerification."""
+  stateLabel: String!
+  """Why the webhook is Disabled or failed verification."""
+  stateReason: String!
+  """End of the secret rotation window during which deliveries also carry v0 (the previous secret's signature)."""
+  rotationEndsAt: DateTime
+  """When the webhook was created."""
   createdAt: DateTime!
+  """When the webhook last changed."""
+  updatedAt: DateTime!
+  """The latest deliveries, newest first, with their attempts (first: 1..100)."""
+  deliveries(
+    """How many, 1 to 100."""
+    first: Int = 20
+  ): [WebhookDelivery!]!
+}
+
+"""One event queued for one webhook; retried on a backoff schedule with the same event id."""
+type WebhookDelivery {
+  """The delivery's id."""
+  id: ID!
+  """The event delivered: the same id on every attempt and redelivery."""
+  eventId: String!
+  """The event's type."""
+  eventType: String!
+  """Pending, Delivered or Failed."""
+  status: String!
+  """Attempts made so far."""
+  attempt: Int!
+  """When the next attempt is due; null when none is."""
+  nextAttemptAt: DateTime
+  """When the delivery was queued."""
+  createdAt: DateTime!
+  """The webhook's signature scheme when the delivery was queued."""
+  signatureScheme: WebhookSignatureScheme!
+  """The HTTP attempts made so far."""
   attempts: [WebhookAttempt!]!
 }
 
-"One logged HTTP attempt (kept 30 days). Its id is the X-Service-Delivery header."
+"""One logged HTTP attempt (kept 30 days). Its id is the X-Service-Delivery header."""
 type WebhookAttempt {
+  """The attempt's id."""
   id: ID!
+  """1 for the first attempt, 2 for the first retry, ..."""
   attempt: Int!
+  """The receiver's HTTP status; null when no answer came."""
   statusCode: Int
+  """How long the receiver took to answer, in milliseconds."""
   latencyMs: Int!
+  """Why the attempt failed; empty when it succeeded."""
   error: String!
+  """When the attempt was made."""
   attemptedAt: DateTime!
+  """The scheme this attempt was signed with."""
+  signatureScheme: WebhookSignatureScheme!
 }
 
-"A webhook with its signing secret, shown only in this answer."
+"""A webhook with its signing secret, shown only in this answer."""
 type WebhookWithSecret {
+  """The webhook."""
   webhook: Webhook!
+  """The signing secret; it cannot be read again."""
   secret: String!
 }
 
-"Fields are optional in the schema so that missing ones come back as field-level validation errors."
+"""Fields are optional in the schema so that missing ones come back as field-level validation errors."""
 input CreateWebhookInput {
+  """The webhook's name (required)."""
   name: String
+  """Where deliveries are POSTed (required)."""
   url: String
+  """The event types to deliver (required, see Query.eventTypes)."""
   eventTypes: [String!]
+  """The subsidiary whose loads' events are delivered (required)."""
   subsidiaryId: ID
+  """Whether deliveries carry data.diff.previousAttributes."""
   includePreviousAttributes: Boolean = false
+  """How deliveries are signed; fixed once created."""
+  signatureScheme: WebhookSignatureScheme = SERVICE
 }
 
-"Only the given fields change. A URL change on an Active webhook re-verifies it."
+"""Only the given fields change. A URL change on an Active webhook re-verifies it."""
 input UpdateWebhookInput {
+  """The new name."""
   name: String
+  """The new URL."""
   url: String
+  """The event types to deliver, replacing the current ones."""
   eventTypes: [String!]
+  """Whether deliveries carry data.diff.previousAttributes."""
   includePreviousAttributes: Boolean
 }
 
 extend type Query {
-  "The tenant's webhooks (at most 100)."
+  """The tenant's webhooks (at most 100)."""
   webhooks: [Webhook!]! @hasScope(scope: "webhook:manage")
-  webhook(id: ID!): Webhook @hasScope(scope: "webhook:manage")
+  """One webhook; null with NOT_FOUND when it is not the tenant's."""
+  webhook(
+    """The webhook's id."""
+    id: ID!
+  ): Webhook @hasScope(scope: "webhook:manage")
 }
 
 extend type Mutation {
-  "Creates a Pending webhook; no events flow until it is enabled and verified."
-  createWebhook(input: CreateWebhookInput!): WebhookWithSecret! @hasScope(scope: "webhook:manage")
-  updateWebhook(id: ID!, input: UpdateWebhookInput!): Webhook! @hasScope(scope: "webhook:manage")
-  "The Send Events toggle: sends the verification request; a correct answer within 3 s makes the webhook Active."
-  enableWebhook(id: ID!): Webhook! @hasScope(scope: "webhook:manage")
-  "Stops delivery at once; the configuration is kept."
-  disableWebhook(id: ID!): Webhook! @hasScope(scope: "webhook:manage")
-  "Issues a new secret. rotationWindow (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0."
-  regenerateWebhookSecret(id: ID!, rotationWindow: Int): WebhookWithSecret! @hasScope(scope: "webhook:manage")
-  deleteWebhook(id: ID!): Boolean! @hasScope(scope: "webhook:manage")
-  "Queues the event again for the webhook (same event id)."
-  redeliverEvent(webhookId: ID!, eventId: String!): WebhookDelivery! @hasScope(scope: "webhook:manage")
+  """Creates a Pending webhook; no events flow until it is enabled and verified."""
+  createWebhook(
+    """The configuration."""
+    input: CreateWebhookInput!
+  ): WebhookWithSecret! @hasScope(scope: "webhook:manage")
+  """Changes a webhook's configuration."""
+  updateWebhook(
+    """The webhook's id."""
+    id: ID!
+    """The fields to change."""
+    input: UpdateWebhookInput!
+  ): Webhook! @hasScope(scope: "webhook:manage")
+  """The Send Events toggle: sends the verification request; a correct answer within 3 s makes the webhook Active."""
+  enableWebhook(
+    """The webhook's id."""
+    id: ID!
+  ): Webhook! @hasScope(scope: "webhook:manage")
+  """Stops delivery at once; the configuration is kept."""
+  disableWebhook(
+    """The webhook's id."""
+    id: ID!
+  ): Webhook! @hasScope(scope: "webhook:manage")
+  """Issues a new secret. rotationWindow (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0."""
+  regenerateWebhookSecret(
+    """The webhook's id."""
+    id: ID!
+    """Seconds the previous secret keeps signing as v0 (default 86400, at most 7 days, 0 = none)."""
+    rotationWindow: Int
+  ): WebhookWithSecret! @hasScope(scope: "webhook:manage")
+  """Deletes a webhook; no delivery is attempted after. Answers true."""
+  deleteWebhook(
+    """The webhook's id."""
+    id: ID!
+  ): Boolean! @hasScope(scope: "webhook:manage")
+  """Queues the event again for the webhook (same event id)."""
+  redeliverEvent(
+    """The webhook's id."""
+    webhookId: ID!
+    """The event's id (<uuid>-<n>)."""
+    eventId: String!
+  ): WebhookDelivery! @hasScope(scope: "webhook:manage")
   """
   Re-queues every failed delivery of the webhook created at or after since (at most 30 days ago), due now,
   each with a fresh retry schedule; they are sent while the webhook is Active. Returns how many were re-queued.
   """
-  recoverWebhookDeliveries(webhookId: ID!, since: DateTime!): Int! @hasScope(scope: "webhook:manage")
+  recoverWebhookDeliveries(
+    """The webhook's id."""
+    webhookId: ID!
+    """The oldest delivery to re-queue, by creation time (at most 30 days ago)."""
+    since: DateTime!
+  ): Int! @hasScope(scope: "webhook:manage")
 }
 `, BuiltIn: false},
 }
@@ -4540,6 +6360,8 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 
 func (ec *executionContext) childFields_SettlementStatement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "id":
+		return ec.fieldContext_SettlementStatement_id(ctx, field)
 	case "number":
 		return ec.fieldContext_SettlementStatement_number(ctx, field)
 	case "status":
@@ -4954,6 +6776,10 @@ func (ec *executionContext) childFields_Webhook(ctx context.Context, field graph
 		return ec.fieldContext_Webhook_subsidiaryId(ctx, field)
 	case "includePreviousAttributes":
 		return ec.fieldContext_Webhook_includePreviousAttributes(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_Webhook_signatureScheme(ctx, field)
+	case "publicKey":
+		return ec.fieldContext_Webhook_publicKey(ctx, field)
 	case "state":
 		return ec.fieldContext_Webhook_state(ctx, field)
 	case "stateLabel":
@@ -4986,6 +6812,8 @@ func (ec *executionContext) childFields_WebhookAttempt(ctx context.Context, fiel
 		return ec.fieldContext_WebhookAttempt_error(ctx, field)
 	case "attemptedAt":
 		return ec.fieldContext_WebhookAttempt_attemptedAt(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_WebhookAttempt_signatureScheme(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type WebhookAttempt", field.Name)
 }
@@ -5006,6 +6834,8 @@ func (ec *executionContext) childFields_WebhookDelivery(ctx context.Context, fie
 		return ec.fieldContext_WebhookDelivery_nextAttemptAt(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_WebhookDelivery_createdAt(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_WebhookDelivery_signatureScheme(ctx, field)
 	case "attempts":
 		return ec.fieldContext_WebhookDelivery_attempts(ctx, field)
 	}

@@ -201,6 +201,29 @@ func (ec *executionContext) fieldContext_Driver_documents(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _SettlementStatement_id(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementStatement_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v uuid.UUID) graphql.Marshaler {
+			return ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementStatement_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
 func (ec *executionContext) _SettlementStatement_number(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1828,6 +1851,11 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SettlementStatement")
+		case "id":
+			out.Values[i] = ec.marshalNID2githubᚗcomᚋgoogleᚋuuidᚐUUID(ctx, field.Selections, obj.ID)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "number":
 			out.Values[i] = ec.marshalNInt2int32(ctx, field.Selections, obj.Number)
 			if out.Values[i] == graphql.Null {

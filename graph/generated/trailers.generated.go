@@ -110,14 +110,14 @@ func (ec *executionContext) _Note_id(ctx context.Context, field graphql.Collecte
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+			return ec.marshalNID2string(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Note_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
 func (ec *executionContext) _Note_description(ctx context.Context, field graphql.CollectedField, obj *domain.Note) (ret graphql.Marshaler) {
@@ -1186,7 +1186,7 @@ func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Note")
 		case "id":
-			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ID)
+			out.Values[i] = ec.marshalNID2string(ctx, field.Selections, obj.ID)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

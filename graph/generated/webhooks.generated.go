@@ -21,6 +21,8 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type WebhookResolver interface {
+	PublicKey(ctx context.Context, obj *model.WebhookNode) (*string, error)
+
 	Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*domain.WebhookDelivery, error)
 }
 
@@ -182,6 +184,52 @@ func (ec *executionContext) _Webhook_includePreviousAttributes(ctx context.Conte
 }
 func (ec *executionContext) fieldContext_Webhook_includePreviousAttributes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Webhook", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Webhook_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *model.WebhookNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_signatureScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignatureScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
+			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_signatureScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Webhook", field, false, false, errors.New("field of type WebhookSignatureScheme does not have child fields"))
+}
+
+func (ec *executionContext) _Webhook_publicKey(ctx context.Context, field graphql.CollectedField, obj *model.WebhookNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Webhook_publicKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Webhook().PublicKey(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Webhook_publicKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Webhook", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Webhook_state(ctx context.Context, field graphql.CollectedField, obj *model.WebhookNode) (ret graphql.Marshaler) {
@@ -504,6 +552,29 @@ func (ec *executionContext) fieldContext_WebhookAttempt_attemptedAt(_ context.Co
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _WebhookAttempt_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookAttempt_signatureScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignatureScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
+			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookAttempt_signatureScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type WebhookSignatureScheme does not have child fields"))
+}
+
 func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -665,6 +736,29 @@ func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _WebhookDelivery_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WebhookDelivery_signatureScheme(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignatureScheme, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
+			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WebhookDelivery_signatureScheme(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type WebhookSignatureScheme does not have child fields"))
+}
+
 func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -770,8 +864,11 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 	if _, present := asMap["includePreviousAttributes"]; !present {
 		asMap["includePreviousAttributes"] = false
 	}
+	if _, present := asMap["signatureScheme"]; !present {
+		asMap["signatureScheme"] = "SERVICE"
+	}
 
-	fieldsInOrder := [...]string{"name", "url", "eventTypes", "subsidiaryId", "includePreviousAttributes"}
+	fieldsInOrder := [...]string{"name", "url", "eventTypes", "subsidiaryId", "includePreviousAttributes", "signatureScheme"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -813,6 +910,13 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 				return it, err
 			}
 			it.IncludePreviousAttributes = data
+		case "signatureScheme":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("signatureScheme"))
+			data, err := ec.unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SignatureScheme = data
 		}
 	}
 	return it, nil
@@ -919,6 +1023,49 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "signatureScheme":
+			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "publicKey":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Webhook_publicKey(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "state":
 			out.Values[i] = ec.marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx, field.Selections, obj.State)
 			if out.Values[i] == graphql.Null {
@@ -1051,6 +1198,11 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "signatureScheme":
+			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1117,6 +1269,11 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 			}
 		case "createdAt":
 			out.Values[i] = ec.marshalNDateTime2timeᚐTime(ctx, field.Selections, obj.CreatedAt)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "signatureScheme":
+			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1277,6 +1434,36 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraph�
 	return ec._WebhookDelivery(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, v any) (domain.SignatureScheme, error) {
+	tmp, err := scalars.UnmarshalString(v)
+	res := unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, sel ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
+	_ = sel
+	res := scalars.MarshalString(marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[string]domain.SignatureScheme{
+		"SERVICE":                   domain.SchemeService,
+		"STANDARD_WEBHOOKS":         domain.SchemeStandardWebhooks,
+		"STANDARD_WEBHOOKS_ED25519": domain.SchemeStandardWebhooksEd25519,
+	}
+	marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[domain.SignatureScheme]string{
+		domain.SchemeService:                 "SERVICE",
+		domain.SchemeStandardWebhooks:        "STANDARD_WEBHOOKS",
+		domain.SchemeStandardWebhooksEd25519: "STANDARD_WEBHOOKS_ED25519",
+	}
+)
+
 func (ec *executionContext) unmarshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx context.Context, v any) (domain.WebhookState, error) {
 	tmp, err := scalars.UnmarshalString(v)
 	res := domain.WebhookState(tmp)
@@ -1310,5 +1497,37 @@ func (ec *executionContext) marshalOWebhook2ᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 	}
 	return ec._Webhook(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, v any) (*domain.SignatureScheme, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := scalars.UnmarshalString(v)
+	res := unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, sel ast.SelectionSet, v *domain.SignatureScheme) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalars.MarshalString(marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[*v])
+	return res
+}
+
+var (
+	unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[string]domain.SignatureScheme{
+		"SERVICE":                   domain.SchemeService,
+		"STANDARD_WEBHOOKS":         domain.SchemeStandardWebhooks,
+		"STANDARD_WEBHOOKS_ED25519": domain.SchemeStandardWebhooksEd25519,
+	}
+	marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[domain.SignatureScheme]string{
+		domain.SchemeService:                 "SERVICE",
+		domain.SchemeStandardWebhooks:        "STANDARD_WEBHOOKS",
+		domain.SchemeStandardWebhooksEd25519: "STANDARD_WEBHOOKS_ED25519",
+	}
+)
 
 // endregion ***************************** type.gotpl *****************************

@@ -9,33 +9,49 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// A load or trip event: the envelope of spec 6.3.
+// A load or trip event: the envelope webhooks deliver.
 type Event interface {
 	IsEvent()
 }
 
+// A postal address as sent; fields left out are empty.
 type AddressInput struct {
-	Street  *string `json:"street,omitempty"`
-	City    *string `json:"city,omitempty"`
-	State   *string `json:"state,omitempty"`
+	// Street and number.
+	Street *string `json:"street,omitempty"`
+	// City.
+	City *string `json:"city,omitempty"`
+	// State or province code.
+	State *string `json:"state,omitempty"`
+	// ZIP or postal code.
 	ZipCode *string `json:"zipCode,omitempty"`
 }
 
+// A new load with its stops and trips.
 type CreateLoadInput struct {
+	// The load's public number, unique in the tenant.
 	LoadNumber string `json:"loadNumber"`
 	// Open (default), Quoted or Reserved.
 	Status *domain.LoadStatus `json:"status,omitempty"`
 	// Released by default.
 	BillingStatus *domain.BillingStatus `json:"billingStatus,omitempty"`
-	SubsidiaryID  string                `json:"subsidiaryId"`
-	CustomerID    *string               `json:"customerId,omitempty"`
-	OrderNumber   *string               `json:"orderNumber,omitempty"`
-	PoNumber      *string               `json:"poNumber,omitempty"`
-	Source        *string               `json:"source,omitempty"`
-	Rate          *MoneyInput           `json:"rate,omitempty"`
-	Weight        *decimal.Decimal      `json:"weight,omitempty"`
-	Commodity     *string               `json:"commodity,omitempty"`
-	EquipmentType *string               `json:"equipmentType,omitempty"`
+	// The subsidiary running the load.
+	SubsidiaryID string `json:"subsidiaryId"`
+	// The customer.
+	CustomerID *string `json:"customerId,omitempty"`
+	// The customer's order number.
+	OrderNumber *string `json:"orderNumber,omitempty"`
+	// The customer's purchase order number.
+	PoNumber *string `json:"poNumber,omitempty"`
+	// How the load came in.
+	Source *string `json:"source,omitempty"`
+	// What the customer pays.
+	Rate *MoneyInput `json:"rate,omitempty"`
+	// Freight weight in pounds.
+	Weight *decimal.Decimal `json:"weight,omitempty"`
+	// What is carried.
+	Commodity *string `json:"commodity,omitempty"`
+	// The trailer type needed.
+	EquipmentType *string `json:"equipmentType,omitempty"`
 	// 1 to 100 stops.
 	Stops []*StopInput `json:"stops"`
 	// At most 20 trips.
@@ -44,29 +60,40 @@ type CreateLoadInput struct {
 
 // Fields are optional in the schema so that missing ones come back as field-level validation errors.
 type CreateWebhookInput struct {
-	Name                      *string  `json:"name,omitempty"`
-	URL                       *string  `json:"url,omitempty"`
-	EventTypes                []string `json:"eventTypes,omitempty"`
-	SubsidiaryID              *string  `json:"subsidiaryId,omitempty"`
-	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+	// The webhook's name (required).
+	Name *string `json:"name,omitempty"`
+	// Where deliveries are POSTed (required).
+	URL *string `json:"url,omitempty"`
+	// The event types to deliver (required, see Query.eventTypes).
+	EventTypes []string `json:"eventTypes,omitempty"`
+	// The subsidiary whose loads' events are delivered (required).
+	SubsidiaryID *string `json:"subsidiaryId,omitempty"`
+	// Whether deliveries carry data.diff.previousAttributes.
+	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
+	// How deliveries are signed; fixed once created.
+	SignatureScheme *domain.SignatureScheme `json:"signatureScheme,omitempty"`
 }
 
 // An inclusive UTC window. Rules for each list are in its description.
 type DateTimeRange struct {
+	// The first instant in the window; omitted: unbounded, unless the list requires it.
 	Start *time.Time `json:"start,omitempty"`
-	End   *time.Time `json:"end,omitempty"`
+	// The last instant in the window; omitted: unbounded, unless the list requires it.
+	End *time.Time `json:"end,omitempty"`
 }
 
-// An uploaded document (spec 2.7).
+// An uploaded document.
 type Document struct {
+	// The document's id.
 	ID string `json:"id"`
 	// The file name given at upload plus a Unix-milliseconds suffix before the extension.
 	AttachmentPath string `json:"attachmentPath"`
 	// The DocumentType as sent.
 	AttachmentType string `json:"attachmentType"`
 	// Bytes.
-	AttachmentSize int       `json:"attachmentSize"`
-	UploadedAt     time.Time `json:"uploadedAt"`
+	AttachmentSize int `json:"attachmentSize"`
+	// When the upload was stored.
+	UploadedAt time.Time `json:"uploadedAt"`
 	// Load number, trip id, driver id or carrier id.
 	ParentID string `json:"parentId"`
 	// Load, Trip, Driver or Carrier.
@@ -79,51 +106,69 @@ type Document struct {
 
 // Events oldest first (commit order).
 type EventConnection struct {
-	Edges    []*EventEdge `json:"edges"`
-	Nodes    []Event      `json:"nodes"`
-	PageInfo *PageInfo    `json:"pageInfo"`
+	// The page's events with their cursors.
+	Edges []*EventEdge `json:"edges"`
+	// The page's events.
+	Nodes []Event `json:"nodes"`
+	// Where the page ends and whether another follows.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// What a write changed.
 type EventDiff struct {
+	// The kinds of change, one entry per changed field or status or rate.
 	Changes []*domain.Change `json:"changes"`
 	// Previous values of the changed fields, by their snapshot name; only when includePreviousAttributes is true.
 	PreviousAttributes map[string]any `json:"previousAttributes,omitempty"`
 }
 
+// An event in a list.
 type EventEdge struct {
 	// Pass as after to continue after this event.
 	Cursor string `json:"cursor"`
-	Node   Event  `json:"node"`
+	// The event.
+	Node Event `json:"node"`
 }
 
+// A page of loads.
 type LoadConnection struct {
 	// All loads matching the filter.
-	TotalCount int            `json:"totalCount"`
-	PageInfo   *PageInfo      `json:"pageInfo"`
-	Edges      []*LoadEdge    `json:"edges"`
-	Items      []*domain.Load `json:"items"`
+	TotalCount int `json:"totalCount"`
+	// Where the page ends and whether another follows.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The page's loads with their cursors.
+	Edges []*LoadEdge `json:"edges"`
+	// The page's loads.
+	Items []*domain.Load `json:"items"`
 }
 
+// A load in a list.
 type LoadEdge struct {
-	Cursor string       `json:"cursor"`
-	Node   *domain.Load `json:"node"`
+	// Pass as after to continue after this load.
+	Cursor string `json:"cursor"`
+	// The load.
+	Node *domain.Load `json:"node"`
 }
 
-// A load event: the envelope of spec 6.3.
+// A load event: the envelope webhooks deliver.
 type LoadEvent struct {
-	// <uuid>-0 for load.changed, <uuid>-1 for load.status.changed.
+	// <uuid>-0 for load.changed, <uuid>-1 for load.status.changed: the same id in every transport and on every redelivery.
 	ID string `json:"id"`
 	// Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque.
 	Cursor string `json:"cursor"`
-	Type   string `json:"type"`
+	// load.changed or load.status.changed.
+	Type string `json:"type"`
 	// ISO 8601 with offset.
-	Timestamp string         `json:"timestamp"`
-	Version   string         `json:"version"`
-	Data      *LoadEventData `json:"data"`
+	Timestamp string `json:"timestamp"`
+	// The envelope's version, v1.
+	Version string `json:"version"`
+	// The payload.
+	Data *LoadEventData `json:"data"`
 }
 
 func (LoadEvent) IsEvent() {}
 
+// A load event's payload.
 type LoadEventData struct {
 	// The load after the write: the snapshot of the load read endpoint.
 	Load *domain.Load `json:"load"`
@@ -136,32 +181,46 @@ type LoadEventFilter struct {
 	// At most 100.
 	LoadNumbers []string `json:"loadNumbers,omitempty"`
 	// The load's status after the write.
-	Statuses     []domain.LoadStatus `json:"statuses,omitempty"`
-	SubsidiaryID *string             `json:"subsidiaryId,omitempty"`
+	Statuses []domain.LoadStatus `json:"statuses,omitempty"`
+	// Only this subsidiary's loads.
+	SubsidiaryID *string `json:"subsidiaryId,omitempty"`
 }
 
 // Which loads the list holds; every field left out matches all.
 type LoadFilter struct {
 	// Any of these statuses.
-	Statuses     []domain.LoadStatus `json:"statuses,omitempty"`
-	SubsidiaryID *string             `json:"subsidiaryId,omitempty"`
+	Statuses []domain.LoadStatus `json:"statuses,omitempty"`
+	// Only this subsidiary's loads.
+	SubsidiaryID *string `json:"subsidiaryId,omitempty"`
 }
 
+// A page of locations.
 type LocationConnection struct {
-	Page       *int               `json:"page,omitempty"`
-	PageSize   int                `json:"pageSize"`
-	Total      int                `json:"total"`
-	Items      []*domain.Location `json:"items"`
-	TotalCount int                `json:"totalCount"`
-	PageInfo   *PageInfo          `json:"pageInfo"`
-	Edges      []*LocationEdge    `json:"edges"`
+	// The page index; null when paging by cursor.
+	Page *int `json:"page,omitempty"`
+	// Items per page.
+	PageSize int `json:"pageSize"`
+	// All matching locations (same as totalCount).
+	Total int `json:"total"`
+	// The page's locations.
+	Items []*domain.Location `json:"items"`
+	// All matching locations.
+	TotalCount int `json:"totalCount"`
+	// Where the page ends and whether another follows.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The page's locations with their cursors.
+	Edges []*LocationEdge `json:"edges"`
 }
 
+// A location in a list.
 type LocationEdge struct {
-	Cursor string           `json:"cursor"`
-	Node   *domain.Location `json:"node"`
+	// Pass as after to continue after this location.
+	Cursor string `json:"cursor"`
+	// The location.
+	Node *domain.Location `json:"node"`
 }
 
+// Which locations the list holds; every field left out matches all.
 type LocationFilter struct {
 	// Any of Active, Disabled, Inactive (case-insensitive).
 	Status []string `json:"status,omitempty"`
@@ -173,41 +232,59 @@ type LocationFilter struct {
 
 // An amount as sent; currency defaults to 840 (USD).
 type MoneyInput struct {
-	Amount   decimal.Decimal `json:"amount"`
-	Currency *int            `json:"currency,omitempty"`
+	// The exact amount, with at most two decimals.
+	Amount decimal.Decimal `json:"amount"`
+	// ISO 4217 numeric currency code; omitted: 840 (USD).
+	Currency *int `json:"currency,omitempty"`
 }
 
+// Writes.
 type Mutation struct {
 }
 
 // Relay page information; paging is forward only (first/after).
 type PageInfo struct {
-	HasNextPage     bool    `json:"hasNextPage"`
-	HasPreviousPage bool    `json:"hasPreviousPage"`
-	StartCursor     *string `json:"startCursor,omitempty"`
-	EndCursor       *string `json:"endCursor,omitempty"`
+	// Whether another page follows: pass endCursor as after to get it.
+	HasNextPage bool `json:"hasNextPage"`
+	// Whether items precede this page (it was asked for after a cursor, or from a page above 0).
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor of the page's first edge; null when the page is empty.
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The cursor of the page's last edge; null when the page is empty.
+	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// Reads.
 type Query struct {
 }
 
+// A page of statements.
 type SettlementStatementConnection struct {
-	// The spec's paged envelope: page index (null when paging by cursor).
-	Page     *int `json:"page,omitempty"`
-	PageSize int  `json:"pageSize"`
+	// The page index; null when paging by cursor.
+	Page *int `json:"page,omitempty"`
+	// Items per page.
+	PageSize int `json:"pageSize"`
 	// All matching items (same as totalCount).
-	Total      int                        `json:"total"`
-	Items      []*domain.Statement        `json:"items"`
-	TotalCount int                        `json:"totalCount"`
-	PageInfo   *PageInfo                  `json:"pageInfo"`
-	Edges      []*SettlementStatementEdge `json:"edges"`
+	Total int `json:"total"`
+	// The page's statements.
+	Items []*domain.Statement `json:"items"`
+	// All matching statements.
+	TotalCount int `json:"totalCount"`
+	// Where the page ends and whether another follows.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The page's statements with their cursors.
+	Edges []*SettlementStatementEdge `json:"edges"`
 }
 
+// A statement in a list.
 type SettlementStatementEdge struct {
-	Cursor string            `json:"cursor"`
-	Node   *domain.Statement `json:"node"`
+	// Pass as after to continue after this statement.
+	Cursor string `json:"cursor"`
+	// The statement.
+	Node *domain.Statement `json:"node"`
 }
 
+// Which statements the list holds.
 type StatementFilter struct {
 	// Required; start and end both required and at 00:00:00Z.
 	StatementDateRange *DateTimeRange `json:"statementDateRange,omitempty"`
@@ -219,14 +296,22 @@ type StatementFilter struct {
 
 // One stop; its sequence is its position in the list.
 type StopInput struct {
-	Type             domain.StopType `json:"type"`
-	LocationID       *string         `json:"locationId,omitempty"`
-	Name             *string         `json:"name,omitempty"`
-	Address          *AddressInput   `json:"address,omitempty"`
-	AppointmentStart *time.Time      `json:"appointmentStart,omitempty"`
-	AppointmentEnd   *time.Time      `json:"appointmentEnd,omitempty"`
-	ArrivedAt        *time.Time      `json:"arrivedAt,omitempty"`
-	DepartedAt       *time.Time      `json:"departedAt,omitempty"`
+	// Pickup or delivery.
+	Type domain.StopType `json:"type"`
+	// A location record of the tenant; it must exist.
+	LocationID *string `json:"locationId,omitempty"`
+	// The place's name.
+	Name *string `json:"name,omitempty"`
+	// The place's address.
+	Address *AddressInput `json:"address,omitempty"`
+	// Start of the appointment window.
+	AppointmentStart *time.Time `json:"appointmentStart,omitempty"`
+	// End of the appointment window.
+	AppointmentEnd *time.Time `json:"appointmentEnd,omitempty"`
+	// When the truck arrived.
+	ArrivedAt *time.Time `json:"arrivedAt,omitempty"`
+	// When the truck left.
+	DepartedAt *time.Time `json:"departedAt,omitempty"`
 }
 
 // Live events. With after (a delivered event's cursor, or its id), the
@@ -239,98 +324,152 @@ type StopInput struct {
 type Subscription struct {
 }
 
+// A page of trailers.
 type TrailerConnection struct {
-	Page       *int              `json:"page,omitempty"`
-	PageSize   int               `json:"pageSize"`
-	Total      int               `json:"total"`
-	Items      []*domain.Trailer `json:"items"`
-	TotalCount int               `json:"totalCount"`
-	PageInfo   *PageInfo         `json:"pageInfo"`
-	Edges      []*TrailerEdge    `json:"edges"`
+	// The page index; null when paging by cursor.
+	Page *int `json:"page,omitempty"`
+	// Items per page.
+	PageSize int `json:"pageSize"`
+	// All trailers (same as totalCount).
+	Total int `json:"total"`
+	// The page's trailers.
+	Items []*domain.Trailer `json:"items"`
+	// All trailers.
+	TotalCount int `json:"totalCount"`
+	// Where the page ends and whether another follows.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The page's trailers with their cursors.
+	Edges []*TrailerEdge `json:"edges"`
 }
 
+// A trailer in a list.
 type TrailerEdge struct {
-	Cursor string          `json:"cursor"`
-	Node   *domain.Trailer `json:"node"`
+	// Pass as after to continue after this trailer.
+	Cursor string `json:"cursor"`
+	// The trailer.
+	Node *domain.Trailer `json:"node"`
 }
 
 // A trip.changed event.
 type TripEvent struct {
+	// <uuid>-0: the same id in every transport and on every redelivery.
 	ID string `json:"id"`
 	// Where this event is in the tenant's event stream: pass it as after: to resume after it. Opaque.
-	Cursor    string         `json:"cursor"`
-	Type      string         `json:"type"`
-	Timestamp string         `json:"timestamp"`
-	Version   string         `json:"version"`
-	Data      *TripEventData `json:"data"`
+	Cursor string `json:"cursor"`
+	// trip.changed.
+	Type string `json:"type"`
+	// ISO 8601 with offset.
+	Timestamp string `json:"timestamp"`
+	// The envelope's version, v1.
+	Version string `json:"version"`
+	// The payload.
+	Data *TripEventData `json:"data"`
 }
 
 func (TripEvent) IsEvent() {}
 
+// A trip event's payload.
 type TripEventData struct {
+	// The trip after the write.
 	Trip *domain.Trip `json:"trip"`
 	// The trip's load after the write.
 	Load *domain.Load `json:"load"`
-	Diff *EventDiff   `json:"diff,omitempty"`
+	// What the write changed.
+	Diff *EventDiff `json:"diff,omitempty"`
 }
 
 // A trip created with its load.
 type TripInput struct {
-	TripNumber string   `json:"tripNumber"`
-	DriverIds  []string `json:"driverIds,omitempty"`
-	TruckID    *string  `json:"truckId,omitempty"`
-	TrailerID  *string  `json:"trailerId,omitempty"`
-	CarrierID  *string  `json:"carrierId,omitempty"`
+	// The trip's number.
+	TripNumber string `json:"tripNumber"`
+	// The drivers to assign.
+	DriverIds []string `json:"driverIds,omitempty"`
+	// The truck to assign.
+	TruckID *string `json:"truckId,omitempty"`
+	// The trailer to assign.
+	TrailerID *string `json:"trailerId,omitempty"`
+	// The carrier to broker the trip to.
+	CarrierID *string `json:"carrierId,omitempty"`
 }
 
 // Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus.
 type UpdateLoadInput struct {
+	// The new billing status.
 	BillingStatus *domain.BillingStatus `json:"billingStatus,omitempty"`
 	// An empty string clears the customer.
-	CustomerID    *string          `json:"customerId,omitempty"`
-	OrderNumber   *string          `json:"orderNumber,omitempty"`
-	PoNumber      *string          `json:"poNumber,omitempty"`
-	Source        *string          `json:"source,omitempty"`
-	Rate          *MoneyInput      `json:"rate,omitempty"`
-	Weight        *decimal.Decimal `json:"weight,omitempty"`
-	Commodity     *string          `json:"commodity,omitempty"`
-	EquipmentType *string          `json:"equipmentType,omitempty"`
-	Stops         []*StopInput     `json:"stops,omitempty"`
+	CustomerID *string `json:"customerId,omitempty"`
+	// The customer's order number.
+	OrderNumber *string `json:"orderNumber,omitempty"`
+	// The customer's purchase order number.
+	PoNumber *string `json:"poNumber,omitempty"`
+	// How the load came in.
+	Source *string `json:"source,omitempty"`
+	// What the customer pays.
+	Rate *MoneyInput `json:"rate,omitempty"`
+	// Freight weight in pounds.
+	Weight *decimal.Decimal `json:"weight,omitempty"`
+	// What is carried.
+	Commodity *string `json:"commodity,omitempty"`
+	// The trailer type needed.
+	EquipmentType *string `json:"equipmentType,omitempty"`
+	// Every stop, in order (1 to 100): they replace the load's stops.
+	Stops []*StopInput `json:"stops,omitempty"`
 }
 
 // Assignments of a trip; fields left out keep their value, an empty string clears an id.
 type UpdateTripInput struct {
+	// The drivers, replacing the assigned ones.
 	DriverIds []string `json:"driverIds,omitempty"`
-	TruckID   *string  `json:"truckId,omitempty"`
-	TrailerID *string  `json:"trailerId,omitempty"`
-	CarrierID *string  `json:"carrierId,omitempty"`
+	// The truck.
+	TruckID *string `json:"truckId,omitempty"`
+	// The trailer.
+	TrailerID *string `json:"trailerId,omitempty"`
+	// The carrier.
+	CarrierID *string `json:"carrierId,omitempty"`
 }
 
 // Only the given fields change. A URL change on an Active webhook re-verifies it.
 type UpdateWebhookInput struct {
-	Name                      *string  `json:"name,omitempty"`
-	URL                       *string  `json:"url,omitempty"`
-	EventTypes                []string `json:"eventTypes,omitempty"`
-	IncludePreviousAttributes *bool    `json:"includePreviousAttributes,omitempty"`
+	// The new name.
+	Name *string `json:"name,omitempty"`
+	// The new URL.
+	URL *string `json:"url,omitempty"`
+	// The event types to deliver, replacing the current ones.
+	EventTypes []string `json:"eventTypes,omitempty"`
+	// Whether deliveries carry data.diff.previousAttributes.
+	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
 }
 
+// A page of users.
 type UserConnection struct {
-	Page       *int           `json:"page,omitempty"`
-	PageSize   int            `json:"pageSize"`
-	Total      int            `json:"total"`
-	Items      []*domain.User `json:"items"`
-	TotalCount int            `json:"totalCount"`
-	PageInfo   *PageInfo      `json:"pageInfo"`
-	Edges      []*UserEdge    `json:"edges"`
+	// The page index; null when paging by cursor.
+	Page *int `json:"page,omitempty"`
+	// Items per page.
+	PageSize int `json:"pageSize"`
+	// All matching users (same as totalCount).
+	Total int `json:"total"`
+	// The page's users.
+	Items []*domain.User `json:"items"`
+	// All matching users.
+	TotalCount int `json:"totalCount"`
+	// Where the page ends and whether another follows.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The page's users with their cursors.
+	Edges []*UserEdge `json:"edges"`
 }
 
+// A user in a list.
 type UserEdge struct {
-	Cursor string       `json:"cursor"`
-	Node   *domain.User `json:"node"`
+	// Pass as after to continue after this user.
+	Cursor string `json:"cursor"`
+	// The user.
+	Node *domain.User `json:"node"`
 }
 
 // A webhook with its signing secret, shown only in this answer.
 type WebhookWithSecret struct {
+	// The webhook.
 	Webhook *WebhookNode `json:"webhook"`
-	Secret  string       `json:"secret"`
+	// The signing secret; it cannot be read again.
+	Secret string `json:"secret"`
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -56,5 +57,33 @@ func TestPersistedQueriesPerTenant(t *testing.T) {
 	}
 	if _, ok := c.Get(context.Background(), "hb"); ok {
 		t.Fatal("found without a caller")
+	}
+}
+
+// TestValidatedDocumentsPerTenant: the cache of validated documents the
+// handler uses is partitioned the same way: a document one tenant sent is
+// no hit for another (no timing tells one tenant what another queried),
+// and one tenant's stream of new documents evicts only its own.
+func TestValidatedDocumentsPerTenant(t *testing.T) {
+	t.Parallel()
+	as := func(tenant uuid.UUID) context.Context {
+		return domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant})
+	}
+	a, b := as(uuid.New()), as(uuid.New())
+	c := newValidatedDocuments()
+	doc := &ast.QueryDocument{}
+	c.Add(b, "{ b }", doc)
+	c.Add(a, "{ shared }", doc)
+	if _, ok := c.Get(b, "{ shared }"); ok {
+		t.Fatal("b hit a's document")
+	}
+	for i := range validatedDocuments + 50 {
+		c.Add(a, fmt.Sprintf("{ a%d }", i), doc)
+	}
+	if got, ok := c.Get(b, "{ b }"); !ok || got != doc {
+		t.Fatal("a's documents evicted b's")
+	}
+	if _, ok := c.Get(a, "{ shared }"); ok {
+		t.Fatalf("a holds more than %d documents", validatedDocuments)
 	}
 }

@@ -1,0 +1,67 @@
+package contract
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// npmCI installs the pinned AsyncAPI parser into asyncapi/node_modules
+// unless the installed one is the locked version already.
+func npmCI(t *testing.T) {
+	t.Helper()
+	var lock struct {
+		Packages map[string]struct{ Version string } `json:"packages"`
+	}
+	b, err := os.ReadFile("asyncapi/package-lock.json")
+	if err != nil || json.Unmarshal(b, &lock) != nil {
+		t.Fatalf("asyncapi/package-lock.json: %v", err)
+	}
+	want := lock.Packages["node_modules/@asyncapi/parser"].Version
+	var installed struct{ Version string }
+	if b, err := os.ReadFile("asyncapi/node_modules/@asyncapi/parser/package.json"); err == nil {
+		_ = json.Unmarshal(b, &installed)
+	}
+	if want != "" && installed.Version == want {
+		return
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+	cmd.Dir = "asyncapi"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci: %v\n%s", err, out)
+	}
+}
+
+// The AsyncAPI parser reads the served document without an error; the same
+// run refuses a broken copy (an operation on a channel that does not exist),
+// so a parser that accepted anything would fail here.
+func TestAsyncAPIParserAccepts(t *testing.T) {
+	t.Parallel()
+	npmCI(t)
+	var doc map[string]any
+	if err := json.Unmarshal(AsyncAPIJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["operations"].(map[string]any)["webhook"].(map[string]any)["channel"] = map[string]any{"$ref": "#/channels/nowhere"}
+	broken, _ := json.Marshal(doc)
+	brokenPath := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(brokenPath, broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	served, _ := filepath.Abs("asyncapi.json")
+	cmd := exec.Command("node", "validate.mjs", served, brokenPath)
+	cmd.Dir = "asyncapi"
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node validate.mjs: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), served+": valid") {
+		t.Errorf("the AsyncAPI parser refuses asyncapi.json:\n%s", out)
+	}
+	if !strings.Contains(string(out), brokenPath+": invalid") {
+		t.Errorf("the AsyncAPI parser accepted a broken document:\n%s", out)
+	}
+}

@@ -1,0 +1,152 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/rest"
+)
+
+// contractDir holds the pinned npm tools (package-lock.json) and their
+// rulesets; node_modules and build/ there are not committed.
+func contractDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "contract", "openapi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var npmInstall struct {
+	once sync.Once
+	err  error
+	out  []byte
+}
+
+// npmTools installs the locked tools once per machine (`npm ci`, exact
+// versions, no install scripts); later runs find node_modules current.
+func npmTools(t *testing.T) string {
+	t.Helper()
+	dir := contractDir(t)
+	npmInstall.once.Do(func() {
+		lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
+		if err != nil {
+			npmInstall.err = err
+			return
+		}
+		// npm writes node_modules/.package-lock.json after a complete install.
+		if done, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil && !done.ModTime().Before(lock.ModTime()) {
+			return
+		}
+		cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		npmInstall.out, npmInstall.err = cmd.CombinedOutput()
+	})
+	if npmInstall.err != nil {
+		t.Fatalf("npm ci in %s: %v\n%s", dir, npmInstall.err, npmInstall.out)
+	}
+	return dir
+}
+
+// toolEnv keeps the tools quiet and offline.
+var toolEnv = []string{"REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true", "SCARF_ANALYTICS=false", "NO_UPDATE_NOTIFIER=1"}
+
+// runTool runs a tool of node_modules/.bin in dir; it returns stdout, and
+// the exit error for the caller to judge (a linter exits 1 on findings).
+func runTool(t *testing.T, dir, name string, args ...string) ([]byte, error) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", name), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), toolEnv...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return out, err
+}
+
+// servedDocument fetches the document the way a client does, from a real
+// HTTP server running the REST handler.
+func servedDocument(t *testing.T) []byte {
+	t.Helper()
+	srv := httptest.NewServer(rest.NewAPI(rest.Deps{}))
+	defer srv.Close()
+	res, body := do(t, "GET", srv.URL+"/api/p/openapi.json", nil, "")
+	if res.StatusCode != 200 {
+		t.Fatalf("openapi.json: %d", res.StatusCode)
+	}
+	return body
+}
+
+// Spectral (spectral:oas and the OWASP ruleset) and Redocly find no error
+// in the served document beyond those .spectral.yaml names with a reason.
+func TestOpenAPILint(t *testing.T) {
+	t.Parallel()
+	dir := npmTools(t)
+	if err := os.MkdirAll(filepath.Join(dir, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The ruleset's exceptions point into build/openapi.json.
+	if err := os.WriteFile(filepath.Join(dir, "build", "openapi.json"), servedDocument(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("spectral", func(t *testing.T) {
+		t.Parallel()
+		out, _ := runTool(t, dir, "spectral", "lint", "--ruleset", ".spectral.yaml", "--format", "json", "--quiet", "build/openapi.json")
+		var findings []struct {
+			Code     string `json:"code"`
+			Message  string `json:"message"`
+			Path     []any  `json:"path"`
+			Severity int    `json:"severity"`
+		}
+		if err := json.Unmarshal(out, &findings); err != nil {
+			t.Fatalf("spectral output: %v\n%s", err, out)
+		}
+		warnings := 0
+		for _, f := range findings {
+			if f.Severity == 0 {
+				t.Errorf("%s at %v: %s", f.Code, f.Path, f.Message)
+			} else {
+				warnings++
+			}
+		}
+		t.Logf("spectral: %d warnings or hints", warnings)
+	})
+	t.Run("redocly", func(t *testing.T) {
+		t.Parallel()
+		out, _ := runTool(t, dir, "redocly", "lint", "--config", "redocly.yaml", "--format", "json", "build/openapi.json")
+		var report struct {
+			Totals   struct{ Errors, Warnings int } `json:"totals"`
+			Problems []struct {
+				RuleID   string `json:"ruleId"`
+				Severity string `json:"severity"`
+				Message  string `json:"message"`
+				Location []struct {
+					Pointer string `json:"pointer"`
+				} `json:"location"`
+			} `json:"problems"`
+		}
+		if err := json.Unmarshal(out, &report); err != nil {
+			t.Fatalf("redocly output: %v\n%s", err, out)
+		}
+		for _, p := range report.Problems {
+			if p.Severity == "error" {
+				t.Errorf("%s at %v: %s", p.RuleID, p.Location, p.Message)
+			}
+		}
+		if report.Totals.Errors > 0 {
+			t.Errorf("redocly: %d errors", report.Totals.Errors)
+		}
+		t.Logf("redocly: %d warnings", report.Totals.Warnings)
+	})
+}
