@@ -40,11 +40,18 @@ var rules = []rule{
 	{"metrics", []string{"storage"}},
 	// Identity: tokens and clients over storage.
 	{"auth", []string{"domain", "storage", "secretbox", "jsonkey"}},
+	// The contract: the published documents and event schemas, built from
+	// domain's vocabularies (the transports serve them and check against them).
+	{"contract/graphql", nil},
+	{"contract/eventschema/gen", []string{"contract/..."}},
+	{"contract/eventschema", []string{"domain", "webhooksig"}},
+	{"contract", []string{"domain", "contract/eventschema"}},
 	// Transports: convert and call the domain; never storage, auth or events.
-	{"rest", []string{"domain", "jsonkey", "ratelimit"}},
+	{"rest/openapigen", []string{"rest"}},
+	{"rest", []string{"domain", "jsonkey", "ratelimit", "contract"}},
 	{"resolvers", []string{"domain", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
-	{"graph/...", []string{"domain", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey"}},
+	{"graph/...", []string{"domain", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
 	{"app", []string{"..."}},
 	{"apptest", []string{"..."}},

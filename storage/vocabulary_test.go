@@ -40,6 +40,7 @@ var enumChecks = map[string][]string{
 	"webhooks.state": values([]domain.WebhookState{domain.WebhookDisabled, domain.WebhookPending,
 		domain.WebhookActive, domain.WebhookFailedVerification}),
 	"webhook_deliveries.status": {domain.DeliveryPending, domain.DeliveryDelivered, domain.DeliveryFailed},
+	"webhooks.signature_scheme": values(domain.SignatureSchemes),
 }
 
 // partialIndexes is every partial index whose predicate lists values, by
