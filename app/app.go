@@ -3,10 +3,13 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/admin"
 	"github.com/haulgraph/haulgraph/auth"
@@ -126,13 +129,21 @@ func (a *App) ready(ctx context.Context) (string, bool) {
 // Handler is the HTTP face of the instance.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Run starts the background workers and blocks until ctx ends.
+// Run runs the background workers (the events relay, webhook dispatch and
+// delivery) until ctx ends or one of them fails: a failure stops the others
+// and Run returns it once all have returned, so the process does not go on
+// serving without them.
 func (a *App) Run(ctx context.Context) error {
-	relayDone := make(chan struct{})
-	go func() { defer close(relayDone); _ = a.Events.Relay.Run(ctx) }()
-	a.runWebhooks(ctx) // returns when ctx ends
-	<-relayDone
-	return nil
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer a.Events.Hub.Close() // nothing publishes once the relay returned
+		if err := a.Events.Relay.Run(ctx); err != nil {
+			return fmt.Errorf("events relay: %w", err)
+		}
+		return nil
+	})
+	a.runWebhooks(ctx, g)
+	return g.Wait()
 }
 
 // GoingAway ends every WebSocket connection with 1001 (http.Server does not

@@ -93,7 +93,7 @@ type Config struct {
 	// HAULGRAPH_PERSISTED_QUERY_BYTES_PER_TENANT, default 4 MiB).
 	PersistedQueriesPerTenant    int
 	PersistedQueryBytesPerTenant int
-	// Rate limits in requests per second (DESIGN.md), per client
+	// Rate limits in requests per second (docs/architecture.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
 	ClientRateLimit float64
@@ -181,7 +181,7 @@ const DefaultAdminAddr = "127.0.0.1:9090"
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
 const DefaultAudience = "https://api.haulgraph.local"
 
-// FromEnv reads the configuration, with DESIGN.md's defaults.
+// FromEnv reads the configuration, with docs/architecture.md's defaults.
 func FromEnv() (Config, error) {
 	c := Config{
 		DatabaseURL:     os.Getenv("DATABASE_URL"),

@@ -10,7 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// Default rate limits (DESIGN.md), requests per second; the token endpoint
+// Default rate limits (docs/architecture.md), requests per second; the token endpoint
 // allows a burst of DefaultTokenRateBurst per client, of
 // DefaultTokenAddressRateBurst per remote address (on each instance, for at
 // most DefaultTokenAddressMax addresses) and of DefaultTokenGlobalRateBurst

@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/events/webhook"
@@ -42,16 +45,29 @@ func (a *App) wireWebhooks() error {
 	return nil
 }
 
-// runWebhooks runs the dispatcher and the delivery worker until ctx ends.
-// The dispatcher wakes on the events relay's signal (one LISTEN per instance).
-func (a *App) runWebhooks(ctx context.Context) {
+// runWebhooks runs the dispatcher and the delivery worker in g until ctx
+// ends. The dispatcher wakes on the events relay's signal (one LISTEN per
+// instance).
+func (a *App) runWebhooks(ctx context.Context, g *errgroup.Group) {
+	var stop func()
 	if a.Events != nil && a.Events.Relay != nil {
-		wake, stop := a.Events.Relay.Wake()
-		defer stop()
+		var wake <-chan struct{}
+		wake, stop = a.Events.Relay.Wake()
 		a.Webhooks.Dispatcher.Wake = wake
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = a.Webhooks.Dispatcher.Run(ctx) }()
-	_ = a.Webhooks.Worker.Run(ctx)
-	<-done
+	g.Go(func() error {
+		if stop != nil {
+			defer stop()
+		}
+		if err := a.Webhooks.Dispatcher.Run(ctx); err != nil {
+			return fmt.Errorf("webhook dispatch: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		if err := a.Webhooks.Worker.Run(ctx); err != nil {
+			return fmt.Errorf("webhook delivery: %w", err)
+		}
+		return nil
+	})
 }

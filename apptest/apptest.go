@@ -80,8 +80,8 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Fatalf("apptest: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = a.Run(ctx) }()
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(ctx) }()
 	// The real server and listener: the tests meet the bounds serve has.
 	srv.Config = a.NewServer()
 	srv.Listener = a.Listener(srv.Listener)
@@ -96,7 +96,9 @@ func Start(t testing.TB, opts Options) *Server {
 		srv.Close()
 		adminSrv.Close()
 		cancel()
-		<-done
+		if err := <-ran; err != nil {
+			t.Errorf("apptest: the instance's workers failed: %v", err)
+		}
 		a.Close()
 		checked.end()
 	})

@@ -1,5 +1,5 @@
 // Package auth is HaulGraph's OAuth 2.0 client-credentials issuer (spec 5,
-// DESIGN.md): client credential sets, ES256 signing keys kept sealed in the
+// docs/architecture.md): client credential sets, ES256 signing keys kept sealed in the
 // database, the token endpoint, discovery and JWKS, and the bearer-token
 // verification (go-oidc) that puts the caller's tenant, client and scopes
 // into every API request's context.

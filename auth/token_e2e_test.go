@@ -14,7 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// tokenClaims are the claims DESIGN.md promises in an access token.
+// tokenClaims are the claims docs/architecture.md promises in an access token.
 type tokenClaims struct {
 	Iss      string `json:"iss"`
 	Sub      string `json:"sub"`

@@ -48,7 +48,7 @@ func unsigned(header, claims map[string]any, sig string) string {
 	return base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c) + "." + sig
 }
 
-// assertUnauthorized checks the 401 of DESIGN.md: problem+json, and
+// assertUnauthorized checks the 401 of docs/architecture.md: problem+json, and
 // WWW-Authenticate: Bearer error="invalid_token" carrying the reason.
 func assertUnauthorized(t *testing.T, resp *http.Response, body []byte, reasonPart string) {
 	t.Helper()

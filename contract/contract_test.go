@@ -42,7 +42,7 @@ func TestFilesAreGenerated(t *testing.T) {
 func sampleLoads() (before, after *domain.Load) {
 	id, sub, cust, loc := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 	appt := time.Date(2026, 3, 9, 8, 0, 0, 0, time.UTC)
-	weight := decimal.RequireFromString("42000.50")
+	weight := domain.Decimal{Decimal: decimal.RequireFromString("42000.50")}
 	mk := func() *domain.Load {
 		return &domain.Load{ID: id, LoadNumber: "L-1", Status: domain.LoadOpen, BillingStatus: "Released",
 			SubsidiaryID: sub, SubsidiaryName: "North", CustomerID: &cust, Rate: domain.NewMoney(decimal.RequireFromString("131072.01"), domain.USD),

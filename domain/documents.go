@@ -19,7 +19,7 @@ type DocumentTarget struct {
 	refused map[string]string
 }
 
-// DefaultMaxDocumentBytes is DESIGN.md's upload size limit (25 MB, the spec's
+// DefaultMaxDocumentBytes is docs/security.md's upload size limit (25 MB, the spec's
 // parameter details; the 10 MB summary lines lose).
 const DefaultMaxDocumentBytes int64 = 25 << 20
 
@@ -125,7 +125,7 @@ func fieldError(field, msg string) error {
 // SniffLen is how many leading bytes SniffDocument needs at most.
 const SniffLen = 512
 
-// SniffDocument judges a file by its first bytes (DESIGN.md: the declared type
+// SniffDocument judges a file by its first bytes (docs/architecture.md: the declared type
 // does not count) and returns its media type, or "" when it is none of PDF,
 // JPEG, PNG or GIF.
 func SniffDocument(head []byte) string {

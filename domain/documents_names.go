@@ -13,7 +13,7 @@ const (
 	maxExtRunes  = 10
 )
 
-// AttachmentPath is DESIGN.md's document name: the sanitized file name with
+// AttachmentPath is docs/architecture.md's document name: the sanitized file name with
 // "_" and the Unix-milliseconds upload time before the extension
 // ("rate con.pdf" → "rate con_1767225600000.pdf"). Only the last path segment
 // of name survives; separators, control characters and characters that are

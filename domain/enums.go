@@ -2,7 +2,7 @@ package domain
 
 import "strings"
 
-// Vocabularies of the spec (section 2–3) and DESIGN.md. Each has a list of
+// Vocabularies of the spec (section 2–3) and docs/architecture.md. Each has a list of
 // all values so that validation, GraphQL enums and the OpenAPI document read
 // one source.
 
@@ -40,8 +40,14 @@ const (
 	StatementDraft      StatementStatus = "Draft"
 )
 
-// VisibleStatementStatuses are the statuses the API returns.
+// VisibleStatementStatuses are the statuses the API returns. The statement
+// reads, their partial indexes and the per-day counts of migration 0018
+// repeat them in SQL (storage's TestSQLVocabulariesAreTheGoOnes holds them
+// equal).
 var VisibleStatementStatuses = []StatementStatus{StatementProcessed, StatementFailed}
+
+// StatementStatuses are every status a stored statement may have.
+var StatementStatuses = []StatementStatus{StatementProcessed, StatementFailed, StatementGenerating, StatementReversing, StatementOpen, StatementDraft}
 
 type DriverType string
 
@@ -69,6 +75,8 @@ const (
 	EscrowDeposit    TransactionType = "Deposit"
 	EscrowWithdrawal TransactionType = "Withdrawal"
 )
+
+var TransactionTypes = []TransactionType{EscrowDeposit, EscrowWithdrawal}
 
 type TrailerStatus string
 
@@ -124,6 +132,8 @@ const (
 	Delivery StopType = "Delivery"
 )
 
+var StopTypes = []StopType{Pickup, Delivery}
+
 type DocumentParentType string
 
 const (
@@ -133,5 +143,4 @@ const (
 	ParentCarrier DocumentParentType = "Carrier"
 )
 
-// StopTypes are every StopType.
-var StopTypes = []StopType{Pickup, Delivery}
+var DocumentParentTypes = []DocumentParentType{ParentLoad, ParentTrip, ParentDriver, ParentCarrier}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync/atomic"
 )
 
 // Code classifies an error for every transport: REST maps it to an HTTP
@@ -100,14 +99,6 @@ var ErrUnavailable = &Error{Code: CodeUnavailable, Message: "the service is temp
 // UnavailableRetryAfter is the Retry-After, in seconds, of ErrUnavailable.
 const UnavailableRetryAfter = 5
 
-// unreachable is the storage layer's classifier of connection failures
-// (storage.Unreachable): only it knows its driver's errors.
-var unreachable atomic.Pointer[func(error) bool]
-
-// SetUnreachable installs the classifier of connection failures; storage
-// does it once, when it is linked in.
-func SetUnreachable(f func(error) bool) { unreachable.Store(&f) }
-
 // Classify is err as a client may see it: a domain error as it is, a
 // failure to reach the database as ErrUnavailable, anything else unchanged
 // (transports answer it as an internal error).
@@ -116,7 +107,7 @@ func Classify(err error) error {
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	if f := unreachable.Load(); f != nil && (*f)(err) {
+	if Unreachable(err) {
 		return ErrUnavailable
 	}
 	return err

@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Limits on load writes (DESIGN.md: every input is bounded).
+// Limits on load writes (docs/security.md: every input is bounded).
 const (
 	MaxLoadStops    = 100
 	MaxLoadTrips    = 20
@@ -93,10 +93,27 @@ type TripPatch struct {
 // Ref is a reference a write makes to another record of the tenant; storage
 // reports the ones that do not exist for the tenant.
 type Ref struct {
-	Table string // subsidiaries, customers, locations, drivers, trucks, trailers, carriers
+	Table RefTable
 	ID    uuid.UUID
 	Field string // the input path, for the validation error
 }
+
+// RefTable is a table a load or trip write may reference; storage checks
+// the tenant's rows of exactly these (RefTables), and its tests hold them
+// equal to the foreign keys of loads, stops and trips.
+type RefTable string
+
+const (
+	RefSubsidiaries RefTable = "subsidiaries"
+	RefCustomers    RefTable = "customers"
+	RefLocations    RefTable = "locations"
+	RefDrivers      RefTable = "drivers"
+	RefTrucks       RefTable = "trucks"
+	RefTrailers     RefTable = "trailers"
+	RefCarriers     RefTable = "carriers"
+)
+
+var RefTables = []RefTable{RefSubsidiaries, RefCustomers, RefLocations, RefDrivers, RefTrucks, RefTrailers, RefCarriers}
 
 // LoadWriteStore is the storage port of load and trip writes: fn runs in one
 // tenant transaction, so the write and its outbox events commit together.
@@ -371,11 +388,11 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 	}
 	if id := uuidField(&v, "SubsidiaryId", in.SubsidiaryID, true); id != nil {
 		l.SubsidiaryID = *id
-		refs = append(refs, Ref{Table: "subsidiaries", ID: *id, Field: "SubsidiaryId"})
+		refs = append(refs, Ref{Table: RefSubsidiaries, ID: *id, Field: "SubsidiaryId"})
 	}
 	if in.CustomerID != nil {
 		if l.CustomerID = uuidField(&v, "CustomerId", *in.CustomerID, false); l.CustomerID != nil {
-			refs = append(refs, Ref{Table: "customers", ID: *l.CustomerID, Field: "CustomerId"})
+			refs = append(refs, Ref{Table: RefCustomers, ID: *l.CustomerID, Field: "CustomerId"})
 		}
 	}
 	l.OrderNumber = text(&v, "OrderNumber", in.OrderNumber)
@@ -434,7 +451,7 @@ func (p LoadPatch) validate(v *Validation) ([]Stop, []Ref) {
 	}
 	if p.CustomerID != nil {
 		if id := uuidField(v, "CustomerId", *p.CustomerID, false); id != nil {
-			refs = append(refs, Ref{Table: "customers", ID: *id, Field: "CustomerId"})
+			refs = append(refs, Ref{Table: RefCustomers, ID: *id, Field: "CustomerId"})
 		}
 	}
 	for _, f := range []struct {
@@ -508,14 +525,15 @@ func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref)
 					continue
 				}
 				drivers = append(drivers, *id)
-				refs = append(refs, Ref{Table: "drivers", ID: *id, Field: field})
+				refs = append(refs, Ref{Table: RefDrivers, ID: *id, Field: field})
 			}
 		}
 	}
 	for _, r := range []struct {
-		table, field string
-		val          *string
-	}{{"trucks", "TruckId", p.TruckID}, {"trailers", "TrailerId", p.TrailerID}, {"carriers", "CarrierId", p.CarrierID}} {
+		table RefTable
+		field string
+		val   *string
+	}{{RefTrucks, "TruckId", p.TruckID}, {RefTrailers, "TrailerId", p.TrailerID}, {RefCarriers, "CarrierId", p.CarrierID}} {
 		if r.val == nil {
 			continue
 		}
@@ -546,7 +564,7 @@ func validStops(v *Validation, in []StopInput) ([]Stop, []Ref) {
 			State: text(v, path+"Address.State", &s.Address.State), ZipCode: text(v, path+"Address.ZipCode", &s.Address.ZipCode)}
 		if s.LocationID != nil {
 			if st.LocationID = uuidField(v, path+"LocationId", *s.LocationID, false); st.LocationID != nil {
-				refs = append(refs, Ref{Table: "locations", ID: *st.LocationID, Field: path + "LocationId"})
+				refs = append(refs, Ref{Table: RefLocations, ID: *st.LocationID, Field: path + "LocationId"})
 			}
 		}
 		if st.AppointmentStart != nil && st.AppointmentEnd != nil && st.AppointmentEnd.Before(*st.AppointmentStart) {
@@ -584,9 +602,9 @@ func validMoney(v *Validation, field string, m MoneyInput) Money {
 	return NewMoney(m.Amount, cur)
 }
 
-func validWeight(v *Validation, w decimal.Decimal) *decimal.Decimal {
+func validWeight(v *Validation, w decimal.Decimal) *Decimal {
 	checkDecimal(v, "Weight", w, maxWeightDigits)
-	return &w
+	return &Decimal{w}
 }
 
 // checkDecimal accepts non-negative values with at most two decimals that fit

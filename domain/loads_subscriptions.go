@@ -100,8 +100,12 @@ type SubscriptionInput struct {
 }
 
 // Subscribe opens a subscription to events of type eventType for the caller's
-// tenant: load events need load:read, trip events trip:read.
-func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in SubscriptionInput, sink EventSink) (EventSubscription, error) {
+// tenant: load events need load:read, trip events trip:read. stream is where
+// the events come from: nil for the instance's hub (s.Stream), or a
+// transport's own feed when it executes one subscription for many
+// subscribers or replays stored events; its Subscribe is called only once
+// the subscription is authorized and valid.
+func (s *Subscriptions) Subscribe(ctx context.Context, stream EventStream, eventType string, in SubscriptionInput, sink EventSink) (EventSubscription, error) {
 	op := OpReadLoad
 	if eventType == EventTripChanged {
 		op = OpReadTrip
@@ -135,19 +139,8 @@ func (s *Subscriptions) Subscribe(ctx context.Context, eventType string, in Subs
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	stream := s.Stream
-	if o, ok := ctx.Value(streamKey{}).(EventStream); ok {
-		stream = o
+	if stream == nil {
+		stream = s.Stream
 	}
 	return stream.Subscribe(p.TenantID, f, sink), nil
-}
-
-type streamKey struct{}
-
-// WithEventStream makes the subscriptions opened with ctx read from stream
-// instead of the instance's hub: a transport that executes one subscription
-// for many subscribers (or replays stored events) feeds it itself. Its
-// Subscribe is called only once the subscription is authorized and valid.
-func WithEventStream(ctx context.Context, stream EventStream) context.Context {
-	return context.WithValue(ctx, streamKey{}, stream)
 }

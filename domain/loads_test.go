@@ -46,7 +46,7 @@ func TestLoadTransitions(t *testing.T) {
 }
 
 func sampleLoad() *Load {
-	w := decimal.RequireFromString("1200")
+	w := Decimal{decimal.RequireFromString("1200")}
 	return &Load{ID: uuid.New(), LoadNumber: "L-1", Status: LoadOpen, BillingStatus: "Released", SubsidiaryID: uuid.New(),
 		Rate: NewMoney(decimal.RequireFromString("1500.5"), USD), Weight: &w, Commodity: "Paper",
 		Stops: []Stop{{Sequence: 1, Type: Pickup, Name: "A"}}, Trips: []Trip{}, CreatedAt: time.Unix(0, 0), UpdatedAt: time.Unix(0, 0)}

@@ -295,7 +295,7 @@ func (r *Reads) SearchUsers(ctx context.Context, in UserSearchInput) (Page[User]
 	return answering[User](q.Window)(r.Store.SearchUsers(ctx, p.TenantID, q))
 }
 
-// Load answers DESIGN.md's load read endpoint.
+// Load answers docs/architecture.md's load read endpoint.
 func (r *Reads) Load(ctx context.Context, loadNumber string) (*Load, error) {
 	p, err := Authorize(ctx, OpReadLoad)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 )
 
 // Address is spec 2.1's postal address.
@@ -73,9 +72,9 @@ type InvoiceLineItem struct {
 
 // LineRate is how a line item's amount was computed.
 type LineRate struct {
-	UnitOfMeasurement string          `json:"UnitOfMeasurement"`
-	Units             decimal.Decimal `json:"Units"`
-	Rate              decimal.Decimal `json:"Rate"`
+	UnitOfMeasurement string  `json:"UnitOfMeasurement"`
+	Units             Decimal `json:"Units"`
+	Rate              Decimal `json:"Rate"`
 }
 
 // InvoiceLoad is a load an invoice bills.
@@ -113,29 +112,29 @@ type Statement struct {
 
 // StatementTotals holds a statement's sums; a total with no value is absent.
 type StatementTotals struct {
-	GrossIncome      *Money           `json:"GrossIncome,omitempty"`
-	NetIncome        *Money           `json:"NetIncome,omitempty"`
-	LineHaul         *Money           `json:"LineHaul,omitempty"`
-	Accessorials     *Money           `json:"Accessorials,omitempty"`
-	Echecks          *Money           `json:"Echecks,omitempty"`
-	ServiceFee       *Money           `json:"ServiceFee,omitempty"`
-	DriverPayment    *Money           `json:"DriverPayment,omitempty"`
-	Deductions       *Money           `json:"Deductions,omitempty"`
-	Reimbursements   *Money           `json:"Reimbursements,omitempty"`
-	Credits          *Money           `json:"Credits,omitempty"`
-	Escrow           *Money           `json:"Escrow,omitempty"`
-	Fuel             *Money           `json:"Fuel,omitempty"`
-	Tolls            *Money           `json:"Tolls,omitempty"`
-	Bonus            *Money           `json:"Bonus,omitempty"`
-	Shortfall        *Money           `json:"Shortfall,omitempty"`
-	DailyPay         *Money           `json:"DailyPay,omitempty"`
-	DailyPerDiem     *Money           `json:"DailyPerDiem,omitempty"`
-	StatementPerDiem *Money           `json:"StatementPerDiem,omitempty"`
-	TripValue        *Money           `json:"TripValue,omitempty"`
-	NumberOfTrips    *int             `json:"NumberOfTrips,omitempty"`
-	LoadedMiles      *decimal.Decimal `json:"LoadedMiles,omitempty"`
-	EmptyMiles       *decimal.Decimal `json:"EmptyMiles,omitempty"`
-	HoursWorked      *decimal.Decimal `json:"HoursWorked,omitempty"`
+	GrossIncome      *Money   `json:"GrossIncome,omitempty"`
+	NetIncome        *Money   `json:"NetIncome,omitempty"`
+	LineHaul         *Money   `json:"LineHaul,omitempty"`
+	Accessorials     *Money   `json:"Accessorials,omitempty"`
+	Echecks          *Money   `json:"Echecks,omitempty"`
+	ServiceFee       *Money   `json:"ServiceFee,omitempty"`
+	DriverPayment    *Money   `json:"DriverPayment,omitempty"`
+	Deductions       *Money   `json:"Deductions,omitempty"`
+	Reimbursements   *Money   `json:"Reimbursements,omitempty"`
+	Credits          *Money   `json:"Credits,omitempty"`
+	Escrow           *Money   `json:"Escrow,omitempty"`
+	Fuel             *Money   `json:"Fuel,omitempty"`
+	Tolls            *Money   `json:"Tolls,omitempty"`
+	Bonus            *Money   `json:"Bonus,omitempty"`
+	Shortfall        *Money   `json:"Shortfall,omitempty"`
+	DailyPay         *Money   `json:"DailyPay,omitempty"`
+	DailyPerDiem     *Money   `json:"DailyPerDiem,omitempty"`
+	StatementPerDiem *Money   `json:"StatementPerDiem,omitempty"`
+	TripValue        *Money   `json:"TripValue,omitempty"`
+	NumberOfTrips    *int     `json:"NumberOfTrips,omitempty"`
+	LoadedMiles      *Decimal `json:"LoadedMiles,omitempty"`
+	EmptyMiles       *Decimal `json:"EmptyMiles,omitempty"`
+	HoursWorked      *Decimal `json:"HoursWorked,omitempty"`
 }
 
 // StatementLine is one line of a statement.
@@ -198,7 +197,7 @@ type TrailerCapacity struct {
 	Weight  *int `json:"Weight,omitempty"`
 }
 
-// Note is a dated remark (trailer notes; DESIGN.md: the location note shape).
+// Note is a dated remark (trailer notes; docs/architecture.md: the location note shape).
 type Note struct {
 	ID          string    `json:"Id"`
 	Description string    `json:"Description"`
@@ -207,7 +206,7 @@ type Note struct {
 	User        string    `json:"User"`
 }
 
-// TrailerReference is an external reference on a trailer (DESIGN.md).
+// TrailerReference is an external reference on a trailer (docs/architecture.md).
 type TrailerReference struct {
 	Type  string `json:"Type"`
 	Value string `json:"Value"`
@@ -267,29 +266,29 @@ type Document struct {
 	BlobKey        string             `json:"-"`
 }
 
-// Load is the load snapshot of DESIGN.md: the read endpoint's answer and
+// Load is the load snapshot of docs/architecture.md: the read endpoint's answer and
 // data.load of every load event.
 type Load struct {
-	ID             uuid.UUID        `json:"Id"`
-	LoadNumber     string           `json:"LoadNumber"`
-	Status         LoadStatus       `json:"Status"`
-	BillingStatus  BillingStatus    `json:"BillingStatus"`
-	SubsidiaryID   uuid.UUID        `json:"SubsidiaryId"`
-	SubsidiaryName string           `json:"SubsidiaryName"`
-	CustomerID     *uuid.UUID       `json:"CustomerId"`
-	OrderNumber    string           `json:"OrderNumber"`
-	PONumber       string           `json:"PONumber"`
-	Source         string           `json:"Source"`
-	Rate           Money            `json:"Rate"`
-	Weight         *decimal.Decimal `json:"Weight"`
-	Commodity      string           `json:"Commodity"`
-	EquipmentType  string           `json:"EquipmentType"`
-	Stops          []Stop           `json:"Stops"`
-	Trips          []Trip           `json:"Trips"`
-	CreatedAt      time.Time        `json:"CreatedAt"`
-	UpdatedAt      time.Time        `json:"UpdatedAt"`
+	ID             uuid.UUID     `json:"Id"`
+	LoadNumber     string        `json:"LoadNumber"`
+	Status         LoadStatus    `json:"Status"`
+	BillingStatus  BillingStatus `json:"BillingStatus"`
+	SubsidiaryID   uuid.UUID     `json:"SubsidiaryId"`
+	SubsidiaryName string        `json:"SubsidiaryName"`
+	CustomerID     *uuid.UUID    `json:"CustomerId"`
+	OrderNumber    string        `json:"OrderNumber"`
+	PONumber       string        `json:"PONumber"`
+	Source         string        `json:"Source"`
+	Rate           Money         `json:"Rate"`
+	Weight         *Decimal      `json:"Weight"`
+	Commodity      string        `json:"Commodity"`
+	EquipmentType  string        `json:"EquipmentType"`
+	Stops          []Stop        `json:"Stops"`
+	Trips          []Trip        `json:"Trips"`
+	CreatedAt      time.Time     `json:"CreatedAt"`
+	UpdatedAt      time.Time     `json:"UpdatedAt"`
 	// CustomerName is for GraphQL (the dispatch board); not part of the
-	// REST and event snapshot of DESIGN.md.
+	// REST and event snapshot of docs/architecture.md.
 	CustomerName *string `json:"-"`
 }
 

@@ -8,7 +8,7 @@ import (
 // Scope is a permission of the form <entity>:<permission> (spec 5.3).
 type Scope string
 
-// Scopes the API checks (DESIGN.md's endpoint → scope table).
+// Scopes the API checks (docs/architecture.md's endpoint → scope table).
 const (
 	ScopeInvoiceRead   Scope = "invoice:read"
 	ScopeDriverRead    Scope = "driver:read"
@@ -110,7 +110,7 @@ const (
 	OpListEvents Operation = "event.list"
 )
 
-// RequiredScope is DESIGN.md's endpoint → scope table. An empty scope means
+// RequiredScope is docs/architecture.md's endpoint → scope table. An empty scope means
 // any valid token (the event-type list).
 var RequiredScope = map[Operation]Scope{
 	OpReadInvoice:      ScopeInvoiceRead,

@@ -54,7 +54,7 @@ const (
 	TriggerSecretRegenerated   WebhookTrigger = "secret regenerated"
 	TriggerDisable             WebhookTrigger = "disable"
 	// TriggerEndpointGone and TriggerFailingTooLong are the delivery worker's
-	// automatic disables (DESIGN.md: 410 Gone, 5 days of failures).
+	// automatic disables (docs/architecture.md: 410 Gone, 5 days of failures).
 	TriggerEndpointGone   WebhookTrigger = "endpoint gone"
 	TriggerFailingTooLong WebhookTrigger = "failing too long"
 )
@@ -147,7 +147,7 @@ type WebhookInput struct {
 	SignatureScheme *SignatureScheme
 }
 
-// Limits of webhook input (DESIGN.md: every input bounded).
+// Limits of webhook input (docs/security.md: every input bounded).
 const (
 	MaxWebhookNameLen        = 200
 	MaxWebhookURLLen         = 2048
@@ -280,7 +280,7 @@ type WebhookAttempt struct {
 	SignatureScheme SignatureScheme
 }
 
-// DeliveryRetrySchedule is DESIGN.md's delay before each retry; after the last
+// DeliveryRetrySchedule is docs/architecture.md's delay before each retry; after the last
 // one fails the delivery is Failed.
 var DeliveryRetrySchedule = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,

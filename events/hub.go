@@ -23,6 +23,8 @@ type Hub struct {
 	pos      domain.EventPosition // of the last event handed to the hub
 	count    atomic.Int64
 	evicted  atomic.Int64
+	// ending runs the Ended of evicted subscribers; Close waits for it.
+	ending sync.WaitGroup
 }
 
 // NewHub makes an empty hub.
@@ -73,10 +75,15 @@ func (h *Hub) Publish(ev *domain.LiveEvent) {
 	h.mu.Unlock()
 	for _, s := range evicted {
 		h.evicted.Add(1)
-		// Ending may write to a network connection: never under the lock.
-		go s.sink.Ended(true)
+		// Ending may write to a network connection: never under the lock,
+		// and never in the publisher's way.
+		h.ending.Go(func() { s.sink.Ended(true) })
 	}
 }
+
+// Close waits until every evicted subscriber's end has run. Call it once
+// nothing publishes any more (the relay has returned).
+func (h *Hub) Close() { h.ending.Wait() }
 
 // Position is the outbox position of the last event handed to the hub
 // (published or passed over): every event after it reaches the subscribers

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -86,5 +87,31 @@ func TestHubEvictsSlowSubscriber(t *testing.T) {
 	h.Publish(loadEvent(tenant, "L", domain.LoadOpen))
 	if len(fast.ch) != 1 || len(fast.ended) != 0 {
 		t.Fatal("fast subscriber stopped receiving")
+	}
+}
+
+// The end of an evicted subscriber runs outside Publish, and the hub owns
+// it: Close returns only once every such end has finished.
+func TestHubCloseWaitsForEvictedEnds(t *testing.T) {
+	t.Parallel()
+	h := NewHub()
+	tenant := uuid.New()
+	started, release := make(chan struct{}), make(chan struct{})
+	var finished atomic.Bool
+	h.Subscribe(tenant, domain.EventFilter{}, domain.EventSink{
+		Deliver: func(*domain.LiveEvent) bool { return false }, // always full: evicted at once
+		Ended: func(bool) {
+			close(started)
+			<-release // a slow network write
+			finished.Store(true)
+		},
+	})
+	h.Publish(&domain.LiveEvent{TenantID: tenant})
+	<-started
+	closed := make(chan bool)
+	go func() { h.Close(); closed <- finished.Load() }()
+	close(release)
+	if !<-closed {
+		t.Fatal("Close returned before the evicted subscriber's end finished")
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -90,7 +92,12 @@ func (r *Relay) Position(ctx context.Context) error {
 	return nil
 }
 
-// Run relays until ctx ends, reconnecting the listener when it drops.
+// Run relays until ctx ends (it then returns nil), reconnecting the
+// listener when it drops and retrying while the database cannot answer. An
+// error that retrying cannot mend (the outbox or its columns missing, no
+// privilege on them: the schema is not the one this build migrates to) ends
+// it: Run returns it, and the instance stops instead of serving
+// subscriptions that would never receive an event.
 func (r *Relay) Run(ctx context.Context) error {
 	r.init()
 	if r.Poll <= 0 {
@@ -100,8 +107,13 @@ func (r *Relay) Run(ctx context.Context) error {
 		r.Batch = 500
 	}
 	for !r.positioned {
-		if err := r.Position(ctx); err != nil && !r.pause(ctx, err) {
-			return nil
+		if err := r.Position(ctx); err != nil {
+			if permanent(err) {
+				return fmt.Errorf("positioning at the outbox head: %w", err)
+			}
+			if !r.pause(ctx, err) {
+				return nil
+			}
 		}
 	}
 	for {
@@ -109,10 +121,22 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		if permanent(err) {
+			return err
+		}
 		if !r.pause(ctx, err) {
 			return nil
 		}
 	}
+}
+
+// permanent reports an error no retry mends: SQLSTATE class 42 (an
+// undefined table or column, insufficient privilege) or 3F (no such
+// schema). Anything else (an outage, a dropped connection, a cancelled or
+// timed-out statement) may pass.
+func permanent(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (strings.HasPrefix(pg.Code, "42") || strings.HasPrefix(pg.Code, "3F"))
 }
 
 func (r *Relay) pause(ctx context.Context, err error) bool {

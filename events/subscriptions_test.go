@@ -22,10 +22,10 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 	}
 	sink := newSink(8)
 
-	if _, err := svc.Subscribe(context.Background(), domain.EventLoadChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeUnauthenticated {
+	if _, err := svc.Subscribe(context.Background(), nil, domain.EventLoadChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeUnauthenticated {
 		t.Fatalf("anonymous: %v", err)
 	}
-	if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), domain.EventTripChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
+	if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventTripChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
 		t.Fatalf("trip events with load:read: %v", err)
 	}
 	bad := "nope"
@@ -36,7 +36,7 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 	for name, in := range map[string]domain.SubscriptionInput{
 		"status": {Statuses: []string{"Lost"}}, "subsidiary": {SubsidiaryID: &bad}, "too many": {LoadNumbers: many}, "empty": {LoadNumbers: []string{" "}},
 	} {
-		if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), domain.EventLoadChanged, in, sink.sink()); domain.CodeOf(err) != domain.CodeInvalid {
+		if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventLoadChanged, in, sink.sink()); domain.CodeOf(err) != domain.CodeInvalid {
 			t.Errorf("%s filter accepted: %v", name, err)
 		}
 	}
@@ -46,7 +46,7 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 
 	subsidiary := uuid.New()
 	s := subsidiary.String()
-	sub, err := svc.Subscribe(caller(domain.ScopeLoadRead), domain.EventLoadChanged,
+	sub, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventLoadChanged,
 		domain.SubscriptionInput{LoadNumbers: []string{"L-1"}, SubsidiaryID: &s}, sink.sink())
 	if err != nil {
 		t.Fatal(err)
@@ -62,5 +62,39 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 	h.Publish(ev(tenant, domain.EventLoadChanged, "L-1", subsidiary))       // the one
 	if len(sink.ch) != 1 {
 		t.Fatalf("filter let %d events through, want 1", len(sink.ch))
+	}
+}
+
+// A transport's own feed, passed to Subscribe, is where the events come
+// from; the instance's hub is not touched, and a refused subscription never
+// reaches the feed.
+func TestSubscriptionsReadTheStreamTheyAreGiven(t *testing.T) {
+	t.Parallel()
+	instance, feed := NewHub(), NewHub()
+	svc := &domain.Subscriptions{Stream: instance}
+	tenant := uuid.New()
+	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadRead}})
+	sink := newSink(8)
+	if _, err := svc.Subscribe(ctx, feed, domain.EventTripChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
+		t.Fatalf("trip events with load:read: %v", err)
+	}
+	if feed.Subscribers() != 0 {
+		t.Fatal("a refused subscription reached the feed")
+	}
+	sub, err := svc.Subscribe(ctx, feed, domain.EventLoadChanged, domain.SubscriptionInput{}, sink.sink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if feed.Subscribers() != 1 || instance.Subscribers() != 0 {
+		t.Fatalf("feed has %d subscribers, the instance's hub %d", feed.Subscribers(), instance.Subscribers())
+	}
+	feed.Publish(&domain.LiveEvent{ID: "from-feed", Type: domain.EventLoadChanged, TenantID: tenant})
+	instance.Publish(&domain.LiveEvent{ID: "from-hub", Type: domain.EventLoadChanged, TenantID: tenant})
+	if n := len(sink.ch); n != 1 {
+		t.Fatalf("delivered %d events, want the feed's one", n)
+	}
+	if ev := <-sink.ch; ev.ID != "from-feed" {
+		t.Fatalf("delivered %s, want the feed's event", ev.ID)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // hasScope is the @hasScope(scope:) directive: the field resolves only when
-// the caller's token holds scope (DESIGN.md's endpoint → scope table, whose
+// the caller's token holds scope (docs/architecture.md's endpoint → scope table, whose
 // strings are domain.RequiredScope's; TestScopeDirectivesMatchDomain checks).
 func hasScope(ctx context.Context, _ any, next graphql.Resolver, scope string) (any, error) {
 	if _, err := domain.AuthorizeScope(ctx, domain.Scope(scope)); err != nil {

@@ -251,7 +251,7 @@ func outcomeFrom(ctx context.Context) *outcome {
 	return o
 }
 
-// statusWriter applies DESIGN.md's rule: under application/json a request
+// statusWriter applies docs/architecture.md's rule: under application/json a request
 // error (parse, validation, limits) answers 200 with errors, not gqlgen's
 // 422; application/graphql-response+json keeps gqlgen's 4xx. A throttled
 // request answers 429 under both.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/resolvers"
 )
 
 // Live executes subscriptions once per group of identical subscribers
@@ -268,7 +269,7 @@ func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext
 	principal.ClientID = "" // shared by clients of the same tenant and scopes
 	ctx = domain.WithPrincipal(ctx, &principal)
 	g := &liveGroup{live: l, key: key, cancel: cancel, members: map[*liveMember]struct{}{}}
-	ctx = domain.WithEventStream(ctx, g)
+	ctx = resolvers.WithEventStream(ctx, g)
 	g.ctx = ctx
 	next, ctx := exec.DispatchOperation(ctx, opCtx)
 	if !g.opened {

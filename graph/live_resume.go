@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/resolvers"
 )
 
 // replayPage is how many stored events one replay read takes.
@@ -76,7 +77,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 		return gqlerror.List{l.present(ctx, err)}
 	}
 	feed := &replayFeed{}
-	rctx, cancel := context.WithCancel(domain.WithEventStream(ctx, feed))
+	rctx, cancel := context.WithCancel(resolvers.WithEventStream(ctx, feed))
 	defer cancel()
 	next, rctx := exec.DispatchOperation(rctx, opCtx)
 	if !feed.subscribed() {

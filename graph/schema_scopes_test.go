@@ -7,7 +7,7 @@ import (
 	"github.com/haulgraph/haulgraph/graph/generated"
 )
 
-// queryOps maps each root query field to its operation in DESIGN.md's
+// queryOps maps each root query field to its operation in docs/architecture.md's
 // endpoint → scope table.
 var queryOps = map[string]domain.Operation{
 	"invoice":              domain.OpReadInvoice,

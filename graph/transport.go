@@ -96,7 +96,7 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 		}
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
 		// graphql-response+json: a request error is 4xx; application/json:
-		// 200 (DESIGN.md), except what is refused by an extension (429).
+		// 200 (docs/architecture.md), except what is refused by an extension (429).
 		status := http.StatusOK
 		if responseType(r) == graphQLResponseJSON {
 			status = http.StatusBadRequest

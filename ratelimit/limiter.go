@@ -1,4 +1,4 @@
-// Package ratelimit is HaulGraph's token-bucket rate limiter (DESIGN.md: per
+// Package ratelimit is HaulGraph's token-bucket rate limiter (docs/architecture.md: per
 // client and per tenant). The buckets live in PostgreSQL so that every
 // instance shares them; each instance leases a slice of a bucket at a time and
 // spends it locally, so the database sees one write per slice, not per request.

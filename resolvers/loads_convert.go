@@ -102,7 +102,8 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 		buffer = defaultSubscriberBuffer
 	}
 	out := make(chan T, buffer)
-	sub, err := subs.Subscribe(ctx, eventType, in, domain.EventSink{
+	feed, _ := ctx.Value(streamKey{}).(domain.EventStream)
+	sub, err := subs.Subscribe(ctx, feed, eventType, in, domain.EventSink{
 		Deliver: func(ev *domain.LiveEvent) bool {
 			select {
 			case out <- convert(ev):
@@ -118,6 +119,16 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 	}
 	context.AfterFunc(ctx, sub.Close)
 	return out, nil
+}
+
+type streamKey struct{}
+
+// WithEventStream makes the subscriptions that an execution with ctx opens
+// read from stream instead of the instance's hub. gqlgen runs the resolver,
+// so the transport's feed can reach it only through the execution's context;
+// the resolver hands it to domain explicitly.
+func WithEventStream(ctx context.Context, stream domain.EventStream) context.Context {
+	return context.WithValue(ctx, streamKey{}, stream)
 }
 
 // defaultSubscriberBuffer applies when the configuration names none.

@@ -14,7 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/jsonkey"
 )
 
-// MaxJSONBody bounds every JSON request body (DESIGN.md: bodies are
+// MaxJSONBody bounds every JSON request body (docs/security.md: bodies are
 // size-limited before they are read).
 const MaxJSONBody = 1 << 20
 

@@ -7,8 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -203,7 +201,7 @@ func str(s *string) string {
 	return *s
 }
 
-func dec(d *decimal.Decimal) string {
+func dec(d *domain.Decimal) string {
 	if d == nil {
 		return ""
 	}

@@ -135,7 +135,7 @@ func (h *handlers) searchUsers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// GET /loads/{loadNumber} (DESIGN.md: the load snapshot of events).
+// GET /loads/{loadNumber} (docs/architecture.md: the load snapshot of events).
 func (h *handlers) load(w http.ResponseWriter, r *http.Request) error {
 	l, err := h.reads.Load(r.Context(), r.PathValue("loadNumber"))
 	if err != nil {
@@ -145,7 +145,7 @@ func (h *handlers) load(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// GET /webhooks/event-types (spec 4.8, DESIGN.md: a JSON array of strings).
+// GET /webhooks/event-types (spec 4.8, docs/architecture.md: a JSON array of strings).
 func (h *handlers) eventTypes(w http.ResponseWriter, r *http.Request) error {
 	if _, err := domain.Authorize(r.Context(), domain.OpListEventTypes); err != nil {
 		return err

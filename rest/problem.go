@@ -17,7 +17,7 @@ import (
 // ProblemType is the media type of every error body (RFC 9457).
 const ProblemType = "application/problem+json"
 
-// Problem is an RFC 9457 problem document with DESIGN.md's extensions.
+// Problem is an RFC 9457 problem document with docs/architecture.md's extensions.
 type Problem struct {
 	Type     string              `json:"type"`
 	Title    string              `json:"title"`

@@ -17,7 +17,7 @@ import (
 )
 
 // RateLimits is the HTTP face of the limiter for REST, GraphQL and the token
-// endpoint alike (DESIGN.md: a bucket per client and one per tenant). Wrap
+// endpoint alike (docs/architecture.md: a bucket per client and one per tenant). Wrap
 // runs after the auth middleware, which puts the Principal in the context;
 // anonymous requests are limited per remote address with the client limit.
 type RateLimits struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// Per client and per tenant buckets (DESIGN.md), with the headers on every
+// Per client and per tenant buckets (docs/architecture.md), with the headers on every
 // response, 429 problem+json with Retry-After, and recovery once the
 // injected clock has moved by Retry-After.
 func TestRateLimitPerClientAndTenant(t *testing.T) {

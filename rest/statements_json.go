@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -101,11 +100,11 @@ func appendTotals(b []byte, t *domain.StatementTotals) []byte {
 	}
 	for _, d := range []struct {
 		name  string
-		value *decimal.Decimal
+		value *domain.Decimal
 	}{{"LoadedMiles", t.LoadedMiles}, {"EmptyMiles", t.EmptyMiles}, {"HoursWorked", t.HoursWorked}} {
 		if d.value != nil {
 			key(d.name)
-			b = domain.AppendDecimal(b, *d.value) // domain sets MarshalJSONWithoutQuotes
+			b = domain.AppendDecimal(b, d.value.Decimal)
 		}
 	}
 	return append(b, '}')

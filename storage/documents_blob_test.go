@@ -14,7 +14,7 @@ import (
 func TestBlobsDefaultRelativeFileURL(t *testing.T) {
 	t.Chdir(t.TempDir())
 	ctx := context.Background()
-	b, err := storage.OpenBlobs(ctx, "file://.data/blobs") // DESIGN.md's default
+	b, err := storage.OpenBlobs(ctx, "file://.data/blobs") // docs/architecture.md's default
 	if err != nil {
 		t.Fatal(err)
 	}

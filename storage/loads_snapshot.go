@@ -71,7 +71,7 @@ func queueLoads(b *pgx.Batch, key loadKey, tenant uuid.UUID, arg any) *loadsRead
 			&l.Commodity, &l.EquipmentType, &l.CreatedAt, &l.UpdatedAt); err != nil {
 			return err
 		}
-		l.Rate, l.Weight = domain.NewMoney(rate.dec(), currency), weight.decPtr()
+		l.Rate, l.Weight = domain.NewMoney(rate.dec(), currency), domain.DecimalPtr(weight.decPtr())
 		r.loads = append(r.loads, l)
 		return nil
 	}, tenant, arg)

@@ -86,10 +86,10 @@ func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, 
 
 // refSQL is the existence check of each table a write may reference (a
 // whitelist: no table name comes from the caller).
-var refSQL = func() map[string]string {
-	m := map[string]string{}
-	for _, table := range []string{"subsidiaries", "customers", "locations", "drivers", "trucks", "trailers", "carriers"} {
-		m[table] = "SELECT id FROM " + table + " WHERE tenant_id = $1 AND id = ANY($2)"
+var refSQL = func() map[domain.RefTable]string {
+	m := map[domain.RefTable]string{}
+	for _, table := range domain.RefTables {
+		m[table] = "SELECT id FROM " + string(table) + " WHERE tenant_id = $1 AND id = ANY($2)"
 	}
 	return m
 }()
@@ -98,10 +98,10 @@ var refSQL = func() map[string]string {
 // query per referenced table, all in one round trip. Foreign keys alone
 // would accept another tenant's row.
 func (t *loadTx) MissingRefs(ctx context.Context, refs []domain.Ref) ([]domain.Ref, error) {
-	byTable := map[string][]uuid.UUID{}
+	byTable := map[domain.RefTable][]uuid.UUID{}
 	for _, r := range refs {
 		if refSQL[r.Table] == "" {
-			return nil, errors.New("storage: unknown reference table " + r.Table)
+			return nil, errors.New("storage: unknown reference table " + string(r.Table))
 		}
 		byTable[r.Table] = append(byTable[r.Table], r.ID)
 	}

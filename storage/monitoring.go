@@ -4,6 +4,8 @@ import (
 	"context"
 	"io/fs"
 	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // OutboxLag is what the webhook dispatcher has not consumed yet: how many
@@ -36,8 +38,8 @@ func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
 // for good.
 func (db *DB) DeliveryBacklog(ctx context.Context) (pending, failed int64, err error) {
 	err = db.Pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM webhook_deliveries WHERE status = 'Pending'),
-		(SELECT count(*) FROM webhook_deliveries WHERE status = 'Failed')`).Scan(&pending, &failed)
+		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(domain.DeliveryPending)+`),
+		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(domain.DeliveryFailed)+`)`).Scan(&pending, &failed)
 	return pending, failed, err
 }
 

@@ -136,7 +136,7 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 			&l.LoadNumber, &l.CustomerID, &l.Category); err != nil {
 			return err
 		}
-		l.Amount, l.Rate.Units, l.Rate.Rate = domain.NewMoney(amount.dec(), cur), units.dec(), rate.dec()
+		l.Amount, l.Rate.Units, l.Rate.Rate = domain.NewMoney(amount.dec(), cur), domain.Decimal{Decimal: units.dec()}, domain.Decimal{Decimal: rate.dec()}
 		inv.LineItems = append(inv.LineItems, l)
 		return nil
 	}, tenant, arg)

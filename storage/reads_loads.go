@@ -11,7 +11,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// LoadByNumber answers DESIGN.md's load read endpoint: the full snapshot, in
+// LoadByNumber answers docs/architecture.md's load read endpoint: the full snapshot, in
 // one round trip.
 func (r *Reads) LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber string) (*domain.Load, error) {
 	t := newTenantBatch(tenant)

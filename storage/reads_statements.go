@@ -13,8 +13,9 @@ import (
 )
 
 // visibleStatements is spec 3.2's rule in SQL: in-flight, Open and Draft
-// statements never leave the database. It matches the partial indexes of 0001.
-const visibleStatements = "s.status IN ('Processed', 'Failed')"
+// statements never leave the database. It matches the partial indexes of 0001
+// and the counts of 0018 (TestSQLVocabulariesAreTheGoOnes).
+var visibleStatements = "s.status IN (" + sqlLiterals(domain.VisibleStatementStatuses) + ")"
 
 var statementKeys = keyset{cols: []string{"s.statement_date", "s.number"}, types: []string{"date", "integer"}}
 
@@ -42,6 +43,50 @@ func statementColumns(skip domain.StatementSkip) string {
 // are a handful of texts, each prepared once per connection.
 func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain.StatementQuery) (domain.Page[domain.Statement], error) {
 	var page domain.Page[domain.Statement]
+	text, err := StatementSearchSQL(tenant, q)
+	if err != nil {
+		return page, err
+	}
+	t := newTenantBatch(tenant)
+	if text.Count != "" {
+		t.query(text.Count, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, text.CountArgs...)
+	}
+	var rows []domain.Statement
+	t.query(text.Page, func(r pgx.Rows) error {
+		s, err := scanStatement(r, !q.Skip.Totals)
+		rows = append(rows, s)
+		return err
+	}, text.PageArgs...)
+	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+		return domain.Page[domain.Statement]{}, err
+	}
+	rows, page.HasMore = trim(rows, text.Limit)
+	if err := r.fillStatements(ctx, tenant, rows, q.Skip); err != nil {
+		return domain.Page[domain.Statement]{}, err
+	}
+	page.Items = rows
+	for _, s := range page.Items {
+		page.Cursors = append(page.Cursors, encodeCursor(s.StatementDate.String(), strconv.Itoa(int(s.Number))))
+	}
+	return page, nil
+}
+
+// StatementSearchText is the SQL SearchStatements sends for one search: the
+// count (empty when the query skips the total) and the page, which asks for
+// Limit+1 rows (the extra one says a next page exists). The page's
+// relations follow with StatementDriversSQL, StatementLinesSQL and
+// StatementSubLinesSQL. bench/reads' bare baseline sends the same texts.
+type StatementSearchText struct {
+	Count     string
+	CountArgs []any
+	Page      string
+	PageArgs  []any
+	Limit     int
+}
+
+// StatementSearchSQL builds the statements of the search q of tenant.
+func StatementSearchSQL(tenant uuid.UUID, q domain.StatementQuery) (StatementSearchText, error) {
+	var text StatementSearchText
 	from := "FROM settlement_statements s WHERE s.tenant_id = $1 AND " + visibleStatements +
 		" AND s.statement_date BETWEEN $2 AND $3"
 	args := []any{tenant, q.From.Time, q.To.Time}
@@ -62,7 +107,7 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 	if q.Window.After != "" {
 		parts, err := decodeCursor(q.Window.After, statementKeys.types)
 		if err != nil {
-			return page, err
+			return text, err
 		}
 		date, _ := time.Parse(time.DateOnly, parts[0])
 		number, _ := strconv.ParseInt(parts[1], 10, 32)
@@ -74,35 +119,17 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 		pageSQL += fmt.Sprintf(" ORDER BY s.statement_date, s.number LIMIT $%d OFFSET $%d", n+1, n+2)
 		pageArgs = append(pageArgs, limit+1, max(q.Window.Offset, 0))
 	}
-	t := newTenantBatch(tenant)
 	if !q.Skip.Total {
-		countSQL, countArgs := "SELECT count(*) "+from, args
+		text.Count, text.CountArgs = "SELECT count(*) "+from, args
 		if q.DriverID == nil { // one driver's statements are few: counted as they are
-			countSQL, countArgs = statementDayCountSQL, []any{tenant, q.From.Time, q.To.Time, nil}
+			text.Count, text.CountArgs = statementDayCountSQL, []any{tenant, q.From.Time, q.To.Time, nil}
 			if q.DriverType != nil {
-				countArgs[3] = string(*q.DriverType)
+				text.CountArgs[3] = string(*q.DriverType)
 			}
 		}
-		t.query(countSQL, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, countArgs...)
 	}
-	var rows []domain.Statement
-	t.query(pageSQL, func(r pgx.Rows) error {
-		s, err := scanStatement(r, !q.Skip.Totals)
-		rows = append(rows, s)
-		return err
-	}, pageArgs...)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
-		return domain.Page[domain.Statement]{}, err
-	}
-	rows, page.HasMore = trim(rows, limit)
-	if err := r.fillStatements(ctx, tenant, rows, q.Skip); err != nil {
-		return domain.Page[domain.Statement]{}, err
-	}
-	page.Items = rows
-	for _, s := range page.Items {
-		page.Cursors = append(page.Cursors, encodeCursor(s.StatementDate.String(), strconv.Itoa(int(s.Number))))
-	}
-	return page, nil
+	text.Page, text.PageArgs, text.Limit = pageSQL, pageArgs, limit
+	return text, nil
 }
 
 // statementDayCountSQL is the search's Total from 0018's per-day counts of
@@ -135,16 +162,17 @@ func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number 
 	return &rows[0], nil
 }
 
-// The relations of a page of statements, by the page's statement ids ($2):
-// one statement text each, sent together in one round trip.
+// The relations of a page of statements, by the tenant ($1) and the page's
+// statement ids ($2): one statement text each, sent together in one round
+// trip.
 const (
-	statementDriversSQL = `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
+	StatementDriversSQL = `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
 		FROM drivers d LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
 		WHERE d.tenant_id = $1 AND d.id = ANY($2)`
-	statementLinesSQL = `SELECT li.id, li.statement_id, li.category, li.title, li.policy_name, li.trip_number,
+	StatementLinesSQL = `SELECT li.id, li.statement_id, li.category, li.title, li.policy_name, li.trip_number,
 		li.load_number, li.amount, li.currency, li.transaction_type FROM statement_line_items li
 		WHERE li.tenant_id = $1 AND li.statement_id = ANY($2) ORDER BY li.statement_id, li.position`
-	statementSubLinesSQL = `SELECT sl.line_item_id, sl.description, sl.quantity, sl.rate, sl.amount, sl.currency
+	StatementSubLinesSQL = `SELECT sl.line_item_id, sl.description, sl.quantity, sl.rate, sl.amount, sl.currency
 		FROM statement_line_items li JOIN statement_sub_lines sl ON sl.line_item_id = li.id AND sl.tenant_id = li.tenant_id
 		WHERE li.tenant_id = $1 AND li.statement_id = ANY($2) ORDER BY sl.line_item_id, sl.position`
 )
@@ -167,7 +195,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	drivers := map[uuid.UUID]*domain.Driver{}
 	if p.Driver {
 		driverIDs := ids(rows, func(s domain.Statement) *uuid.UUID { return &s.DriverID })
-		t.query(statementDriversSQL, func(r pgx.Rows) error {
+		t.query(StatementDriversSQL, func(r pgx.Rows) error {
 			d := &domain.Driver{}
 			if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
 				return err
@@ -182,7 +210,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	}
 	var lines []line
 	if p.LineItems || p.SubLines {
-		t.query(statementLinesSQL, func(r pgx.Rows) error {
+		t.query(StatementLinesSQL, func(r pgx.Rows) error {
 			var l line
 			var amount numeric
 			if err := r.Scan(&l.id, &l.statement, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
@@ -197,7 +225,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	}
 	subLines := map[uuid.UUID][]domain.SubLine{}
 	if p.SubLines {
-		t.query(statementSubLinesSQL, func(r pgx.Rows) error {
+		t.query(StatementSubLinesSQL, func(r pgx.Rows) error {
 			var lineID uuid.UUID
 			var s domain.SubLine
 			var amount numeric
@@ -256,7 +284,7 @@ func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
 				*m = &domain.Money{Amount: sums[i].dec(), Currency: cur}
 			}
 		}
-		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = loaded.decPtr(), empty.decPtr(), hours.decPtr()
+		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = domain.DecimalPtr(loaded.decPtr()), domain.DecimalPtr(empty.decPtr()), domain.DecimalPtr(hours.decPtr())
 	}
 	return s, nil
 }

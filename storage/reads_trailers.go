@@ -81,7 +81,7 @@ func (t trailerRow) trailer() (domain.Trailer, error) {
 	if t.CapacityPallets != nil || t.CapacityWeight != nil {
 		out.Capacity = &domain.TrailerCapacity{Pallets: t.CapacityPallets, Weight: t.CapacityWeight}
 	}
-	// Notes and References are stored as JSON arrays of DESIGN.md's shapes.
+	// Notes and References are stored as JSON arrays of docs/architecture.md's shapes.
 	if len(t.Notes) > 0 {
 		if err := json.Unmarshal(t.Notes, &out.Notes); err != nil {
 			return out, fmt.Errorf("trailer %s notes: %w", t.ID, err)

@@ -90,8 +90,8 @@ func (row statementRow) statement() domain.Statement {
 			Credits: m(row.Credits), Escrow: m(row.Escrow), Fuel: m(row.Fuel), Tolls: m(row.Tolls),
 			Bonus: m(row.Bonus), Shortfall: m(row.Shortfall), DailyPay: m(row.DailyPay),
 			DailyPerDiem: m(row.DailyPerDiem), StatementPerDiem: m(row.StatementPerDiem), TripValue: m(row.TripValue),
-			NumberOfTrips: row.NumberOfTrips, LoadedMiles: n(row.LoadedMiles), EmptyMiles: n(row.EmptyMiles),
-			HoursWorked: n(row.HoursWorked),
+			NumberOfTrips: row.NumberOfTrips, LoadedMiles: domain.DecimalPtr(n(row.LoadedMiles)), EmptyMiles: domain.DecimalPtr(n(row.EmptyMiles)),
+			HoursWorked: domain.DecimalPtr(n(row.HoursWorked)),
 		},
 	}
 }

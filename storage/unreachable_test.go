@@ -39,7 +39,7 @@ func TestConnectTimeoutBoundsASilentServer(t *testing.T) {
 	if elapsed > 3*time.Second {
 		t.Errorf("the attempt took %v with a 300ms connect timeout", elapsed)
 	}
-	if !storage.Unreachable(err) || !errors.Is(domain.Classify(err), domain.ErrUnavailable) {
+	if !domain.Unreachable(err) || !errors.Is(domain.Classify(err), domain.ErrUnavailable) {
 		t.Errorf("%v is not classified as unreachable", err)
 	}
 	ln.Close()
@@ -53,7 +53,7 @@ func TestUnreachableIsOnlyTheDatabase(t *testing.T) {
 	t.Parallel()
 	for _, err := range []error{errors.New("syntax error at or near SELEC"), context.Canceled, context.DeadlineExceeded,
 		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}} {
-		if storage.Unreachable(err) {
+		if domain.Unreachable(err) {
 			t.Errorf("%v classified as the database being unreachable", err)
 		}
 	}

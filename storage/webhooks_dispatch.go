@@ -290,7 +290,7 @@ func bringForward(ctx context.Context, tx bun.Tx, webhookID uuid.UUID, now time.
 	return err
 }
 
-// PruneHistory keeps DESIGN.md's 30 days of history: it deletes attempt
+// PruneHistory keeps docs/architecture.md's 30 days of history: it deletes attempt
 // logs, finished deliveries and outbox events older than before. An event
 // goes only once every durable consumer has passed it and no delivery still
 // refers to it, so nothing is lost that could still be delivered or

@@ -1,7 +1,7 @@
 // Package webhooksig signs and verifies HaulGraph webhook deliveries. Receivers
 // written in Go can import it to check the X-Service-Signature header.
 //
-// The scheme (DESIGN.md) is Stripe's: the header is "t=<unix seconds>,v1=<hex>"
+// The scheme (docs/architecture.md) is Stripe's: the header is "t=<unix seconds>,v1=<hex>"
 // where hex = lowercase hex of HMAC-SHA256(secret, "<t>.<raw body>") and the key
 // is the secret string exactly as shown ("whsec_..." included). During a secret
 // rotation window the header also carries ",v0=<hex>", signed with the previous

@@ -1,8 +1,9 @@
-// Command reads benchmarks HaulGraph's hot reads (issue 11) against a bare
-// baseline in one run: it seeds (or reuses) a scale-100 tenant, serves the
-// real HaulGraph instance and a minimal pgx + encoding/json invoice handler
-// (same SQL, no auth, no tenant context) in this process, and drives them in
-// interleaved rounds (A, B, A, B, ...) from a child process, so that the CPU
+// Command reads benchmarks HaulGraph's hot reads against bare baselines in
+// one run: it seeds (or reuses) a scale-100 tenant, serves the real
+// HaulGraph instance and minimal pgx + encoding/json handlers of an invoice
+// and of a statement page (the same SQL, no auth, no tenant context) in this
+// process, and drives them in interleaved rounds (A, B, A, B, ...) from a
+// child process, so that the CPU
 // this process spends per request is the servers' alone. It reports req/s,
 // p50, p99, server CPU per request, PostgreSQL round trips per request (on the
 // wire, see storage.RoundTrips: those made for API callers on HaulGraph's
@@ -51,7 +52,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.tenant, "tenant", "bench-reads", "slug of the benchmark tenant (seeded once, then reused)")
 	flag.IntVar(&o.scale, "scale", 100, "seed scale of the tenant (100: 100k statements, 100k loads, 12k invoices)")
-	flag.IntVar(&o.pairs, "pairs", 3, "interleaved A,B pairs per comparison (at least 3)")
+	flag.IntVar(&o.pairs, "pairs", 3, "interleaved rounds of each comparison's targets (at least 3)")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of one round (at most 1m)")
 	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
 	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
@@ -152,7 +153,10 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	bareSrv := &http.Server{Handler: bare, ReadHeaderTimeout: 10 * time.Second}
+	bareMux := http.NewServeMux()
+	bareMux.Handle("GET /invoices", bare)
+	bareMux.HandleFunc("GET /statements", bare.statements)
+	bareSrv := &http.Server{Handler: bareMux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 2)
 	go func() { served <- hgSrv.Serve(a.Listener(hgLn)) }()
 	go func() { served <- bareSrv.Serve(bareLn) }()
@@ -185,10 +189,14 @@ func run(ctx context.Context, o options) error {
 			Body: dashboardBody(from, to)},
 		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
 			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
+		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.month.From, t.month.To)},
+			trips: bareTrips.Load},
 	}
+	// The last target of each comparison is its baseline; the rounds take
+	// the targets in turn (A, B, C, A, B, C, ...).
 	comparisons := []comparison{
-		{name: "invoice", a: "REST invoice", b: "bare invoice"},
-		{name: "statements", a: "GraphQL dashboard", b: "REST statement search"},
+		{name: "invoice", targets: []string{"REST invoice", "bare invoice"}},
+		{name: "statements", targets: []string{"GraphQL dashboard", "REST statement search", "bare statement page"}},
 	}
 	if o.only != "" {
 		want := strings.Split(o.only, ",")
@@ -199,7 +207,7 @@ func run(ctx context.Context, o options) error {
 	}
 	// Each target answers once before it is measured (and must answer 200).
 	for _, c := range comparisons {
-		for _, name := range []string{c.a, c.b} {
+		for _, name := range c.targets {
 			if err := check(ctx, targets[name]); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -222,7 +230,7 @@ func run(ctx context.Context, o options) error {
 	results := map[string][]round{}
 	for _, c := range comparisons {
 		for i := range o.pairs {
-			for _, name := range []string{c.a, c.b} {
+			for _, name := range c.targets {
 				r, err := measure(ctx, targets[name], o)
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
@@ -236,7 +244,7 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("%-22s %9s %8s %8s %12s %10s\n", "target", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req")
 	med := map[string]round{}
 	for _, c := range comparisons {
-		for _, name := range []string{c.a, c.b} {
+		for _, name := range c.targets {
 			m := median(results[name])
 			med[name] = m
 			fmt.Printf("%-22s %9.1f %8.2f %8.2f %12.3f %10.2f\n", name, m.rps, m.P50, m.P99, m.cpuPerReq, m.tripsPerReq)
@@ -244,13 +252,22 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Println()
 	for _, c := range comparisons {
-		a, b := med[c.a], med[c.b]
-		fmt.Printf("%s / %s: throughput %.2f×, CPU per request %.2f×\n", c.a, c.b, a.rps/b.rps, a.cpuPerReq/b.cpuPerReq)
+		base := c.targets[len(c.targets)-1]
+		b := med[base]
+		for _, name := range c.targets[:len(c.targets)-1] {
+			a := med[name]
+			fmt.Printf("%s / %s: throughput %.2f×, CPU per request %.2f×\n", name, base, a.rps/b.rps, a.cpuPerReq/b.cpuPerReq)
+		}
 	}
 	return nil
 }
 
-type comparison struct{ name, a, b string }
+// comparison is targets measured in turn; the last is the baseline the
+// others are reported against.
+type comparison struct {
+	name    string
+	targets []string
+}
 
 // median takes each column's median on its own.
 func median(rs []round) round {

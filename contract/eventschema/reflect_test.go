@@ -196,7 +196,7 @@ func (c *typeCheck) value(path string, t reflect.Type, s S, _ bool) {
 		if s["format"] != "date-time" {
 			c.t.Errorf("%s: time without format date-time", path)
 		}
-	case t == reflect.TypeFor[decimal.Decimal]():
+	case t == reflect.TypeFor[decimal.Decimal](), t == reflect.TypeFor[domain.Decimal]():
 		want = "number"
 	case t == reflect.TypeFor[json.RawMessage]():
 		return // data: checked per event type

@@ -482,6 +482,22 @@ func (ec *executionContext) marshalNDate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 	return res
 }
 
+func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx context.Context, v any) (domain.Decimal, error) {
+	res, err := scalars.UnmarshalDomainDecimal(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDecimal2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx context.Context, sel ast.SelectionSet, v domain.Decimal) graphql.Marshaler {
+	_ = sel
+	res := scalars.MarshalDomainDecimal(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (decimal.Decimal, error) {
 	res, err := scalars.UnmarshalDecimal(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -536,6 +552,24 @@ func (ec *executionContext) unmarshalODateTimeRange2ᚖgithubᚗcomᚋhaulgraph�
 	}
 	res, err := ec.unmarshalInputDateTimeRange(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx context.Context, v any) (*domain.Decimal, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalars.UnmarshalDomainDecimal(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx context.Context, sel ast.SelectionSet, v *domain.Decimal) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalars.MarshalDomainDecimal(*v)
+	return res
 }
 
 func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (*decimal.Decimal, error) {

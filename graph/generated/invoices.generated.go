@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/scalars"
-	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -1255,8 +1254,8 @@ func (ec *executionContext) _LineRate_units(ctx context.Context, field graphql.C
 			return obj.Units, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
-			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v domain.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1278,8 +1277,8 @@ func (ec *executionContext) _LineRate_rate(ctx context.Context, field graphql.Co
 			return obj.Rate, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
-			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v domain.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1871,12 +1870,12 @@ func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "units":
-			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Units)
+			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, field.Selections, obj.Units)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "rate":
-			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Rate)
+			out.Values[i] = ec.marshalNDecimal2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, field.Selections, obj.Rate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -15,7 +15,6 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
-	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -443,8 +442,8 @@ func (ec *executionContext) _Load_weight(ctx context.Context, field graphql.Coll
 			return obj.Weight, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
-			return ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1446,7 +1445,7 @@ func (ec *executionContext) _Load(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "weight":
-			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.Weight)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, field.Selections, obj.Weight)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

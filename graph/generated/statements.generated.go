@@ -14,7 +14,6 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
-	"github.com/shopspring/decimal"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -1625,8 +1624,8 @@ func (ec *executionContext) _StatementTotals_loadedMiles(ctx context.Context, fi
 			return obj.LoadedMiles, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
-			return ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1648,8 +1647,8 @@ func (ec *executionContext) _StatementTotals_emptyMiles(ctx context.Context, fie
 			return obj.EmptyMiles, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
-			return ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1671,8 +1670,8 @@ func (ec *executionContext) _StatementTotals_hoursWorked(ctx context.Context, fi
 			return obj.HoursWorked, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *decimal.Decimal) graphql.Marshaler {
-			return ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *domain.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2273,17 +2272,17 @@ func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "loadedMiles":
-			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.LoadedMiles)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, field.Selections, obj.LoadedMiles)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "emptyMiles":
-			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.EmptyMiles)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, field.Selections, obj.EmptyMiles)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "hoursWorked":
-			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, field.Selections, obj.HoursWorked)
+			out.Values[i] = ec.marshalODecimal2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDecimal(ctx, field.Selections, obj.HoursWorked)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

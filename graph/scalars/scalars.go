@@ -41,6 +41,15 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 // MarshalDecimal writes the exact decimal as a JSON number.
 func MarshalDecimal(d decimal.Decimal) graphql.Marshaler { return decimalJSON(d) }
 
+// MarshalDomainDecimal writes the domain's exact number as a JSON number.
+func MarshalDomainDecimal(d domain.Decimal) graphql.Marshaler { return decimalJSON(d.Decimal) }
+
+// UnmarshalDomainDecimal reads what UnmarshalDecimal reads.
+func UnmarshalDomainDecimal(v any) (domain.Decimal, error) {
+	d, err := UnmarshalDecimal(v)
+	return domain.Decimal{Decimal: d}, err
+}
+
 // decimalJSON appends its digits straight into the response buffer (a
 // dashboard page has ~3,000 amounts).
 type decimalJSON decimal.Decimal

@@ -182,7 +182,7 @@ CREATE TABLE trailers (
 );
 CREATE INDEX trailers_order ON trailers (tenant_id, created_at, id);
 
--- Loads, stops and trips (DESIGN.md: the load snapshot).
+-- Loads, stops and trips (docs/architecture.md: the load snapshot).
 CREATE TABLE loads (
   id             uuid PRIMARY KEY,
   tenant_id      uuid NOT NULL REFERENCES tenants(id),

@@ -1,4 +1,4 @@
--- Rate limiting (DESIGN.md): one token bucket per key (a client, a tenant),
+-- Rate limiting (docs/architecture.md): one token bucket per key (a client, a tenant),
 -- shared by every instance. Instances do not write here per request: each
 -- leases a small slice of a bucket's tokens at once and spends it locally, so
 -- two instances can never hand out more than the bucket holds.

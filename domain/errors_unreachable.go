@@ -1,4 +1,4 @@
-package storage
+package domain
 
 import (
 	"context"
@@ -8,28 +8,14 @@ import (
 	"io"
 	"net"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/haulgraph/haulgraph/domain"
 )
 
-// Transports see a connection failure as domain.ErrUnavailable (503), never
-// as an internal error: the classification lives here, beside the driver.
-func init() { domain.SetUnreachable(Unreachable) }
-
-// DefaultConnectTimeout bounds one connection attempt when neither
-// HAULGRAPH_DB_CONNECT_TIMEOUT nor the URL's connect_timeout says otherwise.
-const DefaultConnectTimeout = 5 * time.Second
-
-// ConnectTimeout bounds each connection attempt of the pool, so that a
-// request during an outage fails within d instead of waiting on the
-// kernel's TCP timeout.
-func ConnectTimeout(d time.Duration) Option {
-	return func(cfg *pgxpool.Config) { cfg.ConnConfig.ConnectTimeout = d }
-}
+// The driver's error types are named here, not installed by storage at
+// start-up: Classify is then a plain function, the same in every binary and
+// test, whatever packages are linked in. domain imports the driver's error
+// types only (pgconn), never a connection.
 
 // Unreachable reports whether err means that PostgreSQL could not be
 // reached or the connection to it broke (as opposed to a statement that

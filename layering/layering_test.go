@@ -1,0 +1,162 @@
+package layering
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/haulgraph/haulgraph"
+
+// rules is docs/architecture.md's table: for each package (a path ending in
+// "/..." covers the packages under it too), the project packages its
+// non-test code may import. The first matching row applies; a package no
+// row matches fails the test, so a new package takes its place in the table
+// (and in the doc) before it lands.
+var rules = []rule{
+	// Leaves: the rules and the small libraries import nothing of ours.
+	{"domain", nil},
+	{"secretbox", nil},
+	{"webhooksig", nil},
+	{"jsonkey", nil},
+	{"ratelimit", nil},
+	{"board", nil},
+	{"graphiql", nil},
+	{"admin", nil},
+	{"readme", nil},
+	{"layering", nil},
+	{"scripts", nil},
+	// Storage: SQL behind the domain's ports.
+	{"storage/dbtest", []string{"storage"}},
+	{"storage/readstest", []string{"storage", "domain"}},
+	{"storage/seed", []string{"storage", "domain"}},
+	{"storage", []string{"domain", "secretbox"}},
+	// Background work over storage.
+	{"events/webhook", []string{"domain", "storage", "webhooksig", "secretbox"}},
+	{"events", []string{"domain", "storage"}},
+	{"metrics", []string{"storage"}},
+	// Identity: tokens and clients over storage.
+	{"auth", []string{"domain", "storage", "secretbox", "jsonkey"}},
+	// The contract: the published documents and event schemas, built from
+	// domain's vocabularies (the transports serve them and check against them).
+	{"contract/graphql", nil},
+	{"contract/eventschema/gen", []string{"contract/..."}},
+	{"contract/eventschema", []string{"domain", "webhooksig"}},
+	{"contract", []string{"domain", "contract/eventschema"}},
+	// Transports: convert and call the domain; never storage, auth or events.
+	{"rest/openapigen", []string{"rest"}},
+	{"rest", []string{"domain", "jsonkey", "ratelimit", "contract"}},
+	{"resolvers", []string{"domain", "graph/generated", "graph/loaders", "graph/model"}},
+	{"graph/gqlgenrun", nil},
+	{"graph/...", []string{"domain", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
+	// The composition root wires everything; programs and tests start it.
+	{"app", []string{"..."}},
+	{"apptest", []string{"..."}},
+	{"cmd/...", []string{"..."}},
+	{"bench/...", []string{"..."}},
+}
+
+// never are imports no package below the given one may reach, even through
+// others (go list's Deps): the walls the table above keeps.
+var never = []struct {
+	pkg    string
+	denied []string
+}{
+	{"domain", []string{"..."}},
+	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
+	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
+	{"graph/...", []string{"storage/...", "auth", "events/...", "app"}},
+	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
+	{"events/...", []string{"auth", "graph/...", "resolvers", "rest", "app"}},
+	{"auth", []string{"events/...", "graph/...", "resolvers", "rest", "app"}},
+}
+
+// match reports whether the project package p (module-relative) is named by
+// pattern: "..." is every package, "x/..." is x and what is under it.
+func match(pattern, p string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return p == base || strings.HasPrefix(p, base+"/")
+	}
+	return p == pattern
+}
+
+// rule is a row of rules.
+type rule = struct {
+	pkg   string
+	allow []string
+}
+
+type pkg struct {
+	path    string
+	imports []string // project packages, module-relative
+	deps    []string
+}
+
+func list(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", "./...")
+	cmd.Dir = ".."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	own := func(s string) []string {
+		var r []string
+		for _, f := range strings.Fields(s) {
+			if rel, ok := strings.CutPrefix(f, module+"/"); ok {
+				r = append(r, rel)
+			}
+		}
+		return r
+	}
+	var pkgs []pkg
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "|", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		rel, _ := strings.CutPrefix(parts[0], module+"/")
+		pkgs = append(pkgs, pkg{path: rel, imports: own(parts[1]), deps: own(parts[2])})
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// TestLayering fails when a package imports against docs/architecture.md.
+func TestLayering(t *testing.T) {
+	t.Parallel()
+	for _, p := range list(t) {
+		i := slices.IndexFunc(rules, func(r rule) bool { return match(r.pkg, p.path) })
+		if i < 0 {
+			t.Errorf("%s: no row of the layering table (layering_test.go, docs/architecture.md) names it", p.path)
+			continue
+		}
+		for _, imp := range p.imports {
+			if !slices.ContainsFunc(rules[i].allow, func(a string) bool { return match(a, imp) }) {
+				t.Errorf("%s imports %s: its row allows %v", p.path, imp, rules[i].allow)
+			}
+		}
+		for _, n := range never {
+			if !match(n.pkg, p.path) {
+				continue
+			}
+			for _, d := range p.deps {
+				if slices.ContainsFunc(n.denied, func(x string) bool { return match(x, d) }) {
+					t.Errorf("%s reaches %s (through its imports): %s never may", p.path, d, n.pkg)
+				}
+			}
+		}
+	}
+}
