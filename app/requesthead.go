@@ -10,7 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/rest"
 )
 
-// MaxHeaderBytes bounds a request's header fields (issue 15: over it, 431).
+// MaxHeaderBytes bounds a request's header fields (over it, 431).
 const MaxHeaderBytes = 64 << 10
 
 // MaxRequestHead is http.Server.MaxHeaderBytes: the request line and headers

@@ -18,7 +18,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
-// Issue 15: hostile input is refused with the exact 4xx in each transport's
+// Hostile input is refused with the exact 4xx in each transport's
 // error format, and the server never answers (or logs) a 5xx.
 
 // format is how a refusal must look.

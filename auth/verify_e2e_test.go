@@ -122,7 +122,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		{"typ is not at+jwt", "Bearer " + unsigned(map[string]any{"alg": "ES256", "typ": "JWT", "kid": realKID}, good, strings.Split(forge(good), ".")[2]), "typ"},
 		{"no tenant", "Bearer " + forge(with(good, "tenant_id", nil)), "tenant_id"},
 		{"audience as an array without ours", "Bearer " + forge(with(good, "aud", []string{"https://a.example", "https://b.example"})), "another audience"},
-		// Token hygiene (issue 15): only the compact form, NumericDates as
+		// Token hygiene: only the compact form, NumericDates as
 		// numbers, no iat from the future, no nil tenant.
 		{"JSON-serialized JWS of a valid token", "Bearer " + jsonSerialized(forge(good)), "compact JWS"},
 		{"exp as a string", "Bearer " + forge(with(good, "exp", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))), "exp claim must be a number"},

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// One date-time rule for both transports (issue 15). A date-time is RFC 3339
+// One date-time rule for both transports. A date-time is RFC 3339
 // with an offset (OpenAPI's format: date-time, the GraphQL DateTime scalar);
 // bare dates and offset-less times are refused because they name no instant.
 // Every date and date-time lies in [MinTime, MaxTime]: PostgreSQL and

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// The events API (issue 13): the outbox read back for reconciliation, as
+// The events API: the outbox read back for reconciliation, as
 // Stripe's /v1/events. REST and GraphQL both call EventLog.List.
 
 // EventLogStore is the storage port of the events API: one tenant's outbox in

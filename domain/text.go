@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Text rule (issue 15): every string a client sends is valid UTF-8 without
+// Text rule: every string a client sends is valid UTF-8 without
 // control characters, except tab, line feed and carriage return (text with
 // line breaks is legitimate in notes and names pasted from other systems).
 // A NUL byte in particular can never reach SQL: PostgreSQL's text types

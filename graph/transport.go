@@ -18,7 +18,7 @@ import (
 )
 
 // httpTransport is GraphQL over HTTP for GET and POST (application/json),
-// in place of gqlgen's transports, for what they get wrong (issue 15):
+// in place of gqlgen's transports, for what they get wrong:
 //   - a request refused before execution (malformed body, missing query,
 //     parse and validation errors, persisted query not found, operation not
 //     found) carries no "data" key (graphql-http audits D586, 5E5B);

@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// eventRoutes serve the events API (issue 13): the outbox read back for
+// eventRoutes serve the events API: the outbox read back for
 // reconciliation, as Stripe's /v1/events.
 func eventRoutes(log *domain.EventLog, emitted domain.EmitFunc) []Route {
 	h := &eventHandlers{log: log, emitted: emitted}

@@ -9,7 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// maxInvoiceRoundTrips is issue 11's bound on PostgreSQL round trips per
+// maxInvoiceRoundTrips is the bound on PostgreSQL round trips per
 // invoice read (the read itself needs one: tenant context and its six
 // queries travel in one batch).
 const maxInvoiceRoundTrips = 7

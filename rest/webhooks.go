@@ -10,7 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// webhookRoutes are REST webhook management (issue 13, webhook:manage): the
+// webhookRoutes are REST webhook management (webhook:manage): the
 // same domain service as the GraphQL mutations and the CLI.
 func webhookRoutes(svc *domain.Webhooks) []Route {
 	h := &webhookHandlers{svc: svc}

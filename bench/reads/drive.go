@@ -43,7 +43,7 @@ func (h *bareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(read.Invoice)
 }
 
-// dashboardBody is issue 11's GraphQL dashboard query over one month.
+// dashboardBody is the GraphQL dashboard query over one month.
 func dashboardBody(from, to string) string {
 	q := `query($from: DateTime!, $to: DateTime!) { settlementStatements(filter: {statementDateRange: {start: $from, end: $to}}, page: 0, pageSize: 100) {
   items { number status statementDate driver { name type }
