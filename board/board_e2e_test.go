@@ -139,6 +139,27 @@ func changeStatus(t *testing.T, srv *apptest.Server, token, load string, to doma
 	}
 }
 
+// setCustomer gives a load another customer through the GraphQL API.
+func setCustomer(t *testing.T, srv *apptest.Server, token, load, customer string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{
+		"query":     `mutation($n: String!, $c: ID) { updateLoad(loadNumber: $n, input: {customerId: $c}) { customerId } }`,
+		"variables": map[string]any{"n": load, "c": customer},
+	})
+	req, _ := http.NewRequest("POST", srv.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(b), customer) || strings.Contains(string(b), `"errors"`) {
+		t.Fatalf("updateLoad %s customer: %d %s", load, res.StatusCode, b)
+	}
+}
+
 // createLoad creates a load with a pickup and a delivery through the API.
 func createLoad(t *testing.T, srv *apptest.Server, token, number, subsidiary string) {
 	t.Helper()
@@ -181,14 +202,33 @@ func inOrder(t *testing.T, ctx context.Context) {
 	}
 }
 
-// row is one board row as the page shows it.
-type row struct{ Load, Status string }
+// row is one board row as the page shows it; Customer is the customer
+// cell's text ("—" first when the load has no customer).
+type row struct{ Load, Status, Customer string }
 
 func rows(ctx context.Context) ([]row, error) {
-	return chromedp.Run(ctx, chromedp.Evaluate[[]row](`[...document.querySelectorAll("#loads tbody tr")].map(tr => ({Load: tr.dataset.load, Status: tr.dataset.status}))`))
+	return chromedp.Run(ctx, chromedp.Evaluate[[]row](`[...document.querySelectorAll("#loads tbody tr")].map(tr => ({Load: tr.dataset.load, Status: tr.dataset.status,
+		Customer: tr.querySelector('td[data-label="Customer"]').textContent}))`))
 }
 
-// movable picks a shown load that can change status, and its next status.
+// shownRow is the board's row of load.
+func shownRow(t *testing.T, ctx context.Context, load string) row {
+	t.Helper()
+	rs, err := rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Load == load {
+			return r
+		}
+	}
+	t.Fatalf("load %s is not on the board", load)
+	return row{}
+}
+
+// movable picks a shown load with a customer that can change status, and
+// its next status.
 func movable(t *testing.T, ctx context.Context, skip map[string]bool) (string, domain.LoadStatus) {
 	t.Helper()
 	rs, err := rows(ctx)
@@ -196,7 +236,7 @@ func movable(t *testing.T, ctx context.Context, skip map[string]bool) (string, d
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		if next := domain.NextLoadStatuses(domain.LoadStatus(r.Status)); len(next) > 0 && !skip[r.Load] {
+		if next := domain.NextLoadStatuses(domain.LoadStatus(r.Status)); len(next) > 0 && !skip[r.Load] && !strings.HasPrefix(r.Customer, "—") {
 			return r.Load, next[0]
 		}
 	}
@@ -265,8 +305,9 @@ func TestBoardInChromium(t *testing.T) {
 	}
 
 	// A status change through the API shows within 2 s (of the product
-	// build: see raceSlowdown).
+	// build: see raceSlowdown), and the row keeps its customer.
 	load, next := movable(t, ctx, nil)
+	before := shownRow(t, ctx, load)
 	changeStatus(t, srv, writer, load, next)
 	wait, cancelWait := context.WithTimeout(ctx, raceSlowdown*2*time.Second)
 	err = chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#loads tbody tr[data-load=%q][data-status=%q]`, load, next))))
@@ -274,7 +315,24 @@ func TestBoardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("load %s → %s did not show within 2 s: %v", load, next, err)
 	}
+	if after := shownRow(t, ctx, load); after.Customer != before.Customer {
+		t.Fatalf("the live update changed load %s's customer cell from %q to %q", load, before.Customer, after.Customer)
+	}
 	inOrder(t, ctx)
+
+	// A live change of customer shows the new customer's name.
+	var otherCustomer, otherName string
+	err = srv.DB.Pool.QueryRow(ctx, `SELECT c.id::text, c.name FROM customers c WHERE c.tenant_id = $1
+		AND c.id IS DISTINCT FROM (SELECT customer_id FROM loads WHERE tenant_id = $1 AND load_number = $2)
+		ORDER BY c.name LIMIT 1`, res.TenantID, load).Scan(&otherCustomer, &otherName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setCustomer(t, srv, writer, load, otherCustomer)
+	err = chromedp.Do(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector('#loads tbody tr[data-load=%q] td[data-label="Customer"]')?.textContent.startsWith(%q)`, load, otherName)))
+	if err != nil {
+		t.Fatalf("load %s's new customer %q did not show: %v (row %v)", load, otherName, err, shownRow(t, ctx, load))
+	}
 
 	// A new load appears in its place (Open, newest first).
 	createLoad(t, srv, creator, "LD-9000001", res.SubsidiaryID.String())

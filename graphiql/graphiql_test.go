@@ -162,11 +162,32 @@ func TestGraphiQLInChromium(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`#client-secret`), secret),
 		chromedp.Click(chromedp.CSS(`#credentials-form button`)),
 		chromedp.WaitVisible(chromedp.CSS(`#who[data-state="signed-in"]`)),
-		run,
-		result(`"trailerNum"`),
 	)
 	if err != nil {
-		t.Fatalf("sign-in and query: %v", err)
+		// ctx may be spent: read what the page shows through the browser's own.
+		shown, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`document.querySelector("#who").outerHTML + " " + document.body.innerText.slice(0, 300)`))
+		t.Fatalf("sign-in: %v (the page shows %q)", err, shown)
+	}
+
+	// The schema the page could not read before signing in is read after:
+	// the docs explorer lists the Query fields.
+	const docs = `(document.querySelector('.graphiql-doc-explorer') || {textContent: ""}).textContent`
+	err = chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button[aria-label="Show Documentation Explorer"]`)),
+		chromedp.Poll[chromedp.Void](docs+`.includes("Root Types")`, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('.graphiql-doc-explorer a.graphiql-doc-explorer-type-name')].find((a) => a.textContent === "Query").click()`),
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll('.graphiql-doc-explorer .graphiql-doc-explorer-field-name')].some((a) => a.textContent === "trailers")`,
+			chromedp.WithPollingTimeout(20*time.Second)),
+	)
+	if err != nil {
+		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](docs))
+		t.Fatalf("after sign-in the docs explorer does not list the Query fields: %v (it shows %.200q)", err, shown)
+	}
+	if shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.textContent`)); err != nil || strings.Contains(shown, "Error fetching schema") {
+		t.Fatalf("the page still says it could not fetch the schema (%v)", err)
+	}
+	if err := chromedp.Do(ctx, run, result(`"trailerNum"`)); err != nil {
+		t.Fatalf("query: %v", err)
 	}
 
 	// A subscription sees a change made through the API.

@@ -43,7 +43,7 @@ async function gql(query, variables) {
 }
 
 function loadFields() {
-  return `loadNumber status subsidiaryId subsidiaryName customerName updatedAt
+  return `loadNumber status subsidiaryId subsidiaryName customerId customerName updatedAt
     stops { sequence type name address { city state } appointmentStart appointmentEnd }
     trips { tripNumber status driverIds ${state.withDrivers ? "drivers { name }" : ""} }`;
 }
@@ -298,7 +298,30 @@ function onEvent(payload) {
   if (!ev) return;
   if (state.resume) state.lastEvent = ev[state.resume.field] ?? state.lastEvent;
   const load = ev.data.load;
+  const old = state.loads.get(load.loadNumber);
+  // Event snapshots follow the webhook contract, which has no customer name:
+  // keep the name the row has while the customer is the same, else read it.
+  if (load.customerName == null && load.customerId != null) {
+    if (old?.customerId === load.customerId && old.customerName != null) load.customerName = old.customerName;
+    else customerNameOf(load);
+  }
   if (remember(load, true)) render(new Set([load.loadNumber]));
+}
+
+// customerNameOf reads the name of a load's (new) customer and shows it
+// unless a newer snapshot has replaced the load meanwhile.
+async function customerNameOf(load) {
+  const gen = state.generation;
+  let data;
+  try {
+    data = await gql(`query BoardCustomer($n: String!) { load(loadNumber: $n) { customerId customerName } }`, { n: load.loadNumber });
+  } catch (e) {
+    if (gen === state.generation) $("board-error").textContent = e.message;
+    return;
+  }
+  if (gen !== state.generation || state.loads.get(load.loadNumber) !== load || data.load?.customerId !== load.customerId) return;
+  state.loads.set(load.loadNumber, { ...load, customerName: data.load.customerName });
+  render();
 }
 
 // ---------- sign-in ----------

@@ -30,6 +30,7 @@
       }
       token = answer.access_token;
       show("signed-in", "signed in: " + (answer.scope || ""));
+      mount();
     } catch (e) {
       show("error", "sign-in failed: " + e.message);
     }
@@ -40,6 +41,7 @@
     token = $("pasted-token").value.trim();
     $("pasted-token").value = "";
     show(token ? "signed-in" : "signed-out", token ? "signed in with a pasted token" : "not signed in");
+    if (token) mount();
   }
 
   function signOut() {
@@ -139,10 +141,19 @@
   $("token-form").addEventListener("submit", usePastedToken);
   $("sign-out").addEventListener("click", signOut);
 
-  ReactDOM.createRoot($("graphiql")).render(React.createElement(GraphiQL, {
-    fetcher,
-    storage: memoryStorage(),
-    defaultQuery: "# Sign in above, then run a query, e.g.\n{\n  trailers(first: 3) {\n    items { trailerNum }\n  }\n}\n",
-    shouldPersistHeaders: false,
-  }));
+  const root = ReactDOM.createRoot($("graphiql"));
+  const storage = memoryStorage();
+
+  // mount renders GraphiQL with a fresh fetcher: GraphiQL introspects again
+  // whenever its fetcher changes, so a sign-in replaces the schema fetch the
+  // server refused without a token. Its tabs and editors stay as they are.
+  function mount() {
+    root.render(React.createElement(GraphiQL, {
+      fetcher: (params, opts) => fetcher(params, opts),
+      storage,
+      defaultQuery: "# Sign in above, then run a query, e.g.\n{\n  trailers(first: 3) {\n    items { trailerNum }\n  }\n}\n",
+      shouldPersistHeaders: false,
+    }));
+  }
+  mount();
 })();
