@@ -61,3 +61,31 @@ func TestRunReturnsNilWhenStopped(t *testing.T) {
 		t.Fatalf("Run after its context ended: %v", err)
 	}
 }
+
+// The webhook workers stop the same way: with the deliveries table gone
+// (a database that does not match the code), the dispatcher and the
+// delivery loops return the error instead of logging it forever, and Run
+// returns it.
+func TestRunReturnsAWebhookWorkersError(t *testing.T) {
+	t.Parallel()
+	a, err := app.New(context.Background(), app.Config{DatabaseURL: dbtest.URL(t), Audience: app.DefaultAudience, PublicURL: "http://127.0.0.1",
+		BlobURL: "file://" + t.TempDir(), EncryptionKey: "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=", TokenTTL: time.Hour},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.DB.Pool.Exec(context.Background(), `ALTER TABLE webhook_deliveries RENAME TO webhook_deliveries_elsewhere`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = a.Run(ctx)
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) || pg.Code != "42P01" {
+		t.Fatalf("Run returned %v, want the webhook workers' undefined table", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Run returned only at its deadline")
+	}
+}

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -108,7 +106,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 	for !r.positioned {
 		if err := r.Position(ctx); err != nil {
-			if permanent(err) {
+			if storage.Permanent(err) {
 				return fmt.Errorf("positioning at the outbox head: %w", err)
 			}
 			if !r.pause(ctx, err) {
@@ -121,22 +119,13 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if permanent(err) {
+		if storage.Permanent(err) {
 			return err
 		}
 		if !r.pause(ctx, err) {
 			return nil
 		}
 	}
-}
-
-// permanent reports an error no retry mends: SQLSTATE class 42 (an
-// undefined table or column, insufficient privilege) or 3F (no such
-// schema). Anything else (an outage, a dropped connection, a cancelled or
-// timed-out statement) may pass.
-func permanent(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && (strings.HasPrefix(pg.Code, "42") || strings.HasPrefix(pg.Code, "3F"))
 }
 
 func (r *Relay) pause(ctx context.Context, err error) bool {

@@ -62,6 +62,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if _, err := d.RunOnce(ctx); err != nil && ctx.Err() == nil {
+			if storage.Permanent(err) {
+				return err // the database does not match the code: retrying cannot help
+			}
 			log.Error("webhook dispatch", "err", err)
 		}
 		select {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
@@ -91,18 +92,18 @@ func (w *Worker) Wake() {
 // Run delivers until ctx ends with Loops loops, each claiming on a wake,
 // every Poll, and again at once after a batch; a loop that found work wakes
 // another, so idle loops join in under load.
+// A loop that meets an error no retry mends (storage.Permanent) stops the
+// others, and Run returns that error; Run returns nil when ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
 	w.init()
-	var wg sync.WaitGroup
+	g, ctx := errgroup.WithContext(ctx)
 	for i := 0; i < w.Loops; i++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); w.loop(ctx, i == 0) }()
+		g.Go(func() error { return w.loop(ctx, i == 0) })
 	}
-	wg.Wait()
-	return nil
+	return g.Wait()
 }
 
-func (w *Worker) loop(ctx context.Context, prunes bool) {
+func (w *Worker) loop(ctx context.Context, prunes bool) error {
 	t := time.NewTicker(w.Poll)
 	defer t.Stop()
 	prune := time.NewTicker(time.Hour)
@@ -110,6 +111,9 @@ func (w *Worker) loop(ctx context.Context, prunes bool) {
 	for {
 		n, err := w.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
+			if storage.Permanent(err) {
+				return err
+			}
 			w.Log.Error("webhook delivery", "err", err)
 		}
 		if n > 0 && err == nil {
@@ -118,7 +122,7 @@ func (w *Worker) loop(ctx context.Context, prunes bool) {
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-w.wake:
 		case <-t.C:
 		case <-prune.C:
