@@ -77,13 +77,21 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The demo (make run) says what it is doing; a production server's
+	// stderr carries only its JSON log.
+	say := func(string, ...any) {}
+	if *wantDemo {
+		say = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "haulgraph: "+format+"\n", a...) }
+	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	say("database %s: applying migrations", redact(cfg.DatabaseURL))
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	if *wantDemo {
+		say("seeding the demo tenant unless the database holds a tenant already")
 		demo, err := seedDemo(ctx, a.DB)
 		if err != nil && ctx.Err() != nil {
 			// Stopped while seeding: seed.Run has removed the partial tenant,
@@ -101,6 +109,7 @@ func serve(ctx context.Context, args []string) error {
 				return err
 			}
 		} else {
+			say("the database holds tenants already: not seeding (make reset starts afresh)")
 			savedDemoCredentials(cfg)
 		}
 	}
@@ -147,6 +156,7 @@ func serve(ctx context.Context, args []string) error {
 	if adminLn != nil {
 		fmt.Printf("Admin listener on http://%s (metrics, pprof, healthz, readyz)\n", adminLn.Addr())
 	}
+	say("serving on http://%s; Ctrl-C stops", ln.Addr())
 	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", ln.Addr(), redact(cfg.DatabaseURL))
 	err = g.Wait()
 	if err == nil {
