@@ -86,8 +86,8 @@ func TestMakeRunStepsAndMakeReset(t *testing.T) {
 	}
 
 	stdout, stderr, stop := makeRun()
-	steps := []string{"run: building bin/haulgraph", "run: database: the private PostgreSQL", "haulgraph: database ", "applying migrations",
-		"haulgraph: seeding the demo tenant", "haulgraph: serving on http://"}
+	steps := []string{"run: building bin/haulgraph", "run: database: the private PostgreSQL", "serve: database ", "applying migrations",
+		"serve: seeding the demo tenant", "serve: serving on http://"}
 	for _, s := range steps {
 		if !strings.Contains(stderr.String(), s) {
 			t.Errorf("make run's stderr lacks the step %q:\n%s", s, stderr.String())

@@ -77,11 +77,12 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The demo (make run) says what it is doing; a production server's
-	// stderr carries only its JSON log.
+	// The demo (make run) says what it is doing, prefixed "serve: " as
+	// "haulgraph: " starts an error line; a production server's stderr
+	// carries only its JSON log.
 	say := func(string, ...any) {}
 	if *wantDemo {
-		say = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "haulgraph: "+format+"\n", a...) }
+		say = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "serve: "+format+"\n", a...) }
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	say("database %s: applying migrations", redact(cfg.DatabaseURL))
