@@ -97,7 +97,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		args[0] = "version"
 	}
 	if isHelp(args[0]) {
-		if len(args) == 1 {
+		if len(args) == 1 || isHelp(args[1]) {
 			fmt.Fprint(stdout, topUsage(cmds))
 			return 0
 		}

@@ -104,6 +104,7 @@ func TestHelpNeedsNoDatabase(t *testing.T) {
 		{[]string{"--help"}, []string{"usage: haulgraph <command>", "serve", "migrate", "tenants", "subsidiaries", "clients", "keys", "seed", "webhooks", "version"}},
 		{[]string{"-h"}, []string{"usage: haulgraph <command>"}},
 		{[]string{"help"}, []string{"usage: haulgraph <command>"}},
+		{[]string{"help", "--help"}, []string{"usage: haulgraph <command>"}},
 		{[]string{"serve", "--help"}, []string{"usage: haulgraph serve", "-seed-demo"}},
 		{[]string{"migrate", "--help"}, []string{"usage: haulgraph migrate", "DATABASE_URL"}},
 		{[]string{"seed", "--help"}, []string{"usage: haulgraph seed", "-tenant", "-scale"}},
