@@ -5,14 +5,24 @@ GO      ?= go
 PKGS    ?= ./...
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: run test check generate build fuzz fuzz-targets
+.PHONY: run reset test check generate build fuzz fuzz-targets
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
 # HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: the README's receivers listen on http://127.0.0.1.
-run: build
-	HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=$${HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS:-true} \
+# Each step is announced on stderr; serve --seed-demo announces its own.
+run:
+	@echo "run: building bin/haulgraph" >&2
+	@$(GO) build -o bin/haulgraph ./cmd/haulgraph
+	@if [ -n "$${DATABASE_URL:-}" ]; then echo "run: database: DATABASE_URL" >&2; \
+		else echo "run: database: the private PostgreSQL under .data (make reset removes it)" >&2; fi
+	@HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=$${HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS:-true} \
 		exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
+
+# Removes make run's demo (private cluster, key, demo client) so that the next
+# make run starts afresh; it stops nothing and refuses while the cluster runs.
+reset:
+	@./scripts/reset-demo.sh
 
 test: check fuzz
 	./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)

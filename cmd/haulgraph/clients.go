@@ -48,6 +48,24 @@ func openApp(ctx context.Context) (*app.App, error) {
 	return app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
+type clientOpts struct {
+	tenant, name, desc, scopes, expires, clientID *string
+	asJSON                                        *bool
+}
+
+// clientFlags defines the clients flags on fs: for running and for --help.
+func clientFlags(fs *flag.FlagSet) clientOpts {
+	return clientOpts{
+		tenant:   fs.String("tenant", "", "tenant slug (required)"),
+		name:     fs.String("name", "", "name of the application"),
+		desc:     fs.String("description", "", "description"),
+		scopes:   fs.String("scopes", "", "scopes, space- or comma-separated"),
+		expires:  fs.String("expires", "", "expiry date (YYYY-MM-DD or RFC 3339; edit: never)"),
+		clientID: fs.String("client-id", "", "client id (revoke, edit)"),
+		asJSON:   fs.Bool("json", false, "print JSON"),
+	}
+}
+
 // runClients is the clients command proper, separate from the process
 // setup so tests run it against a real instance.
 func runClients(ctx context.Context, svc *auth.Service, args []string, out io.Writer) error {
@@ -56,13 +74,8 @@ func runClients(ctx context.Context, svc *auth.Service, args []string, out io.Wr
 	}
 	fs := flag.NewFlagSet("clients "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	tenant := fs.String("tenant", "", "tenant slug")
-	name := fs.String("name", "", "name of the application")
-	desc := fs.String("description", "", "description")
-	scopes := fs.String("scopes", "", "scopes, space- or comma-separated")
-	expires := fs.String("expires", "", "expiry date (YYYY-MM-DD or RFC 3339; edit: never)")
-	clientID := fs.String("client-id", "", "client id (revoke, edit)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	o := clientFlags(fs)
+	tenant, name, desc, scopes, expires, clientID, asJSON := o.tenant, o.name, o.desc, o.scopes, o.expires, o.clientID, o.asJSON
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError(err.Error())
 	}

@@ -1,4 +1,5 @@
-// Command haulgraph is the one binary: serve, migrate, seed, clients, webhooks.
+// Command haulgraph is the one binary: serve, migrate, the operator commands
+// (tenants, clients, keys, seed, webhooks); `haulgraph help` lists them.
 package main
 
 import (
@@ -6,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,52 +23,12 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-const usage = `usage: haulgraph <command> [flags]
-
-commands:
-  serve     run the API (migrates first; --seed-demo seeds an empty database)
-  migrate   apply database migrations
-  tenants   create and list tenants (tenants create --slug SLUG --name NAME)
-  subsidiaries  create and list a tenant's subsidiaries (--tenant SLUG)
-  clients   manage API client credentials (create, list, revoke, edit)
-  keys      rotate the token signing key (keys rotate)
-  seed      create a tenant filled with deterministic demo data (--tenant SLUG [--scale N])
-  webhooks  manage webhooks (haulgraph webhooks --help)
-`
-
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var err error
-	switch os.Args[1] {
-	case "serve":
-		err = serve(ctx, os.Args[2:])
-	case "migrate":
-		err = migrate(ctx)
-	case "clients":
-		err = clientsCmd(ctx, os.Args[2:])
-	case "tenants", "subsidiaries":
-		err = tenantsCmd(ctx, os.Args[1], os.Args[2:])
-	case "keys":
-		err = keysCmd(ctx, os.Args[2:])
-	case "seed":
-		err = seedCommand(ctx, os.Args[2:])
-	case "webhooks":
-		err = webhooksCmd(ctx, os.Args[2:], os.Stdout)
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-		return
-	default:
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "haulgraph:", err)
-		os.Exit(1)
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if code != 0 {
+		os.Exit(code)
 	}
 }
 
@@ -98,22 +60,39 @@ func openMigrated(ctx context.Context) (*storage.DB, error) {
 	return db, nil
 }
 
+// serveFlags defines the serve flags on fs.
+func serveFlags(fs *flag.FlagSet) (seedDemo *bool) {
+	return fs.Bool("seed-demo", false, "seed a demo tenant when the database is empty (make run); prints its steps on stderr")
+}
+
 func serve(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	wantDemo := fs.Bool("seed-demo", false, "seed a demo tenant when the database is empty")
-	_ = fs.Parse(args)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	wantDemo := serveFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageError(err.Error())
+	}
 
 	cfg, err := app.FromEnv()
 	if err != nil {
 		return err
 	}
+	// The demo (make run) says what it is doing, prefixed "serve: " as
+	// "haulgraph: " starts an error line; a production server's stderr
+	// carries only its JSON log.
+	say := func(string, ...any) {}
+	if *wantDemo {
+		say = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "serve: "+format+"\n", a...) }
+	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	say("database %s: applying migrations", redact(cfg.DatabaseURL))
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	if *wantDemo {
+		say("seeding the demo tenant unless the database holds a tenant already")
 		demo, err := seedDemo(ctx, a.DB)
 		if err != nil && ctx.Err() != nil {
 			// Stopped while seeding: seed.Run has removed the partial tenant,
@@ -131,6 +110,7 @@ func serve(ctx context.Context, args []string) error {
 				return err
 			}
 		} else {
+			say("the database holds tenants already: not seeding (make reset starts afresh)")
 			savedDemoCredentials(cfg)
 		}
 	}
@@ -177,6 +157,7 @@ func serve(ctx context.Context, args []string) error {
 	if adminLn != nil {
 		fmt.Printf("Admin listener on http://%s (metrics, pprof, healthz, readyz)\n", adminLn.Addr())
 	}
+	say("serving on http://%s; Ctrl-C stops", ln.Addr())
 	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", ln.Addr(), redact(cfg.DatabaseURL))
 	err = g.Wait()
 	if err == nil {

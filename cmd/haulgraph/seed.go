@@ -13,16 +13,26 @@ import (
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
+// seedFlags defines the seed flags on fs.
+func seedFlags(fs *flag.FlagSet) (tenant *string, scale *int, name *string) {
+	return fs.String("tenant", "", "slug of the tenant to create and fill (required)"),
+		fs.Int("scale", 1, fmt.Sprintf("size: 1 = ~1,000 statements and loads, 100 = 100,000 (max %d)", seed.MaxScale)),
+		fs.String("name", "", "display name of the tenant (default: from the slug)")
+}
+
 // seedCommand is `haulgraph seed --tenant SLUG [--scale N]`.
 func seedCommand(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("seed", flag.ExitOnError)
-	tenant := fs.String("tenant", "", "slug of the tenant to create and fill (required)")
-	scale := fs.Int("scale", 1, fmt.Sprintf("size: 1 = ~1,000 statements and loads, 100 = 100,000 (max %d)", seed.MaxScale))
-	name := fs.String("name", "", "display name of the tenant (default: from the slug)")
-	_ = fs.Parse(args)
-	if *tenant == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return errors.New("seed: --tenant is required")
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tenant, scale, name := seedFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument " + fs.Arg(0))
+	}
+	if *tenant == "" {
+		return usageError("--tenant is required")
 	}
 	db, err := openMigrated(ctx)
 	if err != nil {

@@ -32,6 +32,14 @@ func tenantsCmd(ctx context.Context, kind string, args []string) error {
 	return runTenants(ctx, db, kind, args, os.Stdout)
 }
 
+// tenantFlags defines the tenants and subsidiaries flags on fs.
+func tenantFlags(fs *flag.FlagSet) (slug, tenant, name *string, asJSON *bool) {
+	return fs.String("slug", "", "tenant slug (tenants create)"),
+		fs.String("tenant", "", "tenant slug (subsidiaries)"),
+		fs.String("name", "", "display name"),
+		fs.Bool("json", false, "print JSON")
+}
+
 // runTenants is the command proper; kind is "tenants" or "subsidiaries".
 func runTenants(ctx context.Context, db *storage.DB, kind string, args []string, out io.Writer) error {
 	if len(args) == 0 || (args[0] != "create" && args[0] != "list") {
@@ -39,10 +47,7 @@ func runTenants(ctx context.Context, db *storage.DB, kind string, args []string,
 	}
 	fs := flag.NewFlagSet(kind+" "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	slug := fs.String("slug", "", "tenant slug (tenants create)")
-	tenant := fs.String("tenant", "", "tenant slug (subsidiaries)")
-	name := fs.String("name", "", "display name")
-	asJSON := fs.Bool("json", false, "print JSON")
+	slug, tenant, name, asJSON := tenantFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError(err.Error())
 	}

@@ -36,6 +36,31 @@ Output is JSON. The signing secret is printed once, by create and regenerate-sec
 standard-webhooks-ed25519 webhook has no secret to print, its publicKey verifies deliveries.
 `
 
+type webhookOpts struct {
+	tenant, id, name, url, events, subsidiary, scheme, eventID, since *string
+	prevAttrs                                                         *bool
+	window                                                            *time.Duration
+	limit                                                             *int
+}
+
+// webhookFlags defines the webhooks flags on fs: for running and for --help.
+func webhookFlags(fs *flag.FlagSet) webhookOpts {
+	return webhookOpts{
+		tenant:     fs.String("tenant", "", "tenant slug (required)"),
+		id:         fs.String("id", "", "webhook id"),
+		name:       fs.String("name", "", "webhook name"),
+		url:        fs.String("url", "", "endpoint URL (https)"),
+		events:     fs.String("events", "", "space- or comma-separated event types"),
+		subsidiary: fs.String("subsidiary", "", "subsidiary id"),
+		prevAttrs:  fs.Bool("include-previous-attributes", false, "send data.diff.previousAttributes"),
+		scheme:     fs.String("signature-scheme", string(domain.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519"),
+		window:     fs.Duration("rotation-window", domain.DefaultRotationWindow, "how long the old secret still signs (v0)"),
+		eventID:    fs.String("event", "", "event id to redeliver"),
+		limit:      fs.Int("limit", 20, "deliveries to list (at most 100)"),
+		since:      fs.String("since", "", "recover: RFC 3339 time, or a duration ago (e.g. 2h)"),
+	}
+}
+
 // webhooksCmd manages webhooks as an operator acting for one tenant.
 func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
@@ -44,18 +69,10 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	action := args[0]
 	fs := flag.NewFlagSet("webhooks "+action, flag.ContinueOnError)
-	tenant := fs.String("tenant", "", "tenant slug (required)")
-	id := fs.String("id", "", "webhook id")
-	name := fs.String("name", "", "webhook name")
-	url := fs.String("url", "", "endpoint URL (https)")
-	events := fs.String("events", "", "space- or comma-separated event types")
-	subsidiary := fs.String("subsidiary", "", "subsidiary id")
-	prevAttrs := fs.Bool("include-previous-attributes", false, "send data.diff.previousAttributes")
-	scheme := fs.String("signature-scheme", string(domain.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519")
-	window := fs.Duration("rotation-window", domain.DefaultRotationWindow, "how long the old secret still signs (v0)")
-	eventID := fs.String("event", "", "event id to redeliver")
-	limit := fs.Int("limit", 20, "deliveries to list (at most 100)")
-	since := fs.String("since", "", "recover: RFC 3339 time, or a duration ago (e.g. 2h)")
+	fs.SetOutput(io.Discard)
+	o := webhookFlags(fs)
+	tenant, id, name, url, events, subsidiary, prevAttrs := o.tenant, o.id, o.name, o.url, o.events, o.subsidiary, o.prevAttrs
+	scheme, window, eventID, limit, since := o.scheme, o.window, o.eventID, o.limit, o.since
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

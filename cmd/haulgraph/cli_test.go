@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/apptest"
+)
+
+// built is `go build` of this command, made once for the tests that
+// run the binary exactly as an operator does.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+	out  []byte
+}
+
+func haulgraphBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "haulgraph-bin-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "haulgraph")
+		built.out, built.err = exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
+
+// removeBinary is called by TestMain once every test has run.
+func removeBinary() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+}
+
+// deadDatabase is a DATABASE_URL whose "server" accepts and at once closes
+// every connection: no command can use it, and the returned counter says
+// whether one tried.
+func deadDatabase(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var dialled atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			dialled.Add(1)
+			c.Close()
+		}
+	}()
+	return "postgres://haulgraph@" + ln.Addr().String() + "/haulgraph?sslmode=disable&connect_timeout=2", &dialled
+}
+
+// runBinary runs the built binary with args in an empty directory, with a
+// database that cannot be used and no encryption key.
+func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int, dialled int32, dir string) {
+	t.Helper()
+	dbURL, n := deadDatabase(t)
+	cmd := exec.Command(haulgraphBinary(t), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = apptest.CleanEnv("DATABASE_URL=" + dbURL)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code, n.Load(), cmd.Dir
+}
+
+// TestHelpNeedsNoDatabase: every command and action answers --help, -h and
+// `haulgraph help …` with its usage and flags on stdout and exit 0, without
+// a usable database or an encryption key, and without acting (before,
+// `migrate --help` migrated and `clients --help` failed for want of a key).
+func TestHelpNeedsNoDatabase(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		args []string
+		has  []string // in stdout
+	}
+	cases := []want{
+		{[]string{"--help"}, []string{"usage: haulgraph <command>", "serve", "migrate", "tenants", "subsidiaries", "clients", "keys", "seed", "webhooks", "version"}},
+		{[]string{"-h"}, []string{"usage: haulgraph <command>"}},
+		{[]string{"help"}, []string{"usage: haulgraph <command>"}},
+		{[]string{"help", "--help"}, []string{"usage: haulgraph <command>"}},
+		{[]string{"serve", "--help"}, []string{"usage: haulgraph serve", "-seed-demo"}},
+		{[]string{"migrate", "--help"}, []string{"usage: haulgraph migrate", "DATABASE_URL"}},
+		{[]string{"seed", "--help"}, []string{"usage: haulgraph seed", "-tenant", "-scale"}},
+		{[]string{"version", "--help"}, []string{"usage: haulgraph version"}},
+	}
+	actions := map[string][]string{
+		"tenants":      {"create", "list"},
+		"subsidiaries": {"create", "list"},
+		"clients":      {"create", "list", "revoke", "edit"},
+		"keys":         {"rotate"},
+		"webhooks":     {"create", "list", "get", "update", "enable", "disable", "regenerate-secret", "delete", "redeliver", "deliveries", "recover"},
+	}
+	flagOf := map[string]string{"tenants": "-slug", "subsidiaries": "-tenant", "clients": "-scopes", "keys": "haulgraph keys rotate", "webhooks": "-signature-scheme"}
+	for cmd, acts := range actions {
+		usage := "usage:"
+		cases = append(cases, want{[]string{cmd, "--help"}, []string{usage}}, want{[]string{"help", cmd}, []string{usage}})
+		for _, a := range acts {
+			has := []string{usage, flagOf[cmd]}
+			cases = append(cases, want{[]string{cmd, a, "--help"}, has}, want{[]string{cmd, a, "-h"}, has}, want{[]string{"help", cmd, a}, has})
+		}
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code, dialled, dir := runBinary(t, c.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want exit 0 and nothing on stderr", code, stderr)
+			}
+			for _, s := range c.has {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			if dialled != 0 {
+				t.Errorf("help connected to the database %d times", dialled)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("help left %d entries in its working directory (%s…)", len(entries), entries[0].Name())
+			}
+		})
+	}
+}
+
+// TestBadCommandLine: an unknown command, action or flag, or none at all,
+// exits 2 naming it on stderr, before anything touches the database.
+func TestBadCommandLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args  []string
+		named string // in stderr
+	}{
+		{nil, "no command"},
+		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"help", "nope"}, `unknown command "nope"`},
+		{[]string{"--nope"}, `unknown command "--nope"`},
+		{[]string{"clients", "bogus"}, `unknown action "bogus"`},
+		{[]string{"help", "webhooks", "bogus"}, `unknown action "bogus"`},
+		{[]string{"keys"}, "no action"},
+		{[]string{"serve", "--bogus"}, "-bogus"},
+		{[]string{"migrate", "--dry-run"}, "-dry-run"},
+		{[]string{"seed", "--tenant", "x", "--size", "3"}, "-size"},
+		{[]string{"tenants", "list", "--all"}, "-all"},
+		{[]string{"clients", "create", "--tenant", "acme", "--secret", "s"}, "-secret"},
+		{[]string{"keys", "rotate", "--now"}, "-now"},
+		{[]string{"webhooks", "list", "--tenant", "acme", "--page", "2"}, "-page"},
+		{[]string{"migrate", "now"}, `unexpected argument "now"`},
+		{[]string{"version", "--short"}, "-short"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code, dialled, _ := runBinary(t, c.args...)
+			if code != 2 || !strings.Contains(stderr, c.named) {
+				t.Errorf("exit %d, stderr %q; want exit 2 naming %q", code, stderr, c.named)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q; want the complaint on stderr only", stdout)
+			}
+			if dialled != 0 {
+				t.Errorf("a bad command line connected to the database %d times", dialled)
+			}
+		})
+	}
+}
+
+// TestVersion: `haulgraph version` prints the build's module version and,
+// when the toolchain recorded one, its VCS revision, and exits 0.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code, _, _ := runBinary(t, "version")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	info, err := exec.Command("go", "version", "-m", haulgraphBinary(t)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{runtime.Version()}
+	for _, line := range strings.Split(string(info), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 3 && f[0] == "mod" && f[1] == "github.com/haulgraph/haulgraph":
+			want = append(want, "haulgraph "+f[2])
+		case len(f) >= 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision="):
+			want = append(want, strings.TrimPrefix(f[1], "vcs.revision="))
+		}
+	}
+	if len(want) < 2 {
+		t.Fatalf("go version -m names no module version:\n%s", info)
+	}
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("version printed %q; want it to contain %q", stdout, w)
+		}
+	}
+}
