@@ -14,7 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// The four scope rules of spec 5.2, one test each, through the real client.
+// The four scope rules of docs/api-contract.md §5.2, one test each, through the real client.
 
 var granted = []domain.Scope{domain.ScopeLoadRead, domain.ScopeInvoiceRead, domain.ScopeLoadUpdate}
 

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// MaxPageSize bounds every list (spec 8 for statements; docs/security.md: every list
+// MaxPageSize bounds every list (docs/api-contract.md §8 for statements; docs/security.md: every list
 // is bounded).
 const MaxPageSize = 100
 

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// WebhookState is a webhook's status (spec 3.1). FailedVerification behaves
+// WebhookState is a webhook's status (docs/api-contract.md §3.1). FailedVerification behaves
 // exactly as Disabled; it only lets the UI say why.
 type WebhookState string
 
@@ -59,7 +59,7 @@ const (
 	TriggerFailingTooLong WebhookTrigger = "failing too long"
 )
 
-// WebhookTransition is one row of spec 3.1's table. From "" is "(none)";
+// WebhookTransition is one row of docs/api-contract.md §3.1's table. From "" is "(none)";
 // Verify says a verification request must be sent on entering To.
 type WebhookTransition struct {
 	From    []WebhookState
@@ -73,7 +73,7 @@ var (
 	inactiveState = []WebhookState{WebhookDisabled, WebhookPending, WebhookFailedVerification}
 )
 
-// WebhookTransitions is the state machine. Rows marked "spec" are spec 3.1;
+// WebhookTransitions is the state machine. Rows marked "spec" are docs/api-contract.md §3.1;
 // the others are decisions for what the table leaves open.
 var WebhookTransitions = []WebhookTransition{
 	{From: []WebhookState{""}, Trigger: TriggerCreated, To: WebhookPending},                                            // spec: no events delivered
@@ -109,7 +109,7 @@ func NextWebhookState(from WebhookState, trigger WebhookTrigger) (WebhookState, 
 	return from, false, &Error{Code: CodeConflict, Message: fmt.Sprintf("a %s webhook cannot take the transition %q", from, trigger)}
 }
 
-// Webhook is one webhook configuration (spec 2.8). The signing secret is not
+// Webhook is one webhook configuration (docs/api-contract.md §2.8). The signing secret is not
 // here: it is shown once and stored encrypted.
 type Webhook struct {
 	ID                        uuid.UUID
@@ -159,7 +159,7 @@ const (
 	webhookSecretRandomBytes = 32
 )
 
-// ValidateWebhookInput checks in against spec 2.8 for create (creating true:
+// ValidateWebhookInput checks in against docs/api-contract.md §2.8 for create (creating true:
 // every required field present) or update. allowInsecure is the development
 // flag that admits http:// and loopback endpoints.
 func ValidateWebhookInput(in WebhookInput, creating, allowInsecure bool) error {

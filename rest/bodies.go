@@ -6,7 +6,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// Request bodies exactly as spec 4.2, 4.5 and 4.6 name their fields; pointers
+// Request bodies exactly as docs/api-contract.md §4.2, §4.5 and §4.6 name their fields; pointers
 // keep "absent" apart from zero so that domain can say which is missing.
 
 type dateRangeBody struct {
