@@ -174,7 +174,7 @@ func isJSONNumber(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
 }
 
-// lastDay is the last day before cutoff, as the spec names it (2025-07-31).
+// lastDay is the last day before cutoff, as docs/api-contract.md §5.4 names it (2025-07-31).
 func lastDay(cutoff time.Time) string {
 	return cutoff.UTC().Add(-time.Nanosecond).Format(time.DateOnly)
 }

@@ -19,8 +19,8 @@ type DocumentTarget struct {
 	refused map[string]string
 }
 
-// DefaultMaxDocumentBytes is docs/security.md's upload size limit (25 MB, the spec's
-// parameter details; the 10 MB summary lines lose).
+// DefaultMaxDocumentBytes is docs/security.md's upload size limit (25 MB, the per-field figure
+// of docs/api-contract.md §8; the 10 MB summary lines lose).
 const DefaultMaxDocumentBytes int64 = 25 << 20
 
 // DocumentTargets is docs/api-contract.md §4.7's allowed DocumentType table. Values match

@@ -2,7 +2,7 @@ package domain
 
 import "strings"
 
-// Vocabularies of the spec (section 2–3) and docs/architecture.md. Each has a list of
+// Vocabularies of docs/api-contract.md §2–§3 and docs/architecture.md. Each has a list of
 // all values so that validation, GraphQL enums and the OpenAPI document read
 // one source.
 

@@ -23,7 +23,7 @@ type ReadStore interface {
 	LoadLister
 }
 
-// Reads is the read service: it authorizes the caller, applies the spec's
+// Reads is the read service: it authorizes the caller, applies the API contract's
 // rules and asks storage. REST and GraphQL both call it.
 type Reads struct{ Store ReadStore }
 

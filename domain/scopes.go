@@ -38,7 +38,7 @@ var scopeEntities = []struct {
 
 var crud = []string{"read", "create", "update", "delete"}
 
-// ScopeCatalogue is every grantable scope, in spec order.
+// ScopeCatalogue is every grantable scope, in the API contract's order (§5.3).
 var ScopeCatalogue = func() []Scope {
 	var out []Scope
 	for _, e := range scopeEntities {
