@@ -47,7 +47,7 @@ type Config struct {
 	// outside the demo.
 	DemoDir  string
 	TokenTTL time.Duration
-	// LegacyCutoff ends the legacy token transition (spec 5.4).
+	// LegacyCutoff ends the legacy token transition (docs/api-contract.md §5.4).
 	LegacyCutoff time.Time
 	// RevocationPoll bounds how long a revocation made by another instance
 	// or the CLI takes to reach this one (auth.DefaultRevocationPoll, 1 s).

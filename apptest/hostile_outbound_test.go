@@ -43,7 +43,7 @@ func outboundEnv(t *testing.T, configure func(*app.Config)) (*env, uuid.UUID) {
 	return e, res.TenantID
 }
 
-// challengeReceiver answers spec 6.2's verification.
+// challengeReceiver answers docs/api-contract.md §6.2's verification.
 func challengeReceiver(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

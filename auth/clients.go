@@ -23,10 +23,10 @@ import (
 )
 
 // MaxClients is how many live (unrevoked) credential sets a customer may
-// hold (spec 5.1, 8).
+// hold (docs/api-contract.md §5.1, §8).
 const MaxClients = 10
 
-// Client is one set of client credentials (spec 5.1). The secret is never
+// Client is one set of client credentials (docs/api-contract.md §5.1). The secret is never
 // stored; only its hash is.
 type Client struct {
 	bun.BaseModel `bun:"table:api_clients"`

@@ -14,7 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// The four scope rules of spec 5.2, one test each, through the real client.
+// The four scope rules of docs/api-contract.md §5.2, one test each, through the real client.
 
 var granted = []domain.Scope{domain.ScopeLoadRead, domain.ScopeInvoiceRead, domain.ScopeLoadUpdate}
 
@@ -72,7 +72,7 @@ func TestScopeRule3AnyUngrantedScopeFailsNamingIt(t *testing.T) {
 	if !strings.Contains(re.ErrorDescription, "trailer:read nonsense:scope") || strings.Contains(re.ErrorDescription, "load:read") {
 		t.Errorf("description %q must name exactly the ungranted scopes", re.ErrorDescription)
 	}
-	// The same through a JSON body (spec: equivalent scope enforcement).
+	// The same through a JSON body (docs/api-contract.md §5.2: equivalent scope enforcement).
 	resp, m := postToken(t, srv, true, map[string]string{"client_id": id, "client_secret": secret,
 		"audience": srv.Config.Audience, "grant_type": "client_credentials", "scope": "trailer:read load:read"})
 	assertOAuthError(t, resp, m, 403, "access_denied", "trailer:read")

@@ -1,4 +1,4 @@
-// Package auth is HaulGraph's OAuth 2.0 client-credentials issuer (spec 5,
+// Package auth is HaulGraph's OAuth 2.0 client-credentials issuer (docs/api-contract.md §5,
 // docs/architecture.md): client credential sets, ES256 signing keys kept sealed in the
 // database, the token endpoint, discovery and JWKS, and the bearer-token
 // verification (go-oidc) that puts the caller's tenant, client and scopes
@@ -30,7 +30,7 @@ type Config struct {
 	TrustedIssuer string
 	Audience      string
 	TokenTTL      time.Duration
-	// LegacyCutoff ends the legacy flow (spec 5.4).
+	// LegacyCutoff ends the legacy flow (docs/api-contract.md §5.4).
 	LegacyCutoff  time.Time
 	EncryptionKey string
 	// Throttle charges a token or revocation request, first to the

@@ -14,7 +14,7 @@ const TokenType = "at+jwt"
 
 // accessClaims are the claims of an access token (RFC 9068 plus tenant_id).
 // Scope is a pointer because a missing claim means something (a legacy
-// token, spec 5.4) and differs from an empty one.
+// token, docs/api-contract.md §5.4) and differs from an empty one.
 type accessClaims struct {
 	Issuer   string  `json:"iss"`
 	Subject  string  `json:"sub"`

@@ -41,7 +41,7 @@ type tokenResponse struct {
 	Scope       string `json:"scope,omitempty"`
 }
 
-// tokenRequest holds spec 5.2's fields, from either body type.
+// tokenRequest holds docs/api-contract.md §5.2's fields, from either body type.
 type tokenRequest struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret"`
@@ -56,7 +56,7 @@ type tokenRequest struct {
 // maxTokenBody bounds the token request body.
 const maxTokenBody = 16 << 10
 
-// TokenHandler serves POST /oauth/token (spec 4.9, 5.2); other methods get
+// TokenHandler serves POST /oauth/token (docs/api-contract.md §4.9, §5.2); other methods get
 // a JSON 405.
 func (s *Service) TokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +77,7 @@ func writeMethodNotAllowed(w http.ResponseWriter) {
 
 // LegacyTokenHandler serves the older flow at
 // /api/authentication/{tenant_id}/token while it lasts: the same client
-// credentials, but the token carries no scope claim (spec 5.4). The caller
+// credentials, but the token carries no scope claim (docs/api-contract.md §5.4). The caller
 // answers 410 once the cutoff has passed.
 func (s *Service) LegacyTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +125,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, legacyTenan
 		writeOAuthError(w, oerr)
 		return
 	}
-	// Rules 1 and 2 of spec 5.2: the token carries every granted scope.
+	// Rules 1 and 2 of docs/api-contract.md §5.2: the token carries every granted scope.
 	granted := strings.Join(client.Scopes, " ")
 	scope := &granted
 	if legacyTenant != uuid.Nil {
@@ -217,7 +217,7 @@ func bodyError(err error, msg string) *OAuthError {
 	return oauthErr(400, "invalid_request", msg)
 }
 
-// checkTokenRequest applies spec 5.2's field rules (before touching the database).
+// checkTokenRequest applies docs/api-contract.md §5.2's field rules (before touching the database).
 func (s *Service) checkTokenRequest(req tokenRequest) *OAuthError {
 	switch {
 	case req.GrantType == "":
@@ -271,7 +271,7 @@ func (s *Service) throttle(w http.ResponseWriter, r *http.Request, clientID stri
 	}
 }
 
-// checkScopes applies spec 5.2 rule 3: any requested scope that is not
+// checkScopes applies docs/api-contract.md §5.2 rule 3: any requested scope that is not
 // granted fails the request, naming the offenders.
 func checkScopes(c *Client, requested []domain.Scope) *OAuthError {
 	var denied []string

@@ -161,7 +161,7 @@ func TestClientSecretBasic(t *testing.T) {
 }
 
 // TestInactiveClientsGetNoToken: a revoked or expired client is refused
-// with 401 invalid_client, saying why (spec 5.5's checklist).
+// with 401 invalid_client, saying why (docs/api-contract.md §5.5's checklist).
 func TestInactiveClientsGetNoToken(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -156,7 +156,7 @@ func (s *Service) verify(ctx context.Context, raw string, now time.Time) (*verif
 		return v, nil
 	}
 	// A legacy token (no scope claim) acts with every read scope until the
-	// transition ends (spec 5.4).
+	// transition ends (docs/api-contract.md §5.4).
 	if !now.Before(s.cfg.LegacyCutoff) {
 		return nil, invalid("the token has no scope claim: legacy tokens are no longer accepted, the transition ended on %s; obtain a token from /oauth/token",
 			lastDay(s.cfg.LegacyCutoff))
@@ -174,7 +174,7 @@ func isJSONNumber(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
 }
 
-// lastDay is the last day before cutoff, as the spec names it (2025-07-31).
+// lastDay is the last day before cutoff, as docs/api-contract.md §5.4 names it (2025-07-31).
 func lastDay(cutoff time.Time) string {
 	return cutoff.UTC().Add(-time.Nanosecond).Format(time.DateOnly)
 }

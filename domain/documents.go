@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// DocumentTarget is one of spec 4.7's four upload targets: what it accepts and
+// DocumentTarget is one of docs/api-contract.md §4.7's four upload targets: what it accepts and
 // which operation (and so which scope) it is.
 type DocumentTarget struct {
 	Parent DocumentParentType
@@ -14,16 +14,16 @@ type DocumentTarget struct {
 	// types are the allowed DocumentType values; the first spelling of each
 	// is the canonical one, the others are accepted alternatives.
 	types [][]string
-	// refused are values spec 4.7 names as refused, with the reason told to
+	// refused are values docs/api-contract.md §4.7 names as refused, with the reason told to
 	// the caller.
 	refused map[string]string
 }
 
-// DefaultMaxDocumentBytes is docs/security.md's upload size limit (25 MB, the spec's
-// parameter details; the 10 MB summary lines lose).
+// DefaultMaxDocumentBytes is docs/security.md's upload size limit (25 MB, the per-field figure
+// of docs/api-contract.md §8; the 10 MB summary lines lose).
 const DefaultMaxDocumentBytes int64 = 25 << 20
 
-// DocumentTargets is spec 4.7's allowed DocumentType table. Values match
+// DocumentTargets is docs/api-contract.md §4.7's allowed DocumentType table. Values match
 // case-insensitively; alternative spellings follow the canonical one.
 var DocumentTargets = map[DocumentParentType]*DocumentTarget{
 	ParentLoad: {
@@ -95,7 +95,7 @@ func (t *DocumentTarget) Allowed() []string {
 }
 
 // CheckDocumentType validates a DocumentType for the target and returns it
-// as the caller sent it (trimmed): spec 2.7 says AttachmentType equals the
+// as the caller sent it (trimmed): docs/api-contract.md §2.7 says AttachmentType equals the
 // DocumentType sent, so the caller's spelling is kept.
 func (t *DocumentTarget) CheckDocumentType(v string) (string, error) {
 	v = strings.TrimSpace(v)

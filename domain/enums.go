@@ -2,7 +2,7 @@ package domain
 
 import "strings"
 
-// Vocabularies of the spec (section 2–3) and docs/architecture.md. Each has a list of
+// Vocabularies of docs/api-contract.md §2–§3 and docs/architecture.md. Each has a list of
 // all values so that validation, GraphQL enums and the OpenAPI document read
 // one source.
 
@@ -27,7 +27,7 @@ const (
 
 var InvoiceStatuses = []InvoiceStatus{InvoiceDraft, InvoiceAwaitingPayment, InvoicePaid}
 
-// StatementStatus: only Processed and Failed are ever visible (spec 3.2); the
+// StatementStatus: only Processed and Failed are ever visible (docs/api-contract.md §3.2); the
 // in-flight and unsettled states exist in storage and are never returned.
 type StatementStatus string
 
@@ -59,7 +59,7 @@ const (
 
 var DriverTypes = []DriverType{CompanyDriver, OwnerOperator, ContractDriver}
 
-// ParseDriverType matches case-insensitively (spec 4.2).
+// ParseDriverType matches case-insensitively (docs/api-contract.md §4.2).
 func ParseDriverType(s string) (DriverType, bool) {
 	for _, t := range DriverTypes {
 		if strings.EqualFold(s, string(t)) {
@@ -98,7 +98,7 @@ const (
 
 var LocationStatuses = []LocationStatus{LocationActive, LocationDisabled, LocationInactive}
 
-// LocationTypes are the examples of spec 2.5.
+// LocationTypes are the examples of docs/api-contract.md §2.5.
 var LocationTypes = []string{"Terminal", "Shipper/Consignee", "Cold Warehouse", "Dry Warehouse"}
 
 type UserStatus string

@@ -1,6 +1,6 @@
 package domain
 
-// Event types of spec 6.1.
+// Event types of docs/api-contract.md §6.1.
 const (
 	EventWebhookVerification = "webhook.verification"
 	EventLoadChanged         = "load.changed"
@@ -9,10 +9,10 @@ const (
 )
 
 // EventTypes are the business event types a webhook can subscribe to, in the
-// order of the event-type list (spec 4.8).
+// order of the event-type list (docs/api-contract.md §4.8).
 var EventTypes = []string{EventLoadChanged, EventLoadStatusChanged, EventTripChanged}
 
-// EventPayloadVersion is the envelope's version field (spec 6.3).
+// EventPayloadVersion is the envelope's version field (docs/api-contract.md §6.3).
 const EventPayloadVersion = "v1"
 
 // Channels an event leaves by, named to whoever watches emitted payloads

@@ -44,13 +44,13 @@ type LoggedEvent struct {
 	ID           string
 	Type         string
 	SubsidiaryID uuid.UUID
-	// Payload is the stored envelope of spec 6.3, previousAttributes
+	// Payload is the stored envelope of docs/api-contract.md §6.3, previousAttributes
 	// included; render it with WebhookBody.
 	Payload json.RawMessage
 }
 
 // WebhookBody is the body a webhook receives for a stored envelope:
-// data.diff.previousAttributes only when asked for (spec 6.4). The delivery
+// data.diff.previousAttributes only when asked for (docs/api-contract.md §6.4). The delivery
 // worker and the events API both render with it, so the API answers byte for
 // byte what a receiver got.
 func WebhookBody(payload []byte, includePreviousAttributes bool) ([]byte, error) {
@@ -73,7 +73,7 @@ func ParseEnvelope(payload []byte) (time.Time, EventData, error) {
 	return ts, env.Data, err
 }
 
-// eventIDPattern is spec 6.3's event id: <uuid>-<suffix>.
+// eventIDPattern is docs/api-contract.md §6.3's event id: <uuid>-<suffix>.
 var eventIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3}$`)
 
 // EventTypeScope is the scope that lets a caller see events of a type:

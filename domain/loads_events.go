@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Change kinds of spec 6.4's data.diff.changes.
+// Change kinds of docs/api-contract.md §6.4's data.diff.changes.
 const (
 	ChangeStatus = "StatusChanged"
 	ChangeRate   = "RateChanged"
@@ -28,7 +28,7 @@ type Change struct {
 	Target *ChangeTarget `json:"target,omitempty"`
 }
 
-// Diff is spec 6.4's data.diff. PreviousAttributes is always computed and
+// Diff is docs/api-contract.md §6.4's data.diff. PreviousAttributes is always computed and
 // stored; each consumer drops it unless it asked for it.
 type Diff struct {
 	Changes            []Change                   `json:"changes"`
@@ -43,7 +43,7 @@ type EventData struct {
 	Diff *Diff `json:"diff,omitempty"`
 }
 
-// Event is one outbox entry: the envelope of spec 6.3 plus what routing needs.
+// Event is one outbox entry: the envelope of docs/api-contract.md §6.3 plus what routing needs.
 type Event struct {
 	ID           string
 	Type         string
@@ -54,7 +54,7 @@ type Event struct {
 	Data         EventData
 }
 
-// Envelope is spec 6.3's wire shape.
+// Envelope is docs/api-contract.md §6.3's wire shape.
 type Envelope struct {
 	ID        string          `json:"id"`
 	Type      string          `json:"type"`
@@ -66,7 +66,7 @@ type Envelope struct {
 // EventTimeLayout renders ISO 8601 with an explicit numeric offset (+00:00).
 const EventTimeLayout = "2006-01-02T15:04:05.000000-07:00"
 
-// MarshalEnvelope renders e as spec 6.3's envelope.
+// MarshalEnvelope renders e as docs/api-contract.md §6.3's envelope.
 func (e Event) MarshalEnvelope() ([]byte, error) {
 	data, err := json.Marshal(e.Data)
 	if err != nil {
@@ -128,7 +128,7 @@ func LoadDiffFields() []string { return slices.Clone(loadDiffFields) }
 // TripDiffFields: see LoadDiffFields.
 func TripDiffFields() []string { return slices.Clone(tripDiffFields) }
 
-// DiffLoads compares two snapshots of one load (spec 6.4).
+// DiffLoads compares two snapshots of one load (docs/api-contract.md §6.4).
 func DiffLoads(before, after *Load) (*Diff, error) {
 	return diffJSON(before, after, loadDiffFields)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// loadTransitions is the load status machine (spec 3.2 leaves it open; this
+// loadTransitions is the load status machine (docs/api-contract.md §3.2 leaves it open; this
 // table is the contract): from each status, the statuses a write may move to.
 // Only Open, Covered or Dispatched loads can be cancelled; TONU (truck ordered,
 // not used) follows a dispatch; Delivered and TONU are final; a cancelled load

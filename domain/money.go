@@ -14,7 +14,7 @@ import (
 const USD = 840
 
 // Money is an exact amount and its ISO 4217 numeric currency. Amount renders
-// as a JSON number, never through a float64. Currency may be null (spec 2.1,
+// as a JSON number, never through a float64. Currency may be null (docs/api-contract.md §2.1,
 // settlement statements).
 type Money struct {
 	Amount   decimal.Decimal

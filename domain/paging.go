@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// MaxPageSize bounds every list (spec 8 for statements; docs/security.md: every list
+// MaxPageSize bounds every list (docs/api-contract.md §8 for statements; docs/security.md: every list
 // is bounded).
 const MaxPageSize = 100
 
@@ -65,7 +65,7 @@ func answering[T any](w Window) func(Page[T], error) (Page[T], error) {
 	}
 }
 
-// offsetWindow validates spec-style Page/PageSize paging (Page 0-based).
+// offsetWindow validates contract-style Page/PageSize paging (Page 0-based).
 func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize int) Window {
 	w := Window{}
 	switch {
@@ -119,7 +119,7 @@ func cursorWindow(v *Validation, first *int, after *string) Window {
 	return w
 }
 
-// listWindow validates a list's paging: Page/PageSize (the spec's) or
+// listWindow validates a list's paging: Page/PageSize (the API contract's) or
 // first/after (Relay), never both.
 func listWindow(v *Validation, page, pageSize, first *int, after *string, requirePage bool) Window {
 	if first == nil && after == nil {
@@ -131,7 +131,7 @@ func listWindow(v *Validation, page, pageSize, first *int, after *string, requir
 	return cursorWindow(v, first, after)
 }
 
-// PageWindow validates a list that the spec does not page (GraphQL trailers):
+// PageWindow validates a list that the API contract does not page (GraphQL trailers):
 // page/pageSize (pageSize 1–100) or first/after; neither means the first 20.
 func PageWindow(page, pageSize, first *int, after *string) (Window, error) {
 	var v Validation
@@ -144,7 +144,7 @@ func PageWindow(page, pageSize, first *int, after *string) (Window, error) {
 	return w, v.Err()
 }
 
-// MaxWholeList bounds a list the spec returns whole (REST trailers, a bare
+// MaxWholeList bounds a list the API contract returns whole (REST trailers, a bare
 // array): larger lists are read in slices of at most this many, each after
 // the cursor of the previous slice's last item.
 const MaxWholeList = 1000

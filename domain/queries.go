@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// ReadStore is the storage port behind every read of spec section 4. Each
+// ReadStore is the storage port behind every read of docs/api-contract.md §4. Each
 // method is tenant-scoped; a row of another tenant is simply not found.
 type ReadStore interface {
 	InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*Invoice, error)
@@ -23,14 +23,14 @@ type ReadStore interface {
 	LoadLister
 }
 
-// Reads is the read service: it authorizes the caller, applies the spec's
+// Reads is the read service: it authorizes the caller, applies the API contract's
 // rules and asks storage. REST and GraphQL both call it.
 type Reads struct{ Store ReadStore }
 
-// InvoiceKey names an invoice by id or by number: exactly one (spec 4.1).
+// InvoiceKey names an invoice by id or by number: exactly one (docs/api-contract.md §4.1).
 type InvoiceKey struct{ ID, Number *string }
 
-// Invoice answers spec 4.1.
+// Invoice answers docs/api-contract.md §4.1.
 func (r *Reads) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error) {
 	p, err := Authorize(ctx, OpReadInvoice)
 	if err != nil {
@@ -63,7 +63,7 @@ func (r *Reads) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error) {
 // DateRangeInput is a window as the client sent it.
 type DateRangeInput struct{ Start, End *time.Time }
 
-// StatementSearchInput is spec 4.2's request as sent (nil = absent).
+// StatementSearchInput is docs/api-contract.md §4.2's request as sent (nil = absent).
 type StatementSearchInput struct {
 	Page, PageSize     *int
 	StatementDateRange *DateRangeInput
@@ -97,7 +97,7 @@ type StatementQuery struct {
 	Skip       StatementSkip
 }
 
-// Validate applies every rule of spec 4.2.
+// Validate applies every rule of docs/api-contract.md §4.2.
 func (in StatementSearchInput) Validate() (StatementQuery, error) {
 	var v Validation
 	var q StatementQuery
@@ -130,7 +130,7 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 	return q, v.Err()
 }
 
-// statementDriverFilter is spec 4.2's driver filters (search and export):
+// statementDriverFilter is docs/api-contract.md §4.2's driver filters (search and export):
 // DriverType matched case-insensitively, DriverId a UUID, blank = absent.
 // typeField and idField name the inputs as the transport's client sent them.
 func statementDriverFilter(v *Validation, driverType, driverID *string, typeField, idField string) (*DriverType, *uuid.UUID) {
@@ -153,7 +153,7 @@ func statementDriverFilter(v *Validation, driverType, driverID *string, typeFiel
 	return dt, id
 }
 
-// SearchStatements answers spec 4.2.
+// SearchStatements answers docs/api-contract.md §4.2.
 func (r *Reads) SearchStatements(ctx context.Context, in StatementSearchInput) (Page[Statement], error) {
 	p, err := Authorize(ctx, OpSearchStatements)
 	if err != nil {
@@ -166,7 +166,7 @@ func (r *Reads) SearchStatements(ctx context.Context, in StatementSearchInput) (
 	return answering[Statement](q.Window)(r.Store.SearchStatements(ctx, p.TenantID, q))
 }
 
-// Statement answers spec 4.3: unknown or in-flight numbers are not found.
+// Statement answers docs/api-contract.md §4.3: unknown or in-flight numbers are not found.
 func (r *Reads) Statement(ctx context.Context, number int32) (*Statement, error) {
 	p, err := Authorize(ctx, OpReadStatement)
 	if err != nil {
@@ -175,7 +175,7 @@ func (r *Reads) Statement(ctx context.Context, number int32) (*Statement, error)
 	return r.Store.StatementByNumber(ctx, p.TenantID, number)
 }
 
-// Trailers answers spec 4.4 (REST: WholeListWindow slices of the whole
+// Trailers answers docs/api-contract.md §4.4 (REST: WholeListWindow slices of the whole
 // list; GraphQL: a window).
 func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
 	p, err := Authorize(ctx, OpListTrailers)
@@ -185,7 +185,7 @@ func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
 	return answering[Trailer](w)(r.Store.ListTrailers(ctx, p.TenantID, w))
 }
 
-// LocationSearchInput is spec 4.5's request as sent.
+// LocationSearchInput is docs/api-contract.md §4.5's request as sent.
 type LocationSearchInput struct {
 	Page, PageSize   *int
 	Status           []string
@@ -204,7 +204,7 @@ type LocationQuery struct {
 	Window        Window
 }
 
-// Validate applies spec 4.5's rules.
+// Validate applies docs/api-contract.md §4.5's rules.
 func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	var v Validation
 	var q LocationQuery
@@ -240,7 +240,7 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	return q, v.Err()
 }
 
-// SearchLocations answers spec 4.5.
+// SearchLocations answers docs/api-contract.md §4.5.
 func (r *Reads) SearchLocations(ctx context.Context, in LocationSearchInput) (Page[Location], error) {
 	p, err := Authorize(ctx, OpSearchLocations)
 	if err != nil {
@@ -253,7 +253,7 @@ func (r *Reads) SearchLocations(ctx context.Context, in LocationSearchInput) (Pa
 	return answering[Location](q.Window)(r.Store.SearchLocations(ctx, p.TenantID, q))
 }
 
-// UserSearchInput is spec 4.6's request as sent.
+// UserSearchInput is docs/api-contract.md §4.6's request as sent.
 type UserSearchInput struct {
 	Page, PageSize *int
 	Keyword        *string
@@ -270,7 +270,7 @@ type UserQuery struct {
 	Window  Window
 }
 
-// Validate applies spec 4.6's rules.
+// Validate applies docs/api-contract.md §4.6's rules.
 func (in UserSearchInput) Validate() (UserQuery, error) {
 	var v Validation
 	var q UserQuery
@@ -282,7 +282,7 @@ func (in UserSearchInput) Validate() (UserQuery, error) {
 	return q, v.Err()
 }
 
-// SearchUsers answers spec 4.6.
+// SearchUsers answers docs/api-contract.md §4.6.
 func (r *Reads) SearchUsers(ctx context.Context, in UserSearchInput) (Page[User], error) {
 	p, err := Authorize(ctx, OpSearchUsers)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Address is spec 2.1's postal address.
+// Address is docs/api-contract.md §2.1's postal address.
 type Address struct {
 	Street  string `json:"Street"`
 	City    string `json:"City"`
@@ -14,7 +14,7 @@ type Address struct {
 	ZipCode string `json:"ZipCode"`
 }
 
-// Invoice is spec 2.2.
+// Invoice is docs/api-contract.md §2.2.
 type Invoice struct {
 	ID                      uuid.UUID         `json:"Id"`
 	Number                  string            `json:"Number"`
@@ -96,7 +96,7 @@ type InvoicePayment struct {
 	PaymentReference string    `json:"PaymentReference"`
 }
 
-// Statement is a driver settlement statement (spec 2.3).
+// Statement is a driver settlement statement (docs/api-contract.md §2.3).
 type Statement struct {
 	Number         int32           `json:"Number"`
 	Status         StatementStatus `json:"Status"`
@@ -157,7 +157,7 @@ type SubLine struct {
 	Amount      Money  `json:"Amount"`
 }
 
-// Trailer is spec 2.4.
+// Trailer is docs/api-contract.md §2.4.
 type Trailer struct {
 	ID                    uuid.UUID          `json:"Id"`
 	CreatedAt             time.Time          `json:"CreatedAt"`
@@ -212,7 +212,7 @@ type TrailerReference struct {
 	Value string `json:"Value"`
 }
 
-// Location is spec 2.5.
+// Location is docs/api-contract.md §2.5.
 type Location struct {
 	ID              uuid.UUID      `json:"Id"`
 	Name            string         `json:"Name"`
@@ -228,7 +228,7 @@ type Location struct {
 	Notes           []LocationNote `json:"Notes"`
 }
 
-// LocationNote is spec 2.5's note; its id is spelled in lower case there.
+// LocationNote is docs/api-contract.md §2.5's note; its id is spelled in lower case there.
 type LocationNote struct {
 	ID          uuid.UUID `json:"id"`
 	Description string    `json:"Description"`
@@ -237,7 +237,7 @@ type LocationNote struct {
 	User        string    `json:"User"`
 }
 
-// User is spec 2.6.
+// User is docs/api-contract.md §2.6.
 type User struct {
 	ID          uuid.UUID  `json:"Id"`
 	UserName    string     `json:"UserName"`
@@ -253,7 +253,7 @@ type User struct {
 	ModifiedAt  time.Time  `json:"ModifiedAt"`
 }
 
-// Document is spec 2.7's uploaded document record.
+// Document is docs/api-contract.md §2.7's uploaded document record.
 type Document struct {
 	ID             uuid.UUID          `json:"id"`
 	AttachmentPath string             `json:"AttachmentPath"`

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Scope is a permission of the form <entity>:<permission> (spec 5.3).
+// Scope is a permission of the form <entity>:<permission> (docs/api-contract.md §5.3).
 type Scope string
 
 // Scopes the API checks (docs/architecture.md's endpoint → scope table).
@@ -25,7 +25,7 @@ const (
 	ScopeWebhookManage Scope = "webhook:manage"
 )
 
-// scopeEntities lists spec 5.3's entities with their permissions.
+// scopeEntities lists docs/api-contract.md §5.3's entities with their permissions.
 var scopeEntities = []struct {
 	entity string
 	perms  []string
@@ -38,7 +38,7 @@ var scopeEntities = []struct {
 
 var crud = []string{"read", "create", "update", "delete"}
 
-// ScopeCatalogue is every grantable scope, in spec order.
+// ScopeCatalogue is every grantable scope, in the API contract's order (§5.3).
 var ScopeCatalogue = func() []Scope {
 	var out []Scope
 	for _, e := range scopeEntities {
@@ -50,7 +50,7 @@ var ScopeCatalogue = func() []Scope {
 }()
 
 // ReadScopes are the scopes a legacy token without a scope claim acts with
-// (spec 5.4): every ":read" scope.
+// (docs/api-contract.md §5.4): every ":read" scope.
 var ReadScopes = func() []Scope {
 	var out []Scope
 	for _, s := range ScopeCatalogue {

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// WebhookState is a webhook's status (spec 3.1). FailedVerification behaves
+// WebhookState is a webhook's status (docs/api-contract.md §3.1). FailedVerification behaves
 // exactly as Disabled; it only lets the UI say why.
 type WebhookState string
 
@@ -59,7 +59,7 @@ const (
 	TriggerFailingTooLong WebhookTrigger = "failing too long"
 )
 
-// WebhookTransition is one row of spec 3.1's table. From "" is "(none)";
+// WebhookTransition is one row of docs/api-contract.md §3.1's table. From "" is "(none)";
 // Verify says a verification request must be sent on entering To.
 type WebhookTransition struct {
 	From    []WebhookState
@@ -73,20 +73,20 @@ var (
 	inactiveState = []WebhookState{WebhookDisabled, WebhookPending, WebhookFailedVerification}
 )
 
-// WebhookTransitions is the state machine. Rows marked "spec" are spec 3.1;
+// WebhookTransitions is the state machine. Rows marked "contract" are docs/api-contract.md §3.1;
 // the others are decisions for what the table leaves open.
 var WebhookTransitions = []WebhookTransition{
-	{From: []WebhookState{""}, Trigger: TriggerCreated, To: WebhookPending},                                            // spec: no events delivered
-	{From: inactiveState, Trigger: TriggerEnable, To: WebhookPending, Verify: true},                                    // spec (FailedVerification behaves as Disabled)
+	{From: []WebhookState{""}, Trigger: TriggerCreated, To: WebhookPending},                                            // contract: no events delivered
+	{From: inactiveState, Trigger: TriggerEnable, To: WebhookPending, Verify: true},                                    // contract (FailedVerification behaves as Disabled)
 	{From: []WebhookState{WebhookActive}, Trigger: TriggerEnable, To: WebhookActive},                                   // decision: enabling a connected webhook is a no-op
-	{From: []WebhookState{WebhookPending}, Trigger: TriggerVerified, To: WebhookActive},                                // spec
-	{From: []WebhookState{WebhookPending}, Trigger: TriggerVerificationFailed, To: WebhookFailedVerification},          // spec: Disabled, UI shows failed verification
-	{From: []WebhookState{WebhookActive}, Trigger: TriggerURLChanged, To: WebhookPending, Verify: true},                // spec: re-verification
+	{From: []WebhookState{WebhookPending}, Trigger: TriggerVerified, To: WebhookActive},                                // contract
+	{From: []WebhookState{WebhookPending}, Trigger: TriggerVerificationFailed, To: WebhookFailedVerification},          // contract: Disabled, UI shows failed verification
+	{From: []WebhookState{WebhookActive}, Trigger: TriggerURLChanged, To: WebhookPending, Verify: true},                // contract: re-verification
 	{From: inactiveState, Trigger: TriggerURLChanged, To: WebhookSameState},                                            // decision: config only; verified on enable
-	{From: anyState, Trigger: TriggerEventsChanged, To: WebhookSameState},                                              // spec (Active stays Active)
-	{From: anyState, Trigger: TriggerPreviousAttrChanged, To: WebhookSameState},                                        // spec (Active stays Active)
-	{From: anyState, Trigger: TriggerSecretRegenerated, To: WebhookSameState},                                          // spec: no re-verification, dual signatures
-	{From: anyState, Trigger: TriggerDisable, To: WebhookDisabled},                                                     // spec: configuration kept
+	{From: anyState, Trigger: TriggerEventsChanged, To: WebhookSameState},                                              // contract (Active stays Active)
+	{From: anyState, Trigger: TriggerPreviousAttrChanged, To: WebhookSameState},                                        // contract (Active stays Active)
+	{From: anyState, Trigger: TriggerSecretRegenerated, To: WebhookSameState},                                          // contract: no re-verification, dual signatures
+	{From: anyState, Trigger: TriggerDisable, To: WebhookDisabled},                                                     // contract: configuration kept
 	{From: []WebhookState{WebhookActive}, Trigger: TriggerEndpointGone, To: WebhookDisabled},                           // DESIGN: 410 Gone
 	{From: []WebhookState{WebhookActive}, Trigger: TriggerFailingTooLong, To: WebhookDisabled},                         // DESIGN: failing for 5 days
 	{From: []WebhookState{WebhookDisabled, WebhookFailedVerification}, Trigger: TriggerVerified, To: WebhookSameState}, // a late answer after a manual disable changes nothing
@@ -109,7 +109,7 @@ func NextWebhookState(from WebhookState, trigger WebhookTrigger) (WebhookState, 
 	return from, false, &Error{Code: CodeConflict, Message: fmt.Sprintf("a %s webhook cannot take the transition %q", from, trigger)}
 }
 
-// Webhook is one webhook configuration (spec 2.8). The signing secret is not
+// Webhook is one webhook configuration (docs/api-contract.md §2.8). The signing secret is not
 // here: it is shown once and stored encrypted.
 type Webhook struct {
 	ID                        uuid.UUID
@@ -159,7 +159,7 @@ const (
 	webhookSecretRandomBytes = 32
 )
 
-// ValidateWebhookInput checks in against spec 2.8 for create (creating true:
+// ValidateWebhookInput checks in against docs/api-contract.md §2.8 for create (creating true:
 // every required field present) or update. allowInsecure is the development
 // flag that admits http:// and loopback endpoints.
 func ValidateWebhookInput(in WebhookInput, creating, allowInsecure bool) error {

@@ -21,7 +21,7 @@ type WebhookRoute struct {
 	Webhook *Webhook
 }
 
-// RouteWebhookEvents decides which webhooks deliver which events (spec 6):
+// RouteWebhookEvents decides which webhooks deliver which events (docs/api-contract.md §6):
 // an Active webhook of the event's tenant and subsidiary that subscribes to
 // its type. An event of no subsidiary goes to no webhook, since every
 // webhook belongs to one. Routes come in event order, then webhook order.

@@ -50,7 +50,7 @@ type WebhookStore interface {
 // the same, so enabling webhooks cannot map a network.
 var VerificationFailed = fmt.Sprintf(`verification failed: the endpoint did not answer 200 with {"challenge": "<the X-Service-Challenge header>"} within %s`, VerificationTimeout)
 
-// WebhookVerifier sends the verification request of spec 6.2 and checks the
+// WebhookVerifier sends the verification request of docs/api-contract.md §6.2 and checks the
 // answer, returning why it failed (nil: verified).
 type WebhookVerifier interface {
 	Verify(ctx context.Context, url, challenge string) error
@@ -160,7 +160,7 @@ func (s *Webhooks) List(ctx context.Context) ([]Webhook, error) {
 }
 
 // Update changes configuration; a URL change on an Active webhook sends it
-// back to Pending and re-verifies (spec 3.1). The subsidiary is fixed.
+// back to Pending and re-verifies (docs/api-contract.md §3.1). The subsidiary is fixed.
 func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*Webhook, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// TestWebhookStateMachineSpecRows checks every row of spec 3.1.
+// TestWebhookStateMachineSpecRows checks every row of docs/api-contract.md §3.1.
 func TestWebhookStateMachineSpecRows(t *testing.T) {
 	t.Parallel()
 	rows := []struct {

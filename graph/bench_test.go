@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/graph"
 )
 
-// BenchmarkSettlementSearch100 runs spec 4.2's search for a page of 100
+// BenchmarkSettlementSearch100 runs docs/api-contract.md §4.2's search for a page of 100
 // statements with every field (driver, totals, line items, sub-lines)
 // through the real HTTP server.
 func BenchmarkSettlementSearch100(b *testing.B) {

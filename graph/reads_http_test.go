@@ -271,7 +271,7 @@ func TestTrailersLocationsUsersLoadAndEventTypes(t *testing.T) {
 			t.Errorf("load lacks %s:\n%s", want, load)
 		}
 	}
-	// Rules of spec 4.5/4.6 come from domain.
+	// Rules of docs/api-contract.md §4.5/§4.6 come from domain.
 	for name, q := range map[string]string{
 		"location page size 0":  `{ locations(pageSize: 0) { total } }`,
 		"location status":       `{ locations(filter: {status: ["Closed"]}, pageSize: 5) { total } }`,

@@ -6,7 +6,7 @@ import (
 )
 
 // envelope is what every list connection carries besides its items: the
-// spec's page envelope and Relay's page info, from one storage page and the
+// API contract's page envelope and Relay's page info, from one storage page and the
 // window domain validated.
 type envelope struct {
 	page     *int

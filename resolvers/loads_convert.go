@@ -145,7 +145,7 @@ func tripEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.TripEv
 }
 
 // diff renders data.diff for one subscriber: previousAttributes only when it
-// asked for them (spec 6.4), numbers kept exact.
+// asked for them (docs/api-contract.md §6.4), numbers kept exact.
 func diff(d *domain.Diff, previous bool) *model.EventDiff {
 	if d == nil {
 		return nil

@@ -33,7 +33,7 @@ type Route struct {
 // Deps are what the REST face calls.
 type Deps struct {
 	Reads *domain.Reads
-	// Documents serves spec 4.7's uploads, routes like every other (nil:
+	// Documents serves docs/api-contract.md §4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
 	Documents *domain.Documents
 	// Events serves the events API (nil: none).
@@ -95,7 +95,7 @@ func NewAPI(d Deps) *API {
 	return &API{mux: mux}
 }
 
-// endpoint applies the rules common to every route (spec 4): version,
+// endpoint applies the rules common to every route (docs/api-contract.md §4): version,
 // media types, bearer token, then the handler.
 func endpoint(pattern string, rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

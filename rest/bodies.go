@@ -6,7 +6,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// Request bodies exactly as spec 4.2, 4.5 and 4.6 name their fields; pointers
+// Request bodies exactly as docs/api-contract.md §4.2, §4.5 and §4.6 name their fields; pointers
 // keep "absent" apart from zero so that domain can say which is missing.
 
 type dateRangeBody struct {
@@ -19,7 +19,7 @@ type statementSearchBody struct {
 	PageSize           *int           `json:"PageSize"`
 	StatementDateRange *dateRangeBody `json:"StatementDateRange"`
 	DriverType         *string        `json:"DriverType"`
-	DriverId           *string        `json:"DriverId"` //nolint:revive // the spec's name
+	DriverId           *string        `json:"DriverId"` //nolint:revive // the API contract's name
 }
 
 func (b statementSearchBody) input() (domain.StatementSearchInput, error) {
@@ -33,7 +33,7 @@ type locationSearchBody struct {
 	Page             *int           `json:"Page"`
 	PageSize         *int           `json:"PageSize"`
 	Status           []string       `json:"Status"`
-	LocationIds      []string       `json:"LocationIds"` //nolint:revive // the spec's name
+	LocationIds      []string       `json:"LocationIds"` //nolint:revive // the API contract's name
 	CreatedDateRange *dateRangeBody `json:"CreatedDateRange"`
 }
 

@@ -2,7 +2,7 @@ package rest
 
 import "github.com/haulgraph/haulgraph/domain"
 
-// Envelope is spec 2.1's paged envelope.
+// Envelope is docs/api-contract.md §2.1's paged envelope.
 type Envelope[T any] struct {
 	Page     int `json:"Page"`
 	PageSize int `json:"PageSize"`

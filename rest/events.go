@@ -29,7 +29,7 @@ type eventHandlers struct {
 var eventFields = map[string]string{"first": "limit", "types": "type"}
 
 // GET /events?after=&limit=&type=&loadNumber=&subsidiaryId=&since=&includePreviousAttributes=
-// answers a JSON array of spec 6.3 envelopes, oldest first, each exactly the
+// answers a JSON array of docs/api-contract.md §6.3 envelopes, oldest first, each exactly the
 // body a webhook receives; Link rel="next" while more follow.
 func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()

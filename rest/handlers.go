@@ -24,7 +24,7 @@ func (h *handlers) routes() []Route {
 	}
 }
 
-// GET /invoices?id=&invoiceNumber= (spec 4.1).
+// GET /invoices?id=&invoiceNumber= (docs/api-contract.md §4.1).
 func (h *handlers) invoice(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	inv, err := h.reads.Invoice(r.Context(), domain.InvoiceKey{ID: queryParam(q, "id"), Number: queryParam(q, "invoiceNumber")})
@@ -35,7 +35,7 @@ func (h *handlers) invoice(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// POST /driver-settlement-statements/search (spec 4.2).
+// POST /driver-settlement-statements/search (docs/api-contract.md §4.2).
 func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) error {
 	var body statementSearchBody
 	if err := decodeJSON(w, r, &body); err != nil {
@@ -54,7 +54,7 @@ func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-// GET /driver-settlement-statements/{number} (spec 4.3).
+// GET /driver-settlement-statements/{number} (docs/api-contract.md §4.3).
 func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 	n, err := strconv.ParseInt(r.PathValue("number"), 10, 32)
 	if err != nil {
@@ -68,7 +68,7 @@ func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// GET /trailers (spec 4.4): a bare JSON array, read in slices of at most
+// GET /trailers (docs/api-contract.md §4.4): a bare JSON array, read in slices of at most
 // domain.MaxWholeList (?limit=, ?after=) with GitHub-style signals:
 // X-Total-Count and a Link rel="next" while more items follow.
 func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
@@ -102,7 +102,7 @@ func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// POST /locations/search (spec 4.5).
+// POST /locations/search (docs/api-contract.md §4.5).
 func (h *handlers) searchLocations(w http.ResponseWriter, r *http.Request) error {
 	var body locationSearchBody
 	if err := decodeJSON(w, r, &body); err != nil {
@@ -120,7 +120,7 @@ func (h *handlers) searchLocations(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// POST /users/search (spec 4.6).
+// POST /users/search (docs/api-contract.md §4.6).
 func (h *handlers) searchUsers(w http.ResponseWriter, r *http.Request) error {
 	var body userSearchBody
 	if err := decodeJSON(w, r, &body); err != nil {
@@ -145,7 +145,7 @@ func (h *handlers) load(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// GET /webhooks/event-types (spec 4.8, docs/architecture.md: a JSON array of strings).
+// GET /webhooks/event-types (docs/api-contract.md §4.8, docs/architecture.md: a JSON array of strings).
 func (h *handlers) eventTypes(w http.ResponseWriter, r *http.Request) error {
 	if _, err := domain.Authorize(r.Context(), domain.OpListEventTypes); err != nil {
 		return err

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// jsonBodyTypes are the request media types spec 4 lists for JSON bodies.
+// jsonBodyTypes are the request media types docs/api-contract.md §4 lists for JSON bodies.
 var jsonBodyTypes = map[string]bool{"application/json": true, "application/json-patch+json": true}
 
 // acceptsJSON reports whether an Accept header admits application/json or
-// application/problem+json (spec 4: the two media types on offer) or one of
+// application/problem+json (docs/api-contract.md §4: the two media types on offer) or one of
 // extra (a route's own media types). An absent header accepts anything.
 func acceptsJSON(header string, extra ...string) bool {
 	if strings.TrimSpace(header) == "" {

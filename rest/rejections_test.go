@@ -8,7 +8,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 )
 
-// Every rejection of spec 4, 7 and 8: status, problem+json and the field the
+// Every rejection of docs/api-contract.md §4, §7 and §8: status, problem+json and the field the
 // errors map names.
 func TestRejections(t *testing.T) {
 	t.Parallel()

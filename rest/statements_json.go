@@ -10,7 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// appendStatementPage appends a page of statements (spec 4.2) and a newline
+// appendStatementPage appends a page of statements (docs/api-contract.md §4.2) and a newline
 // exactly as json.NewEncoder(w).Encode(envelope(page)) writes them — a test
 // holds it to that byte for byte over every field — without reflection:
 // encoding/json was two fifths of the search's server CPU (~3,000 amounts,

@@ -6,7 +6,7 @@ import (
 )
 
 // LegacyToken serves the older token flow at
-// /api/authentication/{tenant_id}/token (spec 5.4): issue (scope-less
+// /api/authentication/{tenant_id}/token (docs/api-contract.md §5.4): issue (scope-less
 // tokens) until cutoff, then 410 problem+json pointing to /oauth/token.
 func LegacyToken(cutoff time.Time, issue http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

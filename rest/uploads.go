@@ -20,7 +20,7 @@ const multipartOverhead = 64 << 10
 // maxFieldBytes bounds the text fields (DocumentType, FileName).
 const maxFieldBytes = 1024
 
-// uploadRoutes are spec 4.7's four upload routes, ordinary routes of the
+// uploadRoutes are docs/api-contract.md §4.7's four upload routes, ordinary routes of the
 // API: endpoint() applies the version, Accept and bearer-token rules.
 func uploadRoutes(docs *domain.Documents) []Route {
 	var routes []Route

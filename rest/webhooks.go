@@ -105,7 +105,7 @@ func (h *webhookHandlers) delete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// POST /webhooks/{id}/enable: runs the verification (spec 6.2) and answers
+// POST /webhooks/{id}/enable: runs the verification (docs/api-contract.md §6.2) and answers
 // the resulting state: Active, or FailedVerification with the reason.
 func (h *webhookHandlers) enable(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "id", "webhook")

@@ -28,7 +28,7 @@ var _ domain.DocumentStore = (*Documents)(nil)
 
 func parentNotFound(t domain.DocumentParentType, id string) error {
 	if t == domain.ParentLoad {
-		// Spec 4.7: a load without trips is treated as nonexistent.
+		// docs/api-contract.md §4.7: a load without trips is treated as nonexistent.
 		return domain.NotFound("load %q was not found, or it has no trips yet (documents attach to loads with at least one trip)", id)
 	}
 	return domain.NotFound("%s %q was not found", lower(t), id)

@@ -16,7 +16,7 @@ import (
 // NotifyChannel is the channel the events table's trigger notifies on commit.
 const NotifyChannel = "haulgraph_events"
 
-// OutboxEvent is one stored event: the envelope of spec 6.3 (payload, with
+// OutboxEvent is one stored event: the envelope of docs/api-contract.md §6.3 (payload, with
 // data.diff.previousAttributes) and what routing needs.
 type OutboxEvent struct {
 	bun.BaseModel `bun:"table:events"`

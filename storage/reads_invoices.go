@@ -9,12 +9,12 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// InvoiceByID answers spec 4.1 by id.
+// InvoiceByID answers docs/api-contract.md §4.1 by id.
 func (r *Reads) InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*domain.Invoice, error) {
 	return r.invoice(ctx, tenant, InvoiceByID, id)
 }
 
-// InvoiceByNumber answers spec 4.1 by invoice number.
+// InvoiceByNumber answers docs/api-contract.md §4.1 by invoice number.
 func (r *Reads) InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number string) (*domain.Invoice, error) {
 	return r.invoice(ctx, tenant, InvoiceByNumber, number)
 }

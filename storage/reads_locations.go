@@ -33,7 +33,7 @@ type locationRow struct {
 	ExternalID    *string   `bun:"external_id"`
 }
 
-// SearchLocations answers spec 4.5, oldest first.
+// SearchLocations answers docs/api-contract.md §4.5, oldest first.
 func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q domain.LocationQuery) (domain.Page[domain.Location], error) {
 	var page domain.Page[domain.Location]
 	win, err := locationKeys.window(q.Window)

@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// visibleStatements is spec 3.2's rule in SQL: in-flight, Open and Draft
+// visibleStatements is docs/api-contract.md §3.2's rule in SQL: in-flight, Open and Draft
 // statements never leave the database. It matches the partial indexes of 0001
 // and the counts of 0018 (TestSQLVocabulariesAreTheGoOnes).
 var visibleStatements = "s.status IN (" + sqlLiterals(domain.VisibleStatementStatuses) + ")"
@@ -36,7 +36,7 @@ func statementColumns(skip domain.StatementSkip) string {
 	return statementBase + ", " + statementTotals
 }
 
-// SearchStatements answers spec 4.2 without what q.Skip names, in at most
+// SearchStatements answers docs/api-contract.md §4.2 without what q.Skip names, in at most
 // two round trips: the tenant context, the count and the page; then drivers,
 // line items and sub-lines of the whole page together. The statement texts
 // take every value as a bind parameter (LIMIT and OFFSET included), so there
@@ -137,11 +137,11 @@ func StatementSearchSQL(tenant uuid.UUID, q domain.StatementQuery) (StatementSea
 const statementDayCountSQL = `SELECT coalesce(sum(c.n), 0)::bigint FROM statement_day_counts c
 	WHERE c.tenant_id = $1 AND c.statement_date BETWEEN $2 AND $3 AND ($4::text IS NULL OR c.driver_type = $4)`
 
-// statementByNumber is spec 4.3's statement text.
+// statementByNumber is docs/api-contract.md §4.3's statement text.
 var statementByNumber = "SELECT " + statementColumns(domain.StatementSkip{}) +
 	" FROM settlement_statements s WHERE s.tenant_id = $1 AND s.number = $2 AND " + visibleStatements
 
-// StatementByNumber answers spec 4.3: unknown and in-flight are both not found.
+// StatementByNumber answers docs/api-contract.md §4.3: unknown and in-flight are both not found.
 func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*domain.Statement, error) {
 	var rows []domain.Statement
 	t := newTenantBatch(tenant)

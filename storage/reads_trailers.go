@@ -101,7 +101,7 @@ func (t trailerRow) trailer() (domain.Trailer, error) {
 	return out, nil
 }
 
-// ListTrailers answers spec 4.4, oldest first (a zero window: the whole list,
+// ListTrailers answers docs/api-contract.md §4.4, oldest first (a zero window: the whole list,
 // bounded).
 func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Window) (domain.Page[domain.Trailer], error) {
 	var page domain.Page[domain.Trailer]

@@ -32,7 +32,7 @@ type userRow struct {
 // '%kw%').
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// SearchUsers answers spec 4.6: the keyword matches user name, name or email
+// SearchUsers answers docs/api-contract.md §4.6: the keyword matches user name, name or email
 // (case-insensitive substring); ordered by user name.
 func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q domain.UserQuery) (domain.Page[domain.User], error) {
 	var page domain.Page[domain.User]

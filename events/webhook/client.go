@@ -19,7 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// UserAgent is the User-Agent of every request to an endpoint (spec 6.2).
+// UserAgent is the User-Agent of every request to an endpoint (docs/api-contract.md §6.2).
 const UserAgent = "Service-Webhook/1.0"
 
 // ErrForbiddenAddress is returned when an endpoint resolves to an address

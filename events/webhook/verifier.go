@@ -14,7 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// Verifier performs spec 6.2's handshake.
+// Verifier performs docs/api-contract.md §6.2's handshake.
 type Verifier struct {
 	Client        *http.Client
 	AllowInsecure bool

@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
-// Spec 3.1: created → Pending, and no events are delivered.
+// docs/api-contract.md §3.1: created → Pending, and no events are delivered.
 func TestCreatedWebhookIsPendingAndGetsNoEvents(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -41,7 +41,7 @@ func TestCreatedWebhookIsPendingAndGetsNoEvents(t *testing.T) {
 	}
 }
 
-// Spec 3.1 + 6.2: enable → Pending + verification request; a correct answer
+// docs/api-contract.md §3.1 + §6.2: enable → Pending + verification request; a correct answer
 // within 3 s → Active (Connected), and events flow.
 func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 	t.Parallel()
@@ -77,7 +77,7 @@ func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 		t.Errorf("traceparent %q", h.Get("traceparent"))
 	}
 	if h.Get("X-Service-Signature") != "" {
-		t.Error("the verification request is signed; spec 6.2 says it is not")
+		t.Error("the verification request is signed; docs/api-contract.md §6.2 says it is not")
 	}
 	var body map[string]any
 	if err := json.Unmarshal(v.body, &body); err != nil || len(body) != 2 || body["type"] != "webhook.verification" ||
@@ -89,7 +89,7 @@ func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 	rcv.next(t)
 }
 
-// Spec 3.1/6.2: every malformed answer leaves the webhook Disabled, shown as
+// docs/api-contract.md §3.1/§6.2: every malformed answer leaves the webhook Disabled, shown as
 // failed verification, and no events are delivered.
 func TestVerificationFailureModes(t *testing.T) {
 	t.Parallel()
@@ -152,7 +152,7 @@ func TestVerificationFailureModes(t *testing.T) {
 	}
 }
 
-// Spec 3.1: URL change on Active → Pending, re-verified at the new URL; no
+// docs/api-contract.md §3.1: URL change on Active → Pending, re-verified at the new URL; no
 // delivery while Pending.
 func TestURLChangeOnActiveReverifies(t *testing.T) {
 	t.Parallel()
@@ -191,7 +191,7 @@ func TestURLChangeOnActiveReverifies(t *testing.T) {
 	neu.none(t)
 }
 
-// Spec 3.1: event or IncludePreviousAttributes changes on Active stay Active,
+// docs/api-contract.md §3.1: event or IncludePreviousAttributes changes on Active stay Active,
 // without verification, effective for the next event.
 func TestEventAndPreviousAttributesChangesStayActive(t *testing.T) {
 	t.Parallel()
@@ -227,7 +227,7 @@ func TestEventAndPreviousAttributesChangesStayActive(t *testing.T) {
 	}
 }
 
-// Spec 3.1: manual disable from any state → Disabled at once, config kept,
+// docs/api-contract.md §3.1: manual disable from any state → Disabled at once, config kept,
 // re-enable possible.
 func TestManualDisableFromEveryState(t *testing.T) {
 	t.Parallel()

@@ -45,7 +45,7 @@ CREATE TABLE fleets (
 );
 CREATE INDEX fleets_tenant ON fleets (tenant_id);
 
--- API clients (spec 5.1). The secret is stored only as a hash.
+-- API clients (docs/api-contract.md §5.1). The secret is stored only as a hash.
 CREATE TABLE api_clients (
   id            uuid PRIMARY KEY,
   tenant_id     uuid NOT NULL REFERENCES tenants(id),
@@ -112,7 +112,7 @@ CREATE TABLE trucks (
 );
 CREATE INDEX trucks_tenant ON trucks (tenant_id);
 
--- Locations (spec 2.5).
+-- Locations (docs/api-contract.md §2.5).
 CREATE TABLE locations (
   id             uuid PRIMARY KEY,
   tenant_id      uuid NOT NULL REFERENCES tenants(id),
@@ -142,7 +142,7 @@ CREATE TABLE location_notes (
 );
 CREATE INDEX location_notes_location ON location_notes (tenant_id, location_id, time);
 
--- Users (spec 2.6). Keyword search uses a trigram index.
+-- Users (docs/api-contract.md §2.6). Keyword search uses a trigram index.
 CREATE TABLE users (
   id           uuid PRIMARY KEY,
   tenant_id    uuid NOT NULL REFERENCES tenants(id),
@@ -162,7 +162,7 @@ CREATE TABLE users (
 CREATE INDEX users_order ON users (tenant_id, user_name, id);
 CREATE INDEX users_keyword ON users USING gin (search_text gin_trgm_ops);
 
--- Trailers (spec 2.4); Notes and References are small value lists.
+-- Trailers (docs/api-contract.md §2.4); Notes and References are small value lists.
 CREATE TABLE trailers (
   id                      uuid PRIMARY KEY,
   tenant_id               uuid NOT NULL REFERENCES tenants(id),
@@ -236,7 +236,7 @@ CREATE TABLE trips (
 );
 CREATE INDEX trips_load ON trips (tenant_id, load_id, trip_number);
 
--- Invoices (spec 2.2).
+-- Invoices (docs/api-contract.md §2.2).
 CREATE TABLE invoices (
   id                        uuid PRIMARY KEY,
   tenant_id                 uuid NOT NULL REFERENCES tenants(id),
@@ -294,7 +294,7 @@ CREATE TABLE invoice_payments (
 );
 CREATE INDEX invoice_payments_invoice ON invoice_payments (tenant_id, invoice_id, payment_date);
 
--- Driver settlement statements (spec 2.3). Only Processed and Failed are ever
+-- Driver settlement statements (docs/api-contract.md §2.3). Only Processed and Failed are ever
 -- visible; the others exist so that the rule is real.
 CREATE TABLE settlement_statements (
   id               uuid PRIMARY KEY,
@@ -315,7 +315,7 @@ CREATE TABLE settlement_statements (
   number_of_trips integer, loaded_miles numeric(12,2), empty_miles numeric(12,2), hours_worked numeric(10,2),
   UNIQUE (tenant_id, number)
 );
--- The search filters of spec 4.2: date window, driver type, driver id.
+-- The search filters of docs/api-contract.md §4.2: date window, driver type, driver id.
 CREATE INDEX statements_search ON settlement_statements (tenant_id, statement_date, number)
   INCLUDE (driver_type, driver_id) WHERE status IN ('Processed', 'Failed');
 CREATE INDEX statements_by_type ON settlement_statements (tenant_id, driver_type, statement_date, number)
@@ -352,7 +352,7 @@ CREATE TABLE statement_sub_lines (
 );
 CREATE INDEX statement_sub_lines_item ON statement_sub_lines (line_item_id, position);
 
--- Documents (spec 2.7). The blob key never contains user input.
+-- Documents (docs/api-contract.md §2.7). The blob key never contains user input.
 CREATE TABLE documents (
   id              uuid PRIMARY KEY,
   tenant_id       uuid NOT NULL REFERENCES tenants(id),

@@ -17,5 +17,5 @@ CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys ((retired_at IS NULL
 -- Keys are system data: tenant transactions never see them.
 REVOKE ALL ON signing_keys FROM haulgraph_tenant;
 
--- Counting a tenant's live client sets (spec 5.1's limit of 10).
+-- Counting a tenant's live client sets (docs/api-contract.md §5.1's limit of 10).
 CREATE INDEX api_clients_tenant_live ON api_clients (tenant_id) WHERE revoked_at IS NULL;

@@ -1,4 +1,4 @@
--- 0018_statement_counts: the statement search's Total (spec 4.2) is read
+-- 0018_statement_counts: the statement search's Total (docs/api-contract.md §4.2) is read
 -- from per-day counts of the statements a search can see (0001's
 -- visibleStatements rule: Processed or Failed), kept exact by triggers in
 -- the writing transaction, instead of counting ~20,000 index entries for a

@@ -8,7 +8,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
-// TestSeedCoversEveryShape checks that scale 1 holds every shape the spec
+// TestSeedCoversEveryShape checks that scale 1 holds every shape the API contract
 // describes, and that the well-known keys point at what they promise.
 func TestSeedCoversEveryShape(t *testing.T) {
 	t.Parallel()

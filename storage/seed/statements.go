@@ -14,7 +14,7 @@ import (
 // firstStatementDate is the first Friday of 2025; statements follow weekly.
 var firstStatementDate = day(2025, time.January, 3)
 
-// Statement line categories (spec 2.3's display names).
+// Statement line categories (docs/api-contract.md §2.3's display names).
 const (
 	catPerTrip       = "Per Trip"
 	catAccessorial   = "Accessorial"

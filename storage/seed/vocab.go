@@ -79,7 +79,7 @@ var noteTexts = []string{
 
 var userRoles = []string{"Admin", "Dispatcher", "Driver", "Biller", "SalesAgent", "DataEntry", "Safety", "OperationManager"}
 
-// rolePermissions are the permission strings a role carries (the spec leaves
+// rolePermissions are the permission strings a role carries (the API contract leaves
 // the set open; these mirror the admin portal's areas).
 var rolePermissions = map[string][]string{
 	"Admin":            {"loads.view", "loads.edit", "billing.view", "billing.edit", "settlements.view", "settlements.edit", "users.manage", "api.manage"},
