@@ -70,6 +70,12 @@ func newCursorRig(t *testing.T) *cursorRig {
 	if len(r.idsA) != cursorLoadsA {
 		t.Fatalf("a has %d load.changed events, want %d", len(r.idsA), cursorLoadsA)
 	}
+	// The events API shows an event once no transaction older than its
+	// own still runs anywhere in the cluster (domain.EventPosition): other
+	// tests' transactions may hold A's back for a moment.
+	waitFor(t, 30*time.Second, "a's events visible through the events API", func() bool {
+		return len(r.edges(t, r.readA, "", cursorLoadsA).Data.Events.Edges) == cursorLoadsA
+	})
 	return r
 }
 
