@@ -65,6 +65,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 	if err != nil {
 		return gqlerror.List{l.present(ctx, err)}
 	}
+	from := after // the subscriber has every event up to here already
 	m.replaying = true
 	if errs := l.Join(ctx, exec, opCtx, m); errs != nil {
 		return errs
@@ -122,8 +123,14 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 	m.mu.Lock()
 	overflow := m.overflow
 	if !overflow {
-		if m.last.Before(upTo) {
-			m.last = upTo
+		// Nothing at or before the resume point goes out again, nor what
+		// the replay covered. The hub may stand before the resume point
+		// (this instance's relay behind the one that issued the cursor):
+		// its late events up to the cursor are then dropped, not resent.
+		for _, p := range []domain.EventPosition{upTo, from} {
+			if m.last.Before(p) {
+				m.last = p
+			}
 		}
 		for _, p := range m.pending {
 			if m.last.Before(p.pos) {
