@@ -57,6 +57,11 @@ func serve(ctx context.Context) error {
 	// would measure itself, not the bus.
 	cfg.ClientRateLimit, cfg.TenantRateLimit = 1e6, 1e6
 	cfg.GraphQLCostBudget, cfg.GraphQLCostRefill = 1e9, 1e9
+	// ...and every socket comes from one address: the per-address and
+	// per-client connection caps are lifted (the server and its listener are
+	// otherwise the ones serve runs, with their read and write bounds).
+	cfg.HTTP.MaxConnsPerAddr = -1
+	cfg.WebsocketMaxPerAddress, cfg.WebsocketMaxPerClient = 1<<30, 1<<30
 	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
@@ -93,11 +98,12 @@ func serve(ctx context.Context) error {
 			HeapInuse: m.HeapInuse, StackInuse: m.StackInuse, Goroutines: runtime.NumGoroutine()})
 	})
 	go func() { _ = a.Run(ctx) }()
-	srv := &http.Server{Handler: mux}
+	srv := a.NewServer()
+	srv.Handler = mux
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	line, _ := json.Marshal(ready{URL: cfg.PublicURL, ClientID: client.ClientID, Secret: secret, Subsidiary: sub.String()})
 	fmt.Fprintln(os.Stdout, string(line))
-	if err := srv.Serve(ln); err != http.ErrServerClosed {
+	if err := srv.Serve(a.Listener(ln)); err != http.ErrServerClosed {
 		return err
 	}
 	return nil
