@@ -376,17 +376,10 @@ func TestHostileHTTPIdleConnections(t *testing.T) {
 	if shut != n {
 		t.Errorf("%d of %d idle connections still open %v after their last answer (idle timeout %v)", n-shut, n, waited.Round(time.Millisecond), idle)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for apptest.ReadUsage(t).FDs > base.FDs+20 && time.Now().Before(deadline) {
-		runtimeYield()
-	}
-	if u := apptest.ReadUsage(t); u.FDs > base.FDs+20 {
-		t.Errorf("the process holds %d more descriptors than before the connections", u.FDs-base.FDs)
-	}
+	waitFor(t, 3*time.Second, "the descriptors of the closed connections freed", func() bool {
+		return apptest.ReadUsage(t).FDs <= base.FDs+20
+	})
 }
-
-// runtimeYield waits a little while polling for a count to fall.
-func runtimeYield() { <-time.After(10 * time.Millisecond) }
 
 // The connections open from one address are capped at the listener: the
 // one over the cap is closed at once, unanswered; another address is not
@@ -424,19 +417,12 @@ func TestHostileHTTPConnectionsPerAddress(t *testing.T) {
 		t.Errorf("another address is refused while 127.0.0.1 is at its cap: %v", err)
 	}
 	held[0].Close()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	waitFor(t, 3*time.Second, "a freed place taken again", func() bool {
 		c := dialRaw(t, srv, "127.0.0.1", false)
+		defer c.Close()
 		_, err := get(c)
-		c.Close()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a freed place is not taken again: %v", err)
-		}
-		runtimeYield()
-	}
+		return err == nil
+	})
 }
 
 // A statement export whose client never reads is cut after the write
@@ -493,16 +479,10 @@ func TestHostileHTTPStalledExport(t *testing.T) {
 	}
 	stalled := time.Now()
 	held := exporting()
-	deadline := stalled.Add(20 * time.Second)
-	for exporting() > 0 && time.Now().Before(deadline) {
-		runtimeYield()
-	}
-	left, backends := exporting(), srv.Backends(t)
-	t.Logf("2 stalled exports: %d export sessions at the stall, %d after %v; backends %d before, %d after",
-		held, left, time.Since(stalled).Round(time.Millisecond), base, backends)
-	if left > 0 {
-		t.Errorf("%d export sessions still hold a transaction %v after their clients stopped reading (write timeout %v)", left, time.Since(stalled).Round(time.Millisecond), writeTimeout)
-	}
+	waitFor(t, 20*time.Second, fmt.Sprintf("the export sessions leave their transactions after their clients stopped reading (write timeout %v)", writeTimeout),
+		func() bool { return exporting() == 0 })
+	t.Logf("2 stalled exports: %d export sessions at the stall, 0 after %v; backends %d before, %d after",
+		held, time.Since(stalled).Round(time.Millisecond), base, srv.Backends(t))
 	// What the stalled clients had not read ends short: the exports were
 	// cut, not finished.
 	for _, c := range stalledConns {

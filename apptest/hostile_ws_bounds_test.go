@@ -310,22 +310,15 @@ func TestWSCaps(t *testing.T) {
 func waitOpenWS(t *testing.T, srv *apptest.Server, n int) {
 	t.Helper()
 	want := fmt.Sprintf("haulgraph_websocket_connections_open %d\n", n)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, 10*time.Second, want+" in /metrics", func() bool {
 		res, err := http.Get(srv.AdminURL + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(res.Body)
 		_ = res.Body.Close()
-		if strings.Contains(string(b), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("want %q in /metrics", want)
-		}
-		time.Sleep(5 * time.Millisecond) // polling server state with a deadline
-	}
+		return strings.Contains(string(b), want)
+	})
 }
 
 // TestSSEStreamChurn: concurrent event streams that start, resume with
@@ -350,10 +343,7 @@ func TestSSEStreamChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitSSE := time.Now().Add(10 * time.Second)
-	for e.srv.GraphQL.Live.Members() == 0 && time.Now().Before(waitSSE) {
-		time.Sleep(2 * time.Millisecond) // polling server state with a deadline
-	}
+	waitFor(t, 10*time.Second, "the first stream subscribed", func() bool { return e.srv.GraphQL.Live.Members() > 0 })
 	mkLoad := func(n string) {
 		b := gqlBody(`mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`, map[string]any{"in": map[string]any{
 			"loadNumber": n, "subsidiaryId": e.sub, "rate": map[string]any{"amount": 1500.5}, "commodity": "Paper",
@@ -421,13 +411,7 @@ func TestSSEStreamChurn(t *testing.T) {
 		}
 		return true
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for e.srv.GraphQL.SSE.Streams() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d event streams still open", e.srv.GraphQL.SSE.Streams())
-		}
-		time.Sleep(2 * time.Millisecond) // polling server state with a deadline
-	}
+	waitFor(t, 10*time.Second, "every event stream released", func() bool { return e.srv.GraphQL.SSE.Streams() == 0 })
 	log := e.log.String()
 	for _, bad := range []string{"panic", "superfluous", "INTERNAL", "send on closed channel"} {
 		if i := strings.Index(log, bad); i >= 0 {
