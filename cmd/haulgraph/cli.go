@@ -24,6 +24,7 @@ type command struct {
 	actions []string               // subcommands; none when the flags follow the command
 	flags   func(fs *flag.FlagSet) // nil: no flags
 	db      bool                   // needs DATABASE_URL (and, outside the demo, the key)
+	env     string                 // the environment it reads, when not the database's
 	run     func(ctx context.Context, args []string) error
 }
 
@@ -62,6 +63,12 @@ func commands() []command {
 		{name: "webhooks", summary: "manage webhooks (haulgraph help webhooks)", usage: webhooksUsage, actions: webhookActions,
 			flags: func(fs *flag.FlagSet) { webhookFlags(fs) }, db: true,
 			run: func(ctx context.Context, args []string) error { return webhooksCmd(ctx, args, os.Stdout) }},
+		{name: "listen", summary: "forward the tenant's events, signed as webhooks, to a local URL (--forward-to URL)",
+			usage: listenUsage, env: apiEnvHelp, flags: func(fs *flag.FlagSet) { listenFlags(fs) },
+			run: func(ctx context.Context, args []string) error { return listenCmd(ctx, args, os.Stdout, os.Stderr) }},
+		{name: "trigger", summary: "make a real change to a demo load so an event fires (trigger load.changed)",
+			usage: triggerUsage, env: apiEnvHelp, actions: triggerTypes, flags: func(fs *flag.FlagSet) { triggerFlags(fs) },
+			run: func(ctx context.Context, args []string) error { return triggerCmd(ctx, args, os.Stdout) }},
 		{name: "version", summary: "print the version and exit", usage: "usage: haulgraph version\n",
 			run: func(context.Context, []string) error { fmt.Println(versionText()); return nil }},
 	}
@@ -165,6 +172,9 @@ func (c command) help(w io.Writer, name string) int {
 	}
 	if c.db {
 		fmt.Fprint(w, "\n"+envHelp)
+	}
+	if c.env != "" {
+		fmt.Fprint(w, "\n"+c.env)
 	}
 	return 0
 }
