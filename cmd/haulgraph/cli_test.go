@@ -101,7 +101,7 @@ func TestHelpNeedsNoDatabase(t *testing.T) {
 		has  []string // in stdout
 	}
 	cases := []want{
-		{[]string{"--help"}, []string{"usage: haulgraph <command>", "serve", "migrate", "tenants", "subsidiaries", "clients", "keys", "seed", "webhooks", "version"}},
+		{[]string{"--help"}, []string{"usage: haulgraph <command>", "serve", "migrate", "tenants", "subsidiaries", "clients", "keys", "seed", "webhooks", "listen", "trigger", "version"}},
 		{[]string{"-h"}, []string{"usage: haulgraph <command>"}},
 		{[]string{"help"}, []string{"usage: haulgraph <command>"}},
 		{[]string{"help", "--help"}, []string{"usage: haulgraph <command>"}},
@@ -109,15 +109,31 @@ func TestHelpNeedsNoDatabase(t *testing.T) {
 		{[]string{"migrate", "--help"}, []string{"usage: haulgraph migrate", "DATABASE_URL"}},
 		{[]string{"seed", "--help"}, []string{"usage: haulgraph seed", "-tenant", "-scale"}},
 		{[]string{"version", "--help"}, []string{"usage: haulgraph version"}},
+		{[]string{"listen", "--help"}, []string{"usage: haulgraph listen", "-forward-to", "-events", "-scheme", "-from", "-client-id", "HAULGRAPH_CLIENT_SECRET"}},
+		{[]string{"listen", "-h"}, []string{"usage: haulgraph listen", "-forward-to"}},
+		{[]string{"help", "listen"}, []string{"usage: haulgraph listen", "-forward-to"}},
+		{[]string{"trigger", "--help"}, []string{"usage: haulgraph trigger", "load.status.changed", "trip.changed"}},
+	}
+	// Every command the binary has, whatever the table above says of it.
+	for _, c := range commands() {
+		cases = append(cases, want{[]string{c.name, "--help"}, []string{"usage:"}}, want{[]string{"help", c.name}, []string{"usage:"}})
+		for _, a := range c.actions {
+			has := []string{"usage:"}
+			if c.flags != nil {
+				has = append(has, "flags of haulgraph "+c.name+" "+a)
+			}
+			cases = append(cases, want{[]string{"help", c.name, a}, has})
+		}
 	}
 	actions := map[string][]string{
 		"tenants":      {"create", "list"},
 		"subsidiaries": {"create", "list"},
 		"clients":      {"create", "list", "revoke", "edit"},
 		"keys":         {"rotate"},
+		"trigger":      {"load.changed", "load.status.changed", "trip.changed"},
 		"webhooks":     {"create", "list", "get", "update", "enable", "disable", "regenerate-secret", "delete", "redeliver", "deliveries", "recover"},
 	}
-	flagOf := map[string]string{"tenants": "-slug", "subsidiaries": "-tenant", "clients": "-scopes", "keys": "haulgraph keys rotate", "webhooks": "-signature-scheme"}
+	flagOf := map[string]string{"tenants": "-slug", "subsidiaries": "-tenant", "clients": "-scopes", "keys": "haulgraph keys rotate", "webhooks": "-signature-scheme", "trigger": "-load"}
 	for cmd, acts := range actions {
 		usage := "usage:"
 		cases = append(cases, want{[]string{cmd, "--help"}, []string{usage}}, want{[]string{"help", cmd}, []string{usage}})
@@ -172,6 +188,16 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"webhooks", "list", "--tenant", "acme", "--page", "2"}, "-page"},
 		{[]string{"migrate", "now"}, `unexpected argument "now"`},
 		{[]string{"version", "--short"}, "-short"},
+		{[]string{"listen", "--forward", "http://127.0.0.1:3000"}, "-forward"},
+		{[]string{"listen"}, "--forward-to is required"},
+		{[]string{"listen", "--forward-to", "localhost:3000/hooks"}, `"localhost:3000/hooks" is not an http(s) URL`},
+		{[]string{"listen", "--forward-to", "http://127.0.0.1:3000/hooks", "--scheme", "hmac"}, `unknown --scheme "hmac"`},
+		{[]string{"listen", "--forward-to", "http://127.0.0.1:3000/hooks", "extra"}, `unexpected argument "extra"`},
+		{[]string{"trigger"}, "no action"},
+		{[]string{"trigger", "invoice.paid"}, `unknown action "invoice.paid"`},
+		{[]string{"trigger", "load.changed", "--tenant", "acme"}, "-tenant"},
+		{[]string{"trigger", "load.changed"}, "no API client"},
+		{[]string{"trigger", "trip.changed", "--api", "ftp://x"}, `--api "ftp://x" is not an http(s) URL`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

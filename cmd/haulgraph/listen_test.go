@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/events/webhook"
+	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/webhooksig"
+)
+
+// received is one request the local receiver got.
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+// receiver is the integrator's local endpoint: it records every request and
+// answers 503 to the first one (so listen has to try it again).
+type receiver struct {
+	mu   sync.Mutex
+	got  []received
+	seen int
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.seen++
+	if rc.seen == 1 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	rc.got = append(rc.got, received{header: r.Header.Clone(), body: body})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (rc *receiver) all() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.got)
+}
+
+// waitUntil polls cond until it holds or the deadline passes.
+func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestListenForwardsTriggeredEvents: `haulgraph listen --forward-to` (the
+// built binary) forwards the events that three `haulgraph trigger` runs
+// cause, each the events API's envelope byte for byte, with a delivery's
+// headers, signed with the secret listen printed (webhooksig verifies it); a
+// receiver's failure is tried again; a restarted listen, with the same
+// secret, forwards what happened while it was stopped and nothing it had
+// forwarded already, signed in the Standard Webhooks scheme when asked.
+func TestListenForwardsTriggeredEvents(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "cli", Scale: 1})
+	if err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	tn := apptest.Tenant{ID: res.TenantID, Slug: "cli", SubsidiaryID: res.SubsidiaryID}
+	id, secret := srv.Client(t, tn, domain.ScopeLoadRead, domain.Scope("load:update"), domain.ScopeTripRead, domain.ScopeTripUpdate, domain.ScopeTrailerRead)
+	token := srv.Token(t, tn, domain.ScopeLoadRead, domain.ScopeTripRead)
+	rc := &receiver{}
+	hooks := httptest.NewServer(rc)
+	t.Cleanup(hooks.Close)
+	home := t.TempDir()
+	env := apptest.CleanEnv("HAULGRAPH_CLIENT_ID="+id, "HAULGRAPH_CLIENT_SECRET="+secret, "HOME="+home, "XDG_CONFIG_HOME="+home)
+	bin := haulgraphBinary(t)
+
+	listen := func(args ...string) (*exec.Cmd, *apptest.LockedBuffer) {
+		cmd := exec.Command(bin, append([]string{"listen", "--forward-to", hooks.URL + "/hooks", "--api", srv.URL, "--interval", "100ms"}, args...)...)
+		cmd.Env, cmd.Dir = env, t.TempDir()
+		out, errOut := &apptest.LockedBuffer{}, &apptest.LockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		waitUntil(t, 60*time.Second, "listen printed no Ready line; stderr: "+errOut.String(), func() bool {
+			return strings.Contains(out.String(), "Starting from") || strings.Contains(out.String(), "Resuming after")
+		})
+		return cmd, out
+	}
+	stop := func(cmd *exec.Cmd, out *apptest.LockedBuffer) {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("listen after Ctrl-C: %v\n%s", err, out)
+		}
+		if !strings.HasSuffix(out.String(), "Stopped\n") {
+			t.Fatalf("listen did not say it stopped:\n%s", out)
+		}
+	}
+	trigger := func(kind, want string) {
+		cmd := exec.Command(bin, "trigger", kind, "--api", srv.URL)
+		cmd.Env, cmd.Dir = env, t.TempDir()
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil || !regexp.MustCompile(want).MatchString(out.String()) {
+			t.Fatalf("trigger %s: %v\nstdout %q; want %q\nstderr %s", kind, err, out.String(), want, errOut.String())
+		}
+	}
+	// events lists what the events API holds for the tenant since start.
+	start := time.Now()
+	events := func() []json.RawMessage {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/p/v1/events?limit=100&since="+url.QueryEscape(start.UTC().Format(time.RFC3339Nano)), nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var list []json.RawMessage
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+	type envelope struct{ ID, Type string }
+	parse := func(b []byte) envelope {
+		var e envelope
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	// check: the receiver got exactly the events API's events, in order,
+	// each the same bytes with a delivery's headers, verified by verify.
+	check := func(from, total int, verify func(r received) error) {
+		t.Helper()
+		var want []json.RawMessage
+		waitUntil(t, 60*time.Second, "the events never reached the events API", func() bool {
+			want = events()
+			return len(want) >= total
+		})
+		waitUntil(t, 60*time.Second, "the receiver did not get every event", func() bool { return len(rc.all()) >= len(want) })
+		got := rc.all()
+		if len(got) != len(want) {
+			t.Fatalf("receiver got %d requests; the events API holds %d events", len(got), len(want))
+		}
+		for i := from; i < len(want); i++ {
+			e, r := parse(want[i]), got[i]
+			if !bytes.Equal(r.body, want[i]) {
+				t.Errorf("event %d: forwarded body\n%s\nis not the events API's\n%s", i, r.body, want[i])
+			}
+			if r.header.Get(webhooksig.EventIDHeader) != e.ID || r.header.Get(webhooksig.EventHeader) != e.Type ||
+				r.header.Get("User-Agent") != webhook.UserAgent || r.header.Get(webhooksig.DeliveryHeader) == "" ||
+				!strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+				t.Errorf("event %d (%s %s): headers %v", i, e.Type, e.ID, r.header)
+			}
+			if err := verify(r); err != nil {
+				t.Errorf("event %d (%s): signature: %v", i, e.Type, err)
+			}
+		}
+	}
+
+	first, out := listen()
+	m := regexp.MustCompile(`signing secret is (whsec_\S+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("listen printed no signing secret:\n%s", out)
+	}
+	whsec := m[1]
+	trigger("load.changed", `^load LD-\S+: poNumber ".*" -> "TRIGGER-\S+" \(load.changed\)\n$`)
+	trigger("load.status.changed", `^load LD-\S+: status (Open -> Quoted|Quoted -> Open) `)
+	trigger("trip.changed", `^trip \S+ of load LD-\S+: trailer \S+ -> \S+ `)
+	check(0, 4, func(r received) error {
+		if r.header.Get(webhooksig.TimestampHeader) == "" {
+			return webhooksig.ErrMalformed
+		}
+		return webhooksig.Verify(r.body, r.header.Get(webhooksig.SignatureHeader), whsec, webhooksig.DefaultTolerance)
+	})
+	var types []string
+	for _, r := range rc.all() {
+		types = append(types, r.header.Get(webhooksig.EventHeader))
+	}
+	if want := []string{"load.changed", "load.changed", "load.status.changed", "trip.changed"}; !slices.Equal(types, want) {
+		t.Fatalf("forwarded %v; want %v", types, want)
+	}
+	lines := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d  (\S+) +(\S+)  --> \[(\d+)\] POST \S+/hooks(.*)$`).FindAllStringSubmatch(out.String(), -1)
+	if len(lines) != 4 || lines[0][3] != "204" || lines[0][4] != " (2 attempts)" || lines[3][1] != "trip.changed" {
+		t.Fatalf("listen's lines (the first forward answered 503, then 204):\n%s", out)
+	}
+	stop(first, out)
+
+	// While listen is stopped: one more event, which the next run resumes to.
+	trigger("trip.changed", `\(trip.changed\)`)
+	again, out2 := listen("--scheme", "standard-webhooks")
+	last := parse(events()[3]).ID
+	if !strings.Contains(out2.String(), "Resuming after "+last) || !strings.Contains(out2.String(), "signing secret is "+whsec+"\n") {
+		t.Fatalf("restarted listen, after %s with secret %s, printed:\n%s", last, whsec, out2)
+	}
+	trigger("load.changed", `\(load.changed\)`)
+	wh, err := standardwebhooks.NewWebhook(whsec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(4, 6, func(r received) error { return wh.Verify(r.body, r.header) })
+	if n := len(rc.all()); n != 6 {
+		t.Fatalf("receiver got %d events; want the 4 of the first run and 2 new ones", n)
+	}
+	stop(again, out2)
+}
