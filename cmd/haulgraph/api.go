@@ -8,9 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,16 +124,20 @@ func answerError(resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var p struct {
 		Title, Detail string
-		Errors        any
+		Errors        map[string][]string
 	}
 	e := &statusError{status: resp.StatusCode}
 	if json.Unmarshal(body, &p) == nil {
-		e.detail = strings.TrimSpace(strings.TrimSuffix(p.Title+": "+p.Detail, ": "))
-		if p.Errors != nil {
-			if b, err := json.Marshal(p.Errors); err == nil {
-				e.detail += " " + string(b)
+		parts := []string{}
+		for _, s := range []string{p.Title, p.Detail} {
+			if s = strings.TrimSuffix(s, "."); s != "" {
+				parts = append(parts, s)
 			}
 		}
+		for _, f := range slices.Sorted(maps.Keys(p.Errors)) {
+			parts = append(parts, f+": "+strings.Join(p.Errors[f], "; "))
+		}
+		e.detail = strings.Join(parts, ": ")
 	}
 	if s := resp.Header.Get("Retry-After"); s != "" {
 		if d, err := time.ParseDuration(s + "s"); err == nil {

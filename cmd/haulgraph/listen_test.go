@@ -228,4 +228,36 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 		t.Fatalf("receiver got %d events; want the 4 of the first run and 2 new ones", n)
 	}
 	stop(again, out2)
+
+	// The asymmetric scheme: listen prints this machine's public key, and
+	// each forward carries a v1a signature it verifies.
+	third, out3 := listen("--scheme", "standard-webhooks-ed25519")
+	m = regexp.MustCompile(`public key is (whpk_\S+)`).FindStringSubmatch(out3.String())
+	if m == nil || strings.Contains(out3.String(), whsec) {
+		t.Fatalf("listen with ed25519 printed no public key, or the HMAC secret:\n%s", out3)
+	}
+	trigger("load.changed", `\(load.changed\)`)
+	check(6, 7, func(r received) error {
+		return webhooksig.VerifyStandardEd25519(r.body, r.header, m[1], webhooksig.DefaultTolerance, time.Now())
+	})
+	stop(third, out3)
+
+	// A position the events API no longer keeps (an event id it never had)
+	// is said on stderr and listen goes on from now; one that is no position
+	// at all fails listen with the API's complaint.
+	gone, outGone := listen("--from", "00000000-0000-4000-8000-000000000000-0")
+	waitUntil(t, 30*time.Second, "listen did not report the lost position", func() bool {
+		return strings.Contains(gone.Stderr.(*apptest.LockedBuffer).String(), "no longer kept")
+	})
+	stop(gone, outGone)
+	bad := exec.Command(bin, "listen", "--forward-to", hooks.URL+"/hooks", "--api", srv.URL, "--from", "not-a-cursor")
+	bad.Env, bad.Dir = env, t.TempDir()
+	var badErr bytes.Buffer
+	bad.Stderr = &badErr
+	if err := bad.Run(); bad.ProcessState.ExitCode() != 1 || !strings.Contains(badErr.String(), "HTTP 400") || !strings.Contains(badErr.String(), "after: ") {
+		t.Fatalf("listen --from not-a-cursor: %v, stderr %q; want exit 1 naming after", err, badErr.String())
+	}
+	if n := len(rc.all()); n != 7 {
+		t.Fatalf("receiver got %d events; want 7", n)
+	}
 }
