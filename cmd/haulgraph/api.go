@@ -83,7 +83,8 @@ func (f apiFlags) signIn(ctx context.Context) (*apiClient, error) {
 		AuthStyle:      oauth2.AuthStyleInParams,
 	}
 	plain := &http.Client{Timeout: 30 * time.Second}
-	tokenCtx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, plain)
+	// Renewals use ctx too: once it ends, listen is stopping anyway.
+	tokenCtx := context.WithValue(ctx, oauth2.HTTPClient, plain)
 	src := oauth2.ReuseTokenSource(nil, cc.TokenSource(tokenCtx))
 	if _, err := src.Token(); err != nil {
 		return nil, fmt.Errorf("signing in to %s as %s: %w", base, id, tokenError(err))
