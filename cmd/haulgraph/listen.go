@@ -108,8 +108,10 @@ func listenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		cursorFile: filepath.Join(dir, "listen-"+positionKey(c)+".cursor"),
 		forward:    &http.Client{Timeout: domain.DeliveryTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}
-	if *o.events != "" {
-		l.types = strings.Split(*o.events, ",")
+	for _, t := range strings.Split(*o.events, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			l.types = append(l.types, t)
+		}
 	}
 	switch {
 	case *o.from == "now":

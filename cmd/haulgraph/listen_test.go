@@ -77,7 +77,8 @@ func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool
 // headers, signed with the secret listen printed (webhooksig verifies it); a
 // receiver's failure is tried again; a restarted listen, with the same
 // secret, forwards what happened while it was stopped and nothing it had
-// forwarded already, signed in the Standard Webhooks scheme when asked.
+// forwarded already, only the types asked for, signed in the Standard
+// Webhooks schemes when asked (HMAC, then ed25519 with a printed public key).
 func TestListenForwardsTriggeredEvents(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
@@ -153,24 +154,36 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 		}
 		return e
 	}
-	// check: the receiver got exactly the events API's events, in order,
-	// each the same bytes with a delivery's headers, verified by verify.
-	check := func(from, total int, verify func(r received) error) {
+	// check: the events API now holds total events since start; of those
+	// from from on, the ones of types (nil: all) are what the receiver got
+	// since the last check, in order, each the same bytes with a delivery's
+	// headers, verified by verify.
+	var expected []json.RawMessage
+	check := func(from, total int, types []string, verify func(r received) error) {
 		t.Helper()
 		var want []json.RawMessage
 		waitUntil(t, 60*time.Second, "the events never reached the events API", func() bool {
 			want = events()
 			return len(want) >= total
 		})
-		waitUntil(t, 60*time.Second, "the receiver did not get every event", func() bool { return len(rc.all()) >= len(want) })
-		got := rc.all()
-		if len(got) != len(want) {
-			t.Fatalf("receiver got %d requests; the events API holds %d events", len(got), len(want))
+		if len(want) != total {
+			t.Fatalf("the events API holds %d events; want %d", len(want), total)
 		}
-		for i := from; i < len(want); i++ {
-			e, r := parse(want[i]), got[i]
-			if !bytes.Equal(r.body, want[i]) {
-				t.Errorf("event %d: forwarded body\n%s\nis not the events API's\n%s", i, r.body, want[i])
+		before := len(expected)
+		for _, w := range want[from:] {
+			if types == nil || slices.Contains(types, parse(w).Type) {
+				expected = append(expected, w)
+			}
+		}
+		waitUntil(t, 60*time.Second, "the receiver did not get every event", func() bool { return len(rc.all()) >= len(expected) })
+		got := rc.all()
+		if len(got) != len(expected) {
+			t.Fatalf("receiver got %d requests; want %d", len(got), len(expected))
+		}
+		for i := before; i < len(expected); i++ {
+			e, r := parse(expected[i]), got[i]
+			if !bytes.Equal(r.body, expected[i]) {
+				t.Errorf("event %d: forwarded body\n%s\nis not the events API's\n%s", i, r.body, expected[i])
 			}
 			if r.header.Get(webhooksig.EventIDHeader) != e.ID || r.header.Get(webhooksig.EventHeader) != e.Type ||
 				r.header.Get("User-Agent") != webhook.UserAgent || r.header.Get(webhooksig.DeliveryHeader) == "" ||
@@ -192,7 +205,7 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 	trigger("load.changed", `^load LD-\S+: poNumber ".*" -> "TRIGGER-\S+" \(load.changed\)\n$`)
 	trigger("load.status.changed", `^load LD-\S+: status (Open -> Quoted|Quoted -> Open) `)
 	trigger("trip.changed", `^trip \S+ of load LD-\S+: trailer \S+ -> \S+ `)
-	check(0, 4, func(r received) error {
+	check(0, 4, nil, func(r received) error {
 		if r.header.Get(webhooksig.TimestampHeader) == "" {
 			return webhooksig.ErrMalformed
 		}
@@ -211,21 +224,22 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 	}
 	stop(first, out)
 
-	// While listen is stopped: one more event, which the next run resumes to.
+	// While listen is stopped: one more event, which the next run resumes
+	// to; that run forwards only the types asked for.
 	trigger("trip.changed", `\(trip.changed\)`)
-	again, out2 := listen("--scheme", "standard-webhooks")
+	again, out2 := listen("--scheme", "standard-webhooks", "--events", "trip.changed, load.status.changed")
 	last := parse(events()[3]).ID
 	if !strings.Contains(out2.String(), "Resuming after "+last) || !strings.Contains(out2.String(), "signing secret is "+whsec+"\n") {
 		t.Fatalf("restarted listen, after %s with secret %s, printed:\n%s", last, whsec, out2)
 	}
-	trigger("load.changed", `\(load.changed\)`)
+	trigger("load.status.changed", `\(load.changed, load.status.changed\)`)
 	wh, err := standardwebhooks.NewWebhook(whsec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(4, 6, func(r received) error { return wh.Verify(r.body, r.header) })
+	check(4, 7, []string{"trip.changed", "load.status.changed"}, func(r received) error { return wh.Verify(r.body, r.header) })
 	if n := len(rc.all()); n != 6 {
-		t.Fatalf("receiver got %d events; want the 4 of the first run and 2 new ones", n)
+		t.Fatalf("receiver got %d events; want the 4 of the first run, the trip.changed and the load.status.changed", n)
 	}
 	stop(again, out2)
 
@@ -237,7 +251,7 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 		t.Fatalf("listen with ed25519 printed no public key, or the HMAC secret:\n%s", out3)
 	}
 	trigger("load.changed", `\(load.changed\)`)
-	check(6, 7, func(r received) error {
+	check(7, 8, nil, func(r received) error {
 		return webhooksig.VerifyStandardEd25519(r.body, r.header, m[1], webhooksig.DefaultTolerance, time.Now())
 	})
 	stop(third, out3)

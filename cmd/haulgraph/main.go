@@ -1,5 +1,6 @@
 // Command haulgraph is the one binary: serve, migrate, the operator commands
-// (tenants, clients, keys, seed, webhooks); `haulgraph help` lists them.
+// (tenants, clients, keys, seed, webhooks) and the integrator's (listen,
+// trigger); `haulgraph help` lists them.
 package main
 
 import (
