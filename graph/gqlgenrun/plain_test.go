@@ -61,3 +61,38 @@ func TestTemplatesFollowGqlgen(t *testing.T) {
 		t.Errorf("%d templates carry haulgraph: changes, want 3 (object, type, internal!)", changed)
 	}
 }
+
+// TestGeneratedOnly: every file of graph/generated is written by go
+// generate (the hand-written runtime lives in graph/execrt), and the
+// generated code calls that runtime: the sized query buffer, the sequential
+// lists and the plain objects.
+func TestGeneratedOnly(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "generated", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no generated files (%v)", err)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(src), "\n")
+		if !strings.HasPrefix(first, "// Code generated ") || !strings.HasSuffix(first, "DO NOT EDIT.") {
+			t.Errorf("%s is not generated (first line %q)", filepath.Base(f), first)
+		}
+		all.Write(src)
+	}
+	for _, want := range []string{
+		"buf := size.Buffer()",
+		"execrt.MarshalSliceSequentially(",
+		"resolverFields.MarshalSliceUnlessWaiting(ctx, sel, \"SettlementStatement\",",
+		"out := execrt.NewObjectJSON(fields)",
+		"if len(deferLabelToView) > 0 {",
+	} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("graph/generated lacks %q", want)
+		}
+	}
+}
