@@ -51,6 +51,7 @@ var rules = []rule{
 	{"rest", []string{"domain", "jsonkey", "ratelimit", "contract"}},
 	{"resolvers", []string{"domain", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
+	{"graph/execrt", nil},
 	{"graph/...", []string{"domain", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
 	{"app", []string{"..."}},

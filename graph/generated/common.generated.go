@@ -11,6 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/shopspring/decimal"
@@ -311,7 +312,7 @@ var addressImplementors = []string{"Address"}
 func (ec *executionContext) _Address(ctx context.Context, sel ast.SelectionSet, obj *domain.Address) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, addressImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -365,7 +366,7 @@ var moneyImplementors = []string{"Money"}
 func (ec *executionContext) _Money(ctx context.Context, sel ast.SelectionSet, obj *domain.Money) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, moneyImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -409,7 +410,7 @@ var pageInfoImplementors = []string{"PageInfo"}
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.PageInfo) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -202,7 +203,7 @@ var eventConnectionImplementors = []string{"EventConnection"}
 func (ec *executionContext) _EventConnection(ctx context.Context, sel ast.SelectionSet, obj *model.EventConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventConnectionImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -251,7 +252,7 @@ var eventEdgeImplementors = []string{"EventEdge"}
 func (ec *executionContext) _EventEdge(ctx context.Context, sel ast.SelectionSet, obj *model.EventEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventEdgeImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -331,7 +332,7 @@ func (ec *executionContext) marshalNEventConnection2ᚖgithubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) marshalNEventEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐEventEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EventEdge) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "EventEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "EventEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEventEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐEventEdge(ctx, sel, v[i])

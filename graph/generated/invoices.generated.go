@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -1429,7 +1430,7 @@ var customerImplementors = []string{"Customer"}
 func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet, obj *domain.Customer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, customerImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1493,7 +1494,7 @@ var invoiceImplementors = []string{"Invoice"}
 func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, obj *domain.Invoice) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1627,7 +1628,7 @@ var invoiceLineItemImplementors = []string{"InvoiceLineItem"}
 func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoiceLineItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceLineItemImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1798,7 +1799,7 @@ var invoicePaymentImplementors = []string{"InvoicePayment"}
 func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoicePayment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoicePaymentImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1857,7 +1858,7 @@ var lineRateImplementors = []string{"LineRate"}
 func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet, obj *domain.LineRate) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lineRateImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1906,7 +1907,7 @@ var vendorImplementors = []string{"Vendor"}
 func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, obj *domain.Vendor) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, vendorImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1969,7 +1970,7 @@ func (ec *executionContext) marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋh
 }
 
 func (ec *executionContext) marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItemᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoiceLineItem) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItem(ctx, sel, v[i])
@@ -1989,7 +1990,7 @@ func (ec *executionContext) marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulg
 }
 
 func (ec *executionContext) marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoiceLoad) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "InvoiceLoad", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "InvoiceLoad", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoad(ctx, sel, v[i])
@@ -2009,7 +2010,7 @@ func (ec *executionContext) marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋha
 }
 
 func (ec *executionContext) marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoicePayment) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePayment(ctx, sel, v[i])

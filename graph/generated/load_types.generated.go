@@ -1904,7 +1904,7 @@ func (ec *executionContext) marshalNBillingStatus2githubᚗcomᚋhaulgraphᚋhau
 }
 
 func (ec *executionContext) marshalNLoad2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Load) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "Load", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "Load", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLoad2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLoad(ctx, sel, v[i])
@@ -1951,7 +1951,7 @@ func (ec *executionContext) marshalNStop2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNStop2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStopᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Stop) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "Stop", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "Stop", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStop2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStop(ctx, sel, v[i])
@@ -1988,7 +1988,7 @@ func (ec *executionContext) marshalNTrip2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNTrip2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTripᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Trip) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "Trip", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "Trip", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrip2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrip(ctx, sel, v[i])

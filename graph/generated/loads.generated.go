@@ -12,6 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -2932,7 +2933,7 @@ var changeImplementors = []string{"Change"}
 func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *domain.Change) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2976,7 +2977,7 @@ var changeTargetImplementors = []string{"ChangeTarget"}
 func (ec *executionContext) _ChangeTarget(ctx context.Context, sel ast.SelectionSet, obj *domain.ChangeTarget) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeTargetImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3020,7 +3021,7 @@ var eventDiffImplementors = []string{"EventDiff"}
 func (ec *executionContext) _EventDiff(ctx context.Context, sel ast.SelectionSet, obj *model.EventDiff) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, eventDiffImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3064,7 +3065,7 @@ var loadConnectionImplementors = []string{"LoadConnection"}
 func (ec *executionContext) _LoadConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LoadConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadConnectionImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3118,7 +3119,7 @@ var loadEdgeImplementors = []string{"LoadEdge"}
 func (ec *executionContext) _LoadEdge(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEdgeImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3162,7 +3163,7 @@ var loadEventImplementors = []string{"LoadEvent", "Event"}
 func (ec *executionContext) _LoadEvent(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEventImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3226,7 +3227,7 @@ var loadEventDataImplementors = []string{"LoadEventData"}
 func (ec *executionContext) _LoadEventData(ctx context.Context, sel ast.SelectionSet, obj *model.LoadEventData) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, loadEventDataImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3273,7 +3274,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		Object: "Mutation",
 	})
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3448,7 +3449,7 @@ var tripEventImplementors = []string{"TripEvent", "Event"}
 func (ec *executionContext) _TripEvent(ctx context.Context, sel ast.SelectionSet, obj *model.TripEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tripEventImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3512,7 +3513,7 @@ var tripEventDataImplementors = []string{"TripEventData"}
 func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.SelectionSet, obj *model.TripEventData) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tripEventDataImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -3561,7 +3562,7 @@ func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.Selectio
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Change) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNChange2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChange(ctx, sel, v[i])
@@ -3602,7 +3603,7 @@ func (ec *executionContext) marshalNLoadConnection2ᚖgithubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) marshalNLoadEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐLoadEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LoadEdge) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "LoadEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "LoadEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLoadEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐLoadEdge(ctx, sel, v[i])

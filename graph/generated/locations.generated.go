@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -741,7 +742,7 @@ var locationImplementors = []string{"Location"}
 func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *domain.Location) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -835,7 +836,7 @@ var locationConnectionImplementors = []string{"LocationConnection"}
 func (ec *executionContext) _LocationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.LocationConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationConnectionImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -904,7 +905,7 @@ var locationEdgeImplementors = []string{"LocationEdge"}
 func (ec *executionContext) _LocationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.LocationEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationEdgeImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -948,7 +949,7 @@ var locationNoteImplementors = []string{"LocationNote"}
 func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.SelectionSet, obj *domain.LocationNote) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationNoteImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1007,7 +1008,7 @@ func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.Selection
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Location) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx, sel, v[i])
@@ -1033,7 +1034,7 @@ func (ec *executionContext) marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulg
 }
 
 func (ec *executionContext) marshalNLocationEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐLocationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.LocationEdge) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLocationEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐLocationEdge(ctx, sel, v[i])
@@ -1063,7 +1064,7 @@ func (ec *executionContext) marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaul
 }
 
 func (ec *executionContext) marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.LocationNote) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNote(ctx, sel, v[i])

@@ -2,9 +2,13 @@
 
 package generated
 
+import (
+	"github.com/haulgraph/haulgraph/graph/execrt"
+)
+
 // resolverFields holds, for every object of the schema, the fields that
 // have a resolver (may wait: a dataloader, a query).
-var resolverFields = map[string]map[string]bool{
+var resolverFields = execrt.ResolverFields{
 	"Address":                       {},
 	"Carrier":                       {"documents": true},
 	"Change":                        {},

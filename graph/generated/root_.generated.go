@@ -11,6 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -3038,11 +3039,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 					return nil
 				}
 			}
-			size := responseSizeOf(opCtx.RawQuery)
-			buf := size.buffer()
+			size := execrt.ResponseSizeOf(opCtx.RawQuery)
+			buf := size.Buffer()
 			data.MarshalGQL(buf)
 			response.Data = buf.Bytes()
-			size.remember(buf.Len())
+			size.Remember(buf.Len())
 			if atomic.LoadInt32(&ec.Deferred) > 0 {
 				hasNext := atomic.LoadInt32(&ec.PendingDeferred) > 0
 				response.HasNext = &hasNext

@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -1844,7 +1845,7 @@ var settlementStatementImplementors = []string{"SettlementStatement"}
 func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.SelectionSet, obj *domain.Statement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1923,7 +1924,7 @@ var settlementStatementConnectionImplementors = []string{"SettlementStatementCon
 func (ec *executionContext) _SettlementStatementConnection(ctx context.Context, sel ast.SelectionSet, obj *model.SettlementStatementConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementConnectionImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1992,7 +1993,7 @@ var settlementStatementEdgeImplementors = []string{"SettlementStatementEdge"}
 func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel ast.SelectionSet, obj *model.SettlementStatementEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementEdgeImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2036,7 +2037,7 @@ var statementLineItemImplementors = []string{"StatementLineItem"}
 func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineItemImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2110,7 +2111,7 @@ var statementSubLineImplementors = []string{"StatementSubLine"}
 func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.SelectionSet, obj *domain.SubLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementSubLineImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2164,7 +2165,7 @@ var statementTotalsImplementors = []string{"StatementTotals"}
 func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementTotals) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementTotalsImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -2340,7 +2341,7 @@ func (ec *executionContext) marshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgr
 }
 
 func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Statement) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "SettlementStatement", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "SettlementStatement", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, sel, v[i])
@@ -2366,7 +2367,7 @@ func (ec *executionContext) marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgr
 }
 
 func (ec *executionContext) marshalNSettlementStatementEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐSettlementStatementEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SettlementStatementEdge) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "SettlementStatementEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "SettlementStatementEdge", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSettlementStatementEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐSettlementStatementEdge(ctx, sel, v[i])
@@ -2418,7 +2419,7 @@ func (ec *executionContext) marshalNStatementLineItem2githubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.StatementLine) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLine(ctx, sel, v[i])
@@ -2438,7 +2439,7 @@ func (ec *executionContext) marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.SubLine) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLine(ctx, sel, v[i])
@@ -2461,7 +2462,7 @@ func (ec *executionContext) marshalODriver2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaul
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSliceUnlessWaiting(ctx, sel, "Driver", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "Driver", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDriver2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐDriver(ctx, sel, v[i])

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -1129,7 +1130,7 @@ var fleetImplementors = []string{"Fleet"}
 func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, obj *domain.Fleet) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, fleetImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1178,7 +1179,7 @@ var noteImplementors = []string{"Note"}
 func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj *domain.Note) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, noteImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1237,7 +1238,7 @@ var trailerImplementors = []string{"Trailer"}
 func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, obj *domain.Trailer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1386,7 +1387,7 @@ var trailerCapacityImplementors = []string{"TrailerCapacity"}
 func (ec *executionContext) _TrailerCapacity(ctx context.Context, sel ast.SelectionSet, obj *domain.TrailerCapacity) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerCapacityImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1430,7 +1431,7 @@ var trailerConnectionImplementors = []string{"TrailerConnection"}
 func (ec *executionContext) _TrailerConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TrailerConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerConnectionImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1499,7 +1500,7 @@ var trailerEdgeImplementors = []string{"TrailerEdge"}
 func (ec *executionContext) _TrailerEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TrailerEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerEdgeImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1543,7 +1544,7 @@ var trailerReferenceImplementors = []string{"TrailerReference"}
 func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.SelectionSet, obj *domain.TrailerReference) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerReferenceImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1591,7 +1592,7 @@ func (ec *executionContext) marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋ
 }
 
 func (ec *executionContext) marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Trailer) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx, sel, v[i])
@@ -1617,7 +1618,7 @@ func (ec *executionContext) marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 }
 
 func (ec *executionContext) marshalNTrailerEdge2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐTrailerEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TrailerEdge) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrailerEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐTrailerEdge(ctx, sel, v[i])
@@ -1657,7 +1658,7 @@ func (ec *executionContext) marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraph
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNote(ctx, sel, v[i])
@@ -1697,7 +1698,7 @@ func (ec *executionContext) marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraph
 	if v == nil {
 		return graphql.Null
 	}
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTrailerReference2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReference(ctx, sel, v[i])

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -1161,7 +1162,7 @@ var webhookAttemptImplementors = []string{"WebhookAttempt"}
 func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *domain.WebhookAttempt) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1230,7 +1231,7 @@ var webhookDeliveryImplementors = []string{"WebhookDelivery"}
 func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *domain.WebhookDelivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1309,7 +1310,7 @@ var webhookWithSecretImplementors = []string{"WebhookWithSecret"}
 func (ec *executionContext) _WebhookWithSecret(ctx context.Context, sel ast.SelectionSet, obj *model.WebhookWithSecret) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookWithSecretImplementors)
 
-	out := newObjectJSON(fields)
+	out := execrt.NewObjectJSON(fields)
 	var deferredFieldSet *graphql.FieldSet
 	var deferLabelToView map[string]*graphql.FieldSetView
 	for i, field := range fields {
@@ -1363,7 +1364,7 @@ func (ec *executionContext) unmarshalNUpdateWebhookInput2githubᚗcomᚋhaulgrap
 }
 
 func (ec *executionContext) marshalNWebhook2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐWebhookNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.WebhookNode) graphql.Marshaler {
-	ret := marshalSliceUnlessWaiting(ctx, sel, "Webhook", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "Webhook", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNWebhook2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐWebhookNode(ctx, sel, v[i])
@@ -1393,7 +1394,7 @@ func (ec *executionContext) marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋha
 }
 
 func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.WebhookAttempt) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttempt(ctx, sel, v[i])
@@ -1409,7 +1410,7 @@ func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraph�
 }
 
 func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.WebhookDelivery) graphql.Marshaler {
-	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDelivery(ctx, sel, v[i])

@@ -1,4 +1,4 @@
-package generated
+package execrt
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestObjectJSONWritesWhatFieldSetWrites(t *testing.T) {
 		{field("number")},
 		{field("number"), field("title"), field("number"), field("amount")},
 	} {
-		want, got := graphql.NewFieldSet(fields), newObjectJSON(fields)
+		want, got := graphql.NewFieldSet(fields), NewObjectJSON(fields)
 		for i, f := range fields {
 			want.Values[i] = graphql.MarshalString(f.Alias + "\"value")
 			got.Values[i] = want.Values[i]
@@ -30,12 +30,12 @@ func TestObjectJSONWritesWhatFieldSetWrites(t *testing.T) {
 		want.MarshalGQL(&a)
 		got.MarshalGQL(&b)
 		if a.String() != b.String() {
-			t.Errorf("objectJSON wrote %s, FieldSet %s", b.String(), a.String())
+			t.Errorf("ObjectJSON wrote %s, FieldSet %s", b.String(), a.String())
 		}
 		var s strings.Builder // not gqlgen's bytes.Buffer
 		got.MarshalGQL(&s)
 		if s.String() != a.String() {
-			t.Errorf("objectJSON wrote %s to a strings.Builder, FieldSet %s", s.String(), a.String())
+			t.Errorf("ObjectJSON wrote %s to a strings.Builder, FieldSet %s", s.String(), a.String())
 		}
 	}
 }

@@ -1,7 +1,4 @@
-package generated
-
-// Hand-written (not generated): graph/gqlgenrun points the marshallers of
-// objects that resolve nothing concurrently and defer nothing here.
+package execrt
 
 import (
 	"bytes"
@@ -11,22 +8,23 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// objectJSON is graphql.FieldSet for an object none of whose fields is
+// ObjectJSON is graphql.FieldSet for an object none of whose fields is
 // resolved concurrently or deferred: the same fields, values and invalid
 // count, written as the same JSON object. FieldSet writes through an
 // iterator that allocates a copy of every field and a map of the aliases
 // already written; in the dashboard query that was a third of the
 // allocations. The first field of an alias wins here too (CollectFields
 // keeps two only when they came from fragments on unrelated interfaces).
-type objectJSON struct {
+type ObjectJSON struct {
 	fields   []graphql.CollectedField
 	Values   []graphql.Marshaler
 	Invalids uint32
 	inline   [4]graphql.Marshaler // a small object's Values: one allocation, not two
 }
 
-func newObjectJSON(fields []graphql.CollectedField) *objectJSON {
-	o := &objectJSON{fields: fields}
+// NewObjectJSON is the marshaller of an object selecting fields.
+func NewObjectJSON(fields []graphql.CollectedField) *ObjectJSON {
+	o := &ObjectJSON{fields: fields}
 	if len(fields) <= len(o.inline) {
 		o.Values = o.inline[:len(fields)]
 	} else {
@@ -36,9 +34,9 @@ func newObjectJSON(fields []graphql.CollectedField) *objectJSON {
 }
 
 // Dispatch has nothing to run: no field of the object is concurrent.
-func (o *objectJSON) Dispatch(context.Context) {}
+func (o *ObjectJSON) Dispatch(context.Context) {}
 
-func (o *objectJSON) MarshalGQL(w io.Writer) {
+func (o *ObjectJSON) MarshalGQL(w io.Writer) {
 	b, ok := w.(*bytes.Buffer)
 	if !ok { // gqlgen writes into a bytes.Buffer; anything else gets one
 		var own bytes.Buffer
@@ -66,7 +64,7 @@ func (o *objectJSON) MarshalGQL(w io.Writer) {
 }
 
 // written reports whether a field before i has i's alias.
-func (o *objectJSON) written(i int) bool {
+func (o *ObjectJSON) written(i int) bool {
 	for j := range i {
 		if o.fields[j].Alias == o.fields[i].Alias {
 			return true
