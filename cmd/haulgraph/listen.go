@@ -17,7 +17,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -369,29 +368,14 @@ func (l *listener) send(ctx context.Context, e event) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	t := time.Now().Unix()
-	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("User-Agent", webhook.UserAgent)
-	req.Header.Set(webhooksig.EventIDHeader, e.ID)
-	req.Header.Set(webhooksig.EventHeader, e.Type)
-	switch l.scheme {
-	case domain.SchemeStandardWebhooks, domain.SchemeStandardWebhooksEd25519:
-		sign, key := webhooksig.SignStandard, l.keys.Secret
-		if l.scheme.Asymmetric() {
-			sign, key = webhooksig.SignStandardEd25519, l.keys.PrivateKey
-		}
-		sig, err := webhooksig.StandardSignatures(sign, key, "", e.ID, t, e.body)
-		if err != nil {
-			return 0, err
-		}
-		req.Header.Set(webhooksig.StandardIDHeader, e.ID)
-		req.Header.Set(webhooksig.StandardTimestampHeader, strconv.FormatInt(t, 10))
-		req.Header.Set(webhooksig.StandardSignatureHeader, sig)
-	default:
-		req.Header.Set(webhooksig.SignatureHeader, webhooksig.Header(l.keys.Secret, "", t, e.body))
-		req.Header.Set(webhooksig.TimestampHeader, strconv.FormatInt(t, 10))
+	key := l.keys.Secret
+	if l.scheme.Asymmetric() {
+		key = l.keys.PrivateKey
 	}
-	req.Header.Set(webhooksig.DeliveryHeader, uuid.NewString())
+	d := webhook.Delivery{EventID: e.ID, EventType: e.Type, AttemptID: uuid.NewString(), Scheme: l.scheme, Key: key}
+	if err := webhook.SetHeaders(req.Header, d, time.Now().Unix(), e.body); err != nil {
+		return 0, err
+	}
 	trace := make([]byte, 24)
 	_, _ = rand.Read(trace)
 	req.Header.Set("traceparent", "00-"+hex.EncodeToString(trace[:16])+"-"+hex.EncodeToString(trace[16:])+"-01")

@@ -216,14 +216,11 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	if err := schemeAllowed(req, w.AllowInsecure); err != nil {
 		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("User-Agent", UserAgent)
-	req.Header.Set(webhooksig.EventIDHeader, c.EventID)
-	req.Header.Set(webhooksig.EventHeader, c.EventType)
-	if err := sign(req.Header, c, w.Now().Unix(), body); err != nil {
+	d := Delivery{EventID: c.EventID, EventType: c.EventType, AttemptID: attemptID.String(),
+		Scheme: c.Scheme, Key: c.Secret, PreviousKey: c.PreviousSecret}
+	if err := SetHeaders(req.Header, d, w.Now().Unix(), body); err != nil {
 		return 0, fmt.Errorf("signing: %w", err)
 	}
-	req.Header.Set(webhooksig.DeliveryHeader, attemptID.String())
 	req.Header.Set("traceparent", traceparent(ctx))
 	resp, err := w.Client.Do(req)
 	if err != nil {
@@ -234,26 +231,43 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	return resp.StatusCode, nil
 }
 
-// sign sets the signature headers of c's scheme, signed at t: the
-// X-Service pair, or Standard Webhooks' three headers (webhook-id is the
-// event id, the same on every attempt, so receivers can deduplicate).
-func sign(h http.Header, c storage.ClaimedDelivery, t int64, body []byte) error {
+// Delivery is what the headers of one delivery attempt say.
+type Delivery struct {
+	EventID, EventType, AttemptID string
+	Scheme                        domain.SignatureScheme
+	// Key signs (the HMAC secret, or the ed25519 private key of the
+	// asymmetric scheme); PreviousKey, when set, signs too during a rotation.
+	Key, PreviousKey string
+}
+
+// SetHeaders writes the headers of a delivery of body signed at t: content
+// type, user agent, event id and type, the signature headers of d's scheme
+// (the X-Service pair, or Standard Webhooks' three: webhook-id is the event
+// id, the same on every attempt, so receivers can deduplicate) and the
+// attempt id. The worker and the CLI's listen both send through it, so a
+// forwarded event is signed exactly as a delivery is.
+func SetHeaders(h http.Header, d Delivery, t int64, body []byte) error {
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("User-Agent", UserAgent)
+	h.Set(webhooksig.EventIDHeader, d.EventID)
+	h.Set(webhooksig.EventHeader, d.EventType)
+	h.Set(webhooksig.DeliveryHeader, d.AttemptID)
 	var signer func(key, id string, t int64, body []byte) (string, error)
-	switch c.Scheme {
+	switch d.Scheme {
 	case domain.SchemeStandardWebhooks:
 		signer = webhooksig.SignStandard
 	case domain.SchemeStandardWebhooksEd25519:
 		signer = webhooksig.SignStandardEd25519
 	default:
-		h.Set(webhooksig.SignatureHeader, webhooksig.Header(c.Secret, c.PreviousSecret, t, body))
+		h.Set(webhooksig.SignatureHeader, webhooksig.Header(d.Key, d.PreviousKey, t, body))
 		h.Set(webhooksig.TimestampHeader, strconv.FormatInt(t, 10))
 		return nil
 	}
-	sigs, err := webhooksig.StandardSignatures(signer, c.Secret, c.PreviousSecret, c.EventID, t, body)
+	sigs, err := webhooksig.StandardSignatures(signer, d.Key, d.PreviousKey, d.EventID, t, body)
 	if err != nil {
 		return err
 	}
-	h.Set(webhooksig.StandardIDHeader, c.EventID)
+	h.Set(webhooksig.StandardIDHeader, d.EventID)
 	h.Set(webhooksig.StandardTimestampHeader, strconv.FormatInt(t, 10))
 	h.Set(webhooksig.StandardSignatureHeader, sigs)
 	return nil
