@@ -82,11 +82,11 @@ func readError(res *http.Response) *Error {
 	switch {
 	case strings.HasPrefix(ct, "application/problem+json"), strings.HasPrefix(ct, "application/json"):
 		var p struct {
-			Type     string              `json:"type"`
-			Title    string              `json:"title"`
-			Detail   string              `json:"detail"`
-			Instance string              `json:"instance"`
-			TraceID  string              `json:"traceId"`
+			Type     string `json:"type"`
+			Title    string `json:"title"`
+			Detail   string `json:"detail"`
+			Instance string `json:"instance"`
+			TraceID  string `json:"traceId"`
 			// A problem's field map, or GraphQL's error list.
 			Errors json.RawMessage `json:"errors"`
 			Code   string          `json:"code"`
