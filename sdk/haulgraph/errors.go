@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,14 @@ func (e *Error) Error() string {
 		b.WriteString(e.Title)
 	default:
 		b.WriteString(http.StatusText(e.StatusCode))
+	}
+	if len(e.Errors) > 0 {
+		fields := make([]string, 0, len(e.Errors))
+		for f, msgs := range e.Errors {
+			fields = append(fields, f+": "+strings.Join(msgs, "; "))
+		}
+		slices.Sort(fields)
+		b.WriteString(" [" + strings.Join(fields, ", ") + "]")
 	}
 	if e.TraceID != "" {
 		b.WriteString(" (trace " + e.TraceID + ")")

@@ -1,0 +1,374 @@
+package haulgraph_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/sdk/haulgraph"
+	"github.com/haulgraph/haulgraph/webhooksig"
+)
+
+var allReads = []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead, domain.ScopeTrailerRead, domain.ScopeCustomerRead,
+	domain.ScopeUserRead, domain.ScopeLoadRead, domain.ScopeTripRead, domain.ScopeWebhookManage, domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeTripUpdate}
+
+// The REST routes and the dashboard's GraphQL operations through the SDK,
+// with the iterators reaching every item the totals count and amounts
+// surviving exactly.
+func TestClientRoutes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, apptest.Options{})
+	ctx := context.Background()
+	c := f.client(t, allReads, haulgraph.WithTimeout(30*time.Second))
+
+	inv, err := c.GetInvoice(ctx, haulgraph.GetInvoiceParams{InvoiceNumber: &f.seed.Invoice.Number})
+	if err != nil || inv.Number != f.seed.Invoice.Number {
+		t.Fatalf("invoice by number: %+v %v", inv, err)
+	}
+	if byID, err := c.GetInvoice(ctx, haulgraph.GetInvoiceParams{Id: haulgraph.Ptr(f.seed.Invoice.ID.String())}); err != nil || byID.Number != inv.Number {
+		t.Fatalf("invoice by id: %v", err)
+	}
+
+	search := haulgraph.StatementSearch{PageSize: 7}
+	search.StatementDateRange.Start = f.seed.StatementFrom.String() + "T00:00:00Z"
+	search.StatementDateRange.End = f.seed.StatementTo.String() + "T00:00:00Z"
+	n, seen := 0, map[int32]bool{}
+	for s, err := range c.Statements(ctx, search) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		seen[s.Number] = true
+	}
+	if n != f.seed.VisibleStatements || len(seen) != n {
+		t.Errorf("statements iterated %d (%d distinct), want %d", n, len(seen), f.seed.VisibleStatements)
+	}
+	num := f.seed.Statements[domain.StatementProcessed]
+	if s, err := c.GetStatement(ctx, num); err != nil || s.Number != num {
+		t.Errorf("statement %d: %v", num, err)
+	}
+
+	first, err := c.ListTrailers(ctx, haulgraph.ListTrailersParams{Limit: haulgraph.Ptr[int32](3)})
+	if err != nil || first.Next == "" || first.Total <= 3 {
+		t.Fatalf("trailers: %+v %v", first, err)
+	}
+	trailers := 0
+	for _, err := range c.Trailers(ctx, haulgraph.ListTrailersParams{Limit: haulgraph.Ptr[int32](3)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		trailers++
+	}
+	if int64(trailers) != first.Total {
+		t.Errorf("trailers iterated %d, X-Total-Count %d", trailers, first.Total)
+	}
+
+	locPage, err := c.SearchLocations(ctx, haulgraph.LocationSearch{PageSize: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	locations := 0
+	for _, err := range c.Locations(ctx, haulgraph.LocationSearch{PageSize: 5}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		locations++
+	}
+	if int64(locations) != locPage.Total {
+		t.Errorf("locations iterated %d, total %d", locations, locPage.Total)
+	}
+	userPage, err := c.SearchUsers(ctx, haulgraph.UserSearch{PageSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := 0
+	for _, err := range c.Users(ctx, haulgraph.UserSearch{PageSize: 4}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		users++
+	}
+	if int64(users) != userPage.Total || users == 0 {
+		t.Errorf("users iterated %d, total %d", users, userPage.Total)
+	}
+
+	// An amount with more digits than a float32 holds, in through GraphQL
+	// and back through REST, the events API and the board's list.
+	const amount = "123456789.01"
+	created, err := c.CreateLoad(ctx, haulgraph.CreateLoadInput{LoadNumber: "SDK-1", SubsidiaryID: f.tenant.SubsidiaryID.String(),
+		Rate: &haulgraph.MoneyInput{Amount: decimal.RequireFromString(amount)}, Weight: haulgraph.Ptr(decimal.RequireFromString("42000.5")),
+		Stops: []haulgraph.StopInput{{Type: "Pickup", Name: "A"}, {Type: "Delivery", Name: "B"}}, Trips: []haulgraph.TripInput{{TripNumber: "SDK-1-T"}}})
+	if err != nil || created.Rate.Amount.String() != amount {
+		t.Fatalf("createLoad: %+v %v", created, err)
+	}
+	if _, err := c.ChangeLoadStatus(ctx, "SDK-1", "Covered"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateTrip(ctx, created.Trips[0].ID, haulgraph.UpdateTripInput{DriverIDs: []string{f.seed.DriverID.String()}}); err != nil {
+		t.Fatal(err)
+	}
+	load, err := c.GetLoad(ctx, "SDK-1")
+	if err != nil || load.Rate.Amount.String() != amount || load.Weight.String() != "42000.5" || load.Status != "Covered" {
+		t.Fatalf("load: %+v %v", load, err)
+	}
+	var types []string
+	waitFor(t, "the events of SDK-1", func() bool {
+		types = nil
+		for e, err := range c.Events(ctx, haulgraph.ListEventsParams{LoadNumber: haulgraph.Ptr("SDK-1"), Limit: haulgraph.Ptr[int32](1)}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Data.Load.Rate.Amount.String() != amount {
+				t.Errorf("event rate %s", e.Data.Load.Rate.Amount)
+			}
+			types = append(types, string(e.Type))
+		}
+		return len(types) >= 4
+	})
+	if strings.Join(types, " ") != "load.changed load.changed load.status.changed trip.changed" {
+		t.Errorf("events of SDK-1, one a page: %v", types)
+	}
+	var listed bool
+	for l, err := range c.Loads(ctx, haulgraph.LoadFilter{Statuses: []string{"Covered"}}, 50) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.LoadNumber == "SDK-1" {
+			listed = l.Rate.Amount.String() == amount
+		}
+	}
+	if !listed {
+		t.Error("the board's list lacks SDK-1 with its exact rate")
+	}
+	dash, err := c.DashboardStatements(ctx, haulgraph.StatementFilter{StatementDateRange: haulgraph.DateTimeRange{
+		Start: search.StatementDateRange.Start, End: search.StatementDateRange.End}}, 0, 3)
+	if err != nil || dash.Total != f.seed.VisibleStatements || len(dash.Items) != 3 || dash.Items[0].Totals.NetIncome.Amount.IsZero() {
+		t.Fatalf("dashboard statements: %+v %v", dash, err)
+	}
+
+	// Webhook management.
+	types2, err := c.ListWebhookEventTypes(ctx)
+	if err != nil || len(types2) < 3 {
+		t.Fatalf("event types: %v %v", types2, err)
+	}
+	hook, err := c.CreateWebhook(ctx, haulgraph.WebhookCreate{Name: "ERP", Url: "https://93.184.216.34/hooks",
+		EventTypes: []haulgraph.EventType{"load.changed"}, SubsidiaryId: f.tenant.SubsidiaryID})
+	if err != nil || hook.Secret == nil || !strings.HasPrefix(*hook.Secret, "whsec_") {
+		t.Fatalf("create webhook: %+v %v", hook, err)
+	}
+	id := hook.Id.String()
+	if w, err := c.UpdateWebhook(ctx, id, haulgraph.WebhookUpdate{Name: haulgraph.Ptr("ERP 2")}); err != nil || w.Name != "ERP 2" {
+		t.Fatalf("update webhook: %v", err)
+	}
+	if hooks, err := c.ListWebhooks(ctx); err != nil || len(hooks) != 1 {
+		t.Fatalf("list webhooks: %v %v", hooks, err)
+	}
+	rotated, err := c.RotateWebhookSecret(ctx, id, &haulgraph.RotateSecret{RotationWindow: haulgraph.Ptr[int32](0)})
+	if err != nil || rotated.Secret == nil || *rotated.Secret == *hook.Secret {
+		t.Fatalf("rotate: %v", err)
+	}
+	if w, err := c.DisableWebhook(ctx, id); err != nil || w.State != haulgraph.WebhookStateDisabled {
+		t.Fatalf("disable: %+v %v", w, err)
+	}
+	if _, err := c.ListWebhookDeliveries(ctx, id, haulgraph.ListWebhookDeliveriesParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.RecoverWebhookDeliveries(ctx, id, haulgraph.Recover{Since: time.Now().Add(-time.Hour)}); err != nil || n != 0 {
+		t.Fatalf("recover: %d %v", n, err)
+	}
+	if err := c.DeleteWebhook(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetWebhook(ctx, id); !haulgraph.IsNotFound(err) {
+		t.Fatalf("deleted webhook: %v", err)
+	}
+
+	// A document up and down again through its signed link.
+	pdf := []byte("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n")
+	doc, err := c.UploadDocument(ctx, haulgraph.DocumentForLoad, "SDK-1", "Bill of Lading", "bol.pdf", strings.NewReader(string(pdf)))
+	if err != nil || doc.AttachmentSize != int64(len(pdf)) {
+		t.Fatalf("upload: %+v %v", doc, err)
+	}
+	var docs struct {
+		Load struct {
+			Documents []struct {
+				DownloadURL string `json:"downloadUrl"`
+			}
+		} `json:"load"`
+	}
+	if err := c.GraphQL(ctx, `query($n: String!) { load(loadNumber: $n) { documents { downloadUrl } } }`, map[string]any{"n": "SDK-1"}, &docs); err != nil || len(docs.Load.Documents) != 1 {
+		t.Fatalf("documents: %+v %v", docs, err)
+	}
+	dl, err := c.DownloadDocument(ctx, docs.Load.Documents[0].DownloadURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dl.Close()
+	if got, err := io.ReadAll(dl); err != nil || string(got) != string(pdf) || dl.ContentType != "application/pdf" {
+		t.Errorf("download: %q %s %v", got, dl.ContentType, err)
+	}
+}
+
+// Refusals are typed: the problem document's fields, GraphQL's code and
+// fields, and the token endpoint's error.
+func TestErrorsAreTyped(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tenant := apptest.NewTenant(t, srv, "errs")
+	ctx := context.Background()
+	f := &fixture{srv: srv, tenant: tenant}
+	c := f.client(t, []domain.Scope{domain.ScopeDriverRead, domain.ScopeLoadUpdate})
+
+	_, err := c.GetStatement(ctx, 999999)
+	var e *haulgraph.Error
+	if !errors.As(err, &e) || e.StatusCode != 404 || e.Title == "" || e.Type == "" || e.TraceID == "" || !haulgraph.IsNotFound(err) {
+		t.Errorf("unknown statement: %#v", err)
+	}
+	_, err = c.SearchStatements(ctx, haulgraph.StatementSearch{PageSize: 0})
+	if !errors.As(err, &e) || e.StatusCode != 400 || len(e.Errors) == 0 {
+		t.Errorf("bad search: %#v", err)
+	}
+	_, err = c.GetLoad(ctx, "NONE")
+	if !errors.As(err, &e) || e.StatusCode != 403 {
+		t.Errorf("a load without load:read: %#v", err)
+	}
+	_, err = c.ChangeLoadStatus(ctx, "NONE", "Covered")
+	if !errors.As(err, &e) || e.Code == "" || e.Detail == "" {
+		t.Errorf("GraphQL refusal: %#v", err)
+	}
+
+	bad, err := haulgraph.New(haulgraph.WithBaseURL(srv.URL), haulgraph.WithClientCredentials("hgc_nobody", "wrong"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = bad.GetStatement(ctx, 1)
+	if !errors.As(err, &e) || e.StatusCode != 401 || e.Code != "invalid_client" {
+		t.Errorf("bad credentials: %#v", err)
+	}
+}
+
+// clock is the rate limiter's and the SDK's shared time: the SDK's
+// sleeper moves it instead of waiting.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// A 429 is retried after its Retry-After, waited on the injected sleeper;
+// a policy of one attempt returns it with its fields.
+func TestRetryHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
+	clk := &clock{now: time.Now()}
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.ClientRateLimit, c.TenantRateLimit, c.RateLimitClock = 1, 1000, clk.Now
+	}})
+	f := &fixture{srv: srv, tenant: apptest.NewTenant(t, srv, "retry")}
+	ctx := context.Background()
+	var waits []time.Duration
+	var retries []int
+	c := f.client(t, []domain.Scope{domain.ScopeDriverRead},
+		haulgraph.WithSleeper(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); clk.advance(d); return nil }),
+		haulgraph.WithRetryPolicy(haulgraph.RetryPolicy{MaxAttempts: 3, MaxWait: time.Minute,
+			OnRetry: func(_ int, e *haulgraph.Error, _ time.Duration) { retries = append(retries, e.StatusCode) }}))
+	for range 3 { // one request a second: the second and third wait
+		if _, err := c.ListWebhookEventTypes(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(waits) != 2 || waits[0] != time.Second || waits[1] != time.Second || len(retries) != 2 || retries[0] != 429 {
+		t.Errorf("waits %v retries %v, want two waits of 1s after 429s", waits, retries)
+	}
+
+	once := f.client(t, []domain.Scope{domain.ScopeDriverRead}, haulgraph.WithRetryPolicy(haulgraph.RetryPolicy{MaxAttempts: 1}),
+		haulgraph.WithSleeper(func(context.Context, time.Duration) error { t.Error("slept with one attempt"); return nil }))
+	_, _ = once.ListWebhookEventTypes(ctx)
+	_, err := once.ListWebhookEventTypes(ctx)
+	var e *haulgraph.Error
+	if !errors.As(err, &e) || e.StatusCode != 429 || e.RetryAfter != time.Second || !haulgraph.IsRateLimited(err) || e.Header.Get("RateLimit-Limit") == "" {
+		t.Errorf("one attempt: %#v", err)
+	}
+}
+
+// The SDK verifies what the server's own signing code produces, for each
+// scheme, and refuses tampering, stale timestamps and other keys.
+func TestWebhookVerifierAgainstServerSigning(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"id":"e-0","type":"load.changed","data":{"load":{"LoadNumber":"LD-1","Rate":{"Amount":123456789.01,"Currency":840}}}}`)
+	now := time.Unix(1_763_779_200, 0)
+	secret, old := "whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")), "whsec_"+base64.StdEncoding.EncodeToString([]byte("fedcba9876543210fedcba9876543210"))
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	whsk, whpk := "whsk_"+base64.StdEncoding.EncodeToString(priv), "whpk_"+base64.StdEncoding.EncodeToString(pub)
+	otherPub, _, _ := ed25519.GenerateKey(rand.Reader)
+
+	service := http.Header{}
+	service.Set("X-Service-Signature", webhooksig.Header(secret, old, now.Unix(), body))
+	standard := http.Header{}
+	standard.Set("webhook-id", "e-0")
+	standard.Set("webhook-timestamp", "1763779200")
+	sig, err := webhooksig.StandardSignatures(webhooksig.SignStandard, secret, old, "e-0", now.Unix(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	standard.Set("webhook-signature", sig)
+	ed := standard.Clone()
+	edSig, err := webhooksig.SignStandardEd25519(whsk, "e-0", now.Unix(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed.Set("webhook-signature", edSig)
+
+	cases := []struct {
+		scheme haulgraph.WebhookSignatureScheme
+		h      http.Header
+		key    string
+		wrong  string
+	}{
+		{haulgraph.WebhookSignatureSchemeService, service, secret, "whsec_other"},
+		{haulgraph.WebhookSignatureSchemeService, service, old, "whsec_other"}, // v0 during a rotation
+		{haulgraph.WebhookSignatureSchemeStandardWebhooks, standard, secret, "whsec_" + base64.StdEncoding.EncodeToString([]byte("x"))},
+		{haulgraph.WebhookSignatureSchemeStandardWebhooks, standard, old, "whsec_" + base64.StdEncoding.EncodeToString([]byte("x"))},
+		{haulgraph.WebhookSignatureSchemeStandardWebhooksEd25519, ed, whpk, "whpk_" + base64.StdEncoding.EncodeToString(otherPub)},
+	}
+	for _, tc := range cases {
+		v := haulgraph.WebhookVerifier{Scheme: tc.scheme, Key: tc.key, Now: func() time.Time { return now.Add(time.Minute) }}
+		e, err := v.ConstructEvent(body, tc.h)
+		if err != nil || e.Id != "e-0" || e.Data.Load.Rate.Amount.String() != "123456789.01" {
+			t.Errorf("%s: %v %+v", tc.scheme, err, e)
+		}
+		tampered := append([]byte{}, body...)
+		tampered[len(tampered)-3] = '9'
+		if err := v.Verify(tampered, tc.h); !errors.Is(err, haulgraph.ErrSignatureMismatch) {
+			t.Errorf("%s tampered: %v", tc.scheme, err)
+		}
+		late := v
+		late.Now = func() time.Time { return now.Add(6 * time.Minute) }
+		if err := late.Verify(body, tc.h); !errors.Is(err, haulgraph.ErrSignatureTimestamp) {
+			t.Errorf("%s late: %v", tc.scheme, err)
+		}
+		other := v
+		other.Key = tc.wrong
+		if err := other.Verify(body, tc.h); err == nil {
+			t.Errorf("%s verified with another key", tc.scheme)
+		}
+	}
+}
