@@ -56,6 +56,27 @@ func TestClientRoutes(t *testing.T) {
 	if n != f.seed.VisibleStatements || len(seen) != n {
 		t.Errorf("statements iterated %d (%d distinct), want %d", n, len(seen), f.seed.VisibleStatements)
 	}
+	var p haulgraph.ExportDriverSettlementStatementsParams
+	p.Start.Time, p.End.Time = f.seed.StatementFrom.Time, f.seed.StatementTo.Time
+	exp, err := c.ExportStatements(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, statementsInCSV := 0, map[string]bool{}
+	for row, err := range exp.Rows() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows++; rows == 1 && row[0] != "StatementNumber" {
+			t.Fatalf("csv header %v", row)
+		} else if rows > 1 {
+			statementsInCSV[row[0]] = true
+		}
+	}
+	exp.Close()
+	if len(statementsInCSV) != f.seed.VisibleStatements || !strings.HasPrefix(exp.ContentType, "text/csv") {
+		t.Errorf("csv export: %d statements (want %d), %s", len(statementsInCSV), f.seed.VisibleStatements, exp.ContentType)
+	}
 	num := f.seed.Statements[domain.StatementProcessed]
 	if s, err := c.GetStatement(ctx, num); err != nil || s.Number != num {
 		t.Errorf("statement %d: %v", num, err)
@@ -250,6 +271,18 @@ func TestErrorsAreTyped(t *testing.T) {
 		t.Errorf("GraphQL refusal: %#v", err)
 	}
 
+	tok, err := c.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RevokeToken(ctx, tok.AccessToken); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the revoked token refused", func() bool {
+		_, err := c.GetStatement(ctx, 1)
+		return errors.As(err, &e) && e.StatusCode == 401
+	})
+
 	bad, err := haulgraph.New(haulgraph.WithBaseURL(srv.URL), haulgraph.WithClientCredentials("hgc_nobody", "wrong"))
 	if err != nil {
 		t.Fatal(err)
@@ -370,5 +403,64 @@ func TestWebhookVerifierAgainstServerSigning(t *testing.T) {
 		if err := other.Verify(body, tc.h); err == nil {
 			t.Errorf("%s verified with another key", tc.scheme)
 		}
+	}
+}
+
+// The typed subscriptions replay from an event id and go on live; a cursor
+// that is none of the tenant's ends the loop with a typed refusal.
+func TestSubscriptionsTyped(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, apptest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := f.client(t, []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeLoadRead, domain.ScopeTripRead, domain.ScopeTripUpdate})
+	l, err := c.CreateLoad(ctx, haulgraph.CreateLoadInput{LoadNumber: "TS-1", SubsidiaryID: f.tenant.SubsidiaryID.String(),
+		Stops: []haulgraph.StopInput{{Type: "Pickup", Name: "A"}, {Type: "Delivery", Name: "B"}}, Trips: []haulgraph.TripInput{{TripNumber: "TS-1-T"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	waitFor(t, "TS-1's first event", func() bool {
+		for e, err := range c.Events(ctx, haulgraph.ListEventsParams{LoadNumber: haulgraph.Ptr("TS-1")}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			first = e.Id
+			return true
+		}
+		return false
+	})
+	if _, err := c.ChangeLoadStatus(ctx, "TS-1", "Covered"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateTrip(ctx, l.Trips[0].ID, haulgraph.UpdateTripInput{DriverIDs: []string{f.seed.DriverID.String()}}); err != nil {
+		t.Fatal(err)
+	}
+	filter := &haulgraph.LoadEventFilter{LoadNumbers: []string{"TS-1"}}
+	for e, err := range c.LoadStatusChanged(ctx, haulgraph.SubscribeOptions{Filter: filter, After: first}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type != "load.status.changed" || e.Data.Load.Status != "Covered" || e.Cursor == "" {
+			t.Errorf("status event %+v", e)
+		}
+		break
+	}
+	for e, err := range c.TripChanged(ctx, haulgraph.SubscribeOptions{Filter: filter, After: first, IncludePreviousAttributes: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type != "trip.changed" || e.Data.Trip.TripNumber != "TS-1-T" || e.Data.Diff == nil || e.Data.Diff.PreviousAttributes["DriverIds"] == nil {
+			t.Errorf("trip event %+v", e)
+		}
+		break
+	}
+	reconnects := 0
+	for _, err := range c.LoadChanged(ctx, haulgraph.SubscribeOptions{After: "not-a-cursor", OnReconnect: func(error, string) { reconnects++ }}) {
+		var e *haulgraph.Error
+		if !errors.As(err, &e) || e.Code != "BAD_USER_INPUT" || reconnects != 0 {
+			t.Errorf("a forged cursor: %#v after %d reconnects", err, reconnects)
+		}
+		break
 	}
 }

@@ -158,7 +158,7 @@ func subscribe[T any](c *Client, ctx context.Context, field, query string, o Sub
 				return
 			}
 			var apiErr *Error
-			if errors.As(err, &apiErr) && apiErr.Code != "RATE_LIMITED" || isFinalClose(err) {
+			if errors.As(err, &apiErr) && !retryableRefusal(apiErr) || isFinalClose(err) {
 				yield(zero, err)
 				return
 			}
@@ -187,6 +187,12 @@ var (
 	errCompleted = errors.New("haulgraph: the server completed the subscription")
 )
 
+// retryableRefusal: a refusal that passes with time (rate limits, an
+// instance that cannot answer now); any other is final.
+func retryableRefusal(e *Error) bool {
+	return e.Code == "RATE_LIMITED" || e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusServiceUnavailable
+}
+
 // isFinalClose: close codes that a reconnect cannot mend (a message the
 // server did not understand, an id in use).
 func isFinalClose(err error) bool {
@@ -211,6 +217,10 @@ func (c *Client) subscribeOnce(ctx context.Context, query string, vars map[strin
 	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[c.base.Scheme]
 	u.Path = "/graphql"
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment}
+	// The same TLS settings and proxy as the HTTP client's.
+	if tr, ok := c.http.Transport.(*http.Transport); ok {
+		d.TLSClientConfig, d.Proxy = tr.TLSClientConfig, tr.Proxy
+	}
 	conn, res, err := d.DialContext(ctx, u.String(), http.Header{"User-Agent": {c.userAgent}})
 	if err != nil {
 		if res != nil {

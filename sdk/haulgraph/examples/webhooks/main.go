@@ -68,11 +68,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	<-ctx.Done()
-	shutdown, done := context.WithTimeout(context.Background(), 5*time.Second)
+	// Answer the requests under way, then drop whatever connection is
+	// still open (a sender's idle keep-alive).
+	shutdown, done := context.WithTimeout(context.Background(), 2*time.Second)
 	defer done()
-	err = srv.Shutdown(shutdown)
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
-		return serr
+	if err := srv.Shutdown(shutdown); err != nil {
+		srv.Close()
 	}
-	return err
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
