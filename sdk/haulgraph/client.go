@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -39,7 +40,11 @@ type Client struct {
 
 	clientID, clientSecret string
 	audience               string
-	tokens                 oauth2.TokenSource
+	tokens                 oauth2.TokenSource // WithTokenSource
+	cc                     *clientcredentials.Config
+
+	mu  sync.Mutex
+	tok *oauth2.Token // the client-credentials token in use
 }
 
 // Option configures a Client.
@@ -131,22 +136,37 @@ func New(opts ...Option) (*Client, error) {
 		if c.clientID == "" {
 			return nil, errors.New("haulgraph: WithClientCredentials or WithTokenSource is required")
 		}
-		cc := &clientcredentials.Config{
+		c.cc = &clientcredentials.Config{
 			ClientID: c.clientID, ClientSecret: c.clientSecret,
 			TokenURL:       c.base.String() + "/oauth/token",
 			EndpointParams: url.Values{"audience": {c.audience}},
 			AuthStyle:      oauth2.AuthStyleInParams,
 		}
-		// The token requests go through the same HTTP client; the
-		// context only carries it (the source outlives any call).
-		c.tokens = cc.TokenSource(context.WithValue(context.Background(), oauth2.HTTPClient, c.http))
 	}
 	return c, nil
 }
 
-// Token returns the current access token (fetching one when none is valid).
+// Token returns the access token in use, fetching a new one from
+// /oauth/token when there is none or it expires within 10 seconds.
 func (c *Client) Token(ctx context.Context) (*oauth2.Token, error) {
-	t, err := c.tokens.Token()
+	var (
+		t   *oauth2.Token
+		err error
+	)
+	if c.tokens != nil {
+		t, err = c.tokens.Token()
+	} else {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.tok.Valid() {
+			return c.tok, nil
+		}
+		// The token request goes through the client's HTTP client.
+		t, err = c.cc.Token(context.WithValue(ctx, oauth2.HTTPClient, c.http))
+		if err == nil {
+			c.tok = t
+		}
+	}
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
@@ -155,6 +175,21 @@ func (c *Client) Token(ctx context.Context) (*oauth2.Token, error) {
 		return nil, fmt.Errorf("haulgraph: token: %w", err)
 	}
 	return t, nil
+}
+
+// dropToken forgets t when it is the token in use (refused: revoked, its
+// signing key removed), so that the next call fetches another. Reports
+// whether a new token can be had.
+func (c *Client) dropToken(t *oauth2.Token) bool {
+	if c.cc == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok != nil && t != nil && c.tok.AccessToken == t.AccessToken {
+		c.tok = nil
+	}
+	return true
 }
 
 // BaseURL is the instance's origin.
@@ -209,12 +244,13 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, context.C
 	if r.query != nil {
 		u.RawQuery = r.query.Encode()
 	}
+	refreshed := false
 	for attempt := 1; ; attempt++ {
 		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if c.timeout > 0 && !r.stream {
 			rctx, cancel = context.WithTimeout(ctx, c.timeout)
 		}
-		res, err := c.once(rctx, u, r)
+		res, used, err := c.once(rctx, u, r)
 		if err != nil {
 			cancel()
 			return nil, nil, err
@@ -224,6 +260,13 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, context.C
 		}
 		apiErr := readError(res)
 		cancel()
+		// A refused token (revoked, or its key rotated out) is replaced
+		// once; the request was not acted on.
+		if res.StatusCode == http.StatusUnauthorized && used != nil && !refreshed && c.dropToken(used) {
+			refreshed = true
+			attempt--
+			continue
+		}
 		retryable := res.StatusCode == http.StatusTooManyRequests ||
 			(res.StatusCode == http.StatusServiceUnavailable && r.idempotent)
 		if !retryable || attempt >= c.retry.MaxAttempts {
@@ -258,14 +301,15 @@ func (c *Client) resolve(path string) (*url.URL, error) {
 	return u, nil
 }
 
-func (c *Client) once(ctx context.Context, u *url.URL, r request) (*http.Response, error) {
+// once sends r one time and returns the answer with the token it carried.
+func (c *Client) once(ctx context.Context, u *url.URL, r request) (*http.Response, *oauth2.Token, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), body)
 	if err != nil {
-		return nil, fmt.Errorf("haulgraph: %w", err)
+		return nil, nil, fmt.Errorf("haulgraph: %w", err)
 	}
 	req.Header.Set("User-Agent", c.userAgent)
 	if r.accept != "" {
@@ -276,18 +320,18 @@ func (c *Client) once(ctx context.Context, u *url.URL, r request) (*http.Respons
 	if r.ctype != "" {
 		req.Header.Set("Content-Type", r.ctype)
 	}
+	var tok *oauth2.Token
 	if !r.noAuth {
-		tok, err := c.Token(ctx)
-		if err != nil {
-			return nil, err
+		if tok, err = c.Token(ctx); err != nil {
+			return nil, nil, err
 		}
 		tok.SetAuthHeader(req)
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("haulgraph: %s %s: %w", r.method, u.Path, err)
+		return nil, nil, fmt.Errorf("haulgraph: %s %s: %w", r.method, u.Path, err)
 	}
-	return res, nil
+	return res, tok, nil
 }
 
 // call sends r and decodes a JSON answer into out (nil: discard it).

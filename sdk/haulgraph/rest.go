@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"golang.org/x/oauth2"
 )
 
 // Every REST route of the OpenAPI document, one method each. Reads, searches
@@ -352,8 +354,8 @@ func (c *Client) DownloadDocument(ctx context.Context, signedURL string) (*Downl
 		ContentType: res.Header.Get("Content-Type"), ContentDisposition: res.Header.Get("Content-Disposition")}, nil
 }
 
-// RevokeToken revokes an access token of this client (RFC 7009), e.g. one
-// handed to another process.
+// RevokeToken revokes an access token of this client (RFC 7009); when it
+// is the one in use, the next call fetches another.
 func (c *Client) RevokeToken(ctx context.Context, token string) error {
 	if c.clientID == "" {
 		return fmt.Errorf("haulgraph: RevokeToken needs WithClientCredentials")
@@ -361,6 +363,9 @@ func (c *Client) RevokeToken(ctx context.Context, token string) error {
 	form := url.Values{"token": {token}, "client_id": {c.clientID}, "client_secret": {c.clientSecret}}
 	_, err := c.call(ctx, request{method: http.MethodPost, path: "/oauth/revoke", body: []byte(form.Encode()),
 		ctype: "application/x-www-form-urlencoded", idempotent: true, noAuth: true}, nil)
+	if err == nil {
+		c.dropToken(&oauth2.Token{AccessToken: token})
+	}
 	return err
 }
 

@@ -251,9 +251,13 @@ func TestErrorsAreTyped(t *testing.T) {
 	tenant := apptest.NewTenant(t, srv, "errs")
 	ctx := context.Background()
 	f := &fixture{srv: srv, tenant: tenant}
-	c := f.client(t, []domain.Scope{domain.ScopeDriverRead, domain.ScopeLoadUpdate})
+	id, secret := f.credentials(t, domain.ScopeDriverRead, domain.ScopeLoadUpdate)
+	c, err := haulgraph.New(haulgraph.WithBaseURL(srv.URL), haulgraph.WithClientCredentials(id, secret))
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	_, err := c.GetStatement(ctx, 999999)
+	_, err = c.GetStatement(ctx, 999999)
 	var e *haulgraph.Error
 	if !errors.As(err, &e) || e.StatusCode != 404 || e.Title == "" || e.Type == "" || e.TraceID == "" || !haulgraph.IsNotFound(err) {
 		t.Errorf("unknown statement: %#v", err)
@@ -271,17 +275,42 @@ func TestErrorsAreTyped(t *testing.T) {
 		t.Errorf("GraphQL refusal: %#v", err)
 	}
 
-	tok, err := c.Token(ctx)
+	// A token revoked behind the client's back is refused (401); the
+	// client then fetches another and the call goes through.
+	tok1, err := c.Token(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.RevokeToken(ctx, tok.AccessToken); err != nil {
-		t.Fatal(err)
+	revoke, _ := http.NewRequest("POST", srv.URL+"/oauth/revoke", strings.NewReader("token="+tok1.AccessToken))
+	revoke.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	revoke.SetBasicAuth(id, secret)
+	if res, err := http.DefaultClient.Do(revoke); err != nil || res.StatusCode != 200 {
+		t.Fatalf("revoke: %v %v", res, err)
 	}
 	waitFor(t, "the revoked token refused", func() bool {
-		_, err := c.GetStatement(ctx, 1)
-		return errors.As(err, &e) && e.StatusCode == 401
+		req, _ := http.NewRequest("GET", srv.URL+"/api/p/v1/driver-settlement-statements/1", nil)
+		req.Header.Set("Authorization", "Bearer "+tok1.AccessToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode == 401
 	})
+	if _, err := c.GetStatement(ctx, 1); !haulgraph.IsNotFound(err) {
+		t.Errorf("after the token was revoked: %v", err)
+	}
+	tok2, err := c.Token(ctx)
+	if err != nil || tok2.AccessToken == tok1.AccessToken {
+		t.Fatalf("the refused token is still in use: %v", err)
+	}
+	// RevokeToken of the token in use: the next call fetches another.
+	if err := c.RevokeToken(ctx, tok2.AccessToken); err != nil {
+		t.Fatal(err)
+	}
+	if tok3, err := c.Token(ctx); err != nil || tok3.AccessToken == tok2.AccessToken {
+		t.Fatalf("the revoked token is still in use: %v", err)
+	}
 
 	bad, err := haulgraph.New(haulgraph.WithBaseURL(srv.URL), haulgraph.WithClientCredentials("hgc_nobody", "wrong"))
 	if err != nil {

@@ -253,6 +253,10 @@ func (c *Client) subscribeOnce(ctx context.Context, query string, vars map[strin
 	for {
 		var m wsMessage
 		if err := conn.ReadJSON(&m); err != nil {
+			// 4401: the token expired or was refused; reconnect with another.
+			if websocket.IsCloseError(err, 4401) {
+				c.dropToken(tok)
+			}
 			return err
 		}
 		switch m.Type {
