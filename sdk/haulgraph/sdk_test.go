@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/sdk/haulgraph"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -491,5 +493,61 @@ func TestSubscriptionsTyped(t *testing.T) {
 			t.Errorf("a forged cursor: %#v after %d reconnects", err, reconnects)
 		}
 		break
+	}
+}
+
+// brokenStore makes the rate limiter unable to answer for clients' buckets
+// while broken is set: the API answers 503 with Retry-After.
+type brokenStore struct {
+	ratelimit.Store
+	broken *atomic.Bool
+}
+
+func (s brokenStore) Lease(ctx context.Context, key string, l ratelimit.Limit, want, giveBack int, now time.Time) (int, float64, error) {
+	if s.broken.Load() && strings.HasPrefix(key, "client:") {
+		return 0, 0, errors.New("bucket store unreachable")
+	}
+	return s.Store.Lease(ctx, key, l, want, giveBack, now)
+}
+
+// A 503 is retried for a request that can be repeated safely, and returned
+// at once for one that cannot (the API has no idempotency keys).
+func TestRetry503OnlyWhenRepeatable(t *testing.T) {
+	t.Parallel()
+	var broken atomic.Bool
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.RateLimitStore = func(s ratelimit.Store) ratelimit.Store { return brokenStore{s, &broken} }
+	}})
+	f := &fixture{srv: srv, tenant: apptest.NewTenant(t, srv, "unavailable")}
+	ctx := context.Background()
+	var waits []time.Duration
+	c := f.client(t, []domain.Scope{domain.ScopeWebhookManage},
+		haulgraph.WithSleeper(func(_ context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			broken.Store(false) // the store is back by the next attempt
+			return nil
+		}))
+	if _, err := c.Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	broken.Store(true)
+	if _, err := c.ListWebhooks(ctx); err != nil || len(waits) != 1 || waits[0] <= 0 {
+		t.Fatalf("a read through a 503: %v, waits %v", err, waits)
+	}
+	// Another client: its bucket has leased nothing yet, so the store is
+	// asked (a client's bucket leases tokens ahead).
+	c2 := f.client(t, []domain.Scope{domain.ScopeWebhookManage}, haulgraph.WithSleeper(func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}))
+	if _, err := c2.Token(ctx); err != nil {
+		t.Fatal(err)
+	}
+	broken.Store(true)
+	_, err := c2.CreateWebhook(ctx, haulgraph.WebhookCreate{Name: "x", Url: "https://93.184.216.34/h",
+		EventTypes: []haulgraph.EventType{"load.changed"}, SubsidiaryId: f.tenant.SubsidiaryID})
+	var e *haulgraph.Error
+	if !errors.As(err, &e) || e.StatusCode != 503 || e.RetryAfter <= 0 || len(waits) != 1 {
+		t.Errorf("a create through a 503: %#v, waits %v", err, waits)
 	}
 }
