@@ -29,6 +29,8 @@ var rules = []rule{
 	{"readme", nil},
 	{"layering", nil},
 	{"scripts", nil},
+	// The Go SDK is what integrators import: the API only, over HTTP.
+	{"sdk/...", []string{"sdk/..."}},
 	// Storage: SQL behind the domain's ports.
 	{"storage/dbtest", []string{"storage"}},
 	{"storage/readstest", []string{"storage", "domain"}},
