@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fails when `go generate ./...` changes generated code: it hashes the
-# directories gqlgen and the event catalogue write, the served OpenAPI document, and go.mod/go.sum
+# directories gqlgen, the event catalogue and the SDK's types write, the served OpenAPI document, and go.mod/go.sum
 # (which gqlgen tidies), before and after running it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dirs="graph resolvers contract rest/openapi.json go.mod go.sum"
+dirs="graph resolvers contract rest/openapi.json sdk go.mod go.sum"
 digest() { { find $dirs -type f -not -path '*/node_modules/*' 2>/dev/null || true; } | LC_ALL=C sort | xargs -r sha256sum | sha256sum; }
 before=$(digest)
 go generate ./...
