@@ -8,6 +8,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/graphiql"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
@@ -20,12 +21,12 @@ import (
 func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, limits *rest.RateLimits) {
 	budget, refill := a.Config.GraphQLCostBudget, a.Config.GraphQLCostRefill
 	if budget <= 0 {
-		budget = graph.DefaultCostBudget
+		budget = operation.DefaultCostBudget
 	}
 	if refill <= 0 {
-		refill = graph.DefaultCostRefill
+		refill = operation.DefaultCostRefill
 	}
-	throttle := graph.NewThrottle(limits.Limiter, budget, refill)
+	throttle := operation.NewThrottle(limits.Limiter, budget, refill)
 	throttle.Refused = func() { a.Metrics.RateLimited("graphql_cost") }
 	reads := &storage.Reads{DB: a.DB}
 	a.GraphQL = graph.NewHandler(graph.Deps{

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
@@ -18,6 +16,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
 
@@ -29,41 +28,30 @@ type Options struct {
 	// DisableIntrospection turns __schema/__type off (on by default).
 	DisableIntrospection bool
 	MaxDepth             int   // default 12
-	MaxCost              int   // requested cost of one query, default DefaultCostLimit
+	MaxCost              int   // requested cost of one query, default operation.DefaultCostLimit
 	MaxBodyBytes         int64 // default 1 MiB
 	// MaxNodes bounds a document's selections, directives and values,
-	// fragments counted each time they are spread (default DefaultMaxNodes);
-	// MaxNesting how deep they nest (default DefaultMaxNesting); MaxErrors
-	// the errors of one answer (default DefaultMaxErrors).
+	// fragments counted each time they are spread (default operation.DefaultMaxNodes);
+	// MaxNesting how deep they nest (default operation.DefaultMaxNesting); MaxErrors
+	// the errors of one answer (default operation.DefaultMaxErrors).
 	MaxNodes, MaxNesting, MaxErrors int
 	// RefusalCost and RefusalCostPerKiB are what a document refused before
 	// execution (parse, validation, limits) costs the client's budget:
 	// taken as a deposit before the document is read, returned when it runs
-	// (defaults DefaultRefusalCost, DefaultRefusalCostPerKiB).
+	// (defaults operation.DefaultRefusalCost, operation.DefaultRefusalCostPerKiB).
 	RefusalCost, RefusalCostPerKiB int
 	// Throttle is the per-client cost budget (shared by the instances);
 	// nil charges nothing. MaxCost is capped at its budget.
-	Throttle *Throttle
+	Throttle *operation.Throttle
 	// Streams configure GraphQL over server-sent events (its Live is the
 	// handler's own).
 	Streams SSEOptions
 	// PersistedQueries and PersistedQueryBytes bound each tenant's
-	// persisted queries (default DefaultPersistedQueries, 1,000, and
-	// DefaultPersistedQueryBytes, 4 MiB).
+	// persisted queries (default operation.DefaultPersistedQueries, 1,000, and
+	// operation.DefaultPersistedQueryBytes, 4 MiB).
 	PersistedQueries    int
 	PersistedQueryBytes int
 }
-
-// Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
-// dashboard query of settlement statements (100 per page with line items
-// and sub-lines) is priced 6,601 points: the refill sustains two of them a
-// second even if nothing of the requested cost were refunded, and the
-// budget holds a burst of six.
-const (
-	DefaultCostLimit  = 10000
-	DefaultCostBudget = 40000
-	DefaultCostRefill = 15000
-)
 
 // Deps are what the GraphQL server needs.
 type Deps struct {
@@ -106,7 +94,7 @@ func NewHandler(deps Deps) *Handler {
 		o.MaxDepth = 12
 	}
 	if o.MaxCost <= 0 {
-		o.MaxCost = DefaultCostLimit
+		o.MaxCost = operation.DefaultCostLimit
 	}
 	if o.Throttle != nil {
 		o.MaxCost = min(o.MaxCost, o.Throttle.Budget())
@@ -115,19 +103,19 @@ func NewHandler(deps Deps) *Handler {
 		o.MaxBodyBytes = 1 << 20
 	}
 	if o.MaxNodes <= 0 {
-		o.MaxNodes = DefaultMaxNodes
+		o.MaxNodes = operation.DefaultMaxNodes
 	}
 	if o.MaxNesting <= 0 {
-		o.MaxNesting = DefaultMaxNesting
+		o.MaxNesting = operation.DefaultMaxNesting
 	}
 	if o.MaxErrors <= 0 {
-		o.MaxErrors = DefaultMaxErrors
+		o.MaxErrors = operation.DefaultMaxErrors
 	}
 	if o.RefusalCost <= 0 {
-		o.RefusalCost = DefaultRefusalCost
+		o.RefusalCost = operation.DefaultRefusalCost
 	}
 	if o.RefusalCostPerKiB <= 0 {
-		o.RefusalCostPerKiB = DefaultRefusalCostPerKiB
+		o.RefusalCostPerKiB = operation.DefaultRefusalCostPerKiB
 	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
@@ -136,37 +124,37 @@ func NewHandler(deps Deps) *Handler {
 		Resolvers: &resolvers.Resolver{Reads: deps.Reads, Documents: deps.Documents,
 			LoadWrites: deps.LoadWrites, Subscriptions: deps.Subscriptions, WebhookService: deps.Webhooks,
 			EventLog: deps.Events},
-		Directives: generated.DirectiveRoot{HasScope: hasScope},
+		Directives: generated.DirectiveRoot{HasScope: operation.HasScope},
 	})
 	srv := handler.New(es)
 	if deps.Documents != nil {
 		enableDocuments(srv, deps.Documents)
 	}
-	live := NewLive(deps.Subscriptions, presentError(deps.Log))
+	live := NewLive(deps.Subscriptions, operation.PresentError(deps.Log))
 	live.emitted = o.EmittedEvent
 	streams := o.Streams
 	streams.Live = live
 	sse := NewSSE(streams, o.MaxBodyBytes)
 	srv.AddTransport(sse)                                     // before the plain HTTP transport, which takes every GET and POST
 	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
-	validated := newValidatedDocuments()
+	validated := operation.NewValidatedDocuments()
 	srv.SetQueryCache(validated)
-	srv.SetParserTokenLimit(parserTokenLimit)
+	srv.SetParserTokenLimit(operation.ParserTokenLimit)
 	// Without introspection no error may name the schema either.
 	srv.SetDisableSuggestion(o.DisableIntrospection)
-	srv.SetValidationRulesFn(validationRules(o.MaxErrors, overlapWork*o.MaxNodes, !o.DisableIntrospection))
+	srv.SetValidationRulesFn(operation.ValidationRules(o.MaxErrors, operation.OverlapWork*o.MaxNodes, !o.DisableIntrospection))
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: newPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: operation.NewPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	// After the persisted query is looked up, before anything else reads it.
-	srv.Use(documentBounds{maxNodes: o.MaxNodes, maxNesting: o.MaxNesting, validated: validated, throttle: o.Throttle,
-		refusalCost: o.RefusalCost, refusalCostPerKiB: o.RefusalCostPerKiB})
-	srv.Use(loaderExtension{src: deps.Loaders, docs: deps.Documents})
+	srv.Use(operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,
+		RefusalCost: o.RefusalCost, RefusalCostPerKiB: o.RefusalCostPerKiB})
+	srv.Use(operation.Loaders{Source: deps.Loaders, Documents: deps.Documents})
 	srv.Use(httpSubscriptionGuard{})
-	srv.Use(&costExtension{maxCost: o.MaxCost, maxDepth: o.MaxDepth, throttle: o.Throttle, log: deps.Log})
-	srv.SetErrorPresenter(presentError(deps.Log))
-	srv.SetRecoverFunc(recoverPanic(deps.Log))
+	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: deps.Log})
+	srv.SetErrorPresenter(operation.PresentError(deps.Log))
+	srv.SetRecoverFunc(operation.RecoverPanic(deps.Log))
 	return &Handler{Server: srv, Live: live, SSE: sse, deps: deps}
 }
 
@@ -220,35 +208,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	o := &outcome{}
-	ctx := context.WithValue(r.Context(), outcomeKey{}, o)
+	o := &operation.Outcome{}
+	ctx := operation.WithOutcome(r.Context(), o)
 	if !stream { // a subscription over SSE is what SSE is for
 		ctx = withPlainHTTP(ctx, r)
 	}
 	h.Server.ServeHTTP(&statusWriter{ResponseWriter: w, outcome: o}, r.WithContext(ctx))
-}
-
-// outcome lets a handler extension choose the HTTP status of a request it
-// refuses before execution (the cost throttle: 429 with Retry-After), and
-// the error presenter mark a request that met an unreachable database (503
-// with Retry-After; resolvers run concurrently, hence the lock).
-type outcome struct {
-	mu                 sync.Mutex
-	status, retryAfter int
-}
-
-// unavailable makes the answer 503 with Retry-After.
-func (o *outcome) unavailable() {
-	o.mu.Lock()
-	o.status, o.retryAfter = http.StatusServiceUnavailable, domain.UnavailableRetryAfter
-	o.mu.Unlock()
-}
-
-type outcomeKey struct{}
-
-func outcomeFrom(ctx context.Context) *outcome {
-	o, _ := ctx.Value(outcomeKey{}).(*outcome)
-	return o
 }
 
 // statusWriter applies docs/architecture.md's rule: under application/json a request
@@ -257,13 +222,11 @@ func outcomeFrom(ctx context.Context) *outcome {
 // request answers 429 under both.
 type statusWriter struct {
 	http.ResponseWriter
-	outcome *outcome
+	outcome *operation.Outcome
 }
 
 func (w *statusWriter) WriteHeader(status int) {
-	w.outcome.mu.Lock()
-	chosen, retryAfter := w.outcome.status, w.outcome.retryAfter
-	w.outcome.mu.Unlock()
+	chosen, retryAfter := w.outcome.Chosen()
 	switch {
 	case chosen != 0:
 		status = chosen
@@ -310,7 +273,7 @@ func Refuse(w http.ResponseWriter, r *http.Request, status int, err *domain.Erro
 // writeGraphQLError answers a request refused before execution, in the media
 // type the client asked for (graph/transport.go).
 func writeGraphQLError(w http.ResponseWriter, r *http.Request, status int, msg, code string) {
-	writeRefusal(w, r, status, coded(domain.Code(code), "%s", msg))
+	writeRefusal(w, r, status, operation.Coded(domain.Code(code), "%s", msg))
 }
 
 func headerSafe(s string) string {

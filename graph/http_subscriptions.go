@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"context"
 	"net/http"
 	"strings"
@@ -68,8 +70,8 @@ func (httpSubscriptionGuard) MutateOperationContext(ctx context.Context, op *gra
 	if !ok || op.Operation == nil || op.Operation.Operation != ast.Subscription {
 		return nil
 	}
-	if o := outcomeFrom(ctx); o != nil && plain.graphqlResponse {
-		o.status = http.StatusBadRequest // a request error without data (GraphQL over HTTP)
+	if o := operation.OutcomeFrom(ctx); o != nil && plain.graphqlResponse {
+		o.Refuse(http.StatusBadRequest, 0) // a request error without data (GraphQL over HTTP)
 	}
-	return limitErr(codeStreamingTransport, "a subscription cannot be sent as a plain POST: "+plain.transports, nil)
+	return operation.LimitError(codeStreamingTransport, "a subscription cannot be sent as a plain POST: "+plain.transports, nil)
 }

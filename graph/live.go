@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"context"
 	"encoding/json"
 	"maps"
@@ -350,7 +352,7 @@ func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 				ended = true
 				break
 			}
-			payload, err := encodeResponse(resp)
+			payload, err := operation.EncodeResponse(resp)
 			if err != nil {
 				payload = []byte(`{"errors":[{"message":"the event could not be encoded","extensions":{"code":"INTERNAL"}}]}`)
 			}

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"context"
 	"sync"
 
@@ -103,7 +105,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 				l.Leave(m)
 				return nil // the subscriber has gone
 			}
-			payload, err := encodeResponse(resp)
+			payload, err := operation.EncodeResponse(resp)
 			if err != nil {
 				return refuse(err)
 			}

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,5 +201,5 @@ func isBadMultipart(err error) bool {
 
 // refuseUpload answers a multipart request readMultipart refused.
 func refuseUpload(w http.ResponseWriter, r *http.Request, err error) {
-	writeRefusal(w, r, http.StatusBadRequest, coded(domain.CodeInvalid, "%s", err.Error()))
+	writeRefusal(w, r, http.StatusBadRequest, operation.Coded(domain.CodeInvalid, "%s", err.Error()))
 }

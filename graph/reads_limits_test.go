@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -41,7 +42,7 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 	if cost.Requested < 1000 || cost.Actual <= 0 || cost.Actual >= cost.Requested/5 {
 		t.Errorf("cost %+v: requested should price 100 items, actual the 8 returned", cost)
 	}
-	if cost.Throttle.Max != graph.DefaultCostBudget || cost.Throttle.Restore != graph.DefaultCostRefill || cost.Throttle.Available != cost.Throttle.Max-float64(cost.Actual) {
+	if cost.Throttle.Max != operation.DefaultCostBudget || cost.Throttle.Restore != operation.DefaultCostRefill || cost.Throttle.Available != cost.Throttle.Max-float64(cost.Actual) {
 		t.Errorf("throttle %+v", cost.Throttle)
 	}
 
@@ -88,7 +89,7 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 	}
 	// The throttle: 60 points, almost no refill; a query is charged its
 	// requested cost up front and refunded what it did not use.
-	u = limitedServer(t, w.srv, graph.Options{Throttle: graph.NewThrottle(ratelimit.New(ratelimit.PGStore{Pool: w.srv.DB.Pool}, nil), 60, 0.001)})
+	u = limitedServer(t, w.srv, graph.Options{Throttle: operation.NewThrottle(ratelimit.New(ratelimit.PGStore{Pool: w.srv.DB.Pool}, nil), 60, 0.001)})
 	q := `{ trailers(first: 40) { items { trailerNum } } }`
 	out = gql(t, u, tok, q, nil)
 	var cost costJSON

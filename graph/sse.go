@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"context"
 	"mime"
 	"net/http"
@@ -92,7 +94,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	ctx := r.Context()
 	p := domain.PrincipalFrom(ctx) // Handler.ServeHTTP has answered 401 without one
 	if p == nil {
-		writeRefusal(w, r, http.StatusUnauthorized, coded(domain.CodeUnauthenticated, "authentication required"))
+		writeRefusal(w, r, http.StatusUnauthorized, operation.Coded(domain.CodeUnauthenticated, "authentication required"))
 		return
 	}
 	release, gerr := t.reserve(p, rest.RemoteHost(r))
@@ -104,8 +106,8 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
-		if o := outcomeFrom(ctx); o != nil && o.status != 0 {
-			writeResponse(w, r, o.status, resp) // the cost budget's 429, with Retry-After
+		if status := chosenStatus(ctx); status != 0 {
+			writeResponse(w, r, status, resp) // the cost budget's 429, with Retry-After
 			return
 		}
 		s := t.open(w, r)
@@ -115,7 +117,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	}
 	if r.Method == http.MethodGet && opCtx.Operation.Operation == ast.Mutation {
 		w.Header().Set("Allow", "POST")
-		writeRefusal(w, r, http.StatusMethodNotAllowed, coded(domain.CodeInvalid, "a mutation cannot be sent with GET: use POST"))
+		writeRefusal(w, r, http.StatusMethodNotAllowed, operation.Coded(domain.CodeInvalid, "a mutation cannot be sent with GET: use POST"))
 		return
 	}
 	s := t.open(w, r)
@@ -133,18 +135,18 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 func (t *SSETransport) reserve(p *domain.Principal, addr string) (release func(), refusal *gqlerror.Error) {
 	client, ok := t.client.take(p.TenantID.String()+" "+p.ClientID, t.o.MaxStreamsPerClient)
 	if !ok {
-		return nil, coded(domain.CodeRateLimited, "at most %d event streams per client on this server: close one first", t.o.MaxStreamsPerClient)
+		return nil, operation.Coded(domain.CodeRateLimited, "at most %d event streams per client on this server: close one first", t.o.MaxStreamsPerClient)
 	}
 	tenant, ok := t.tenant.take(p.TenantID.String(), t.o.MaxStreamsPerTenant)
 	if !ok {
 		client()
-		return nil, coded(domain.CodeRateLimited, "at most %d event streams per tenant on this server: close one first", t.o.MaxStreamsPerTenant)
+		return nil, operation.Coded(domain.CodeRateLimited, "at most %d event streams per tenant on this server: close one first", t.o.MaxStreamsPerTenant)
 	}
 	address, ok := t.address.take(addr, t.o.MaxStreamsPerAddress)
 	if !ok {
 		client()
 		tenant()
-		return nil, coded(domain.CodeRateLimited, "at most %d event streams per address on this server: close one first", t.o.MaxStreamsPerAddress)
+		return nil, operation.Coded(domain.CodeRateLimited, "at most %d event streams per address on this server: close one first", t.o.MaxStreamsPerAddress)
 	}
 	return func() { client(); tenant(); address() }, nil
 }
@@ -165,7 +167,7 @@ func (t *SSETransport) subscribe(s *sseStream, r *http.Request, exec graphql.Gra
 	}
 	if !p.ExpiresAt.IsZero() {
 		stop := t.o.AfterFunc(time.Until(p.ExpiresAt), func() {
-			s.end(errorsEvent(gqlerror.List{coded(domain.CodeUnauthenticated,
+			s.end(errorsEvent(gqlerror.List{operation.Coded(domain.CodeUnauthenticated,
 				"the token expired: subscribe again with a new token and after: the last cursor received")}), false)
 		})
 		defer stop()
@@ -187,4 +189,13 @@ func (t *SSETransport) subscribe(s *sseStream, r *http.Request, exec graphql.Gra
 	<-s.gone
 	t.o.Live.Leave(m)
 	s.wait()
+}
+
+// chosenStatus is the status an extension chose for a refused operation.
+func chosenStatus(ctx context.Context) int {
+	if o := operation.OutcomeFrom(ctx); o != nil {
+		status, _ := o.Chosen()
+		return status
+	}
+	return 0
 }

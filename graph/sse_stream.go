@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"context"
 	"encoding/json"
 	"net"
@@ -193,7 +195,7 @@ func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
 	if s.events >= s.o.Queue {
 		s.mu.Unlock()
 		s.o.Live.cutOff.Add(1)
-		s.end(errorsEvent(gqlerror.List{codedErr(codeSlowConsumer,
+		s.end(errorsEvent(gqlerror.List{operation.CodedError(codeSlowConsumer,
 			domain.ErrSlowConsumer.Error()+": subscribe again with after: the last cursor received")}), true)
 		return
 	}
@@ -325,7 +327,7 @@ func resultEvent(resp *graphql.Response) []sseFrame {
 			Extensions map[string]any `json:"extensions,omitempty"`
 		}{resp.Errors, resp.Extensions})
 	} else {
-		data, err = encodeResponse(resp)
+		data, err = operation.EncodeResponse(resp)
 	}
 	if err != nil {
 		data = []byte(`{"errors":[{"message":"the result could not be encoded","extensions":{"code":"INTERNAL"}}]}`)

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -50,36 +52,36 @@ func (t httpTransport) read(r *http.Request) (*graphql.RawParams, int, *gqlerror
 	p := &graphql.RawParams{Headers: r.Header}
 	if r.Method == http.MethodGet {
 		if int64(len(r.URL.RawQuery)) > t.maxQuery {
-			return nil, http.StatusRequestURITooLong, coded(domain.CodeTooLarge,
+			return nil, http.StatusRequestURITooLong, operation.Coded(domain.CodeTooLarge,
 				"the query string exceeds %d bytes, the limit of a POST body: send the operation with POST", t.maxQuery)
 		}
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
-			return nil, http.StatusBadRequest, coded(domain.CodeInvalid, "the query string is malformed: %v", err)
+			return nil, http.StatusBadRequest, operation.Coded(domain.CodeInvalid, "the query string is malformed: %v", err)
 		}
 		p.Query, p.OperationName = q.Get("query"), q.Get("operationName")
 		for name, dst := range map[string]*map[string]any{"variables": &p.Variables, "extensions": &p.Extensions} {
 			if s := q.Get(name); s != "" {
 				if err := decodeJSONObject([]byte(s), dst); err != nil {
-					return nil, http.StatusBadRequest, coded(domain.CodeInvalid, "%s must be a JSON object: %v", name, err)
+					return nil, http.StatusBadRequest, operation.Coded(domain.CodeInvalid, "%s must be a JSON object: %v", name, err)
 				}
 			}
 		}
 	} else {
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			return nil, http.StatusUnsupportedMediaType, coded(domain.CodeUnsupportedType,
+			return nil, http.StatusUnsupportedMediaType, operation.Coded(domain.CodeUnsupportedType,
 				"POST a GraphQL request as application/json (or multipart/form-data for uploads)")
 		}
 		var buf bytes.Buffer
 		if _, err := buf.ReadFrom(r.Body); err != nil {
-			return nil, http.StatusBadRequest, coded(domain.CodeInvalid, "the request body could not be read")
+			return nil, http.StatusBadRequest, operation.Coded(domain.CodeInvalid, "the request body could not be read")
 		}
 		if err := decodeJSONObject(buf.Bytes(), p); err != nil {
-			return nil, http.StatusBadRequest, coded(domain.CodeInvalid, "the body must be a JSON object with query, operationName, variables and extensions: %v", err)
+			return nil, http.StatusBadRequest, operation.Coded(domain.CodeInvalid, "the body must be a JSON object with query, operationName, variables and extensions: %v", err)
 		}
 	}
 	if p.Query == "" && p.Extensions["persistedQuery"] == nil {
-		return nil, http.StatusBadRequest, coded(domain.CodeInvalid, "the query parameter is required")
+		return nil, http.StatusBadRequest, operation.Coded(domain.CodeInvalid, "the query parameter is required")
 	}
 	p.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 	return p, 0, nil
@@ -91,7 +93,7 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
 		if params.OperationName == "" && opCtx != nil && opCtx.Doc != nil && len(opCtx.Doc.Operations) > 1 {
-			errs = gqlerror.List{coded(domain.CodeInvalid,
+			errs = gqlerror.List{operation.Coded(domain.CodeInvalid,
 				"the document holds %d operations: name the one to run in operationName", len(opCtx.Doc.Operations))}
 		}
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
@@ -110,7 +112,7 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 		if opCtx.Operation.Operation == ast.Subscription {
 			msg = streamingTransports(r)
 		}
-		writeRefusal(w, r, http.StatusMethodNotAllowed, coded(domain.CodeInvalid,
+		writeRefusal(w, r, http.StatusMethodNotAllowed, operation.Coded(domain.CodeInvalid,
 			"a %s cannot be sent with GET: %s", opCtx.Operation.Operation, msg))
 		return
 	}
@@ -141,16 +143,12 @@ func writeResponse(w http.ResponseWriter, r *http.Request, status int, resp *gra
 		}{resp.Errors, resp.Extensions})
 		return
 	}
-	writeResponseJSON(w, resp)
+	operation.WriteResponseJSON(w, resp)
 }
 
 // writeRefusal answers a request refused before it became an operation.
 func writeRefusal(w http.ResponseWriter, r *http.Request, status int, err *gqlerror.Error) {
 	writeResponse(w, r, status, &graphql.Response{Errors: gqlerror.List{err}})
-}
-
-func coded(code domain.Code, format string, args ...any) *gqlerror.Error {
-	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: map[string]any{"code": string(code)}}
 }
 
 // decodeJSONObject decodes one JSON object (numbers kept exact).

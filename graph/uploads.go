@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +49,7 @@ func (t uploadTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql
 	case isBadMultipart(err):
 		refuseUpload(w, r, err)
 	case err != nil: // temporary files failed: the server's fault
-		writeRefusal(w, r, http.StatusInternalServerError, coded(domain.CodeInternal, "the upload could not be buffered; try again"))
+		writeRefusal(w, r, http.StatusInternalServerError, operation.Coded(domain.CodeInternal, "the upload could not be buffered; try again"))
 	default:
 		execute(w, r, exec, params)
 	}

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/operation"
+
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -14,7 +16,6 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -603,10 +604,10 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		w.end(CloseDuplicateID, "Subscriber for "+id+" already exists")
 		return false
 	case dup:
-		w.refuse(id, gqlerror.List{codedErr(domain.CodeInvalid, "operation id "+strconv.Quote(id)+" is already in use")})
+		w.refuse(id, gqlerror.List{operation.CodedError(domain.CodeInvalid, "operation id "+strconv.Quote(id)+" is already in use")})
 		return true
 	case full:
-		w.refuse(id, gqlerror.List{codedErr(domain.CodeRateLimited,
+		w.refuse(id, gqlerror.List{operation.CodedError(domain.CodeRateLimited,
 			"at most "+strconv.Itoa(w.o.MaxSubscriptions)+" subscriptions per connection: complete one first")})
 		return true
 	}
@@ -618,7 +619,7 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 			w.end(CloseInvalidMessage, "Invalid message received: subscribe needs a payload with a query")
 			return false
 		}
-		w.refuse(id, gqlerror.List{codedErr(domain.CodeInvalid, "the payload needs a query")})
+		w.refuse(id, gqlerror.List{operation.CodedError(domain.CodeInvalid, "the payload needs a query")})
 		return true
 	}
 	if w.o.Admit != nil {
@@ -751,7 +752,7 @@ func (w *wsConn) deliver(op *wsOp, body []byte, wake bool) {
 }
 
 func (w *wsConn) next(op *wsOp, resp *graphql.Response) {
-	b, err := encodeResponse(resp)
+	b, err := operation.EncodeResponse(resp)
 	if err != nil {
 		return
 	}
@@ -808,20 +809,13 @@ func (w *wsConn) complete(id string) {
 	w.sendJSON(map[string]any{"type": "complete", "id": id})
 }
 
-// codedErr is a GraphQL error with extensions.code.
-func codedErr(code domain.Code, msg string) *gqlerror.Error {
-	e := &gqlerror.Error{Message: msg}
-	errcode.Set(e, string(code))
-	return e
-}
-
 // domainErr presents a domain error (a rate-limit refusal) as a GraphQL one.
 func domainErr(err error) *gqlerror.Error {
 	var de *domain.Error
 	if errors.As(domain.Classify(err), &de) {
-		return codedErr(de.Code, de.Message)
+		return operation.CodedError(de.Code, de.Message)
 	}
-	return codedErr(domain.CodeInternal, "internal error")
+	return operation.CodedError(domain.CodeInternal, "internal error")
 }
 
 // tcpConn is the TCP connection under c: the listener may wrap what it

@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -26,11 +26,11 @@ const (
 	// DefaultMaxErrors bounds the errors one answer lists (graphql-js's
 	// maxErrors).
 	DefaultMaxErrors = 100
-	// parserTokenLimit bounds the tokens of a document.
-	parserTokenLimit = 20000
-	// overlapWork is the overlapping-fields check's budget per operation,
+	// ParserTokenLimit bounds the tokens of a document.
+	ParserTokenLimit = 20000
+	// OverlapWork is the overlapping-fields check's budget per operation,
 	// in field visits per admitted selection.
-	overlapWork = 4
+	OverlapWork = 4
 	// A document refused before it runs costs DefaultRefusalCost points
 	// plus DefaultRefusalCostPerKiB a KiB (1,100 for 100 KiB), at most a
 	// tenth of the budget: at the default refill a client sustains about
@@ -39,7 +39,7 @@ const (
 	DefaultRefusalCostPerKiB = 10
 )
 
-// documentBounds is the first stage of every operation, in every
+// DocumentBounds is the first stage of every operation, in every
 // transport: it parses the document once more than a cached one needs and
 // refuses it when its nodes, counted with their multiplicity, or its
 // nesting exceed the bounds. Fragments are sized once each (memoised), so a fragment spread
@@ -49,29 +49,29 @@ const (
 // (the cost extension returns it when the operation runs): a client whose
 // budget cannot pay for a refusal is answered 429 before its document is
 // read, and one sending only refusals spends its budget on them.
-type documentBounds struct {
-	maxNodes, maxNesting int
-	// validated holds the documents that passed validation: within bounds.
-	validated                      graphql.Cache[*ast.QueryDocument]
-	throttle                       *Throttle
-	refusalCost, refusalCostPerKiB int
+type DocumentBounds struct {
+	MaxNodes, MaxNesting int
+	// Validated holds the documents that passed validation: within bounds.
+	Validated                      graphql.Cache[*ast.QueryDocument]
+	Throttle                       *Throttle
+	RefusalCost, RefusalCostPerKiB int
 }
 
-var _ graphql.OperationParameterMutator = documentBounds{}
+var _ graphql.OperationParameterMutator = DocumentBounds{}
 
-func (documentBounds) ExtensionName() string                   { return "DocumentBounds" }
-func (documentBounds) Validate(graphql.ExecutableSchema) error { return nil }
-func (b documentBounds) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
+func (DocumentBounds) ExtensionName() string                   { return "DocumentBounds" }
+func (DocumentBounds) Validate(graphql.ExecutableSchema) error { return nil }
+func (b DocumentBounds) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
 	if p.Query == "" {
 		return nil
 	}
 	if err := b.deposit(ctx, len(p.Query)); err != nil {
 		return err
 	}
-	if _, ok := b.validated.Get(ctx, p.Query); ok {
+	if _, ok := b.Validated.Get(ctx, p.Query); ok {
 		return nil
 	}
-	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: p.Query}, parserTokenLimit)
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: p.Query}, ParserTokenLimit)
 	if err != nil {
 		gqlErr, ok := err.(*gqlerror.Error)
 		if !ok {
@@ -80,7 +80,7 @@ func (b documentBounds) MutateOperationParameters(ctx context.Context, p *graphq
 		errcode.Set(gqlErr, errcode.ParseFailed)
 		return gqlErr
 	}
-	return checkDocument(doc, b.maxNodes, b.maxNesting)
+	return checkDocument(doc, b.MaxNodes, b.MaxNesting)
 }
 
 // checkDocument refuses doc when its operations and fragment definitions
@@ -111,10 +111,10 @@ func checkDocument(doc *ast.QueryDocument, maxNodes, maxNesting int) *gqlerror.E
 		errcode.Set(e, errcode.ValidationFailed)
 		return e
 	case s.tooDeep:
-		return limitErr(codeComplexity, fmt.Sprintf("the document nests selections or values more than %d levels deep", maxNesting),
+		return LimitError(CodeComplexity, fmt.Sprintf("the document nests selections or values more than %d levels deep", maxNesting),
 			map[string]any{"maxNesting": maxNesting})
 	case total > maxNodes:
-		return limitErr(codeComplexity, fmt.Sprintf("the document holds more than %d selections, directives and values (fragments count each time they are spread)", maxNodes),
+		return LimitError(CodeComplexity, fmt.Sprintf("the document holds more than %d selections, directives and values (fragments count each time they are spread)", maxNodes),
 			map[string]any{"maxNodes": maxNodes})
 	}
 	return nil
@@ -218,24 +218,22 @@ func (s *sizer) fragment(name string) int {
 const depositKey = "QueryCostDeposit"
 
 // deposit takes what refusing a document of size bytes costs.
-func (b documentBounds) deposit(ctx context.Context, size int) *gqlerror.Error {
-	if b.throttle == nil || !graphql.HasOperationContext(ctx) {
+func (b DocumentBounds) deposit(ctx context.Context, size int) *gqlerror.Error {
+	if b.Throttle == nil || !graphql.HasOperationContext(ctx) {
 		return nil
 	}
 	// At most a tenth of the bucket: a client that spent most of it still
 	// learns what its next query would cost.
-	points := min(b.refusalCost+b.refusalCostPerKiB*((size+1023)/1024), max(1, b.throttle.Budget()/10))
-	status, allowed, wait, err := b.throttle.Charge(ctx, points)
+	points := min(b.RefusalCost+b.RefusalCostPerKiB*((size+1023)/1024), max(1, b.Throttle.Budget()/10))
+	status, allowed, wait, err := b.Throttle.Charge(ctx, points)
 	if err != nil {
 		return unavailable(ctx) // the store is unreachable: a budget never fails open
 	}
 	if !allowed {
-		if o := outcomeFrom(ctx); o != nil {
-			o.mu.Lock()
-			o.status, o.retryAfter = http.StatusTooManyRequests, wait
-			o.mu.Unlock()
+		if o := OutcomeFrom(ctx); o != nil {
+			o.Refuse(http.StatusTooManyRequests, wait)
 		}
-		return limitErr(codeThrottled, fmt.Sprintf("reading a document costs %d points but only %d are available; retry in %d s", points, int(status.CurrentlyAvailable), wait),
+		return LimitError(CodeThrottled, fmt.Sprintf("reading a document costs %d points but only %d are available; retry in %d s", points, int(status.CurrentlyAvailable), wait),
 			map[string]any{"cost": map[string]any{"throttleStatus": status}})
 	}
 	graphql.GetOperationContext(ctx).Stats.SetExtension(depositKey, points)

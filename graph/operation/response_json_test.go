@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ func TestAppendResponseMatchesEncodingJSON(t *testing.T) {
 		{Data: json.RawMessage(`{"a":[]}`), Extensions: map[string]any{"cost": map[string]any{"requested": 3}}},
 		{Data: json.RawMessage(`{}`), Label: "l", Path: ast.Path{ast.PathName("a"), ast.PathIndex(1)}, HasNext: &yes},
 	} {
-		got, err := encodeResponse(resp)
+		got, err := EncodeResponse(resp)
 		if err != nil {
 			t.Fatal(err)
 		}

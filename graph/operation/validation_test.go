@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"fmt"
@@ -88,7 +88,7 @@ func TestMergeableFieldsLinear(t *testing.T) {
 	}
 	b.WriteString("}")
 	start := time.Now()
-	errs := validateWith(t, b.String(), core.Rule{Name: "Ours", RuleFunc: mergeableFields(overlapWork * DefaultMaxNodes)})
+	errs := validateWith(t, b.String(), core.Rule{Name: "Ours", RuleFunc: mergeableFields(OverlapWork * DefaultMaxNodes)})
 	if len(errs) != 1 || time.Since(start) > time.Second {
 		t.Errorf("%d errors in %v", len(errs), time.Since(start))
 	}
@@ -107,7 +107,7 @@ func TestValidationErrorsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := validator.ValidateWithRules(testSchema, doc, validationRules(10, 1000, true)())
+	errs := validator.ValidateWithRules(testSchema, doc, ValidationRules(10, 1000, true)())
 	if len(errs) != 10 || !strings.Contains(errs[9].Message, "more than 9 errors") {
 		t.Errorf("%d errors: %v", len(errs), errs)
 	}
@@ -126,7 +126,7 @@ func TestCheckDocumentFanOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := checkDocument(doc, DefaultMaxNodes, DefaultMaxNesting); e == nil || e.Extensions["code"] != codeComplexity {
+	if e := checkDocument(doc, DefaultMaxNodes, DefaultMaxNesting); e == nil || e.Extensions["code"] != CodeComplexity {
 		t.Fatalf("2^40 selections: %v", e)
 	}
 	cyc, _ := parser.ParseQuery(&ast.Source{Input: `{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }`})
@@ -160,12 +160,12 @@ func FuzzDocumentBounds(f *testing.F) {
 		if in[0]%2 == 1 {
 			q = genDocument(in[1:])
 		}
-		doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: q}, parserTokenLimit)
+		doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: q}, ParserTokenLimit)
 		if err != nil || checkDocument(doc, maxNodes, maxNesting) != nil {
 			return
 		}
 		start := time.Now()
-		errs := validator.ValidateWithRules(testSchema, doc, validationRules(maxErrors, overlapWork*maxNodes, in[0]%4 < 2)())
+		errs := validator.ValidateWithRules(testSchema, doc, ValidationRules(maxErrors, OverlapWork*maxNodes, in[0]%4 < 2)())
 		if len(errs) > maxErrors {
 			t.Fatalf("%q: %d errors", q, len(errs))
 		}

@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 //
 // The rule names of the suggestion-free variants are gqlgen's, so that its
 // own swap of two of them (SetDisableSuggestion) leaves these in place.
-func validationRules(maxErrors, maxWork int, introspection bool) func() *rules.Rules {
+func ValidationRules(maxErrors, maxWork int, introspection bool) func() *rules.Rules {
 	base := []core.Rule{
 		rules.FragmentsOnCompositeTypesRule, rules.KnownDirectivesRule, rules.KnownFragmentNamesRule,
 		rules.KnownRootTypeRule, rules.LoneAnonymousOperationRule, rules.MaxIntrospectionDepth,

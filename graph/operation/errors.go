@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -7,23 +7,24 @@ import (
 	"log/slog"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// presentError maps every resolver error to extensions.code: a domain error
+// PresentError maps every resolver error to extensions.code: a domain error
 // keeps its code, message and offending fields; gqlgen's own request errors
 // (parse, validation, limits) keep theirs; anything else is logged and shown
 // as a generic INTERNAL error, so SQL and stack traces never leave the server.
-func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
+func PresentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		var de *domain.Error
 		switch {
 		case errors.As(domain.Classify(err), &de):
 			if de.Code == domain.CodeUnavailable {
-				if o := outcomeFrom(ctx); o != nil { // over HTTP: 503 and Retry-After
+				if o := OutcomeFrom(ctx); o != nil { // over HTTP: 503 and Retry-After
 					o.unavailable()
 				}
 			}
@@ -56,10 +57,22 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	}
 }
 
-// recoverPanic turns a resolver panic into an INTERNAL error after logging it.
-func recoverPanic(log *slog.Logger) graphql.RecoverFunc {
+// RecoverPanic turns a resolver panic into an INTERNAL error after logging it.
+func RecoverPanic(log *slog.Logger) graphql.RecoverFunc {
 	return func(ctx context.Context, p any) error {
 		log.ErrorContext(ctx, "graphql: panic", "panic", fmt.Sprint(p), "traceId", domain.TraceIDFrom(ctx))
 		return errors.New("internal error")
 	}
+}
+
+// Coded is a GraphQL error with extensions.code, its message formatted.
+func Coded(code domain.Code, format string, args ...any) *gqlerror.Error {
+	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: map[string]any{"code": string(code)}}
+}
+
+// CodedError is a GraphQL error with extensions.code.
+func CodedError(code domain.Code, msg string) *gqlerror.Error {
+	e := &gqlerror.Error{Message: msg}
+	errcode.Set(e, string(code))
+	return e
 }

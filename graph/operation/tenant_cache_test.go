@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func TestPersistedQueriesPerTenant(t *testing.T) {
 		return domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant})
 	}
 	a, b := as(uuid.New()), as(uuid.New())
-	c := newPersistedQueries(3, 1000)
+	c := NewPersistedQueries(3, 1000)
 	c.Add(a, "h1", "{ a1 }")
 	c.Add(b, "hb", "{ b }")
 	if _, ok := c.Get(b, "h1"); ok {
@@ -70,7 +70,7 @@ func TestValidatedDocumentsPerTenant(t *testing.T) {
 		return domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant})
 	}
 	a, b := as(uuid.New()), as(uuid.New())
-	c := newValidatedDocuments()
+	c := NewValidatedDocuments()
 	doc := &ast.QueryDocument{}
 	c.Add(b, "{ b }", doc)
 	c.Add(a, "{ shared }", doc)

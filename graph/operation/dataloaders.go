@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -10,30 +10,30 @@ import (
 	"github.com/haulgraph/haulgraph/resolvers"
 )
 
-// loaderExtension is the one N+1 mechanism of queries and subscriptions: it
+// Loaders is the one N+1 mechanism of queries and subscriptions: it
 // gives every response fresh dataloaders bound to the caller's tenant (the
 // relation loaders and the documents loaders): a query's one response, and
 // each event of a subscription, so a long-lived subscription never serves
 // rows or documents cached from an older event.
-type loaderExtension struct {
-	src  loaders.Source
-	docs *domain.Documents // nil: uploads are off
+type Loaders struct {
+	Source    loaders.Source
+	Documents *domain.Documents // nil: uploads are off
 }
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.ResponseInterceptor
-} = loaderExtension{}
+} = Loaders{}
 
-func (loaderExtension) ExtensionName() string                   { return "Dataloaders" }
-func (loaderExtension) Validate(graphql.ExecutableSchema) error { return nil }
+func (Loaders) ExtensionName() string                   { return "Dataloaders" }
+func (Loaders) Validate(graphql.ExecutableSchema) error { return nil }
 
-func (e loaderExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+func (e Loaders) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	if p := domain.PrincipalFrom(ctx); p != nil {
-		ctx = loaders.With(ctx, loaders.New(e.src, p.TenantID))
+		ctx = loaders.With(ctx, loaders.New(e.Source, p.TenantID))
 	}
-	if e.docs != nil {
-		ctx = resolvers.WithDocumentLoaders(ctx, e.docs)
+	if e.Documents != nil {
+		ctx = resolvers.WithDocumentLoaders(ctx, e.Documents)
 	}
 	return next(ctx)
 }

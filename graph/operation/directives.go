@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// hasScope is the @hasScope(scope:) directive: the field resolves only when
+// HasScope is the @HasScope(scope:) directive: the field resolves only when
 // the caller's token holds scope (docs/architecture.md's endpoint → scope table, whose
 // strings are domain.RequiredScope's; TestScopeDirectivesMatchDomain checks).
-func hasScope(ctx context.Context, _ any, next graphql.Resolver, scope string) (any, error) {
+func HasScope(ctx context.Context, _ any, next graphql.Resolver, scope string) (any, error) {
 	if _, err := domain.AuthorizeScope(ctx, domain.Scope(scope)); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"testing"
@@ -34,8 +34,8 @@ func TestActualCostCountsObjectsOnly(t *testing.T) {
 // every field of every response.
 func TestCostExtensionHasNoFieldHook(t *testing.T) {
 	t.Parallel()
-	var ext any = &costExtension{}
+	var ext any = &Cost{}
 	if _, ok := ext.(graphql.FieldInterceptor); ok {
-		t.Fatal("costExtension is a graphql.FieldInterceptor: it hooks every field again")
+		t.Fatal("Cost is a graphql.FieldInterceptor: it hooks every field again")
 	}
 }

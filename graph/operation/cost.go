@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -25,8 +25,10 @@ import (
 // bucket's state, are reported in extensions.cost.
 
 const (
-	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
-	codeThrottled  = string(domain.CodeRateLimited)
+	// CodeComplexity refuses a document over a bound (depth, cost, size).
+	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+	// CodeThrottled refuses an operation the cost budget cannot pay.
+	CodeThrottled  = string(domain.CodeRateLimited)
 	nestedListSize = 5
 	defaultFirst   = 20
 	// costCeiling keeps sums and products of nested lists from overflowing
@@ -42,16 +44,27 @@ const (
 func init() {
 	// Rejections before execution are request errors: 400 under
 	// application/graphql-response+json (and 200 under application/json).
-	errcode.RegisterErrorType(codeComplexity, errcode.KindProtocol)
-	errcode.RegisterErrorType(codeThrottled, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeComplexity, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeThrottled, errcode.KindProtocol)
 }
 
-// costExtension limits depth and cost and reports extensions.cost.
-type costExtension struct {
-	maxCost, maxDepth int
-	throttle          *Throttle
+// Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
+// dashboard query of settlement statements (100 per page with line items
+// and sub-lines) is priced 6,601 points: the refill sustains two of them a
+// second even if nothing of the requested cost were refunded, and the
+// budget holds a burst of six.
+const (
+	DefaultCostLimit  = 10000
+	DefaultCostBudget = 40000
+	DefaultCostRefill = 15000
+)
+
+// Cost limits depth and cost and reports extensions.cost.
+type Cost struct {
+	MaxCost, MaxDepth int
+	Throttle          *Throttle
+	Log               *slog.Logger
 	schema            *ast.Schema
-	log               *slog.Logger
 }
 
 // No graphql.FieldInterceptor: a hook on every field of every response cost
@@ -61,11 +74,11 @@ var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationContextMutator
 	graphql.ResponseInterceptor
-} = (*costExtension)(nil)
+} = (*Cost)(nil)
 
-func (c *costExtension) ExtensionName() string { return "QueryCost" }
+func (c *Cost) ExtensionName() string { return "QueryCost" }
 
-func (c *costExtension) Validate(es graphql.ExecutableSchema) error {
+func (c *Cost) Validate(es graphql.ExecutableSchema) error {
 	c.schema = es.Schema()
 	return nil
 }
@@ -78,7 +91,7 @@ type costState struct {
 
 const statsKey = "QueryCost"
 
-func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+func (c *Cost) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
 	o := op.Doc.Operations.ForName(op.OperationName)
 	if o == nil {
 		return nil
@@ -87,9 +100,9 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 	if err := w.shape(o.SelectionSet); err != nil {
 		return err
 	}
-	if d := w.depth(o.SelectionSet, 0); d > c.maxDepth {
-		return limitErr(codeComplexity, fmt.Sprintf("the query is %d levels deep; the limit is %d", d, c.maxDepth),
-			map[string]any{"depth": d, "maxDepth": c.maxDepth})
+	if d := w.depth(o.SelectionSet, 0); d > c.MaxDepth {
+		return LimitError(CodeComplexity, fmt.Sprintf("the query is %d levels deep; the limit is %d", d, c.MaxDepth),
+			map[string]any{"depth": d, "maxDepth": c.MaxDepth})
 	}
 	root := c.schema.Query
 	switch o.Operation {
@@ -99,26 +112,26 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 		root = c.schema.Subscription
 	}
 	cost := w.cost(o.SelectionSet, root)
-	if cost > c.maxCost {
-		return limitErr(codeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.maxCost),
-			map[string]any{"requestedQueryCost": cost, "maxCost": c.maxCost})
+	if cost > c.MaxCost {
+		return LimitError(CodeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.MaxCost),
+			map[string]any{"requestedQueryCost": cost, "maxCost": c.MaxCost})
 	}
 	st := &costState{requested: cost}
 	op.Stats.SetExtension(statsKey, st)
-	if c.throttle != nil {
-		returnDeposit(ctx, c.throttle, op)
-		status, allowed, wait, err := c.throttle.Charge(ctx, cost)
+	if c.Throttle != nil {
+		returnDeposit(ctx, c.Throttle, op)
+		status, allowed, wait, err := c.Throttle.Charge(ctx, cost)
 		if err != nil {
-			c.log.ErrorContext(ctx, "graphql: cost budget unavailable", "err", err)
+			c.Log.ErrorContext(ctx, "graphql: cost budget unavailable", "err", err)
 			return unavailable(ctx)
 		}
 		st.status, st.charged = &status, true
 		if !allowed {
 			st.charged = false
-			if o := outcomeFrom(ctx); o != nil {
-				o.status, o.retryAfter = http.StatusTooManyRequests, wait
+			if o := OutcomeFrom(ctx); o != nil {
+				o.Refuse(http.StatusTooManyRequests, wait)
 			}
-			return limitErr(codeThrottled, fmt.Sprintf("the query costs %d but only %d points are available; retry in %d s", cost, int(status.CurrentlyAvailable), wait),
+			return LimitError(CodeThrottled, fmt.Sprintf("the query costs %d but only %d points are available; retry in %d s", cost, int(status.CurrentlyAvailable), wait),
 				map[string]any{"cost": st.report(0)})
 		}
 	}
@@ -128,20 +141,21 @@ func (c *costExtension) MutateOperationContext(ctx context.Context, op *graphql.
 // unavailable refuses an operation whose cost budget could not be read:
 // a budget never fails open. Over HTTP it is a 503 with Retry-After.
 func unavailable(ctx context.Context) *gqlerror.Error {
-	if o := outcomeFrom(ctx); o != nil {
+	if o := OutcomeFrom(ctx); o != nil {
 		o.unavailable()
 	}
-	return limitErr(string(domain.CodeUnavailable), domain.ErrUnavailable.Message, nil)
+	return LimitError(string(domain.CodeUnavailable), domain.ErrUnavailable.Message, nil)
 }
 
-func limitErr(code, msg string, ext map[string]any) *gqlerror.Error {
+// LimitError is a refusal before execution with code and extensions.
+func LimitError(code, msg string, ext map[string]any) *gqlerror.Error {
 	e := gqlerror.Errorf("%s", msg)
 	e.Extensions = ext
 	errcode.Set(e, code)
 	return e
 }
 
-func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+func (c *Cost) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	if graphql.HasOperationContext(ctx) {
 		if op := graphql.GetOperationContext(ctx).Operation; op != nil && op.Operation == ast.Subscription {
 			// A subscription is charged once, when it starts; each event is a
@@ -155,8 +169,8 @@ func (c *costExtension) InterceptResponse(ctx context.Context, next graphql.Resp
 		return resp
 	}
 	actual := actualCost(resp.Data)
-	if c.throttle != nil && st.charged {
-		refreshed := c.throttle.Refund(ctx, st.requested-actual)
+	if c.Throttle != nil && st.charged {
+		refreshed := c.Throttle.Refund(ctx, st.requested-actual)
 		st.status = &refreshed
 	}
 	if resp.Extensions == nil {
@@ -237,11 +251,11 @@ func newWalker(doc *ast.QueryDocument, vars map[string]any, schema *ast.Schema) 
 func (w *walker) shape(set ast.SelectionSet) *gqlerror.Error {
 	c := w.count(set, true)
 	if c.roots > MaxIntrospectionRoots {
-		return limitErr(codeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", c.roots, MaxIntrospectionRoots),
+		return LimitError(CodeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", c.roots, MaxIntrospectionRoots),
 			map[string]any{"introspectionRoots": c.roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
 	}
 	if c.aliases > MaxAliases {
-		return limitErr(codeComplexity, fmt.Sprintf("the operation uses more than %d aliases", MaxAliases),
+		return LimitError(CodeComplexity, fmt.Sprintf("the operation uses more than %d aliases", MaxAliases),
 			map[string]any{"maxAliases": MaxAliases})
 	}
 	return nil

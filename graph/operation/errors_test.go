@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 func TestErrorPresenterHidesInternals(t *testing.T) {
 	t.Parallel()
 	var logged strings.Builder
-	present := presentError(slog.New(slog.NewTextHandler(&logged, nil)))
+	present := PresentError(slog.New(slog.NewTextHandler(&logged, nil)))
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, nil)
 	e := present(ctx, errors.New(`ERROR: relation "secret_table" does not exist (SQLSTATE 42P01)`))
 	if e.Message != "internal error" || e.Extensions["code"] != "INTERNAL" || strings.Contains(e.Error(), "SQLSTATE") {

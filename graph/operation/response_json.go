@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"encoding/json"
@@ -53,8 +53,8 @@ func responseData(resp *graphql.Response) []byte {
 	return resp.Data
 }
 
-// encodeResponse is resp as one JSON document.
-func encodeResponse(resp *graphql.Response) ([]byte, error) {
+// EncodeResponse is resp as one JSON document.
+func EncodeResponse(resp *graphql.Response) ([]byte, error) {
 	head, tail, err := responseParts(resp)
 	if err != nil {
 		return nil, err
@@ -64,8 +64,8 @@ func encodeResponse(resp *graphql.Response) ([]byte, error) {
 	return append(append(append(out, head...), data...), tail...), nil
 }
 
-// writeResponseJSON writes resp and a newline to w without copying data.
-func writeResponseJSON(w io.Writer, resp *graphql.Response) {
+// WriteResponseJSON writes resp and a newline to w without copying data.
+func WriteResponseJSON(w io.Writer, resp *graphql.Response) {
 	head, tail, err := responseParts(resp)
 	if err != nil {
 		_, _ = io.WriteString(w, `{"errors":[{"message":"the response could not be encoded","extensions":{"code":"INTERNAL"}}],"data":null}`+"\n")

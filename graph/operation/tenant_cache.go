@@ -1,4 +1,4 @@
-package graph
+package operation
 
 import (
 	"container/list"
@@ -103,10 +103,10 @@ const (
 	persistedQueryEntryOverhead = 64 + 64 // the hash and the bookkeeping, roughly
 )
 
-// newPersistedQueries is the automatic persisted query store: a hash
+// NewPersistedQueries is the automatic persisted query store: a hash
 // registered by one tenant runs for that tenant alone (for the others it
 // is PERSISTED_QUERY_NOT_FOUND).
-func newPersistedQueries(entries, bytes int) *tenantCache[string] {
+func NewPersistedQueries(entries, bytes int) *tenantCache[string] {
 	if entries <= 0 {
 		entries = DefaultPersistedQueries
 	}
@@ -126,10 +126,10 @@ const (
 	validatedDocumentBytes = 1 << 20
 )
 
-// newValidatedDocuments is the cache of documents that passed parsing,
+// NewValidatedDocuments is the cache of documents that passed parsing,
 // bounds and validation, keyed by their text, per tenant: a tenant cannot
 // time another's queries by a hit.
-func newValidatedDocuments() *tenantCache[*ast.QueryDocument] {
+func NewValidatedDocuments() *tenantCache[*ast.QueryDocument] {
 	return newTenantCache(validatedDocuments, validatedDocumentBytes, func(query string, _ *ast.QueryDocument) int {
 		return len(query) + persistedQueryEntryOverhead
 	})
