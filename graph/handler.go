@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/live"
+
 	"bytes"
 	"errors"
 	"io"
@@ -78,7 +80,7 @@ type Handler struct {
 	Server *handler.Server
 	// Live runs the shared executions of subscriptions for the streaming
 	// transports (WebSocket, SSE).
-	Live *Live
+	Live *live.Live
 	// SSE is the server-sent events transport (graph/sse.go).
 	SSE *SSETransport
 	// Page is what a browser gets at /graphql (GraphiQL; the app sets it);
@@ -130,10 +132,9 @@ func NewHandler(deps Deps) *Handler {
 	if deps.Documents != nil {
 		enableDocuments(srv, deps.Documents)
 	}
-	live := NewLive(deps.Subscriptions, operation.PresentError(deps.Log))
-	live.emitted = o.EmittedEvent
+	shared := live.New(deps.Subscriptions, operation.PresentError(deps.Log), o.EmittedEvent)
 	streams := o.Streams
-	streams.Live = live
+	streams.Live = shared
 	sse := NewSSE(streams, o.MaxBodyBytes)
 	srv.AddTransport(sse)                                     // before the plain HTTP transport, which takes every GET and POST
 	srv.AddTransport(httpTransport{maxQuery: o.MaxBodyBytes}) // after uploads: graph/transport.go
@@ -155,7 +156,7 @@ func NewHandler(deps Deps) *Handler {
 	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: deps.Log})
 	srv.SetErrorPresenter(operation.PresentError(deps.Log))
 	srv.SetRecoverFunc(operation.RecoverPanic(deps.Log))
-	return &Handler{Server: srv, Live: live, SSE: sse, deps: deps}
+	return &Handler{Server: srv, Live: shared, SSE: sse, deps: deps}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

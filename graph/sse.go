@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/live"
+
 	"github.com/haulgraph/haulgraph/graph/operation"
 
 	"context"
@@ -158,10 +160,10 @@ func (t *SSETransport) Streams() int { return t.tenant.total() }
 // and serves it until it ends, then frees its place in the group.
 func (t *SSETransport) subscribe(s *sseStream, r *http.Request, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, p *domain.Principal) {
 	ctx := r.Context()
-	s.event = t.o.Live.eventType(opCtx)
-	m := &liveMember{
-		out: s.deliver,
-		fail: func(errs gqlerror.List) {
+	s.event = t.o.Live.EventType(opCtx)
+	m := &live.Member{
+		Out: s.deliver,
+		Fail: func(errs gqlerror.List) {
 			s.end(errorsEvent(errs), false)
 		},
 	}
@@ -173,7 +175,7 @@ func (t *SSETransport) subscribe(s *sseStream, r *http.Request, exec graphql.Gra
 		defer stop()
 	}
 	// Last-Event-ID (an EventSource's reconnect) wins over after:.
-	cursor := afterArgument(opCtx)
+	cursor := live.AfterArgument(opCtx)
 	if id := strings.TrimSpace(r.Header.Get("Last-Event-ID")); id != "" {
 		cursor = id
 	}

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/live"
+
 	"github.com/haulgraph/haulgraph/graph/operation"
 
 	"context"
@@ -21,7 +23,7 @@ import (
 type SSEOptions struct {
 	// Live runs the shared subscription executions (Handler.Live); NewHandler
 	// sets it.
-	Live *Live
+	Live *live.Live
 	// Heartbeat is the interval of the comment lines that keep a quiet
 	// stream (and the proxies on its way) alive; default 15s.
 	Heartbeat time.Duration
@@ -194,15 +196,15 @@ func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
 	}
 	if s.events >= s.o.Queue {
 		s.mu.Unlock()
-		s.o.Live.cutOff.Add(1)
-		s.end(errorsEvent(gqlerror.List{operation.CodedError(codeSlowConsumer,
+		s.o.Live.CountCutOff()
+		s.end(errorsEvent(gqlerror.List{operation.CodedError(live.CodeSlowConsumer,
 			domain.ErrSlowConsumer.Error()+": subscribe again with after: the last cursor received")}), true)
 		return
 	}
 	s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 	s.events++
 	s.mu.Unlock()
-	s.o.Live.emit(domain.ChannelGraphQLSSE, s.event, data)
+	s.o.Live.Emit(domain.ChannelGraphQLSSE, s.event, data)
 	s.signal()
 }
 
@@ -219,7 +221,7 @@ func (s *sseStream) deliverWait(ctx context.Context, pos domain.EventPosition, d
 			s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 			s.events++
 			s.mu.Unlock()
-			s.o.Live.emit(domain.ChannelGraphQLSSE, s.event, data)
+			s.o.Live.Emit(domain.ChannelGraphQLSSE, s.event, data)
 			s.signal()
 			return nil
 		}
@@ -311,10 +313,7 @@ func (s *sseStream) write(frames []sseFrame) bool {
 
 // cursorOf is an event's SSE id: its cursor (Last-Event-ID resumes from it).
 func (s *sseStream) cursorOf(pos domain.EventPosition) string {
-	if pos == (domain.EventPosition{}) {
-		return ""
-	}
-	return s.o.Live.subs.Cursors.Seal(s.tenant, pos)
+	return s.o.Live.Cursor(s.tenant, pos)
 }
 
 // resultEvent is a result, then "complete".

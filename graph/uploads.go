@@ -88,7 +88,7 @@ func isMultipart(r *http.Request) bool {
 }
 
 // enableDocuments turns on document uploads (the multipart transport); the
-// documents fields' loaders come per response from loaderExtension.
+// documents fields' loaders come per response from operation.Loaders.
 func enableDocuments(srv *handler.Server, docs *domain.Documents) {
 	srv.AddTransport(UploadTransport(docs.MaxFileBytes()))
 }

@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/live"
+
 	"context"
 	"errors"
 	"net/http"
@@ -44,7 +46,7 @@ type WebsocketOptions struct {
 	// Nil admits everything.
 	Admit func(ctx context.Context) error
 	// Live runs shared subscription executions (Handler.Live).
-	Live *Live
+	Live *live.Live
 	// KeepAlive is the interval of WebSocket pings (and "ka" for
 	// graphql-ws); default 15s. A peer silent for two intervals is dropped.
 	KeepAlive time.Duration
@@ -136,7 +138,7 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 		o.SendBuffer = 64 << 10
 	}
 	if o.Live == nil {
-		o.Live = NewLive(nil, graphql.DefaultErrorPresenter)
+		o.Live = live.New(nil, graphql.DefaultErrorPresenter, nil)
 	}
 	check := o.CheckOrigin
 	if check == nil {

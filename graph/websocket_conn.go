@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"github.com/haulgraph/haulgraph/graph/live"
+
 	"github.com/haulgraph/haulgraph/graph/operation"
 
 	"bytes"
@@ -74,11 +76,11 @@ type wsConn struct {
 // wsOp is one operation of the connection.
 type wsOp struct {
 	id     string
-	member *liveMember // a subscription's place in its group
-	cancel func()      // ends a resume in progress
-	head   []byte      // `{"id":…,"type":"next","payload":`
-	event  string      // the event type streamed, when payloads are watched
-	gone   atomic.Bool // removed from the connection's operations
+	member *live.Member // a subscription's place in its group
+	cancel func()       // ends a resume in progress
+	head   []byte       // `{"id":…,"type":"next","payload":`
+	event  string       // the event type streamed, when payloads are watched
+	gone   atomic.Bool  // removed from the connection's operations
 }
 
 // wsFrame is one message: head + body + tail, so that a shared payload is
@@ -218,7 +220,7 @@ func (w *wsConn) enqueue(f wsFrame) bool {
 	}
 	if w.queued >= w.o.QueuePerOperation*(1+len(w.ops)) {
 		w.mu.Unlock()
-		w.o.Live.cutOff.Add(1)
+		w.o.Live.CountCutOff()
 		w.end(CloseSlowConsumer, domain.ErrSlowConsumer.Error())
 		return false
 	}
@@ -329,10 +331,9 @@ func (w *wsConn) flush() {
 	}
 	buf := w.frames()
 	w.countWrite()
-	w.o.Live.inPassing.Add(1)
 	n := writeNow(w.raw, *buf)
+	w.o.Live.CountInPassing(n < len(*buf))
 	if n < len(*buf) {
-		w.o.Live.cutShort.Add(1)
 		w.rest = append([]byte(nil), (*buf)[n:]...)
 	}
 	left := w.rest != nil
@@ -385,7 +386,7 @@ func (w *wsConn) frames() *[]byte {
 		buf = appendFrame(buf, f)
 	}
 	*bp = buf
-	w.o.Live.frames.Add(int64(len(w.batch)))
+	w.o.Live.CountFrames(len(w.batch))
 	clear(w.batch)
 	w.batch = w.batch[:0]
 	return bp
@@ -393,7 +394,7 @@ func (w *wsConn) frames() *[]byte {
 
 // countWrite counts a write(2) before it is made: a peer that has read it
 // sees it counted.
-func (w *wsConn) countWrite() { w.o.Live.writes.Add(1) }
+func (w *wsConn) countWrite() { w.o.Live.CountWrite() }
 
 // write writes buf, waiting up to the write deadline; a peer that does not
 // take it in time is cut off.
@@ -411,7 +412,7 @@ func (w *wsConn) write(buf []byte) bool {
 		select {
 		case <-w.done: // cut off already (its queue overflowed)
 		default:
-			w.o.Live.cutOff.Add(1)
+			w.o.Live.CountCutOff()
 		}
 		w.end(CloseSlowConsumer, "write timed out: the client does not read")
 		return false
@@ -652,19 +653,19 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		}()
 		return true
 	}
-	op.event = w.o.Live.eventType(opCtx)
-	op.member = &liveMember{
-		out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
-		queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
-		wake:  w.signal,
-		flush: w.flush,
-		fail: func(errs gqlerror.List) {
+	op.event = w.o.Live.EventType(opCtx)
+	op.member = &live.Member{
+		Out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
+		Queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
+		Wake:  w.signal,
+		Flush: w.flush,
+		Fail: func(errs gqlerror.List) {
 			if w.remove(id) == op {
 				w.refuse(id, errs)
 			}
 		},
 	}
-	if cursor := afterArgument(opCtx); cursor != "" {
+	if cursor := live.AfterArgument(opCtx); cursor != "" {
 		w.resume(op, opCtx, cursor)
 		return true
 	}
@@ -713,7 +714,7 @@ func (w *wsConn) sendWait(ctx context.Context, op *wsOp, body []byte) error {
 			w.queue = append(w.queue, wsFrame{head: op.head, body: body, tail: true})
 			w.queued++
 			w.mu.Unlock()
-			w.o.Live.emit(domain.ChannelGraphQLWS, op.event, body)
+			w.o.Live.Emit(domain.ChannelGraphQLWS, op.event, body)
 			w.signal()
 			return nil
 		}
@@ -740,12 +741,12 @@ func (w *wsConn) signal() {
 }
 
 // deliver queues a shared payload for op, unless op has ended meanwhile,
-// and wakes the writer if asked (else the caller does, see liveMember).
+// and wakes the writer if asked (else the caller does, see Member).
 func (w *wsConn) deliver(op *wsOp, body []byte, wake bool) {
 	if op.gone.Load() || !w.enqueue(wsFrame{head: op.head, body: body, tail: true}) {
 		return
 	}
-	w.o.Live.emit(domain.ChannelGraphQLWS, op.event, body)
+	w.o.Live.Emit(domain.ChannelGraphQLWS, op.event, body)
 	if wake {
 		w.signal()
 	}

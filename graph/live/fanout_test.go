@@ -1,4 +1,4 @@
-package graph
+package live
 
 import (
 	"context"
@@ -67,16 +67,16 @@ func newFanOutRig(t *testing.T, l *Live) *fanOutRig {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	r := &fanOutRig{t: t, ctx: ctx, cancel: cancel, responses: make(chan *graphql.Response, 64), done: make(chan struct{}),
-		g:       &liveGroup{live: l, cancel: cancel, members: map[*liveMember]struct{}{}},
+		g:       &liveGroup{live: l, cancel: cancel, members: map[*Member]struct{}{}},
 		members: []chan fanOutWake{make(chan fanOutWake, 8), make(chan fanOutWake, 8)}}
 	for _, woken := range r.members {
 		var got []int64 // the group's goroutine's own
 		tell := func(how string) { woken <- fanOutWake{how, got}; got = nil }
-		r.g.members[&liveMember{
-			queue: func(pos domain.EventPosition, _ []byte) { got = append(got, pos.Seq) },
-			wake:  func() { tell("wake") },
-			flush: func() { tell("flush") },
-			fail:  func(gqlerror.List) {},
+		r.g.members[&Member{
+			Queue: func(pos domain.EventPosition, _ []byte) { got = append(got, pos.Seq) },
+			Wake:  func() { tell("wake") },
+			Flush: func() { tell("flush") },
+			Fail:  func(gqlerror.List) {},
 		}] = struct{}{}
 	}
 	return r

@@ -1,4 +1,4 @@
-package graph
+package live
 
 import (
 	"github.com/haulgraph/haulgraph/graph/operation"
@@ -30,8 +30,8 @@ func rootField(rc *graphql.OperationContext) *graphql.CollectedField {
 	return &fields[0]
 }
 
-// afterArgument is the subscription's after: value ("" when absent).
-func afterArgument(rc *graphql.OperationContext) string {
+// AfterArgument is the subscription's after: value ("" when absent).
+func AfterArgument(rc *graphql.OperationContext) string {
 	f := rootField(rc)
 	if f == nil {
 		return ""
@@ -60,7 +60,7 @@ func afterVariable(rc *graphql.OperationContext) string {
 // waits for room (the replay is paged and back-pressured by the connection);
 // an error from it ends the replay. The errors are m's refusal (bad or
 // expired cursor, missing scope); on any refusal m has not joined.
-func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *liveMember, cursor string,
+func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *Member, cursor string,
 	write func(ctx context.Context, pos domain.EventPosition, payload []byte) error) gqlerror.List {
 	ctx = graphql.WithOperationContext(ctx, opCtx)
 	after, err := l.subs.ResumeAt(ctx, cursor)
@@ -137,7 +137,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 		for _, p := range m.pending {
 			if m.last.Before(p.pos) {
 				m.last = p.pos
-				m.out(p.pos, p.payload)
+				m.Out(p.pos, p.payload)
 			}
 		}
 		m.pending, m.replaying = nil, false
@@ -146,7 +146,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 	if overflow {
 		l.Leave(m)
 		e := gqlerror.Errorf("%s", "the live events that came during the replay overflowed: resume again from the last cursor received")
-		e.Extensions = map[string]any{"code": codeSlowConsumer}
+		e.Extensions = map[string]any{"code": CodeSlowConsumer}
 		return gqlerror.List{e}
 	}
 	return nil

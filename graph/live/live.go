@@ -1,4 +1,7 @@
-package graph
+// Package live runs the shared executions of subscriptions: one per
+// group of identical subscribers, its encoded events handed to each member
+// (the WebSocket and SSE transports' operations).
+package live
 
 import (
 	"github.com/haulgraph/haulgraph/graph/operation"
@@ -27,7 +30,7 @@ import (
 // so each event is executed and JSON-encoded once per group and the encoded
 // payload is handed to every member. The group holds one hub subscription,
 // whose filter runs before any execution; each execution gets fresh
-// dataloaders (loaderExtension runs per response).
+// dataloaders (operation.Loaders runs per response).
 type Live struct {
 	subs    *domain.Subscriptions // its Stream is the instance's hub
 	present graphql.ErrorPresenterFunc
@@ -41,18 +44,19 @@ type Live struct {
 	cutOff     atomic.Int64
 	writes     atomic.Int64 // WebSocket write(2) calls of message batches
 	frames     atomic.Int64 // messages those writes carried
-	inPassing  atomic.Int64 // of those writes, made by a group's fan-out (wsConn.flush)
+	inPassing  atomic.Int64 // of those writes, made by a group's fan-out (Member.Flush)
 	cutShort   atomic.Int64 // of those, the ones the socket took only in part
 	wg         sync.WaitGroup
 }
 
-// NewLive makes an empty set of groups over subs' hub; present renders the
-// errors of a refused resume.
-func NewLive(subs *domain.Subscriptions, present graphql.ErrorPresenterFunc) *Live {
+// New makes an empty set of groups over subs' hub; present renders the
+// errors of a refused resume; emitted, when set, is told every payload a
+// transport writes (tests validate them).
+func New(subs *domain.Subscriptions, present graphql.ErrorPresenterFunc, emitted domain.EmitFunc) *Live {
 	if subs == nil {
 		subs = &domain.Subscriptions{}
 	}
-	return &Live{subs: subs, present: present, groups: map[string]*liveGroup{}}
+	return &Live{subs: subs, present: present, emitted: emitted, groups: map[string]*liveGroup{}}
 }
 
 // Executions counts subscription executions (one per group per event).
@@ -72,12 +76,39 @@ func (l *Live) Frames() int64 { return l.frames.Load() }
 func (l *Live) CutOff() int64 { return l.cutOff.Load() }
 
 // InPassing counts the writes a group made itself, in passing, for the
-// connections its event reached (see wsConn.flush); CutShort those of them
+// connections its event reached (see the WebSocket writer's flush); CutShort those of them
 // whose socket took only part, the rest left to the connection's writer.
 func (l *Live) InPassing() int64 { return l.inPassing.Load() }
 
 // CutShort: see InPassing.
 func (l *Live) CutShort() int64 { return l.cutShort.Load() }
+
+// CountWrite counts a system call that wrote WebSocket messages, before it
+// is made (a peer that has read it sees it counted).
+func (l *Live) CountWrite() { l.writes.Add(1) }
+
+// CountFrames counts n messages written.
+func (l *Live) CountFrames(n int) { l.frames.Add(int64(n)) }
+
+// CountCutOff counts a connection cut off for not reading in time.
+func (l *Live) CountCutOff() { l.cutOff.Add(1) }
+
+// CountInPassing counts a write a group's fan-out made itself; cutShort
+// when the socket took only part of it.
+func (l *Live) CountInPassing(cutShort bool) {
+	l.inPassing.Add(1)
+	if cutShort {
+		l.cutShort.Add(1)
+	}
+}
+
+// Cursor is the opaque cursor of pos for tenant ("" for no position).
+func (l *Live) Cursor(tenant uuid.UUID, pos domain.EventPosition) string {
+	if pos == (domain.EventPosition{}) {
+		return ""
+	}
+	return l.subs.Cursors.Seal(tenant, pos)
+}
 
 // Groups is the number of groups, that is of hub subscriptions.
 func (l *Live) Groups() int {
@@ -89,9 +120,9 @@ func (l *Live) Groups() int {
 // Wait returns when every group's goroutine has ended (all members left).
 func (l *Live) Wait() { l.wg.Wait() }
 
-// eventType is the event type rc's subscription streams, when someone
+// EventType is the event type rc's subscription streams, when someone
 // watches the payloads written ("" otherwise: nothing to tell).
-func (l *Live) eventType(rc *graphql.OperationContext) string {
+func (l *Live) EventType(rc *graphql.OperationContext) string {
 	if l.emitted == nil {
 		return ""
 	}
@@ -101,36 +132,36 @@ func (l *Live) eventType(rc *graphql.OperationContext) string {
 	return ""
 }
 
-// emit tells the watcher a payload of eventType written on channel.
-func (l *Live) emit(channel, eventType string, body []byte) {
+// Emit tells the watcher a payload of eventType written on channel.
+func (l *Live) Emit(channel, eventType string, body []byte) {
 	if eventType != "" {
 		l.emitted(channel, eventType, body)
 	}
 }
 
-// codeSlowConsumer ends a subscription whose events could not be executed
+// CodeSlowConsumer ends a subscription whose events could not be executed
 // as fast as they came; the subscriber resumes with after: its last cursor.
-const codeSlowConsumer = "SLOW_CONSUMER"
+const CodeSlowConsumer = "SLOW_CONSUMER"
 
-// liveMember is one subscriber: an operation of a connection.
-type liveMember struct {
-	// out writes one event's encoded payload, at its outbox position, to the
+// Member is one subscriber: an operation of a connection.
+type Member struct {
+	// Out writes one event's encoded payload, at its outbox position, to the
 	// subscriber; it must not block (a connection that cannot take it is cut
 	// off). SSE sends the position's cursor as the event's id.
-	out func(pos domain.EventPosition, payload []byte)
-	// queue, when set, is out without waking the subscriber's writer: the
+	Out func(pos domain.EventPosition, payload []byte)
+	// Queue, when set, is Out without waking the subscriber's writer: the
 	// group queues an event to every member, then wakes each once (wake),
 	// so a connection holding several members writes their messages in
 	// one system call rather than one each.
-	queue func(pos domain.EventPosition, payload []byte)
-	wake  func()
-	// flush, when set, is wake that may write the queued messages from the
+	Queue func(pos domain.EventPosition, payload []byte)
+	Wake  func()
+	// Flush, when set, is Wake that may write the queued messages from the
 	// group's goroutine, when the connection takes them at once: the group
 	// calls it when no later event waits for it, and wake when some do (the
 	// writers then batch several events per system call).
-	flush func()
-	// fail ends the member when its group's stream ended under it.
-	fail  func(errs gqlerror.List)
+	Flush func()
+	// Fail ends the member when its group's stream ended under it.
+	Fail  func(errs gqlerror.List)
 	group *liveGroup // guarded by Live.mu
 
 	mu        sync.Mutex
@@ -151,7 +182,7 @@ const maxPending = 10000
 
 // deliver hands m one live event, in commit order: held while m replays,
 // dropped when the replay already wrote it.
-func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
+func (m *Member) deliver(pos domain.EventPosition, payload []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
@@ -161,10 +192,10 @@ func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
 		m.pending = append(m.pending, livePending{pos, payload})
 	case pos == domain.EventPosition{} || m.last.Before(pos):
 		m.last = pos
-		if m.queue != nil {
-			m.queue(pos, payload)
+		if m.Queue != nil {
+			m.Queue(pos, payload)
 		} else {
-			m.out(pos, payload)
+			m.Out(pos, payload)
 		}
 	}
 }
@@ -198,7 +229,7 @@ func liveKey(p *domain.Principal, rc *graphql.OperationContext) (string, error) 
 // Join adds m to the group of its key, creating the group (and executing the
 // operation's subscribe) when it is the first. The errors are the
 // subscription's own refusal (missing scope, invalid filter): m did not join.
-func (l *Live) Join(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *liveMember) gqlerror.List {
+func (l *Live) Join(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *Member) gqlerror.List {
 	p := domain.PrincipalFrom(ctx)
 	if p == nil {
 		return gqlerror.List{gqlerror.Errorf("unauthenticated")}
@@ -226,7 +257,7 @@ func (l *Live) Join(ctx context.Context, exec graphql.GraphExecutor, opCtx *grap
 }
 
 // Leave removes m; the last member's leaving ends the group's execution.
-func (l *Live) Leave(m *liveMember) {
+func (l *Live) Leave(m *Member) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	g := m.group
@@ -256,7 +287,7 @@ type liveGroup struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	members map[*liveMember]struct{}
+	members map[*Member]struct{}
 
 	seqMu  sync.Mutex
 	seqs   []domain.EventPosition // of events handed to the resolver, not yet executed
@@ -270,7 +301,7 @@ func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext
 	principal := *p
 	principal.ClientID = "" // shared by clients of the same tenant and scopes
 	ctx = domain.WithPrincipal(ctx, &principal)
-	g := &liveGroup{live: l, key: key, cancel: cancel, members: map[*liveMember]struct{}{}}
+	g := &liveGroup{live: l, key: key, cancel: cancel, members: map[*Member]struct{}{}}
 	ctx = resolvers.WithEventStream(ctx, g)
 	g.ctx = ctx
 	next, ctx := exec.DispatchOperation(ctx, opCtx)
@@ -340,7 +371,7 @@ func (l *Live) fanOutBound() int {
 // caught up, else with the events already waiting (up to fanOutBound).
 func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 	defer g.live.wg.Done()
-	var members []*liveMember
+	var members []*Member
 	var events []livePending
 	most := g.live.fanOutBound()
 	for {
@@ -371,7 +402,7 @@ func (g *liveGroup) run(ctx context.Context, next graphql.ResponseHandler) {
 
 // fanOut queues events to every member, then wakes each member's writer,
 // or writes in passing when no later event waits (members is scratch space).
-func (g *liveGroup) fanOut(events []livePending, members []*liveMember) []*liveMember {
+func (g *liveGroup) fanOut(events []livePending, members []*Member) []*Member {
 	g.mu.Lock()
 	members = members[:0]
 	for m := range g.members {
@@ -386,10 +417,10 @@ func (g *liveGroup) fanOut(events []livePending, members []*liveMember) []*liveM
 	inPassing := g.caughtUp()
 	for _, m := range members {
 		switch {
-		case inPassing && m.flush != nil:
-			m.flush()
-		case m.wake != nil:
-			m.wake()
+		case inPassing && m.Flush != nil:
+			m.Flush()
+		case m.Wake != nil:
+			m.Wake()
 		}
 	}
 	clear(members)
@@ -406,7 +437,7 @@ func (g *liveGroup) end() {
 		delete(l.groups, g.key)
 	}
 	g.mu.Lock()
-	members := make([]*liveMember, 0, len(g.members))
+	members := make([]*Member, 0, len(g.members))
 	for m := range g.members {
 		members = append(members, m)
 		m.group = nil
@@ -420,8 +451,8 @@ func (g *liveGroup) end() {
 		return
 	}
 	e := gqlerror.Errorf("%s", domain.ErrSlowConsumer.Error())
-	e.Extensions = map[string]any{"code": codeSlowConsumer}
+	e.Extensions = map[string]any{"code": CodeSlowConsumer}
 	for _, m := range members {
-		m.fail(gqlerror.List{e})
+		m.Fail(gqlerror.List{e})
 	}
 }
