@@ -1,8 +1,6 @@
 package graph_test
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 

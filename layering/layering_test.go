@@ -51,6 +51,14 @@ var rules = []rule{
 	{"rest", []string{"domain", "jsonkey", "ratelimit", "contract"}},
 	{"resolvers", []string{"domain", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
+	// GraphQL: what every operation passes (bounds, cost, errors) under the
+	// shared subscription executions, under the transports; app composes
+	// them. A transport never imports the composition, an execution never
+	// a transport.
+	{"graph/operation", []string{"domain", "ratelimit", "resolvers", "graph/loaders"}},
+	{"graph/live", []string{"domain", "graph/operation", "resolvers", "contract/eventschema"}},
+	{"graph/transport", []string{"domain", "graph/operation", "graph/live", "rest"}},
+	{"graph", nil},
 	{"graph/...", []string{"domain", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
 	{"app", []string{"..."}},
@@ -69,6 +77,8 @@ var never = []struct {
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "app"}},
+	{"graph/operation", []string{"graph/live", "graph/transport"}},
+	{"graph/live", []string{"graph/transport"}},
 	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
 	{"events/...", []string{"auth", "graph/...", "resolvers", "rest", "app"}},
 	{"auth", []string{"events/...", "graph/...", "resolvers", "rest", "app"}},

@@ -4,8 +4,6 @@
 package live
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"context"
 	"encoding/json"
 	"maps"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
 

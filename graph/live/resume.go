@@ -1,8 +1,6 @@
 package live
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"context"
 	"sync"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
 

@@ -1,10 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/live"
-
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -23,6 +19,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/live"
+	"github.com/haulgraph/haulgraph/graph/operation"
 )
 
 // wsConn is one GraphQL WebSocket connection. Its goroutine reads and runs

@@ -1,8 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 )
 
 // httpTransport is GraphQL over HTTP for GET and POST (application/json),
@@ -30,6 +29,10 @@ import (
 //   - a GET query string longer than the POST body limit is 414;
 //   - several operations without operationName name the problem.
 type httpTransport struct{ maxQuery int64 }
+
+// NewHTTP is the plain HTTP transport; maxQuery bounds a GET's query string
+// (the POST body limit).
+func NewHTTP(maxQuery int64) graphql.Transport { return httpTransport{maxQuery: maxQuery} }
 
 // Supports takes every GET and POST: add it after the upload transport, so
 // that it answers a POST of any other media type with 415.

@@ -1,8 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/live"
-
 	"context"
 	"errors"
 	"net/http"
@@ -16,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/rest"
 )
 

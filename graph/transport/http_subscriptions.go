@@ -1,8 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"context"
 	"net/http"
 	"strings"
@@ -11,6 +9,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/haulgraph/haulgraph/graph/operation"
 )
 
 // codeStreamingTransport refuses a subscription sent as a plain HTTP
@@ -53,19 +53,19 @@ func streamingTransports(r *http.Request) string {
 		" (subprotocol graphql-transport-ws), or over server-sent events (graphql-sse) at " + web + "://" + r.Host + "/graphql/stream"
 }
 
-// httpSubscriptionGuard answers a subscription over plain HTTP at once with
+// SubscriptionGuard answers a subscription over plain HTTP at once with
 // an error naming the WebSocket endpoint (and SSE), before any execution.
-type httpSubscriptionGuard struct{}
+type SubscriptionGuard struct{}
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.OperationContextMutator
-} = httpSubscriptionGuard{}
+} = SubscriptionGuard{}
 
-func (httpSubscriptionGuard) ExtensionName() string                   { return "HTTPSubscriptionGuard" }
-func (httpSubscriptionGuard) Validate(graphql.ExecutableSchema) error { return nil }
+func (SubscriptionGuard) ExtensionName() string                   { return "HTTPSubscriptionGuard" }
+func (SubscriptionGuard) Validate(graphql.ExecutableSchema) error { return nil }
 
-func (httpSubscriptionGuard) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+func (SubscriptionGuard) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
 	plain, ok := ctx.Value(plainHTTPKey{}).(plainHTTP)
 	if !ok || op.Operation == nil || op.Operation.Operation != ast.Subscription {
 		return nil

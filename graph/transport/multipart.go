@@ -1,8 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 )
 
 // readMultipart reads a GraphQL multipart request (operations, map, then the

@@ -1,10 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/live"
-
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"context"
 	"mime"
 	"net/http"
@@ -16,6 +12,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/live"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/rest"
 )
 

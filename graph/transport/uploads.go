@@ -1,8 +1,6 @@
-package graph
+package transport
 
 import (
-	"github.com/haulgraph/haulgraph/graph/operation"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +9,9 @@ import (
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/handler"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 )
 
 // UploadTransport is the GraphQL multipart request transport (document
@@ -33,7 +31,7 @@ func (t uploadTransport) Supports(r *http.Request) bool {
 	return r.Method == http.MethodPost && r.Header.Get("Upgrade") == "" && isMultipart(r)
 }
 
-// Do reads the request with readMultipart (graph/multipart.go) and runs it.
+// Do reads the request with readMultipart (multipart.go) and runs it.
 func (t uploadTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	if r.ContentLength > t.maxBody {
 		t.tooLarge(w)
@@ -85,10 +83,4 @@ func (l *limitWatch) Read(p []byte) (int, error) {
 func isMultipart(r *http.Request) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && mt == "multipart/form-data"
-}
-
-// enableDocuments turns on document uploads (the multipart transport); the
-// documents fields' loaders come per response from operation.Loaders.
-func enableDocuments(srv *handler.Server, docs *domain.Documents) {
-	srv.AddTransport(UploadTransport(docs.MaxFileBytes()))
 }
