@@ -92,7 +92,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 	ctx := r.Context()
-	p := domain.PrincipalFrom(ctx) // Handler.ServeHTTP has answered 401 without one
+	p := domain.PrincipalFrom(ctx) // Endpoint.ServeHTTP has answered 401 without one
 	if p == nil {
 		writeRefusal(w, r, http.StatusUnauthorized, operation.Coded(domain.CodeUnauthenticated, "authentication required"))
 		return

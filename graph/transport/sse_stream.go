@@ -19,7 +19,7 @@ import (
 
 // SSEOptions configure the GraphQL SSE transport.
 type SSEOptions struct {
-	// Live runs the shared subscription executions (Handler.Live); NewHandler
+	// Live runs the shared subscription executions (Endpoint.Live); app.NewGraphQL
 	// sets it.
 	Live *live.Live
 	// Heartbeat is the interval of the comment lines that keep a quiet

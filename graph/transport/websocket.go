@@ -44,7 +44,7 @@ type WebsocketOptions struct {
 	// same as HTTP requests'); a refusal is a RATE_LIMITED domain error.
 	// Nil admits everything.
 	Admit func(ctx context.Context) error
-	// Live runs shared subscription executions (Handler.Live).
+	// Live runs shared subscription executions (Endpoint.Live).
 	Live *live.Live
 	// KeepAlive is the interval of WebSocket pings (and "ka" for
 	// graphql-ws); default 15s. A peer silent for two intervals is dropped.
