@@ -170,3 +170,26 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphLayersOneWay: GraphQL's parts import one way only: a transport
+// never the composition (app), an execution never a transport, what they
+// share neither of them; the table refuses each such import.
+func TestGraphLayersOneWay(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ from, to string }{
+		{"graph/transport", "app"},
+		{"graph/transport", "graph/generated"},
+		{"graph/live", "graph/transport"},
+		{"graph/operation", "graph/transport"},
+		{"graph/operation", "graph/live"},
+	} {
+		i := slices.IndexFunc(rules, func(r rule) bool { return match(r.pkg, c.from) })
+		if i < 0 {
+			t.Errorf("%s: no row", c.from)
+			continue
+		}
+		if slices.ContainsFunc(rules[i].allow, func(a string) bool { return match(a, c.to) }) {
+			t.Errorf("%s may import %s: its row allows %v", c.from, c.to, rules[i].allow)
+		}
+	}
+}
