@@ -1,4 +1,4 @@
-package graph_test
+package transport_test
 
 import (
 	"encoding/json"
@@ -50,6 +50,20 @@ func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gql
 		t.Fatalf("status %d, body %q: %v", res.StatusCode, b, err)
 	}
 	return res, out
+}
+
+// gql POSTs one operation as application/json and decodes the answer.
+func gql(t *testing.T, url, token, query string, vars map[string]any) gqlResponse {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, out := rawPost(t, url, token, "application/json", string(body))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %+v", res.StatusCode, out)
+	}
+	return out
 }
 
 func TestNoTokenIsUnauthenticated(t *testing.T) {
