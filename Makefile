@@ -37,12 +37,12 @@ FUZZ_TARGETS = \
 	./rest:FuzzDecodeBodies \
 	./rest:FuzzParseVersion \
 	./rest:FuzzReadUploadParts \
-	./graph:FuzzReadMultipart \
-	./graph:FuzzWebsocketBeforeInit \
+	./graph/transport:FuzzReadMultipart \
+	./graph/transport:FuzzWebsocketBeforeInit \
 	./webhooksig:FuzzParse \
 	./webhooksig:FuzzVerify \
 	./app:FuzzBodyDeadline \
-	./graph:FuzzDocumentBounds \
+	./graph/operation:FuzzDocumentBounds \
 	./jsonkey:FuzzRepeated \
 	./jsonkey:FuzzFold \
 	./rest:FuzzCheckQuery \

@@ -15,7 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/board"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
@@ -39,7 +39,7 @@ type App struct {
 	// Events is the event bus: load writes, outbox relay, subscription hub.
 	Events *Events
 	// GraphQL is the /graphql endpoint (add transports to GraphQL.Server).
-	GraphQL *graph.Handler
+	GraphQL *transport.Endpoint
 	// Webhooks is webhook management and delivery (app/webhooks.go).
 	Webhooks webhookParts
 	// Metrics is the instance's registry, served by AdminHandler.
@@ -94,7 +94,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a.wireGraphQL(mux, chain.wrapRefusing(graph.WriteRateLimited), limits)
+	a.wireGraphQL(mux, chain.wrapRefusing(transport.WriteRateLimited), limits)
 	reads := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
 		Exports: &domain.Exports{Store: reads}, Events: a.Events.Log,

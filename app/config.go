@@ -76,7 +76,7 @@ type Config struct {
 	// (HAULGRAPH_SSE_MAX_STREAMS_ADDRESS, default 100).
 	SSEMaxStreamsAddress int
 	// TokenExpiryTimer schedules the end of a live connection when its token
-	// expires (graph.WebsocketOptions.AfterFunc); nil is time.AfterFunc.
+	// expires (transport.WebsocketOptions.AfterFunc); nil is time.AfterFunc.
 	// Tests fire it instead of waiting for a token to expire.
 	TokenExpiryTimer func(d time.Duration, f func()) (stop func() bool)
 	// SSEMaxStreamsClient and SSEMaxStreamsTenant bound the GraphQL event
@@ -135,7 +135,7 @@ type Config struct {
 	// webhook bodies, events API items, subscription results (tests check
 	// them against the published schemas; never from the environment).
 	EmittedEvent domain.EmitFunc
-	// GraphQL query cost (graph.DefaultCost*): the most one query may cost
+	// GraphQL query cost (operation.DefaultCost*): the most one query may cost
 	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points
 	// (HAULGRAPH_GRAPHQL_COST_BUDGET) refilled per second
 	// (HAULGRAPH_GRAPHQL_COST_REFILL), shared by every instance; zero means
@@ -143,7 +143,7 @@ type Config struct {
 	GraphQLCostLimit  int
 	GraphQLCostBudget int
 	GraphQLCostRefill float64
-	// GraphQL document bounds (graph.DefaultMaxNodes, DefaultMaxNesting,
+	// GraphQL document bounds (operation.DefaultMaxNodes, DefaultMaxNesting,
 	// DefaultMaxErrors, DefaultRefusalCost*): the selections, directives and
 	// values of one document, fragments counted each time they are spread
 	// (HAULGRAPH_GRAPHQL_MAX_NODES); how deep they nest

@@ -17,7 +17,7 @@ import (
 // mountDocuments builds the document service (PostgreSQL rows, gocloud blob
 // bytes, signed links) and mounts the signed download. The uploads are REST
 // routes (rest.Deps.Documents, mountREST); GraphQL reaches the service
-// through graph.Deps.Documents (wireGraphQL).
+// through the resolvers' Documents (wireGraphQL).
 func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 	blobs, err := storage.OpenBlobs(ctx, a.Config.BlobURL)
 	if err != nil {

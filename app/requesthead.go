@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/rest"
 )
 
@@ -37,7 +37,7 @@ func boundHead(next http.Handler) http.Handler {
 		w.Header().Set("Connection", "close")
 		msg := fmt.Sprintf("the request's header fields exceed %d bytes", MaxHeaderBytes)
 		if r.URL.Path == "/graphql" || strings.HasPrefix(r.URL.Path, "/graphql/") {
-			graph.Refuse(w, r, http.StatusRequestHeaderFieldsTooLarge, &domain.Error{Code: domain.CodeTooLarge, Message: msg})
+			transport.Refuse(w, r, http.StatusRequestHeaderFieldsTooLarge, &domain.Error{Code: domain.CodeTooLarge, Message: msg})
 			return
 		}
 		rest.WriteProblem(w, r, http.StatusRequestHeaderFieldsTooLarge, msg, nil)

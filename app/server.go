@@ -16,7 +16,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/rest"
 )
 
@@ -138,7 +138,7 @@ func (a *App) ConnContext(ctx context.Context, c net.Conn) context.Context {
 	if cc, ok := c.(*cappedConn); ok {
 		c = cc.Conn
 	}
-	return graph.ConnContext(ctx, c)
+	return transport.ConnContext(ctx, c)
 }
 
 // connBounds are the body and write bounds of every request (HTTPLimits).
@@ -241,7 +241,7 @@ func (w *boundedWriter) timedOut(r *http.Request) {
 	p := r.URL.Path
 	switch {
 	case p == "/graphql" || strings.HasPrefix(p, "/graphql/"):
-		graph.Refuse(w.ResponseWriter, r, http.StatusRequestTimeout, errBodyTimeout)
+		transport.Refuse(w.ResponseWriter, r, http.StatusRequestTimeout, errBodyTimeout)
 	case strings.HasPrefix(p, "/oauth/") || strings.HasPrefix(p, "/api/authentication/"):
 		auth.WriteOAuthError(w.ResponseWriter, http.StatusRequestTimeout, "invalid_request", errBodyTimeout.Message)
 	default:

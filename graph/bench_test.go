@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/app"
 )
 
 // BenchmarkSettlementSearch100 runs docs/api-contract.md §4.2's search for a page of 100
@@ -20,7 +20,7 @@ func BenchmarkSettlementSearch100(b *testing.B) {
 	tok := w.token(b, "driver:read")
 	// The cost budget is what a real client meets; the benchmark measures
 	// the handler, so it runs without one.
-	u := limitedServer(b, w.srv, graph.Options{})
+	u := limitedServer(b, w.srv, app.GraphQLOptions{})
 	body, _ := json.Marshal(map[string]any{"query": searchQuery, "variables": map[string]any{
 		"f": dateRange("2025-03-01T00:00:00Z", "2025-12-31T00:00:00Z"), "page": 0, "size": 100}})
 	b.ResetTimer()

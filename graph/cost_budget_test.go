@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 
@@ -41,22 +41,22 @@ func TestAliasesAndIntrospectionRootsBounded(t *testing.T) {
 			t.Errorf("%s: %d %+v, want COMPLEXITY_LIMIT_EXCEEDED and no data", name, res.StatusCode, out)
 		}
 	}
-	refused("201 aliases", aliased(graph.MaxAliases+1, "__typename"), "aliases")
+	refused("201 aliases", aliased(operation.MaxAliases+1, "__typename"), "aliases")
 	// Aliases hidden in a fragment count each time it is spread.
 	frag := strings.TrimSuffix(strings.TrimPrefix(aliased(101, "__typename"), "{"), "}")
 	refused("2×101 aliases through a fragment", `{ ...F x: trailers(first: 1) { items { ...G } } } fragment F on Query { `+frag+` } fragment G on Trailer { `+strings.ReplaceAll(frag, "__typename", "trailerNum")+` }`, "aliases")
-	refused("6 aliased __schema", aliased(graph.MaxIntrospectionRoots+1, "__schema { queryType { name } }"), "__schema or __type 6 times")
+	refused("6 aliased __schema", aliased(operation.MaxIntrospectionRoots+1, "__schema { queryType { name } }"), "__schema or __type 6 times")
 	refused("6 __type roots", `{ a: __type(name: "Trailer") { name } b: __type(name: "Load") { name } c: __type(name: "User") { name }
 		d: __type(name: "Invoice") { name } e: __type(name: "Trip") { name } f: __type(name: "Stop") { name } }`, "6 times")
 
-	out := gql(t, w.srv.URL, tok, aliased(graph.MaxAliases, "__typename"), nil)
-	if len(out.Errors) > 0 || len(out.Data) != graph.MaxAliases {
+	out := gql(t, w.srv.URL, tok, aliased(operation.MaxAliases, "__typename"), nil)
+	if len(out.Errors) > 0 || len(out.Data) != operation.MaxAliases {
 		t.Errorf("200 aliases: %+v", out.Errors)
 	}
-	out = gql(t, w.srv.URL, tok, aliased(graph.MaxIntrospectionRoots, "__schema { types { name } }"), nil)
+	out = gql(t, w.srv.URL, tok, aliased(operation.MaxIntrospectionRoots, "__schema { types { name } }"), nil)
 	var cost costJSON
 	_ = json.Unmarshal(out.Extensions["cost"], &cost)
-	if len(out.Errors) > 0 || len(out.Data) != graph.MaxIntrospectionRoots {
+	if len(out.Errors) > 0 || len(out.Data) != operation.MaxIntrospectionRoots {
 		t.Fatalf("5 introspection roots: %+v", out.Errors)
 	}
 	// Each root: __schema (1) + types (5 × 1) = 6; actual counts every type returned.

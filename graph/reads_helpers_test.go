@@ -16,6 +16,24 @@ import (
 	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 
+type gqlResponse struct {
+	Data   map[string]json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Path       []any          `json:"path"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+	Extensions map[string]json.RawMessage `json:"extensions"`
+}
+
+func (r gqlResponse) code(i int) string {
+	if i >= len(r.Errors) {
+		return ""
+	}
+	c, _ := r.Errors[i].Extensions["code"].(string)
+	return c
+}
+
 // world is a running server with two seeded tenants.
 type world struct {
 	srv  *apptest.Server

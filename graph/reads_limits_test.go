@@ -11,10 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/graph"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/ratelimit"
+	"github.com/haulgraph/haulgraph/resolvers"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -41,7 +43,7 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 	if cost.Requested < 1000 || cost.Actual <= 0 || cost.Actual >= cost.Requested/5 {
 		t.Errorf("cost %+v: requested should price 100 items, actual the 8 returned", cost)
 	}
-	if cost.Throttle.Max != graph.DefaultCostBudget || cost.Throttle.Restore != graph.DefaultCostRefill || cost.Throttle.Available != cost.Throttle.Max-float64(cost.Actual) {
+	if cost.Throttle.Max != operation.DefaultCostBudget || cost.Throttle.Restore != operation.DefaultCostRefill || cost.Throttle.Available != cost.Throttle.Max-float64(cost.Actual) {
 		t.Errorf("throttle %+v", cost.Throttle)
 	}
 
@@ -59,9 +61,9 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 
 // limitedServer serves a GraphQL handler with tight limits behind the real
 // auth middleware of srv.
-func limitedServer(t testing.TB, srv *apptest.Server, o graph.Options) string {
+func limitedServer(t testing.TB, srv *apptest.Server, o app.GraphQLOptions) string {
 	reads := &storage.Reads{DB: srv.DB}
-	h := graph.NewHandler(graph.Deps{Reads: &domain.Reads{Store: reads}, Loaders: reads, Options: o})
+	h := app.NewGraphQL(&resolvers.Resolver{Reads: &domain.Reads{Store: reads}}, reads, nil, o)
 	ts := httptest.NewServer(srv.Auth.Middleware(h))
 	t.Cleanup(ts.Close)
 	return ts.URL
@@ -71,7 +73,7 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, 3)
 	tok := w.token(t, allReadScopes...)
-	u := limitedServer(t, w.srv, graph.Options{MaxDepth: 4, MaxCost: 50})
+	u := limitedServer(t, w.srv, app.GraphQLOptions{MaxDepth: 4, MaxCost: 50})
 	deep := `{ load(loadNumber: "L-100") { trips { trailer { fleet { name } } } } }` // 5 levels
 	out := gql(t, u, tok, deep, nil)
 	if out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || !strings.Contains(out.Errors[0].Message, "deep") || out.Data["load"] != nil {
@@ -88,7 +90,7 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 	}
 	// The throttle: 60 points, almost no refill; a query is charged its
 	// requested cost up front and refunded what it did not use.
-	u = limitedServer(t, w.srv, graph.Options{Throttle: graph.NewThrottle(ratelimit.New(ratelimit.PGStore{Pool: w.srv.DB.Pool}, nil), 60, 0.001)})
+	u = limitedServer(t, w.srv, app.GraphQLOptions{Throttle: operation.NewThrottle(ratelimit.New(ratelimit.PGStore{Pool: w.srv.DB.Pool}, nil), 60, 0.001)})
 	q := `{ trailers(first: 40) { items { trailerNum } } }`
 	out = gql(t, u, tok, q, nil)
 	var cost costJSON
@@ -155,7 +157,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 func TestIntrospectionCanBeTurnedOff(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, 3)
-	u := limitedServer(t, w.srv, graph.Options{DisableIntrospection: true})
+	u := limitedServer(t, w.srv, app.GraphQLOptions{DisableIntrospection: true})
 	res, out := do(t, u, w.token(t, "trailer:read"), "application/json", map[string]any{"query": `{ __schema { queryType { name } } }`})
 	if res.StatusCode != 200 || out.code(0) != "FORBIDDEN" || !strings.Contains(out.Errors[0].Message, "introspection") {
 		t.Errorf("introspection off: %d %+v", res.StatusCode, out)

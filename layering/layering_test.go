@@ -54,6 +54,14 @@ var rules = []rule{
 	{"resolvers", []string{"domain", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
 	{"graph/execrt", nil},
+	// GraphQL: what every operation passes (bounds, cost, errors) under the
+	// shared subscription executions, under the transports; app composes
+	// them. A transport never imports the composition, an execution never
+	// a transport.
+	{"graph/operation", []string{"domain", "ratelimit", "resolvers", "graph/loaders"}},
+	{"graph/live", []string{"domain", "graph/operation", "resolvers", "contract/eventschema"}},
+	{"graph/transport", []string{"domain", "graph/operation", "graph/live", "rest"}},
+	{"graph", nil},
 	{"graph/...", []string{"domain", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
 	{"app", []string{"..."}},
@@ -72,6 +80,8 @@ var never = []struct {
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "app"}},
+	{"graph/operation", []string{"graph/live", "graph/transport"}},
+	{"graph/live", []string{"graph/transport"}},
 	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
 	{"events/...", []string{"auth", "graph/...", "resolvers", "rest", "app"}},
 	{"auth", []string{"events/...", "graph/...", "resolvers", "rest", "app"}},
@@ -160,6 +170,29 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s reaches %s (through its imports): %s never may", p.path, d, n.pkg)
 				}
 			}
+		}
+	}
+}
+
+// TestGraphLayersOneWay: GraphQL's parts import one way only: a transport
+// never the composition (app), an execution never a transport, what they
+// share neither of them; the table refuses each such import.
+func TestGraphLayersOneWay(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ from, to string }{
+		{"graph/transport", "app"},
+		{"graph/transport", "graph/generated"},
+		{"graph/live", "graph/transport"},
+		{"graph/operation", "graph/transport"},
+		{"graph/operation", "graph/live"},
+	} {
+		i := slices.IndexFunc(rules, func(r rule) bool { return match(r.pkg, c.from) })
+		if i < 0 {
+			t.Errorf("%s: no row", c.from)
+			continue
+		}
+		if slices.ContainsFunc(rules[i].allow, func(a string) bool { return match(a, c.to) }) {
+			t.Errorf("%s may import %s: its row allows %v", c.from, c.to, rules[i].allow)
 		}
 	}
 }

@@ -95,7 +95,7 @@ func (m *Metrics) ObserveRequest(method, route string, status int, elapsed time.
 // WebSocket counts GraphQL WebSocket connections.
 func (m *Metrics) WebSocket() *Streams { return m.websocket }
 
-// SSE counts GraphQL over SSE streams (graph/sse.go calls SSE().Opened()).
+// SSE counts GraphQL over SSE streams (graph/transport/sse.go calls SSE().Opened()).
 func (m *Metrics) SSE() *Streams { return m.sse }
 
 // WebhookAttempt counts one delivery attempt's outcome.

@@ -88,7 +88,7 @@ func str(s *string) string {
 // the hub cuts it off and the channel closes (the transport then ends its
 // subscribers with an error they can resume from). The subscriptions'
 // after: argument is not read here: the streaming transports apply it
-// (graph.Live.Resume replays stored events before the live stream).
+// (live.Live.Resume replays stored events before the live stream).
 func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
 	var in domain.SubscriptionInput
 	if f != nil {

@@ -66,7 +66,7 @@ func With(ctx context.Context, l *Loaders) context.Context {
 }
 
 // From returns the response's loaders, or an error when none were
-// installed (a server assembled without graph.NewHandler).
+// installed (a server assembled without app.NewGraphQL).
 func From(ctx context.Context) (*Loaders, error) {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
 	if l == nil {

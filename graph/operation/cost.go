@@ -1,0 +1,416 @@
+package operation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// Query cost follows Shopify's model: a scalar or enum field costs 0, an
+// object costs 1, a list multiplies its element cost by the number of
+// elements it may return — first/pageSize for paged lists (20 when absent),
+// nestedListSize for the small unpaged lists inside a resource (line items,
+// stops, trips, ...). The requested cost is checked before execution; the
+// actual cost counts the objects really returned. Both, with the throttle
+// bucket's state, are reported in extensions.cost.
+
+const (
+	// CodeComplexity refuses a document over a bound (depth, cost, size).
+	CodeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+	// CodeThrottled refuses an operation the cost budget cannot pay.
+	CodeThrottled  = string(domain.CodeRateLimited)
+	nestedListSize = 5
+	defaultFirst   = 20
+	// costCeiling keeps sums and products of nested lists from overflowing
+	// (any cost above it is refused all the same).
+	costCeiling = 1 << 40
+	// MaxAliases and MaxIntrospectionRoots bound what validation lets
+	// through cheaply but execution pays dearly for: many aliases of one
+	// expensive field (1,100 aliased __schema selections once ran a minute).
+	MaxAliases            = 200
+	MaxIntrospectionRoots = 5
+)
+
+func init() {
+	// Rejections before execution are request errors: 400 under
+	// application/graphql-response+json (and 200 under application/json).
+	errcode.RegisterErrorType(CodeComplexity, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeThrottled, errcode.KindProtocol)
+}
+
+// Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
+// dashboard query of settlement statements (100 per page with line items
+// and sub-lines) is priced 6,601 points: the refill sustains two of them a
+// second even if nothing of the requested cost were refunded, and the
+// budget holds a burst of six.
+const (
+	DefaultCostLimit  = 10000
+	DefaultCostBudget = 40000
+	DefaultCostRefill = 15000
+)
+
+// Cost limits depth and cost and reports extensions.cost.
+type Cost struct {
+	MaxCost, MaxDepth int
+	Throttle          *Throttle
+	Log               *slog.Logger
+	schema            *ast.Schema
+}
+
+// No graphql.FieldInterceptor: a hook on every field of every response cost
+// more than the whole cost model; the actual cost is read once from the
+// response (actualCost).
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+	graphql.ResponseInterceptor
+} = (*Cost)(nil)
+
+func (c *Cost) ExtensionName() string { return "QueryCost" }
+
+func (c *Cost) Validate(es graphql.ExecutableSchema) error {
+	c.schema = es.Schema()
+	return nil
+}
+
+type costState struct {
+	requested int
+	charged   bool // the requested cost was taken from the budget
+	status    *ThrottleStatus
+}
+
+const statsKey = "QueryCost"
+
+func (c *Cost) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	o := op.Doc.Operations.ForName(op.OperationName)
+	if o == nil {
+		return nil
+	}
+	w := newWalker(op.Doc, op.Variables, c.schema)
+	if err := w.shape(o.SelectionSet); err != nil {
+		return err
+	}
+	if d := w.depth(o.SelectionSet, 0); d > c.MaxDepth {
+		return LimitError(CodeComplexity, fmt.Sprintf("the query is %d levels deep; the limit is %d", d, c.MaxDepth),
+			map[string]any{"depth": d, "maxDepth": c.MaxDepth})
+	}
+	root := c.schema.Query
+	switch o.Operation {
+	case ast.Mutation:
+		root = c.schema.Mutation
+	case ast.Subscription:
+		root = c.schema.Subscription
+	}
+	cost := w.cost(o.SelectionSet, root)
+	if cost > c.MaxCost {
+		return LimitError(CodeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.MaxCost),
+			map[string]any{"requestedQueryCost": cost, "maxCost": c.MaxCost})
+	}
+	st := &costState{requested: cost}
+	op.Stats.SetExtension(statsKey, st)
+	if c.Throttle != nil {
+		returnDeposit(ctx, c.Throttle, op)
+		status, allowed, wait, err := c.Throttle.Charge(ctx, cost)
+		if err != nil {
+			c.Log.ErrorContext(ctx, "graphql: cost budget unavailable", "err", err)
+			return unavailable(ctx)
+		}
+		st.status, st.charged = &status, true
+		if !allowed {
+			st.charged = false
+			if o := OutcomeFrom(ctx); o != nil {
+				o.Refuse(http.StatusTooManyRequests, wait)
+			}
+			return LimitError(CodeThrottled, fmt.Sprintf("the query costs %d but only %d points are available; retry in %d s", cost, int(status.CurrentlyAvailable), wait),
+				map[string]any{"cost": st.report(0)})
+		}
+	}
+	return nil
+}
+
+// unavailable refuses an operation whose cost budget could not be read:
+// a budget never fails open. Over HTTP it is a 503 with Retry-After.
+func unavailable(ctx context.Context) *gqlerror.Error {
+	if o := OutcomeFrom(ctx); o != nil {
+		o.unavailable()
+	}
+	return LimitError(string(domain.CodeUnavailable), domain.ErrUnavailable.Message, nil)
+}
+
+// LimitError is a refusal before execution with code and extensions.
+func LimitError(code, msg string, ext map[string]any) *gqlerror.Error {
+	e := gqlerror.Errorf("%s", msg)
+	e.Extensions = ext
+	errcode.Set(e, code)
+	return e
+}
+
+func (c *Cost) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if graphql.HasOperationContext(ctx) {
+		if op := graphql.GetOperationContext(ctx).Operation; op != nil && op.Operation == ast.Subscription {
+			// A subscription is charged once, when it starts; each event is a
+			// response of its own and must neither refund nor charge again.
+			return next(ctx)
+		}
+	}
+	resp := next(ctx)
+	st := stateFrom(ctx)
+	if resp == nil || st == nil {
+		return resp
+	}
+	actual := actualCost(resp.Data)
+	if c.Throttle != nil && st.charged {
+		refreshed := c.Throttle.Refund(ctx, st.requested-actual)
+		st.status = &refreshed
+	}
+	if resp.Extensions == nil {
+		resp.Extensions = map[string]any{}
+	}
+	resp.Extensions["cost"] = st.report(actual)
+	return resp
+}
+
+func stateFrom(ctx context.Context) *costState {
+	if !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	st, _ := graphql.GetOperationContext(ctx).Stats.GetExtension(statsKey).(*costState)
+	return st
+}
+
+func (s *costState) report(actual int) map[string]any {
+	out := map[string]any{"requestedQueryCost": s.requested, "actualQueryCost": actual}
+	if s.status != nil {
+		out["throttleStatus"] = s.status
+	}
+	return out
+}
+
+// actualCost is what the operation really cost: the objects it returned,
+// one per JSON object in data below data itself (a list of n objects is n,
+// as the requested cost priced it; scalars and enums are free). Objects
+// inside a Map scalar are returned data too and count. One pass over bytes
+// already encoded, instead of a hook on every field.
+func actualCost(data []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, b := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			if b == '\\' {
+				escaped = true
+			} else if b == '"' {
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{':
+			n++
+		}
+	}
+	if n > 0 {
+		n-- // data itself
+	}
+	return n
+}
+
+// walker computes depth and cost of a selection set, following fragments.
+// Shape, depth and cost of each fragment are computed once (per parent type
+// for the cost) and remembered, so none expands a fragment spread many times.
+type walker struct {
+	doc    *ast.QueryDocument
+	vars   map[string]any
+	schema *ast.Schema
+	depths map[string]int
+	costs  map[fragmentAt]int
+	counts map[fragmentAt]shapeCount
+}
+
+// fragmentAt is a fragment spread into a parent type (for shape: at the
+// root or below it).
+type fragmentAt struct{ name, parent string }
+
+func newWalker(doc *ast.QueryDocument, vars map[string]any, schema *ast.Schema) *walker {
+	return &walker{doc: doc, vars: vars, schema: schema, depths: map[string]int{}, costs: map[fragmentAt]int{}, counts: map[fragmentAt]shapeCount{}}
+}
+
+// shape refuses, before anything is priced or run, an operation with more
+// than MaxAliases aliases in total or more than MaxIntrospectionRoots
+// __schema/__type selections. A fragment counts each time it is spread.
+func (w *walker) shape(set ast.SelectionSet) *gqlerror.Error {
+	c := w.count(set, true)
+	if c.roots > MaxIntrospectionRoots {
+		return LimitError(CodeComplexity, fmt.Sprintf("the operation selects __schema or __type %d times; the limit is %d", c.roots, MaxIntrospectionRoots),
+			map[string]any{"introspectionRoots": c.roots, "maxIntrospectionRoots": MaxIntrospectionRoots})
+	}
+	if c.aliases > MaxAliases {
+		return LimitError(CodeComplexity, fmt.Sprintf("the operation uses more than %d aliases", MaxAliases),
+			map[string]any{"maxAliases": MaxAliases})
+	}
+	return nil
+}
+
+// shapeCount is what shape counts: aliases at every level, introspection
+// roots at the operation's own.
+type shapeCount struct{ aliases, roots int }
+
+func (a shapeCount) plus(b shapeCount) shapeCount {
+	return shapeCount{min(a.aliases+b.aliases, costCeiling), min(a.roots+b.roots, costCeiling)}
+}
+
+// count counts set, each fragment once per level kind (remembered).
+func (w *walker) count(set ast.SelectionSet, root bool) shapeCount {
+	var c shapeCount
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Alias != "" && s.Alias != s.Name {
+				c.aliases++
+			}
+			if root && (s.Name == "__schema" || s.Name == "__type") {
+				c.roots++
+			}
+			c = c.plus(w.count(s.SelectionSet, false))
+		case *ast.InlineFragment:
+			c = c.plus(w.count(s.SelectionSet, root))
+		case *ast.FragmentSpread:
+			key := fragmentAt{s.Name, strconv.FormatBool(root)}
+			n, ok := w.counts[key]
+			if !ok {
+				w.counts[key] = shapeCount{} // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.count(f.SelectionSet, root)
+				}
+				w.counts[key] = n
+			}
+			c = c.plus(n)
+		}
+	}
+	return c
+}
+
+func (w *walker) depth(set ast.SelectionSet, d int) int { return d + w.below(set) }
+
+// below is how many levels of fields set holds.
+func (w *walker) below(set ast.SelectionSet) int {
+	deepest := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if !strings.HasPrefix(s.Name, "__") { // introspection is bounded by the schema
+				deepest = max(deepest, 1+w.below(s.SelectionSet))
+			}
+		case *ast.InlineFragment:
+			deepest = max(deepest, w.below(s.SelectionSet))
+		case *ast.FragmentSpread:
+			n, ok := w.depths[s.Name]
+			if !ok {
+				w.depths[s.Name] = 0 // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.below(f.SelectionSet)
+				}
+				w.depths[s.Name] = n
+			}
+			deepest = max(deepest, n)
+		}
+	}
+	return deepest
+}
+
+func (w *walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
+	if parent == nil {
+		return 0
+	}
+	total := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			total = min(total+w.fieldCost(s, parent), costCeiling)
+		case *ast.InlineFragment:
+			total = min(total+w.cost(s.SelectionSet, parent), costCeiling)
+		case *ast.FragmentSpread:
+			key := fragmentAt{s.Name, parent.Name}
+			n, ok := w.costs[key]
+			if !ok {
+				w.costs[key] = 0 // a cycle (refused by validation) adds nothing
+				if f := w.doc.Fragments.ForName(s.Name); f != nil {
+					n = w.cost(f.SelectionSet, parent)
+				}
+				w.costs[key] = n
+			}
+			total = min(total+n, costCeiling)
+		}
+	}
+	return total
+}
+
+func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
+	// Introspection (__schema, __type and below) is priced like any
+	// field; __typename is a leaf and costs nothing.
+	fd := parent.Fields.ForName(f.Name)
+	if fd == nil {
+		return 0
+	}
+	def := w.schema.Types[fd.Type.Name()]
+	if def == nil || def.IsLeafType() {
+		return 0
+	}
+	children := w.cost(f.SelectionSet, def)
+	each := 1 + children
+	switch n, paged := w.listSize(f); {
+	case paged:
+		return 1 + min(n*children, costCeiling) // a connection: the object, its lists n times
+	case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
+		return each // items/edges of a connection: already multiplied
+	case fd.Type.Elem != nil:
+		return min(nestedListSize*each, costCeiling)
+	default:
+		return each
+	}
+}
+
+// listSize reads first/pageSize (literal or variable) of a paged field.
+func (w *walker) listSize(f *ast.Field) (int, bool) {
+	paged := false
+	n := 0
+	for _, name := range []string{"first", "pageSize"} {
+		a := f.Arguments.ForName(name)
+		if a == nil {
+			continue
+		}
+		paged = true
+		if v, err := a.Value.Value(w.vars); err == nil {
+			switch x := v.(type) {
+			case int64:
+				n = max(n, int(x))
+			case int:
+				n = max(n, x)
+			case interface{ Int64() (int64, error) }:
+				if i, err := x.Int64(); err == nil {
+					n = max(n, int(i))
+				}
+			}
+		}
+	}
+	if f.Definition != nil && f.Definition.Arguments.ForName("first") != nil {
+		paged = true
+	}
+	if !paged {
+		return 0, false
+	}
+	if n <= 0 {
+		n = defaultFirst
+	}
+	return min(n, 100), true
+}

@@ -1,0 +1,122 @@
+package transport_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+type gqlResponse struct {
+	Data   map[string]json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Path       []any          `json:"path"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+	Extensions map[string]json.RawMessage `json:"extensions"`
+}
+
+func (r gqlResponse) code(i int) string {
+	if i >= len(r.Errors) {
+		return ""
+	}
+	c, _ := r.Errors[i].Extensions["code"].(string)
+	return c
+}
+
+func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gqlResponse) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+"/graphql", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	var out gqlResponse
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("status %d, body %q: %v", res.StatusCode, b, err)
+	}
+	return res, out
+}
+
+// gql POSTs one operation as application/json and decodes the answer.
+func gql(t *testing.T, url, token, query string, vars map[string]any) gqlResponse {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, out := rawPost(t, url, token, "application/json", string(body))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %+v", res.StatusCode, out)
+	}
+	return out
+}
+
+func TestNoTokenIsUnauthenticated(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	for _, token := range []string{"", "not-a-jwt"} {
+		res, out := rawPost(t, srv.URL, token, "", `{"query":"{ eventTypes }"}`)
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", token, res.StatusCode)
+		}
+		// RFC 6750 §3.1: an error code only when a token was presented.
+		want := `Bearer error="invalid_token"`
+		if token == "" {
+			want = `Bearer realm="haulgraph"`
+		}
+		if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, want) || (token == "" && strings.Contains(wa, "error")) {
+			t.Errorf("token %q: WWW-Authenticate %q, want %s", token, wa, want)
+		}
+		if out.code(0) != "UNAUTHENTICATED" || out.Data != nil {
+			t.Errorf("token %q: %+v, want one UNAUTHENTICATED error and no data", token, out)
+		}
+	}
+}
+
+func TestGraphiQLPageForBrowsers(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/graphql", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(strings.ToLower(string(b)), "graphiql") {
+		t.Fatalf("status %d type %q: want the GraphiQL page", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}
+
+// A signed-in client's batch or oversized body is refused (a client
+// without a token is refused before its body is read: TestNoTokenIsUnauthenticated).
+func TestBatchesAndLargeBodiesRefused(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tok := srv.Token(t, apptest.NewTenant(t, srv, "acme"), domain.ScopeLoadRead)
+	res, out := rawPost(t, srv.URL, tok, "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
+	if res.StatusCode != http.StatusBadRequest || out.code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {
+		t.Errorf("batch: status %d %+v", res.StatusCode, out)
+	}
+	big := `{"query":"{ eventTypes }","variables":{"pad":"` + strings.Repeat("x", 2<<20) + `"}}`
+	res, out = rawPost(t, srv.URL, tok, "", big)
+	if res.StatusCode != http.StatusRequestEntityTooLarge || out.code(0) != "PAYLOAD_TOO_LARGE" {
+		t.Errorf("2 MiB body: status %d %+v, want 413", res.StatusCode, out)
+	}
+}
