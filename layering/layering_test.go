@@ -3,7 +3,11 @@ package layering
 import (
 	"bufio"
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +198,36 @@ func TestGraphLayersOneWay(t *testing.T) {
 		if slices.ContainsFunc(rules[i].allow, func(a string) bool { return match(a, c.to) }) {
 			t.Errorf("%s may import %s: its row allows %v", c.from, c.to, rules[i].allow)
 		}
+	}
+}
+
+// TestNoInit: nothing of the project changes behaviour from an init
+// function; the composition in app wires every part explicitly.
+func TestNoInit(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.Dir}}|{{join .GoFiles \" \"}}", "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	files := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dir, names, _ := strings.Cut(line, "|")
+		for _, name := range strings.Fields(names) {
+			path := filepath.Join(dir, name)
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+					t.Errorf("%s: func init: wire it explicitly from app instead", path)
+				}
+			}
+		}
+	}
+	if files < 100 {
+		t.Fatalf("go list found %d files", files)
 	}
 }

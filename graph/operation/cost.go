@@ -41,13 +41,6 @@ const (
 	MaxIntrospectionRoots = 5
 )
 
-func init() {
-	// Rejections before execution are request errors: 400 under
-	// application/graphql-response+json (and 200 under application/json).
-	errcode.RegisterErrorType(CodeComplexity, errcode.KindProtocol)
-	errcode.RegisterErrorType(CodeThrottled, errcode.KindProtocol)
-}
-
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
 // dashboard query of settlement statements (100 per page with line items
 // and sub-lines) is priced 6,601 points: the refill sustains two of them a

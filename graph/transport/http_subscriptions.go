@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -16,8 +15,6 @@ import (
 // codeStreamingTransport refuses a subscription sent as a plain HTTP
 // request: it would hold the request open until an event comes.
 const codeStreamingTransport = "STREAMING_TRANSPORT_REQUIRED"
-
-func init() { errcode.RegisterErrorType(codeStreamingTransport, errcode.KindProtocol) }
 
 // plainHTTP marks a POST served by the plain HTTP transport, with what the
 // refusal of a subscription needs. (A GET with a subscription is refused as
