@@ -25,6 +25,7 @@ var rules = []rule{
 	{"ratelimit", nil},
 	{"board", nil},
 	{"graphiql", nil},
+	{"refdocs", nil},
 	{"admin", nil},
 	{"readme", nil},
 	{"layering", nil},
