@@ -26,6 +26,7 @@ var rules = []rule{
 	{"board", nil},
 	{"graphiql", nil},
 	{"refdocs", nil},
+	{"sdk/typescript", nil},
 	{"admin", nil},
 	{"readme", nil},
 	{"layering", nil},
