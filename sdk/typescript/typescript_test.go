@@ -136,6 +136,34 @@ func restJSON(t *testing.T, srv *apptest.Server, token, path string) map[string]
 	return out
 }
 
+// build compiles the package (tsc, strict by tsconfig.json) into a
+// directory of the package's own, so that node resolves openapi-fetch from
+// its node_modules, and answers that directory.
+func build(t *testing.T) string {
+	t.Helper()
+	if err := os.MkdirAll("build", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.MkdirTemp("build", "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	if err := os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type": "module", "private": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, nil, filepath.Join("node_modules", ".bin", "tsc"), "--project", ".", "--outDir", out)
+	return out
+}
+
+// The exact-decimal JSON rewriting passes its node tests (test/json.test.ts).
+func TestQuoteNumbers(t *testing.T) {
+	t.Parallel()
+	npmCI(t)
+	out := build(t)
+	run(t, nil, "node", "--test", filepath.Join(out, "test"))
+}
+
 // The package type-checks under tsc --strict, and its example program,
 // run with node against a live server with a client's id and secret in
 // its environment, gets a token (once), reads every statement of the seeded
@@ -162,20 +190,7 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 	clientID, secret := srv.Client(t, tenant, scopes...)
 	reader := srv.Token(t, tenant, scopes...)
 
-	// Build into a directory of the package's own, so that node resolves
-	// openapi-fetch from its node_modules.
-	if err := os.MkdirAll("build", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.MkdirTemp("build", "run")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(out) })
-	if err := os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type": "module", "private": true}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(t, nil, filepath.Join("node_modules", ".bin", "tsc"), "--project", ".", "--outDir", out)
+	out := build(t)
 	pageSize := min(100, max(2, res.VisibleStatements/3)) // at least three pages
 	printed := run(t, []string{
 		"HAULGRAPH_URL=" + srv.URL, "HAULGRAPH_CLIENT_ID=" + clientID, "HAULGRAPH_CLIENT_SECRET=" + secret,
