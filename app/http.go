@@ -104,7 +104,8 @@ func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connB
 	obs := rest.NewObserver(log, m)
 	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
-	mux.Handle("GET "+refdocs.Path, refdocs.Handler())
-	mux.Handle("GET "+refdocs.Path+"/", refdocs.Handler())
+	docs := refdocs.Handler()
+	mux.Handle("GET "+refdocs.Path, docs)
+	mux.Handle("GET "+refdocs.Path+"/", docs)
 	return obs.Wrap(bounds.Wrap(boundHead(mux)))
 }

@@ -40,6 +40,9 @@ func csp(nonce string) string {
 	return "default-src 'none'; script-src 'self'; style-src 'self' 'nonce-" + nonce + "'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 }
 
+// assetCSP: a file opened on its own runs nothing.
+const assetCSP = "default-src 'none'; frame-ancestors 'none'"
+
 // Handler serves the site under Path: "/docs" and "/docs/" the reference,
 // "/docs/events" the events page, "/docs/static/..." their files.
 func Handler() http.Handler {
@@ -56,12 +59,12 @@ func Handler() http.Handler {
 		case p == Path+"/events":
 			page(w, r, "events.html")
 		case p == Path+"/static/vendor/redoc.standalone.js":
-			headers(w, csp(""))
+			headers(w, assetCSP)
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			http.ServeContent(w, r, "redoc.standalone.js", time.Time{}, bytes.NewReader(redoc))
 		case strings.HasPrefix(p, Path+"/static/") && !strings.HasSuffix(p, "/") &&
 			!strings.HasSuffix(p, ".html"):
-			headers(w, csp(""))
+			headers(w, assetCSP)
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			files.ServeHTTP(w, r)
 		default:

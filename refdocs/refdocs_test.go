@@ -96,6 +96,15 @@ func TestPagesAndPolicy(t *testing.T) {
 			}
 		}
 	}
+	// The bundle as served names no other host to load from.
+	res, bundle := get(t, http.MethodGet, srv.URL+"/docs/static/vendor/redoc.standalone.js")
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/javascript") ||
+		len(bundle) < 1<<20 || strings.Contains(bundle, "cdn.redoc.ly") {
+		t.Errorf("GET redoc.standalone.js: %d %s, %d bytes, CDN logo left: %v", res.StatusCode, res.Header.Get("Content-Type"), len(bundle), strings.Contains(bundle, "cdn.redoc.ly"))
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'") || strings.Contains(csp, "nonce") {
+		t.Errorf("a file's CSP: %q", csp)
+	}
 	if head, body := get(t, http.MethodHead, srv.URL+"/docs"); head.StatusCode != http.StatusOK || body != "" {
 		t.Errorf("HEAD /docs: %d %q", head.StatusCode, body)
 	}
