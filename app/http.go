@@ -6,6 +6,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/ratelimit"
+	"github.com/haulgraph/haulgraph/refdocs"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -94,14 +95,17 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 	return func(h http.Handler) http.Handler { return c.authn(limits.Wrap(h)) }
 }
 
-// mountREST serves the REST routes and the OpenAPI document on mux, and
-// returns the outermost handler: request logging, metrics and trace
-// context around everything. /metrics is on the admin listener only.
+// mountREST serves the REST routes, the OpenAPI document and its reference
+// site (refdocs) on mux, and returns the outermost handler: request
+// logging, metrics and trace context around everything. /metrics is on the admin listener only.
 // The body and write bounds sit inside the observer, so that a 408 they
 // answer is logged and counted like any other answer.
 func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics) http.Handler {
 	obs := rest.NewObserver(log, m)
 	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
+	docs := refdocs.Handler()
+	mux.Handle("GET "+refdocs.Path, docs)
+	mux.Handle("GET "+refdocs.Path+"/", docs)
 	return obs.Wrap(bounds.Wrap(boundHead(mux)))
 }

@@ -29,6 +29,8 @@ var rules = []rule{
 	{"ratelimit", nil},
 	{"board", nil},
 	{"graphiql", nil},
+	{"refdocs", nil},
+	{"sdk/typescript", nil},
 	{"admin", nil},
 	{"readme", nil},
 	{"layering", nil},

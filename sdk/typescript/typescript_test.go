@@ -1,0 +1,265 @@
+package typescript_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage/seed"
+)
+
+var install struct {
+	once sync.Once
+	out  []byte
+	err  error
+}
+
+// npmCI installs the locked packages (`npm ci`, exact versions) once per
+// machine: again only when node_modules does not hold the locked tsc.
+func npmCI(t *testing.T) {
+	t.Helper()
+	install.once.Do(func() {
+		var lock struct {
+			Packages map[string]struct{ Version string } `json:"packages"`
+		}
+		b, err := os.ReadFile("package-lock.json")
+		if err != nil || json.Unmarshal(b, &lock) != nil {
+			install.err = fmt.Errorf("package-lock.json: %v", err)
+			return
+		}
+		var installed struct{ Version string }
+		if b, err := os.ReadFile(filepath.Join("node_modules", "typescript", "package.json")); err == nil {
+			_ = json.Unmarshal(b, &installed)
+		}
+		if want := lock.Packages["node_modules/typescript"].Version; want != "" && installed.Version == want {
+			return
+		}
+		cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
+		install.out, install.err = cmd.CombinedOutput()
+	})
+	if install.err != nil {
+		t.Fatalf("npm ci: %v\n%s", install.err, install.out)
+	}
+}
+
+func run(t *testing.T, env []string, name string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out
+}
+
+// The committed src/generated/ is what generate.mjs writes from today's
+// rest/openapi.json, schema/ and operations/ (`make sdk-typescript`
+// rewrites it).
+func TestGeneratedTypesAreCurrent(t *testing.T) {
+	t.Parallel()
+	npmCI(t)
+	dir := t.TempDir()
+	run(t, nil, "node", "generate.mjs", "--out", dir)
+	want, _ := filepath.Glob(filepath.Join("src", "generated", "*"))
+	got, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(got) != len(want) || len(got) < 4 {
+		t.Fatalf("generate.mjs writes %d files, src/generated holds %d", len(got), len(want))
+	}
+	for _, f := range got {
+		a, _ := os.ReadFile(f)
+		b, err := os.ReadFile(filepath.Join("src", "generated", filepath.Base(f)))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("src/generated/%s differs from what generate.mjs writes: run `make sdk-typescript`", filepath.Base(f))
+		}
+	}
+}
+
+// gql runs a GraphQL operation with a token and decodes data, keeping
+// numbers as their text.
+func gql(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) map[string]any {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	var out struct {
+		Data   map[string]any
+		Errors []any
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil || len(out.Errors) > 0 || res.StatusCode != http.StatusOK {
+		t.Fatalf("graphql: %d %s", res.StatusCode, b)
+	}
+	return out.Data
+}
+
+// restJSON GETs a REST route and decodes it keeping numbers as their text.
+func restJSON(t *testing.T, srv *apptest.Server, token, path string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	dec := json.NewDecoder(res.Body)
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
+	}
+	return out
+}
+
+// build compiles the package (tsc, strict by tsconfig.json) into a
+// directory of the package's own, so that node resolves openapi-fetch from
+// its node_modules, and answers that directory.
+func build(t *testing.T) string {
+	t.Helper()
+	if err := os.MkdirAll("build", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.MkdirTemp("build", "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	if err := os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type": "module", "private": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, nil, filepath.Join("node_modules", ".bin", "tsc"), "--project", ".", "--outDir", out)
+	return out
+}
+
+// The exact-decimal JSON rewriting passes its node tests (test/json.test.ts).
+func TestQuoteNumbers(t *testing.T) {
+	t.Parallel()
+	npmCI(t)
+	out := build(t)
+	run(t, nil, "node", "--test", filepath.Join(out, "test"))
+}
+
+// The package type-checks under tsc --strict, and its example program,
+// run with node against a live server with a client's id and secret in
+// its environment, gets a token (once), reads every statement of the seeded
+// window page by page, reads an invoice and runs the dashboard query;
+// every amount it prints is a string holding the server's exact digits.
+func TestExampleProgramAgainstServer(t *testing.T) {
+	t.Parallel()
+	npmCI(t)
+	run(t, nil, filepath.Join("node_modules", ".bin", "tsc"), "--strict", "--noEmit", "--project", ".")
+
+	srv := apptest.Start(t, apptest.Options{})
+	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
+	// A load whose amounts the program must print exactly.
+	writer := srv.Token(t, tenant, domain.ScopeLoadCreate)
+	const rate, weight = "123456789012.34", "42000.5"
+	gql(t, srv, writer, `mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`, map[string]any{"in": map[string]any{
+		"loadNumber": "TS-1", "subsidiaryId": res.SubsidiaryID, "rate": map[string]any{"amount": rate}, "weight": weight,
+		"stops": []map[string]any{{"type": "Pickup", "name": "A"}, {"type": "Delivery", "name": "B"}}}})
+	scopes := []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead, domain.ScopeLoadRead}
+	clientID, secret := srv.Client(t, tenant, scopes...)
+	reader := srv.Token(t, tenant, scopes...)
+
+	out := build(t)
+	pageSize := min(100, max(2, res.VisibleStatements/3)) // at least three pages
+	printed := run(t, []string{
+		"HAULGRAPH_URL=" + srv.URL, "HAULGRAPH_CLIENT_ID=" + clientID, "HAULGRAPH_CLIENT_SECRET=" + secret,
+		"HAULGRAPH_AUDIENCE=" + app.DefaultAudience,
+		"STATEMENTS_FROM=" + res.StatementFrom.String(), "STATEMENTS_TO=" + res.StatementTo.String(),
+		"INVOICE_NUMBER=" + res.Invoice.Number, fmt.Sprintf("PAGE_SIZE=%d", pageSize),
+	}, "node", filepath.Join(out, "examples", "integrator.js"))
+
+	steps := map[string]map[string]any{}
+	for sc := bufio.NewScanner(bytes.NewReader(printed)); sc.Scan(); {
+		var line map[string]any
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.UseNumber()
+		if err := dec.Decode(&line); err != nil {
+			t.Fatalf("the program printed %q: %v", sc.Text(), err)
+		}
+		steps[line["step"].(string)] = line
+	}
+
+	if tok := steps["token"]; tok["ok"] != true || tok["cached"] != true {
+		t.Errorf("token: %v (want a token, and the same one again from the cache)", tok)
+	}
+
+	st := steps["statements"]
+	var numbers []string
+	for _, n := range st["numbers"].([]any) {
+		numbers = append(numbers, n.(json.Number).String())
+	}
+	if len(numbers) != res.VisibleStatements || st["total"].(json.Number).String() != fmt.Sprint(res.VisibleStatements) {
+		t.Errorf("statements: %d read, total %v; the window holds %d", len(numbers), st["total"], res.VisibleStatements)
+	}
+	if pages := st["pages"].(json.Number).String(); pages != fmt.Sprint(res.VisibleStatements/pageSize+1) {
+		t.Errorf("statements read in %s pages of %d; want %d", pages, pageSize, res.VisibleStatements/pageSize+1)
+	}
+	sorted := slices.Clone(numbers)
+	slices.Sort(sorted)
+	if len(slices.Compact(sorted)) != len(numbers) {
+		t.Errorf("statements: a number came twice across pages: %v", numbers)
+	}
+	if !slices.Contains(numbers, fmt.Sprint(res.Statements[domain.StatementProcessed])) {
+		t.Errorf("statements: the processed statement %d is missing from %v", res.Statements[domain.StatementProcessed], numbers)
+	}
+	if st["amountType"] != "string" {
+		t.Errorf("statements: a driver payment arrived as %v, want string", st["amountType"])
+	}
+
+	inv := steps["invoice"]
+	served := restJSON(t, srv, reader, "/api/p/v1/invoices?invoiceNumber="+res.Invoice.Number)
+	wantTotal := served["Total"].(map[string]any)["Amount"].(json.Number).String()
+	wantPaid := served["AmountPaid"].(map[string]any)["Amount"].(json.Number).String()
+	if inv["number"] != res.Invoice.Number || inv["total"] != wantTotal || inv["paid"] != wantPaid || inv["amountType"] != "string" {
+		t.Errorf("invoice: %v; want number %s, total %q and paid %q as strings", inv, res.Invoice.Number, wantTotal, wantPaid)
+	}
+
+	db := steps["dashboard"]
+	count := gql(t, srv, reader, `{ loads(first: 1) { totalCount } }`, nil)["loads"].(map[string]any)["totalCount"].(json.Number).String()
+	if db["totalCount"].(json.Number).String() != count {
+		t.Errorf("dashboard: totalCount %v, the API says %s", db["totalCount"], count)
+	}
+	if r := db["rates"].(map[string]any)["TS-1"]; r != rate {
+		t.Errorf("dashboard: TS-1's rate is %#v, want the string %q", r, rate)
+	}
+	if w := db["weights"].(map[string]any)["TS-1"]; w != weight {
+		t.Errorf("dashboard: TS-1's weight is %#v, want the string %q", w, weight)
+	}
+
+	ref := steps["refused"]
+	problem, _ := ref["problem"].(map[string]any)
+	if ref["status"].(json.Number).String() != "400" || problem["title"] == nil || problem["status"] == nil {
+		t.Errorf("refused: %v, want 400 with a problem document", ref)
+	}
+}
