@@ -10,6 +10,13 @@
 // pool, every one on the bare handler's) and the ratios.
 //
 //	./scripts/with-pg.sh go run ./bench/reads -pairs 3 -duration 5s
+//
+// With -pooler it compares HaulGraph through PgBouncer in transaction mode
+// (DATABASE_URL and HAULGRAPH_POOLER as scripts/with-pgbouncer.sh sets
+// them) with a second instance in this process straight to the server
+// (HAULGRAPH_DIRECT_DATABASE_URL) instead, in the same interleaved rounds:
+//
+//	./scripts/with-pg.sh ./scripts/with-pgbouncer.sh go run ./bench/reads -pooler
 package main
 
 import (
@@ -57,6 +64,7 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
 	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
+	flag.BoolVar(&o.pooler, "pooler", false, "compare through PgBouncer with direct (run under scripts/with-pgbouncer.sh); comparisons invoice, dashboard, statements")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,6 +82,7 @@ type options struct {
 	conns      int
 	only       string
 	cpuprofile string
+	pooler     bool
 }
 
 func (o options) check() error {
@@ -144,7 +153,11 @@ func run(ctx context.Context, o options) error {
 
 	hgSrv := a.NewServer() // the bounds serve has; hgLn takes the per-address cap below
 	bareTrips := &storage.RoundTrips{}
-	bare, err := newBare(ctx, cfg.DatabaseURL, t.id, bareTrips)
+	bareDB := cfg.DatabaseURL
+	if cfg.DirectDatabaseURL != "" {
+		bareDB = cfg.DirectDatabaseURL // it prepares by name: never through a pooler
+	}
+	bare, err := newBare(ctx, bareDB, t.id, bareTrips)
 	if err != nil {
 		return err
 	}
@@ -198,11 +211,31 @@ func run(ctx context.Context, o options) error {
 		{name: "invoice", targets: []string{"REST invoice", "bare invoice"}},
 		{name: "statements", targets: []string{"GraphQL dashboard", "REST statement search", "bare statement page"}},
 	}
+	if o.pooler {
+		direct, stop, err := directInstance(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		comparisons = nil
+		for name, c := range map[string]string{"REST invoice": "invoice", "GraphQL dashboard": "dashboard", "REST statement search": "statements"} {
+			d := targets[name]
+			d.URLs = slices.Clone(d.URLs)
+			for i, u := range d.URLs {
+				d.URLs[i] = direct.url + strings.TrimPrefix(u, hg)
+			}
+			d.trips = direct.trips.Callers
+			targets[name+" direct"] = d
+			targets[name+" PgBouncer"] = targets[name]
+			comparisons = append(comparisons, comparison{name: c, targets: []string{name + " PgBouncer", name + " direct"}})
+		}
+		slices.SortFunc(comparisons, func(a, b comparison) int { return strings.Compare(a.name, b.name) })
+	}
 	if o.only != "" {
 		want := strings.Split(o.only, ",")
 		comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
 		if len(comparisons) == 0 {
-			return fmt.Errorf("-only %q names no comparison (invoice, statements)", o.only)
+			return fmt.Errorf("-only %q names no comparison (invoice, statements; with -pooler also dashboard)", o.only)
 		}
 	}
 	// Each target answers once before it is measured (and must answer 200).
@@ -226,7 +259,7 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("tenant %s (scale %d): %d invoices; statements %s..%s; %d connections, %s rounds, %d pairs\n\n",
 		o.tenant, o.scale, len(t.invoices), t.month.From, t.month.To, o.conns, o.duration, o.pairs)
-	fmt.Printf("%-22s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
+	fmt.Printf("%-31s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
 	results := map[string][]round{}
 	for _, c := range comparisons {
 		for i := range o.pairs {
@@ -236,18 +269,18 @@ func run(ctx context.Context, o options) error {
 					return fmt.Errorf("%s: %w", name, err)
 				}
 				results[name] = append(results[name], r)
-				fmt.Printf("%-22s %5d %9.1f %8.2f %8.2f %12.3f %10.2f %7d\n", name, i+1, r.rps, r.P50, r.P99, r.cpuPerReq, r.tripsPerReq, r.Errors)
+				fmt.Printf("%-31s %5d %9.1f %8.2f %8.2f %12.3f %10.2f %7d\n", name, i+1, r.rps, r.P50, r.P99, r.cpuPerReq, r.tripsPerReq, r.Errors)
 			}
 		}
 	}
 	fmt.Printf("\nmedians over %d rounds\n", o.pairs)
-	fmt.Printf("%-22s %9s %8s %8s %12s %10s\n", "target", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req")
+	fmt.Printf("%-31s %9s %8s %8s %12s %10s\n", "target", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req")
 	med := map[string]round{}
 	for _, c := range comparisons {
 		for _, name := range c.targets {
 			m := median(results[name])
 			med[name] = m
-			fmt.Printf("%-22s %9.1f %8.2f %8.2f %12.3f %10.2f\n", name, m.rps, m.P50, m.P99, m.cpuPerReq, m.tripsPerReq)
+			fmt.Printf("%-31s %9.1f %8.2f %8.2f %12.3f %10.2f\n", name, m.rps, m.P50, m.P99, m.cpuPerReq, m.tripsPerReq)
 		}
 	}
 	fmt.Println()
@@ -354,4 +387,45 @@ func newBare(ctx context.Context, url string, tenant uuid.UUID, trips *storage.R
 		return nil, err
 	}
 	return &bareHandler{pool: pool, tenant: tenant}, nil
+}
+
+// directHG is the second instance of -pooler: straight to the server.
+type directHG struct {
+	url   string
+	trips *storage.RoundTrips
+}
+
+// directInstance starts an instance on cfg's direct URL (no pooler) and
+// serves it; stop ends its server and workers and waits for them.
+func directInstance(ctx context.Context, cfg app.Config) (directHG, func(), error) {
+	if cfg.Pooler == storage.PoolerNone {
+		return directHG{}, nil, errors.New("-pooler: HAULGRAPH_POOLER is not set: run under ./scripts/with-pgbouncer.sh")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return directHG{}, nil, err
+	}
+	cfg.DatabaseURL, cfg.DirectDatabaseURL, cfg.Pooler = cfg.DirectDatabaseURL, "", storage.PoolerNone
+	// PublicURL stays: it is the issuer of the tokens both instances accept.
+	cfg.Addr = ln.Addr().String()
+	d := directHG{url: "http://" + cfg.Addr, trips: &storage.RoundTrips{}}
+	cfg.DBRoundTrips = d.trips
+	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		_ = ln.Close()
+		return directHG{}, nil, err
+	}
+	workers, stopWorkers := context.WithCancel(ctx)
+	workersDone := make(chan struct{})
+	go func() { defer close(workersDone); _ = a.Run(workers) }()
+	srv := a.NewServer()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(a.Listener(ln)) }()
+	return d, func() {
+		_ = srv.Close()
+		<-served
+		stopWorkers()
+		<-workersDone
+		a.Close()
+	}, nil
 }
