@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,10 +45,15 @@ func StartPgBouncer(t testing.TB, direct string, poolSize int) PgBouncer {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("apptest: with-pgbouncer.sh: %v", err)
 	}
+	var dir string
 	t.Cleanup(func() {
 		_ = stdin.Close()
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("apptest: with-pgbouncer.sh: %v: %s", err, stderr.String())
+		}
+		// The script stops PgBouncer and removes its directory.
+		if _, err := os.Stat(dir); dir != "" && !os.IsNotExist(err) {
+			t.Errorf("apptest: with-pgbouncer.sh left %s behind (%v)", dir, err)
 		}
 	})
 	out := bufio.NewReader(stdout)
@@ -59,6 +65,9 @@ func StartPgBouncer(t testing.TB, direct string, poolSize int) PgBouncer {
 			t.Fatalf("apptest: PgBouncer did not start: %v: %s", err, stderr.String())
 		}
 		urls[i] = strings.TrimSpace(line)
+	}
+	if u, err := url.Parse(urls[0]); err == nil {
+		dir = u.Query().Get("host")
 	}
 	return PgBouncer{URL: urls[0], Admin: urls[1]}
 }
