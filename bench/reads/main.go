@@ -30,9 +30,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -64,6 +66,7 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
 	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
+	flag.BoolVar(&o.describeDirect, "describe-direct", false, "with -pooler: the direct instance sends statements as it would through the pooler (described once, unnamed), which separates the cost of that from PgBouncer's hop")
 	flag.BoolVar(&o.pooler, "pooler", false, "compare through PgBouncer with direct (run under scripts/with-pgbouncer.sh); comparisons invoice, dashboard, statements")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -83,6 +86,8 @@ type options struct {
 	only       string
 	cpuprofile string
 	pooler     bool
+	// describeDirect: the direct instance of -pooler as if behind a pooler.
+	describeDirect bool
 }
 
 func (o options) check() error {
@@ -212,11 +217,15 @@ func run(ctx context.Context, o options) error {
 		{name: "statements", targets: []string{"GraphQL dashboard", "REST statement search", "bare statement page"}},
 	}
 	if o.pooler {
-		direct, stop, err := directInstance(ctx, cfg)
+		direct, stop, err := directInstance(ctx, cfg, o.describeDirect)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		bouncerCPU, err := pgbouncerCPU(cfg.DatabaseURL)
+		if err != nil {
+			return err
+		}
 		comparisons = nil
 		for name, c := range map[string]string{"REST invoice": "invoice", "GraphQL dashboard": "dashboard", "REST statement search": "statements"} {
 			d := targets[name]
@@ -225,8 +234,10 @@ func run(ctx context.Context, o options) error {
 				d.URLs[i] = direct.url + strings.TrimPrefix(u, hg)
 			}
 			d.trips = direct.trips.Callers
-			targets[name+" direct"] = d
-			targets[name+" PgBouncer"] = targets[name]
+			via := targets[name]
+			via.poolerCPU = bouncerCPU // every round: each pays for what PgBouncer does meanwhile
+			d.poolerCPU = bouncerCPU
+			targets[name+" direct"], targets[name+" PgBouncer"] = d, via
 			comparisons = append(comparisons, comparison{name: c, targets: []string{name + " PgBouncer", name + " direct"}})
 		}
 		slices.SortFunc(comparisons, func(a, b comparison) int { return strings.Compare(a.name, b.name) })
@@ -290,6 +301,10 @@ func run(ctx context.Context, o options) error {
 		for _, name := range c.targets[:len(c.targets)-1] {
 			a := med[name]
 			fmt.Printf("%s / %s: throughput %.2f×, CPU per request %.2f×\n", name, base, a.rps/b.rps, a.cpuPerReq/b.cpuPerReq)
+			if o.pooler {
+				fmt.Printf("  with PgBouncer's own CPU (%.3f ms/req; %.3f in the direct rounds): CPU per request %.2f×\n",
+					a.poolerCPUPerReq, b.poolerCPUPerReq, (a.cpuPerReq+a.poolerCPUPerReq)/b.cpuPerReq)
+			}
 		}
 	}
 	return nil
@@ -313,9 +328,10 @@ func median(rs []round) round {
 		return v[len(v)/2]
 	}
 	return round{rps: col(func(r round) float64 { return r.rps }),
-		result:      result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
-		cpuPerReq:   col(func(r round) float64 { return r.cpuPerReq }),
-		tripsPerReq: col(func(r round) float64 { return r.tripsPerReq })}
+		result:          result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
+		cpuPerReq:       col(func(r round) float64 { return r.cpuPerReq }),
+		tripsPerReq:     col(func(r round) float64 { return r.tripsPerReq }),
+		poolerCPUPerReq: col(func(r round) float64 { return r.poolerCPUPerReq })}
 }
 
 // benchTenant is what the rounds read.
@@ -397,7 +413,7 @@ type directHG struct {
 
 // directInstance starts an instance on cfg's direct URL (no pooler) and
 // serves it; stop ends its server and workers and waits for them.
-func directInstance(ctx context.Context, cfg app.Config) (directHG, func(), error) {
+func directInstance(ctx context.Context, cfg app.Config, describe bool) (directHG, func(), error) {
 	if cfg.Pooler == storage.PoolerNone {
 		return directHG{}, nil, errors.New("-pooler: HAULGRAPH_POOLER is not set: run under ./scripts/with-pgbouncer.sh")
 	}
@@ -406,6 +422,9 @@ func directInstance(ctx context.Context, cfg app.Config) (directHG, func(), erro
 		return directHG{}, nil, err
 	}
 	cfg.DatabaseURL, cfg.DirectDatabaseURL, cfg.Pooler = cfg.DirectDatabaseURL, "", storage.PoolerNone
+	if describe {
+		cfg.DirectDatabaseURL, cfg.Pooler = cfg.DatabaseURL, storage.PoolerPgBouncer // both pools direct
+	}
 	// PublicURL stays: it is the issuer of the tokens both instances accept.
 	cfg.Addr = ln.Addr().String()
 	d := directHG{url: "http://" + cfg.Addr, trips: &storage.RoundTrips{}}
@@ -427,5 +446,33 @@ func directInstance(ctx context.Context, cfg app.Config) (directHG, func(), erro
 		stopWorkers()
 		<-workersDone
 		a.Close()
+	}, nil
+}
+
+// pgbouncerCPU reads the CPU time of the PgBouncer that url leads to, from
+// the pidfile with-pgbouncer.sh keeps beside its socket (Linux /proc).
+func pgbouncerCPU(url string) (func() time.Duration, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.ConnConfig.Host, "pgbouncer.pid"))
+	if err != nil {
+		return nil, fmt.Errorf("-pooler: PgBouncer's pid: %w", err)
+	}
+	stat := filepath.Join("/proc", strings.TrimSpace(string(b)), "stat")
+	return func() time.Duration {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return 0
+		}
+		_, after, _ := strings.Cut(string(b), ") ") // the command may hold spaces
+		f := strings.Fields(after)
+		if len(f) < 13 {
+			return 0
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
 	}, nil
 }
