@@ -187,18 +187,15 @@ func TestPoolerTransactionMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	pids, err := pgx.CollectRows(must(conn.Query(ctx, `SELECT pid::text FROM pg_stat_activity
-		WHERE datname = current_database() AND query = 'LISTEN `+storage.NotifyChannel+`'`)), pgx.RowTo[string])
+	rows, err := conn.Query(ctx, `SELECT pid::text FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+storage.NotifyChannel+`'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil || len(pids) != 1 || servedPIDs[pids[0]] {
 		t.Fatalf("backends in LISTEN: %v (%v); PgBouncer's: %v", pids, err, servedPIDs)
 	}
-}
-
-func must(rows pgx.Rows, err error) pgx.Rows {
-	if err != nil {
-		panic(err)
-	}
-	return rows
 }
 
 func atoi(t *testing.T, s string) int {
