@@ -226,11 +226,8 @@ func FromEnv() (Config, error) {
 		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")
 	}
 	c.Pooler, c.DirectDatabaseURL = os.Getenv("HAULGRAPH_POOLER"), os.Getenv("HAULGRAPH_DIRECT_DATABASE_URL")
-	switch {
-	case c.Pooler != storage.PoolerNone && c.Pooler != storage.PoolerPgBouncer:
-		return c, fmt.Errorf("HAULGRAPH_POOLER: %q or empty, got %q", storage.PoolerPgBouncer, c.Pooler)
-	case c.Pooler != storage.PoolerNone && c.DirectDatabaseURL == "":
-		return c, fmt.Errorf("HAULGRAPH_POOLER=%s needs HAULGRAPH_DIRECT_DATABASE_URL: LISTEN and the migrations cannot go through a transaction pooler", c.Pooler)
+	if err := c.Endpoints().Check(); err != nil {
+		return c, fmt.Errorf("HAULGRAPH_POOLER, HAULGRAPH_DIRECT_DATABASE_URL: %w", err)
 	}
 	if c.DemoDir != "" && !filepath.IsAbs(c.DemoDir) {
 		return c, fmt.Errorf("HAULGRAPH_DEMO_DIR: an absolute path, got %q", c.DemoDir)

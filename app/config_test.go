@@ -124,7 +124,7 @@ func TestPoolerConfigFromEnv(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://bouncer/haulgraph")
 	t.Setenv("HAULGRAPH_POOLER", "pgbouncer")
 	t.Setenv("HAULGRAPH_DIRECT_DATABASE_URL", "")
-	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_DIRECT_DATABASE_URL") {
+	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_DIRECT_DATABASE_URL") || !strings.Contains(err.Error(), "direct URL is required") {
 		t.Fatalf("a pooler without the direct URL: %v", err)
 	}
 	t.Setenv("HAULGRAPH_DIRECT_DATABASE_URL", "postgres://server/haulgraph")
@@ -133,7 +133,7 @@ func TestPoolerConfigFromEnv(t *testing.T) {
 		t.Fatalf("pgbouncer: %+v %v", c.Endpoints(), err)
 	}
 	t.Setenv("HAULGRAPH_POOLER", "pgpool")
-	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_POOLER") {
+	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_POOLER") || !strings.Contains(err.Error(), `unknown pooler "pgpool"`) {
 		t.Fatalf("HAULGRAPH_POOLER=pgpool: %v", err)
 	}
 }

@@ -23,6 +23,17 @@ type Endpoints struct {
 	Pooler    string // PoolerNone or PoolerPgBouncer
 }
 
+// Check refuses an unknown pooler, and a pooler without the direct URL.
+func (e Endpoints) Check() error {
+	switch {
+	case e.Pooler != PoolerNone && e.Pooler != PoolerPgBouncer:
+		return fmt.Errorf("unknown pooler %q (want %q or none)", e.Pooler, PoolerPgBouncer)
+	case e.Pooler != PoolerNone && e.DirectURL == "":
+		return fmt.Errorf("behind %s a direct URL is required: LISTEN and the migrations' lock cannot go through a transaction pooler", e.Pooler)
+	}
+	return nil
+}
+
 // sessionPoolMax bounds the direct pool: one LISTEN per instance and the
 // migrations at start; a few spare.
 const sessionPoolMax = 4
@@ -36,18 +47,14 @@ const sessionPoolMax = 4
 // parameters, so a cached read is still one round trip with the tenant's
 // set_config in its batch.
 func Connect(ctx context.Context, e Endpoints, opts ...Option) (*DB, error) {
+	if err := e.Check(); err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
 	pooled := opts
-	switch e.Pooler {
-	case PoolerNone:
-	case PoolerPgBouncer:
-		if e.DirectURL == "" {
-			return nil, fmt.Errorf("storage: behind %s a direct URL is required (LISTEN and the migrations' lock need a session)", e.Pooler)
-		}
+	if e.Pooler != PoolerNone {
 		pooled = append(opts[:len(opts):len(opts)], func(cfg *pgxpool.Config) {
 			cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 		})
-	default:
-		return nil, fmt.Errorf("storage: unknown pooler %q (want %q or none)", e.Pooler, PoolerPgBouncer)
 	}
 	db, err := Open(ctx, e.URL, pooled...)
 	if err != nil || e.DirectURL == "" {
