@@ -61,7 +61,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if cfg.DBRoundTrips != nil {
 		dbOpts = append(dbOpts, storage.CountRoundTrips(cfg.DBRoundTrips))
 	}
-	db, err := storage.Open(ctx, cfg.DatabaseURL, dbOpts...)
+	db, err := storage.Connect(ctx, cfg.Endpoints(), dbOpts...)
 	if err != nil {
 		return nil, err
 	}

@@ -170,6 +170,14 @@ type Config struct {
 	// DBConnectTimeout bounds one connection attempt to PostgreSQL
 	// (HAULGRAPH_DB_CONNECT_TIMEOUT, default 5s); zero is the default.
 	DBConnectTimeout time.Duration
+	// Pooler names what DATABASE_URL leads to (HAULGRAPH_POOLER): empty is
+	// the server itself, "pgbouncer" a transaction-mode pooler, which then
+	// needs DirectDatabaseURL (HAULGRAPH_DIRECT_DATABASE_URL), the server
+	// itself, for the work that needs a session: the relay's LISTEN and the
+	// migrations (docs/pooler.md). DirectDatabaseURL may be set without a
+	// pooler too.
+	Pooler            string
+	DirectDatabaseURL string
 	// HTTP holds the public server's connection bounds (app/server.go).
 	HTTP HTTPLimits
 }
@@ -216,6 +224,10 @@ func FromEnv() (Config, error) {
 	}
 	if c.DatabaseURL == "" {
 		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")
+	}
+	c.Pooler, c.DirectDatabaseURL = os.Getenv("HAULGRAPH_POOLER"), os.Getenv("HAULGRAPH_DIRECT_DATABASE_URL")
+	if err := c.Endpoints().Check(); err != nil {
+		return c, fmt.Errorf("HAULGRAPH_POOLER, HAULGRAPH_DIRECT_DATABASE_URL: %w", err)
 	}
 	if c.DemoDir != "" && !filepath.IsAbs(c.DemoDir) {
 		return c, fmt.Errorf("HAULGRAPH_DEMO_DIR: an absolute path, got %q", c.DemoDir)
@@ -334,4 +346,9 @@ func graphQLCostFromEnv(c *Config) error {
 		return fmt.Errorf("HAULGRAPH_GRAPHQL_COST_LIMIT (%d) exceeds HAULGRAPH_GRAPHQL_COST_BUDGET (%d): no query that large could ever run", c.GraphQLCostLimit, c.GraphQLCostBudget)
 	}
 	return nil
+}
+
+// Endpoints is how storage reaches the database.
+func (c Config) Endpoints() storage.Endpoints {
+	return storage.Endpoints{URL: c.DatabaseURL, DirectURL: c.DirectDatabaseURL, Pooler: c.Pooler}
 }

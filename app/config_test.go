@@ -117,3 +117,23 @@ func TestTokenThrottleConfigFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// HAULGRAPH_POOLER names a known pooler, and a pooler needs the direct URL
+// (LISTEN and the migrations cannot go through it).
+func TestPoolerConfigFromEnv(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://bouncer/haulgraph")
+	t.Setenv("HAULGRAPH_POOLER", "pgbouncer")
+	t.Setenv("HAULGRAPH_DIRECT_DATABASE_URL", "")
+	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_DIRECT_DATABASE_URL") || !strings.Contains(err.Error(), "direct URL is required") {
+		t.Fatalf("a pooler without the direct URL: %v", err)
+	}
+	t.Setenv("HAULGRAPH_DIRECT_DATABASE_URL", "postgres://server/haulgraph")
+	c, err := app.FromEnv()
+	if e := c.Endpoints(); err != nil || e.Pooler != "pgbouncer" || e.URL != "postgres://bouncer/haulgraph" || e.DirectURL != "postgres://server/haulgraph" {
+		t.Fatalf("pgbouncer: %+v %v", c.Endpoints(), err)
+	}
+	t.Setenv("HAULGRAPH_POOLER", "pgpool")
+	if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_POOLER") || !strings.Contains(err.Error(), `unknown pooler "pgpool"`) {
+		t.Fatalf("HAULGRAPH_POOLER=pgpool: %v", err)
+	}
+}

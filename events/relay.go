@@ -21,9 +21,13 @@ import (
 // every registered waker (webhook delivery workers) after each new batch.
 type Relay struct {
 	Outbox *storage.Outbox
-	Pool   *pgxpool.Pool
-	Hub    *Hub
-	Log    *slog.Logger
+	// Pool gives the connection held in LISTEN: a session of its own on
+	// the server (storage.DB.Session), never one through a transaction
+	// pooler, which would hand the server session to other clients and
+	// drop the notifications.
+	Pool *pgxpool.Pool
+	Hub  *Hub
+	Log  *slog.Logger
 	// Poll is the fallback interval when no notification arrives (default 1s).
 	Poll time.Duration
 	// Batch is how many events one read takes (default 500).

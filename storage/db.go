@@ -22,6 +22,12 @@ import (
 type DB struct {
 	Bun  *bun.DB
 	Pool *pgxpool.Pool
+	// Session is where work that needs one server session for longer than
+	// a transaction goes (LISTEN, the migrations' session advisory lock):
+	// Pool itself, or a pool straight to the server when Pool goes through
+	// a transaction-mode pooler (Connect).
+	Session      *pgxpool.Pool
+	closeSession bool
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -46,7 +52,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("storage: ping: %w", err)
 	}
 	sqldb := stdlib.OpenDBFromPool(pool)
-	return &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool}, nil
+	return &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool, Session: pool}, nil
 }
 
 // registerTypes puts HaulGraph's codecs in every new connection's type map:
@@ -62,6 +68,9 @@ func registerTypes(_ context.Context, c *pgx.Conn) error {
 func (db *DB) Close() {
 	_ = db.Bun.Close()
 	db.Pool.Close()
+	if db.closeSession {
+		db.Session.Close()
+	}
 }
 
 // Ping reports whether the database answers.

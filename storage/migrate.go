@@ -18,9 +18,10 @@ var migrationFiles embed.FS
 const migrationLock = 7340217
 
 // Migrate applies every embedded migration not yet applied, in file-name order,
-// each in its own transaction. Applying twice is a no-op.
+// each in its own transaction. Applying twice is a no-op. It holds a
+// session advisory lock throughout, so it runs on the Session pool.
 func (db *DB) Migrate(ctx context.Context) error {
-	conn, err := db.Pool.Acquire(ctx)
+	conn, err := db.Session.Acquire(ctx)
 	if err != nil {
 		return err
 	}

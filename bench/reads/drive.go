@@ -64,6 +64,8 @@ type target struct {
 
 	// trips counts the PostgreSQL round trips this target's requests cause.
 	trips func() int64
+	// poolerCPU, when set, is PgBouncer's CPU time so far.
+	poolerCPU func() time.Duration
 }
 
 // result is what the driver process reports for one round.
@@ -79,6 +81,7 @@ type result struct {
 type round struct {
 	result
 	rps, cpuPerReq, tripsPerReq float64
+	poolerCPUPerReq             float64 // PgBouncer's CPU (-pooler), ms
 }
 
 // driveEnv makes the binary the load driver: it reads a target on stdin and
@@ -144,11 +147,11 @@ func measure(ctx context.Context, t target, o options) (round, error) {
 	}
 	// The driver starts its clock when it has read its target; the child's
 	// start-up costs this process nothing.
-	cpu0, trips0 := cpuTime(), t.trips()
+	cpu0, trips0, pooler0 := cpuTime(), t.trips(), poolerCPU(t)
 	if err := cmd.Wait(); err != nil {
 		return round{}, err
 	}
-	cpu, trips := cpuTime()-cpu0, t.trips()-trips0
+	cpu, trips, pooler := cpuTime()-cpu0, t.trips()-trips0, poolerCPU(t)-pooler0
 	var r round
 	if err := json.Unmarshal(out.Bytes(), &r.result); err != nil {
 		return round{}, fmt.Errorf("driver output %q: %w", out.String(), err)
@@ -163,7 +166,15 @@ func measure(ctx context.Context, t target, o options) (round, error) {
 	r.rps = float64(r.Requests) / r.Elapsed.Seconds()
 	r.cpuPerReq = float64(cpu.Microseconds()) / 1000 / n
 	r.tripsPerReq = float64(trips) / n
+	r.poolerCPUPerReq = float64(pooler.Microseconds()) / 1000 / n
 	return r, nil
+}
+
+func poolerCPU(t target) time.Duration {
+	if t.poolerCPU == nil {
+		return 0
+	}
+	return t.poolerCPU()
 }
 
 // cpuTime is this process's user + system CPU time so far.

@@ -10,6 +10,13 @@
 // pool, every one on the bare handler's) and the ratios.
 //
 //	./scripts/with-pg.sh go run ./bench/reads -pairs 3 -duration 5s
+//
+// With -pooler it compares HaulGraph through PgBouncer in transaction mode
+// (DATABASE_URL and HAULGRAPH_POOLER as scripts/with-pgbouncer.sh sets
+// them) with a second instance in this process straight to the server
+// (HAULGRAPH_DIRECT_DATABASE_URL) instead, in the same interleaved rounds:
+//
+//	./scripts/with-pg.sh ./scripts/with-pgbouncer.sh go run ./bench/reads -pooler
 package main
 
 import (
@@ -23,9 +30,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -57,6 +66,8 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
 	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
+	flag.BoolVar(&o.describeDirect, "describe-direct", false, "with -pooler: the direct instance sends statements as it would through the pooler (described once, unnamed), which separates the cost of that from PgBouncer's hop")
+	flag.BoolVar(&o.pooler, "pooler", false, "compare through PgBouncer with direct (run under scripts/with-pgbouncer.sh); comparisons invoice, dashboard, statements")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,6 +85,9 @@ type options struct {
 	conns      int
 	only       string
 	cpuprofile string
+	pooler     bool
+	// describeDirect: the direct instance of -pooler as if behind a pooler.
+	describeDirect bool
 }
 
 func (o options) check() error {
@@ -144,7 +158,11 @@ func run(ctx context.Context, o options) error {
 
 	hgSrv := a.NewServer() // the bounds serve has; hgLn takes the per-address cap below
 	bareTrips := &storage.RoundTrips{}
-	bare, err := newBare(ctx, cfg.DatabaseURL, t.id, bareTrips)
+	bareDB := cfg.DatabaseURL
+	if cfg.DirectDatabaseURL != "" {
+		bareDB = cfg.DirectDatabaseURL // it prepares by name: never through a pooler
+	}
+	bare, err := newBare(ctx, bareDB, t.id, bareTrips)
 	if err != nil {
 		return err
 	}
@@ -198,11 +216,37 @@ func run(ctx context.Context, o options) error {
 		{name: "invoice", targets: []string{"REST invoice", "bare invoice"}},
 		{name: "statements", targets: []string{"GraphQL dashboard", "REST statement search", "bare statement page"}},
 	}
+	if o.pooler {
+		direct, stop, err := directInstance(ctx, cfg, o.describeDirect)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		bouncerCPU, err := pgbouncerCPU(cfg.DatabaseURL)
+		if err != nil {
+			return err
+		}
+		comparisons = nil
+		for name, c := range map[string]string{"REST invoice": "invoice", "GraphQL dashboard": "dashboard", "REST statement search": "statements"} {
+			d := targets[name]
+			d.URLs = slices.Clone(d.URLs)
+			for i, u := range d.URLs {
+				d.URLs[i] = direct.url + strings.TrimPrefix(u, hg)
+			}
+			d.trips = direct.trips.Callers
+			via := targets[name]
+			via.poolerCPU = bouncerCPU // every round: each pays for what PgBouncer does meanwhile
+			d.poolerCPU = bouncerCPU
+			targets[name+" direct"], targets[name+" PgBouncer"] = d, via
+			comparisons = append(comparisons, comparison{name: c, targets: []string{name + " PgBouncer", name + " direct"}})
+		}
+		slices.SortFunc(comparisons, func(a, b comparison) int { return strings.Compare(a.name, b.name) })
+	}
 	if o.only != "" {
 		want := strings.Split(o.only, ",")
 		comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
 		if len(comparisons) == 0 {
-			return fmt.Errorf("-only %q names no comparison (invoice, statements)", o.only)
+			return fmt.Errorf("-only %q names no comparison (invoice, statements; with -pooler also dashboard)", o.only)
 		}
 	}
 	// Each target answers once before it is measured (and must answer 200).
@@ -226,7 +270,7 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("tenant %s (scale %d): %d invoices; statements %s..%s; %d connections, %s rounds, %d pairs\n\n",
 		o.tenant, o.scale, len(t.invoices), t.month.From, t.month.To, o.conns, o.duration, o.pairs)
-	fmt.Printf("%-22s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
+	fmt.Printf("%-31s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
 	results := map[string][]round{}
 	for _, c := range comparisons {
 		for i := range o.pairs {
@@ -236,18 +280,18 @@ func run(ctx context.Context, o options) error {
 					return fmt.Errorf("%s: %w", name, err)
 				}
 				results[name] = append(results[name], r)
-				fmt.Printf("%-22s %5d %9.1f %8.2f %8.2f %12.3f %10.2f %7d\n", name, i+1, r.rps, r.P50, r.P99, r.cpuPerReq, r.tripsPerReq, r.Errors)
+				fmt.Printf("%-31s %5d %9.1f %8.2f %8.2f %12.3f %10.2f %7d\n", name, i+1, r.rps, r.P50, r.P99, r.cpuPerReq, r.tripsPerReq, r.Errors)
 			}
 		}
 	}
 	fmt.Printf("\nmedians over %d rounds\n", o.pairs)
-	fmt.Printf("%-22s %9s %8s %8s %12s %10s\n", "target", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req")
+	fmt.Printf("%-31s %9s %8s %8s %12s %10s\n", "target", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req")
 	med := map[string]round{}
 	for _, c := range comparisons {
 		for _, name := range c.targets {
 			m := median(results[name])
 			med[name] = m
-			fmt.Printf("%-22s %9.1f %8.2f %8.2f %12.3f %10.2f\n", name, m.rps, m.P50, m.P99, m.cpuPerReq, m.tripsPerReq)
+			fmt.Printf("%-31s %9.1f %8.2f %8.2f %12.3f %10.2f\n", name, m.rps, m.P50, m.P99, m.cpuPerReq, m.tripsPerReq)
 		}
 	}
 	fmt.Println()
@@ -257,6 +301,10 @@ func run(ctx context.Context, o options) error {
 		for _, name := range c.targets[:len(c.targets)-1] {
 			a := med[name]
 			fmt.Printf("%s / %s: throughput %.2f×, CPU per request %.2f×\n", name, base, a.rps/b.rps, a.cpuPerReq/b.cpuPerReq)
+			if o.pooler {
+				fmt.Printf("  with PgBouncer's own CPU (%.3f ms/req; %.3f in the direct rounds): CPU per request %.2f×\n",
+					a.poolerCPUPerReq, b.poolerCPUPerReq, (a.cpuPerReq+a.poolerCPUPerReq)/b.cpuPerReq)
+			}
 		}
 	}
 	return nil
@@ -280,9 +328,10 @@ func median(rs []round) round {
 		return v[len(v)/2]
 	}
 	return round{rps: col(func(r round) float64 { return r.rps }),
-		result:      result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
-		cpuPerReq:   col(func(r round) float64 { return r.cpuPerReq }),
-		tripsPerReq: col(func(r round) float64 { return r.tripsPerReq })}
+		result:          result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
+		cpuPerReq:       col(func(r round) float64 { return r.cpuPerReq }),
+		tripsPerReq:     col(func(r round) float64 { return r.tripsPerReq }),
+		poolerCPUPerReq: col(func(r round) float64 { return r.poolerCPUPerReq })}
 }
 
 // benchTenant is what the rounds read.
@@ -354,4 +403,76 @@ func newBare(ctx context.Context, url string, tenant uuid.UUID, trips *storage.R
 		return nil, err
 	}
 	return &bareHandler{pool: pool, tenant: tenant}, nil
+}
+
+// directHG is the second instance of -pooler: straight to the server.
+type directHG struct {
+	url   string
+	trips *storage.RoundTrips
+}
+
+// directInstance starts an instance on cfg's direct URL (no pooler) and
+// serves it; stop ends its server and workers and waits for them.
+func directInstance(ctx context.Context, cfg app.Config, describe bool) (directHG, func(), error) {
+	if cfg.Pooler == storage.PoolerNone {
+		return directHG{}, nil, errors.New("-pooler: HAULGRAPH_POOLER is not set: run under ./scripts/with-pgbouncer.sh")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return directHG{}, nil, err
+	}
+	cfg.DatabaseURL, cfg.DirectDatabaseURL, cfg.Pooler = cfg.DirectDatabaseURL, "", storage.PoolerNone
+	if describe {
+		cfg.DirectDatabaseURL, cfg.Pooler = cfg.DatabaseURL, storage.PoolerPgBouncer // both pools direct
+	}
+	// PublicURL stays: it is the issuer of the tokens both instances accept.
+	cfg.Addr = ln.Addr().String()
+	d := directHG{url: "http://" + cfg.Addr, trips: &storage.RoundTrips{}}
+	cfg.DBRoundTrips = d.trips
+	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		_ = ln.Close()
+		return directHG{}, nil, err
+	}
+	workers, stopWorkers := context.WithCancel(ctx)
+	workersDone := make(chan struct{})
+	go func() { defer close(workersDone); _ = a.Run(workers) }()
+	srv := a.NewServer()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(a.Listener(ln)) }()
+	return d, func() {
+		_ = srv.Close()
+		<-served
+		stopWorkers()
+		<-workersDone
+		a.Close()
+	}, nil
+}
+
+// pgbouncerCPU reads the CPU time of the PgBouncer that url leads to, from
+// the pidfile with-pgbouncer.sh keeps beside its socket (Linux /proc).
+func pgbouncerCPU(url string) (func() time.Duration, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.ConnConfig.Host, "pgbouncer.pid"))
+	if err != nil {
+		return nil, fmt.Errorf("-pooler: PgBouncer's pid: %w", err)
+	}
+	stat := filepath.Join("/proc", strings.TrimSpace(string(b)), "stat")
+	return func() time.Duration {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return 0
+		}
+		_, after, _ := strings.Cut(string(b), ") ") // the command may hold spaces
+		f := strings.Fields(after)
+		if len(f) < 13 {
+			return 0
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
+	}, nil
 }

@@ -50,7 +50,7 @@ func openMigrated(ctx context.Context) (*storage.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(ctx, cfg.DatabaseURL)
+	db, err := storage.Connect(ctx, cfg.Endpoints())
 	if err != nil {
 		return nil, err
 	}
