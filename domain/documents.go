@@ -100,10 +100,10 @@ func (t *DocumentTarget) Allowed() []string {
 func (t *DocumentTarget) CheckDocumentType(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return "", fieldError("DocumentType", "DocumentType is required (length at least 1)")
+		return "", FieldError("DocumentType", "DocumentType is required (length at least 1)")
 	}
 	if why, ok := t.refused[strings.ToLower(v)]; ok {
-		return "", fieldError("DocumentType", why)
+		return "", FieldError("DocumentType", why)
 	}
 	for _, spellings := range t.types {
 		for _, s := range spellings {
@@ -112,14 +112,8 @@ func (t *DocumentTarget) CheckDocumentType(v string) (string, error) {
 			}
 		}
 	}
-	return "", fieldError("DocumentType", fmt.Sprintf("'%s' is not a document type of a %s; allowed: %s",
+	return "", FieldError("DocumentType", fmt.Sprintf("'%s' is not a document type of a %s; allowed: %s",
 		v, strings.ToLower(string(t.Parent)), strings.Join(t.Allowed(), ", ")))
-}
-
-func fieldError(field, msg string) error {
-	var v Validation
-	v.Add(field, msg)
-	return v.Err()
 }
 
 // SniffLen is how many leading bytes SniffDocument needs at most.

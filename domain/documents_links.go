@@ -83,7 +83,7 @@ func (s *Documents) DocumentsOf(ctx context.Context, t DocumentParentType, paren
 		return nil, err
 	}
 	if limit <= 0 || limit > MaxPageSize {
-		return nil, fieldError("first", fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
+		return nil, FieldError("first", fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
 	}
 	return s.Store.DocumentsOf(ctx, p.TenantID, t, parents, limit)
 }

@@ -131,7 +131,7 @@ func (u *Upload) MaxBytes() int64 { return u.svc.MaxBytesFor(u.target.Parent) }
 // SetDocumentType checks and records the DocumentType field.
 func (u *Upload) SetDocumentType(v string) error {
 	if u.docTypeGiven {
-		return fieldError("DocumentType", "DocumentType is given more than once")
+		return FieldError("DocumentType", "DocumentType is given more than once")
 	}
 	u.docTypeGiven = true
 	t, err := u.target.CheckDocumentType(v)
@@ -146,7 +146,7 @@ func (u *Upload) SetDocumentType(v string) error {
 // omitted); given twice it is refused like DocumentType.
 func (u *Upload) SetFileName(v string) error {
 	if u.fileNameGiven {
-		return fieldError("FileName", "FileName is given more than once")
+		return FieldError("FileName", "FileName is given more than once")
 	}
 	u.fileNameGiven = true
 	if strings.TrimSpace(v) != "" {
@@ -164,7 +164,7 @@ var errTooLarge = errors.New("documents: file exceeds the size limit")
 func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) error {
 	u.files++
 	if u.files > 1 {
-		return fieldError("File", "exactly one file per upload: the request carries more than one")
+		return FieldError("File", "exactly one file per upload: the request carries more than one")
 	}
 	u.partName = partName
 	br := bufio.NewReaderSize(r, SniffLen)
@@ -173,7 +173,7 @@ func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) er
 		if err != nil && err != io.EOF {
 			return err
 		}
-		return fieldError("File", "the file is empty")
+		return FieldError("File", "the file is empty")
 	}
 	ct := SniffDocument(head)
 	if ct == "" {

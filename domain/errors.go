@@ -112,3 +112,10 @@ func Classify(err error) error {
 	}
 	return err
 }
+
+// FieldError is a validation error of one field.
+func FieldError(field, msg string) error {
+	var v Validation
+	v.Add(field, msg)
+	return v.Err()
+}

@@ -3,7 +3,6 @@ package domain
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,7 +114,7 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 		return Page[LoggedEvent]{}, err
 	}
 	var v Validation
-	q := EventQuery{Limit: pageSize(&v, in.First), Since: in.Since}
+	q := EventQuery{Limit: CheckPageSize(&v, in.First), Since: in.Since}
 	var afterID string
 	var afterPos *EventPosition
 	after := in.After != nil && strings.TrimSpace(*in.After) != ""
@@ -127,20 +126,20 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 	}
 	for _, t := range in.Types {
 		if !slices.Contains(EventTypes, t) {
-			v.Add("types", "unknown event type "+quote(t)+" (valid: "+strings.Join(EventTypes, ", ")+")")
+			v.Add("types", "unknown event type "+Quote(t)+" (valid: "+strings.Join(EventTypes, ", ")+")")
 		} else if !slices.Contains(q.Types, t) {
 			q.Types = append(q.Types, t)
 		}
 	}
 	if in.LoadNumber != nil {
 		n := strings.TrimSpace(*in.LoadNumber)
-		if n == "" || len(n) > maxLoadNumber {
-			v.Add("loadNumber", loadNumberRule("loadNumber"))
+		if n == "" || len(n) > MaxLoadNumber {
+			v.Add("loadNumber", LoadNumberRule("loadNumber"))
 		}
 		q.LoadNumber = n
 	}
 	if in.SubsidiaryID != nil {
-		q.SubsidiaryID = uuidField(&v, "subsidiaryId", *in.SubsidiaryID, false)
+		q.SubsidiaryID = UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, false)
 	}
 	if err := v.Err(); err != nil {
 		return Page[LoggedEvent]{}, err
@@ -191,17 +190,4 @@ func readableTypes(p *Principal, asked []string) ([]string, error) {
 			Fields: map[string][]string{"scope": {string(ScopeLoadRead)}}}
 	}
 	return out, nil
-}
-
-// pageSize validates the size of a forward page (first, REST's limit):
-// 1..MaxPageSize, DefaultPageSize when absent. The message names no
-// parameter, as transports name it differently.
-func pageSize(v *Validation, first *int) int {
-	if first == nil {
-		return DefaultPageSize
-	}
-	if *first < 1 || *first > MaxPageSize {
-		v.Add("first", fmt.Sprintf("the page size must be between 1 and %d", MaxPageSize))
-	}
-	return *first
 }

@@ -78,7 +78,7 @@ func (s *Subscriptions) ResumeAt(ctx context.Context, cursor string) (EventPosit
 	}
 	id, pos, ok := parseAfter(s.Cursors, p.TenantID, cursor)
 	if !ok {
-		return EventPosition{}, fieldError("after", malformedAfter)
+		return EventPosition{}, FieldError("after", malformedAfter)
 	}
 	return locateAfter(ctx, s.Log, p.TenantID, id, pos)
 }

@@ -17,7 +17,6 @@ const (
 	MaxLoadTrips    = 20
 	MaxTripDrivers  = 4
 	maxLoadText     = 200
-	maxLoadNumber   = 64
 	maxMoneyDigits  = 12 // numeric(14,2): 12 integer digits
 	maxWeightDigits = 10 // numeric(12,2)
 )
@@ -188,7 +187,7 @@ func (s *LoadWrites) UpdateLoad(ctx context.Context, loadNumber string, patch Lo
 	if err != nil {
 		return nil, err
 	}
-	number, err := validLoadNumber(loadNumber)
+	number, err := ValidLoadNumber(loadNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +226,7 @@ func (s *LoadWrites) ChangeLoadStatus(ctx context.Context, loadNumber, status st
 	if err != nil {
 		return nil, err
 	}
-	number, err := validLoadNumber(loadNumber)
+	number, err := ValidLoadNumber(loadNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -352,20 +351,6 @@ func setRef(dst **uuid.UUID, in *string) {
 	*dst = &id
 }
 
-// loadNumberRule is the message of a load or trip number out of bounds.
-func loadNumberRule(field string) string {
-	return field + " must be 1 to " + strconv.Itoa(maxLoadNumber) + " characters"
-}
-
-func validLoadNumber(s string) (string, error) {
-	n := strings.TrimSpace(s)
-	if n == "" || len(n) > maxLoadNumber {
-		return "", &Error{Code: CodeInvalid, Message: "invalid load number",
-			Fields: map[string][]string{"loadNumber": {loadNumberRule("loadNumber")}}}
-	}
-	return n, nil
-}
-
 // validate turns the input into a new load (ids assigned) and the references
 // it makes.
 func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
@@ -374,8 +359,8 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 	l := &Load{ID: uuid.New(), Status: LoadOpen, BillingStatus: "Released", CreatedAt: now, UpdatedAt: now,
 		Rate: NewMoney(decimal.Zero, USD), Stops: []Stop{}, Trips: []Trip{}}
 	l.LoadNumber = strings.TrimSpace(in.LoadNumber)
-	if l.LoadNumber == "" || len(l.LoadNumber) > maxLoadNumber {
-		v.Add("LoadNumber", loadNumberRule("LoadNumber"))
+	if l.LoadNumber == "" || len(l.LoadNumber) > MaxLoadNumber {
+		v.Add("LoadNumber", LoadNumberRule("LoadNumber"))
 	}
 	if in.Status != nil {
 		l.Status = LoadStatus(*in.Status)
@@ -386,12 +371,12 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 	if in.BillingStatus != nil {
 		l.BillingStatus = validBilling(&v, *in.BillingStatus)
 	}
-	if id := uuidField(&v, "SubsidiaryId", in.SubsidiaryID, true); id != nil {
+	if id := UUIDField(&v, "SubsidiaryId", in.SubsidiaryID, true); id != nil {
 		l.SubsidiaryID = *id
 		refs = append(refs, Ref{Table: RefSubsidiaries, ID: *id, Field: "SubsidiaryId"})
 	}
 	if in.CustomerID != nil {
-		if l.CustomerID = uuidField(&v, "CustomerId", *in.CustomerID, false); l.CustomerID != nil {
+		if l.CustomerID = UUIDField(&v, "CustomerId", *in.CustomerID, false); l.CustomerID != nil {
 			refs = append(refs, Ref{Table: RefCustomers, ID: *l.CustomerID, Field: "CustomerId"})
 		}
 	}
@@ -422,8 +407,8 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 		path := "Trips[" + strconv.Itoa(i) + "]"
 		trip := Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
 		trip.TripNumber = strings.TrimSpace(t.TripNumber)
-		if trip.TripNumber == "" || len(trip.TripNumber) > maxLoadNumber {
-			v.Add(path+".TripNumber", loadNumberRule("TripNumber"))
+		if trip.TripNumber == "" || len(trip.TripNumber) > MaxLoadNumber {
+			v.Add(path+".TripNumber", LoadNumberRule("TripNumber"))
 		} else if seen[trip.TripNumber] {
 			v.Add(path+".TripNumber", "TripNumber repeats another trip of this load")
 		}
@@ -450,7 +435,7 @@ func (p LoadPatch) validate(v *Validation) ([]Stop, []Ref) {
 		validBilling(v, *p.BillingStatus)
 	}
 	if p.CustomerID != nil {
-		if id := uuidField(v, "CustomerId", *p.CustomerID, false); id != nil {
+		if id := UUIDField(v, "CustomerId", *p.CustomerID, false); id != nil {
 			refs = append(refs, Ref{Table: RefCustomers, ID: *id, Field: "CustomerId"})
 		}
 	}
@@ -483,7 +468,7 @@ func (p LoadPatch) apply(l *Load, stops []Stop) {
 		l.BillingStatus = BillingStatus(*p.BillingStatus)
 	}
 	if p.CustomerID != nil {
-		l.CustomerID = uuidField(&v, "", *p.CustomerID, false)
+		l.CustomerID = UUIDField(&v, "", *p.CustomerID, false)
 	}
 	for _, f := range []struct {
 		dst *string
@@ -519,7 +504,7 @@ func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref)
 				break
 			}
 			field := prefix + "DriverIds[" + strconv.Itoa(i) + "]"
-			if id := uuidField(v, field, s, true); id != nil {
+			if id := UUIDField(v, field, s, true); id != nil {
 				if slices.Contains(drivers, *id) {
 					v.Add(field, "driver listed twice")
 					continue
@@ -537,7 +522,7 @@ func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref)
 		if r.val == nil {
 			continue
 		}
-		if id := uuidField(v, prefix+r.field, *r.val, false); id != nil {
+		if id := UUIDField(v, prefix+r.field, *r.val, false); id != nil {
 			refs = append(refs, Ref{Table: r.table, ID: *id, Field: prefix + r.field})
 		}
 	}
@@ -563,7 +548,7 @@ func validStops(v *Validation, in []StopInput) ([]Stop, []Ref) {
 		st.Address = Address{Street: text(v, path+"Address.Street", &s.Address.Street), City: text(v, path+"Address.City", &s.Address.City),
 			State: text(v, path+"Address.State", &s.Address.State), ZipCode: text(v, path+"Address.ZipCode", &s.Address.ZipCode)}
 		if s.LocationID != nil {
-			if st.LocationID = uuidField(v, path+"LocationId", *s.LocationID, false); st.LocationID != nil {
+			if st.LocationID = UUIDField(v, path+"LocationId", *s.LocationID, false); st.LocationID != nil {
 				refs = append(refs, Ref{Table: RefLocations, ID: *st.LocationID, Field: path + "LocationId"})
 			}
 		}
@@ -629,23 +614,6 @@ func text(v *Validation, field string, s *string) string {
 		v.Add(field, field+" must be at most "+strconv.Itoa(maxLoadText)+" characters")
 	}
 	return t
-}
-
-// uuidField parses an id field; "" is absent (an error when required).
-func uuidField(v *Validation, field, s string, required bool) *uuid.UUID {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		if required {
-			v.Add(field, field+" is required")
-		}
-		return nil
-	}
-	id, err := uuid.Parse(s)
-	if err != nil {
-		v.Add(field, field+" must be a UUID")
-		return nil
-	}
-	return &id
 }
 
 func utcPtr(t *time.Time) *time.Time {

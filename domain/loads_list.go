@@ -27,7 +27,7 @@ type LoadListQuery struct {
 // of each status, a subsidiary id that is a UUID.
 func (in LoadListInput) Validate() (LoadListQuery, error) {
 	var v Validation
-	q := LoadListQuery{Window: cursorWindow(&v, in.First, in.After)}
+	q := LoadListQuery{Window: CheckCursorWindow(&v, in.First, in.After)}
 	seen := map[LoadStatus]bool{}
 	for _, s := range in.Statuses {
 		if !seen[s] {
@@ -60,5 +60,5 @@ func (r *Reads) ListLoads(ctx context.Context, in LoadListInput) (Page[Load], er
 	if err != nil {
 		return Page[Load]{}, err
 	}
-	return answering[Load](q.Window)(r.Store.ListLoads(ctx, p.TenantID, q))
+	return Answering[Load](q.Window)(r.Store.ListLoads(ctx, p.TenantID, q))
 }

@@ -120,21 +120,21 @@ func (s *Subscriptions) Subscribe(ctx context.Context, stream EventStream, event
 		v.Add("filter.loadNumbers", fmt.Sprintf("at most %d load numbers", MaxFilterLoadNumbers))
 	}
 	for _, n := range in.LoadNumbers {
-		if n = strings.TrimSpace(n); n == "" || len(n) > maxLoadNumber {
-			v.Add("filter.loadNumbers", loadNumberRule("each load number"))
+		if n = strings.TrimSpace(n); n == "" || len(n) > MaxLoadNumber {
+			v.Add("filter.loadNumbers", LoadNumberRule("each load number"))
 			continue
 		}
 		f.LoadNumbers = append(f.LoadNumbers, n)
 	}
 	for _, st := range in.Statuses {
 		if !slices.Contains(LoadStatuses, LoadStatus(st)) {
-			v.Add("filter.statuses", "unknown load status "+quote(st))
+			v.Add("filter.statuses", "unknown load status "+Quote(st))
 			continue
 		}
 		f.Statuses = append(f.Statuses, LoadStatus(st))
 	}
 	if in.SubsidiaryID != nil {
-		f.SubsidiaryID = uuidField(&v, "filter.subsidiaryId", *in.SubsidiaryID, false)
+		f.SubsidiaryID = UUIDField(&v, "filter.subsidiaryId", *in.SubsidiaryID, false)
 	}
 	if err := v.Err(); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func NextLoadStatuses(from LoadStatus) []LoadStatus { return loadTransitions[fro
 // naming the allowed next states.
 func CheckLoadTransition(from, to LoadStatus) error {
 	if !slices.Contains(LoadStatuses, to) {
-		return &Error{Code: CodeInvalid, Message: "unknown load status " + quote(string(to)),
+		return &Error{Code: CodeInvalid, Message: "unknown load status " + Quote(string(to)),
 			Fields: map[string][]string{"status": {"status must be one of " + joinStatuses(LoadStatuses)}}}
 	}
 	next := loadTransitions[from]

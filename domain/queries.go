@@ -101,7 +101,7 @@ type StatementQuery struct {
 func (in StatementSearchInput) Validate() (StatementQuery, error) {
 	var v Validation
 	var q StatementQuery
-	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
+	q.Window = CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Skip = in.Skip
 	q.Skip.SubLines = q.Skip.SubLines || q.Skip.LineItems
 	switch r := in.StatementDateRange; {
@@ -163,7 +163,7 @@ func (r *Reads) SearchStatements(ctx context.Context, in StatementSearchInput) (
 	if err != nil {
 		return Page[Statement]{}, err
 	}
-	return answering[Statement](q.Window)(r.Store.SearchStatements(ctx, p.TenantID, q))
+	return Answering[Statement](q.Window)(r.Store.SearchStatements(ctx, p.TenantID, q))
 }
 
 // Statement answers docs/api-contract.md §4.3: unknown or in-flight numbers are not found.
@@ -182,7 +182,7 @@ func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
 	if err != nil {
 		return Page[Trailer]{}, err
 	}
-	return answering[Trailer](w)(r.Store.ListTrailers(ctx, p.TenantID, w))
+	return Answering[Trailer](w)(r.Store.ListTrailers(ctx, p.TenantID, w))
 }
 
 // LocationSearchInput is docs/api-contract.md §4.5's request as sent.
@@ -208,7 +208,7 @@ type LocationQuery struct {
 func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	var v Validation
 	var q LocationQuery
-	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
+	q.Window = CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
 	for _, s := range in.Status {
 		ok := false
 		for _, st := range LocationStatuses {
@@ -217,7 +217,7 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 			}
 		}
 		if !ok {
-			v.Add("Status", "unknown status "+quote(s)+": use Active, Disabled or Inactive")
+			v.Add("Status", "unknown status "+Quote(s)+": use Active, Disabled or Inactive")
 		}
 	}
 	if len(in.LocationIDs) > MaxPageSize {
@@ -226,7 +226,7 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	for _, s := range in.LocationIDs {
 		id, err := uuid.Parse(strings.TrimSpace(s))
 		if err != nil {
-			v.Add("LocationIds", quote(s)+" is not a UUID")
+			v.Add("LocationIds", Quote(s)+" is not a UUID")
 			continue
 		}
 		q.IDs = append(q.IDs, id)
@@ -250,7 +250,7 @@ func (r *Reads) SearchLocations(ctx context.Context, in LocationSearchInput) (Pa
 	if err != nil {
 		return Page[Location]{}, err
 	}
-	return answering[Location](q.Window)(r.Store.SearchLocations(ctx, p.TenantID, q))
+	return Answering[Location](q.Window)(r.Store.SearchLocations(ctx, p.TenantID, q))
 }
 
 // UserSearchInput is docs/api-contract.md §4.6's request as sent.
@@ -274,7 +274,7 @@ type UserQuery struct {
 func (in UserSearchInput) Validate() (UserQuery, error) {
 	var v Validation
 	var q UserQuery
-	q.Window = listWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
+	q.Window = CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Keyword = strings.ToLower(trimmed(in.Keyword))
 	if len(q.Keyword) > MaxKeywordLength {
 		v.Add("Keyword", fmt.Sprintf("Keyword must be at most %d characters", MaxKeywordLength))
@@ -292,7 +292,7 @@ func (r *Reads) SearchUsers(ctx context.Context, in UserSearchInput) (Page[User]
 	if err != nil {
 		return Page[User]{}, err
 	}
-	return answering[User](q.Window)(r.Store.SearchUsers(ctx, p.TenantID, q))
+	return Answering[User](q.Window)(r.Store.SearchUsers(ctx, p.TenantID, q))
 }
 
 // Load answers docs/architecture.md's load read endpoint.
@@ -301,7 +301,7 @@ func (r *Reads) Load(ctx context.Context, loadNumber string) (*Load, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := validLoadNumber(loadNumber)
+	n, err := ValidLoadNumber(loadNumber)
 	if err != nil {
 		return nil, err
 	}
@@ -319,5 +319,3 @@ func trimmed(s *string) string {
 	}
 	return strings.TrimSpace(*s)
 }
-
-func quote(s string) string { return "\"" + s + "\"" }

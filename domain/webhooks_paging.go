@@ -25,7 +25,7 @@ func (s *Webhooks) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first 
 		return Page[WebhookDelivery]{}, err
 	}
 	var v Validation
-	w := Window{Limit: pageSize(&v, first)}
+	w := Window{Limit: CheckPageSize(&v, first)}
 	if after != nil {
 		w.After = *after
 	}

@@ -101,7 +101,7 @@ func endpoint(pattern string, rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetRoute(r.Context(), pattern)
 		if _, ok := parseVersion(r.PathValue("version")); !ok {
-			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
+			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+domain.Quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
 			return
 		}
 		if !acceptsJSON(r.Header.Get("Accept"), rt.Produces...) {
@@ -234,5 +234,3 @@ func literalSegments(pattern string) int {
 	}
 	return n
 }
-
-func quote(s string) string { return `"` + s + `"` }

@@ -47,13 +47,13 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 	bom := false
 	if s := queryParam(qs, "bom"); s != nil {
 		if bom, err = strconv.ParseBool(*s); err != nil || (bom && q.Format != domain.ExportCSV) {
-			return fieldError("bom", "bom must be true or false, and true only with format=csv")
+			return domain.FieldError("bom", "bom must be true or false, and true only with format=csv")
 		}
 	}
 	raw := false
 	if s := queryParam(qs, "raw"); s != nil {
 		if raw, err = strconv.ParseBool(*s); err != nil || (raw && q.Format != domain.ExportCSV) {
-			return fieldError("raw", "raw must be true or false, and true only with format=csv")
+			return domain.FieldError("raw", "raw must be true or false, and true only with format=csv")
 		}
 	}
 	out := &exportStream{w: w, r: r, format: q.Format, bom: bom, raw: raw,

@@ -58,7 +58,7 @@ func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) erro
 func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 	n, err := strconv.ParseInt(r.PathValue("number"), 10, 32)
 	if err != nil {
-		return fieldError("number", "number must be a 32-bit integer")
+		return domain.FieldError("number", "number must be a 32-bit integer")
 	}
 	st, err := h.reads.Statement(r.Context(), int32(n))
 	if err != nil {
@@ -77,7 +77,7 @@ func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
 	if s := queryParam(q, "limit"); s != nil && *s != "" {
 		n, err := strconv.Atoi(*s)
 		if err != nil {
-			return fieldError("limit", "limit must be an integer")
+			return domain.FieldError("limit", "limit must be an integer")
 		}
 		limit = &n
 	}

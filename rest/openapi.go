@@ -278,7 +278,7 @@ func serveEventSchema(w http.ResponseWriter, r *http.Request) {
 	name, ok := strings.CutSuffix(r.PathValue("file"), ".json")
 	b := contract.EventSchema(name)
 	if !ok || b == nil {
-		WriteProblem(w, r, http.StatusNotFound, "no event type "+quote(r.PathValue("file"))+": see "+Prefix+"asyncapi.json for the event types", nil)
+		WriteProblem(w, r, http.StatusNotFound, "no event type "+domain.Quote(r.PathValue("file"))+": see "+Prefix+"asyncapi.json for the event types", nil)
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")

@@ -164,7 +164,7 @@ func (h *webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) err
 	if s := queryParam(q, "limit"); s != nil {
 		n, err := strconv.Atoi(*s)
 		if err != nil {
-			return fieldError("limit", "limit must be an integer")
+			return domain.FieldError("limit", "limit must be an integer")
 		}
 		first = &n
 	}
@@ -217,7 +217,7 @@ func (h *webhookHandlers) recover(w http.ResponseWriter, r *http.Request) error 
 	var since time.Time
 	if b.Since != nil {
 		if since, err = domain.ParseDateTime(*b.Since); err != nil {
-			return fieldError("Since", "Since "+err.Error())
+			return domain.FieldError("Since", "Since "+err.Error())
 		}
 	}
 	n, err := h.svc.Recover(r.Context(), id, since)
@@ -249,7 +249,7 @@ func (b webhookBody) input() (domain.WebhookInput, error) {
 	if b.SubsidiaryId != nil {
 		id, err := uuid.Parse(*b.SubsidiaryId)
 		if err != nil {
-			return in, fieldError("SubsidiaryId", "SubsidiaryId must be a UUID")
+			return in, domain.FieldError("SubsidiaryId", "SubsidiaryId must be a UUID")
 		}
 		in.SubsidiaryID = &id
 	}
