@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/board"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/rest"
@@ -28,7 +29,7 @@ type App struct {
 	Log     *slog.Logger
 	handler http.Handler
 	// Documents is the document service (uploads, signed links).
-	Documents *domain.Documents
+	Documents *documents.Service
 	closers   []func()
 	// closing is closed by GoingAway: WebSockets end with 1001.
 	closing     chan struct{}

@@ -16,6 +16,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/resolvers"
@@ -73,7 +74,7 @@ type Deps struct {
 	Options Options
 	// Documents serves the upload mutations (GraphQL multipart request
 	// spec) and Document.downloadUrl; nil leaves uploads off.
-	Documents *domain.Documents
+	Documents *documents.Service
 	// LoadWrites and Subscriptions serve schema/loads.graphqls.
 	LoadWrites    *domain.LoadWrites
 	Subscriptions *domain.Subscriptions

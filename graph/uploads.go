@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // UploadTransport is the GraphQL multipart request transport (document
@@ -87,6 +88,6 @@ func isMultipart(r *http.Request) bool {
 
 // enableDocuments turns on document uploads (the multipart transport); the
 // documents fields' loaders come per response from loaderExtension.
-func enableDocuments(srv *handler.Server, docs *domain.Documents) {
+func enableDocuments(srv *handler.Server, docs *documents.Service) {
 	srv.AddTransport(UploadTransport(docs.MaxFileBytes()))
 }

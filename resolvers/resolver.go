@@ -2,12 +2,15 @@
 // arguments and call domain services.
 package resolvers
 
-import "github.com/haulgraph/haulgraph/domain"
+import (
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
+)
 
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
 	Reads          *domain.Reads
-	Documents      *domain.Documents
+	Documents      *documents.Service
 	LoadWrites     *domain.LoadWrites
 	Subscriptions  *domain.Subscriptions
 	WebhookService *domain.Webhooks

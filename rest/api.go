@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // Prefix is where the REST compatibility routes live.
@@ -35,7 +36,7 @@ type Deps struct {
 	Reads *domain.Reads
 	// Documents serves docs/api-contract.md §4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
-	Documents *domain.Documents
+	Documents *documents.Service
 	// Events serves the events API (nil: none).
 	Events *domain.EventLog
 	// Exports streams statement exports (nil: no export route).

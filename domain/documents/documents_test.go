@@ -1,6 +1,7 @@
-package domain
+package documents
 
 import (
+	"github.com/haulgraph/haulgraph/domain"
 	"io"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func TestSniffDocument(t *testing.T) {
 		"PK\x03\x04":                   "",
 		"\x89PNG\r\n":                  "",
 	} {
-		if got := SniffDocument([]byte(head)); got != want {
+		if got := Sniff([]byte(head)); got != want {
 			t.Errorf("SniffDocument(%q) = %q, want %q", head, got, want)
 		}
 	}
@@ -80,21 +81,21 @@ func TestSniffDocument(t *testing.T) {
 
 func TestCheckDocumentType(t *testing.T) {
 	t.Parallel()
-	trip := DocumentTargets[ParentTrip]
+	trip := Targets[domain.ParentTrip]
 	if got, err := trip.CheckDocumentType("  temp. log "); err != nil || got != "temp. log" {
 		t.Errorf("trimmed, case-insensitive match: %q %v", got, err)
 	}
 	for _, refused := range []string{"Carrier Invoice", "TRIP MANIFEST"} {
 		_, err := trip.CheckDocumentType(refused)
-		if CodeOf(err) != CodeInvalid || !strings.Contains(err.Error(), "refused on trips") {
+		if domain.CodeOf(err) != domain.CodeInvalid || !strings.Contains(err.Error(), "refused on trips") {
 			t.Errorf("%s: %v", refused, err)
 		}
 	}
-	if _, err := DocumentTargets[ParentCarrier].CheckDocumentType("License"); err == nil {
+	if _, err := Targets[domain.ParentCarrier].CheckDocumentType("License"); err == nil {
 		t.Error("a driver type was accepted on a carrier")
 	}
-	for target, tt := range DocumentTargets {
-		if tt.Parent != target || RequiredScope[tt.Op] == "" {
+	for target, tt := range Targets {
+		if tt.Parent != target || domain.RequiredScope[tt.Op] == "" {
 			t.Errorf("%s: target wiring %+v", target, tt)
 		}
 	}

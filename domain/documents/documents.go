@@ -1,16 +1,17 @@
-package domain
+package documents
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/haulgraph/haulgraph/domain"
 	"strings"
 )
 
-// DocumentTarget is one of docs/api-contract.md §4.7's four upload targets: what it accepts and
+// Target is one of docs/api-contract.md §4.7's four upload targets: what it accepts and
 // which operation (and so which scope) it is.
-type DocumentTarget struct {
-	Parent DocumentParentType
-	Op     Operation
+type Target struct {
+	Parent domain.DocumentParentType
+	Op     domain.Operation
 	// types are the allowed DocumentType values; the first spelling of each
 	// is the canonical one, the others are accepted alternatives.
 	types [][]string
@@ -19,15 +20,15 @@ type DocumentTarget struct {
 	refused map[string]string
 }
 
-// DefaultMaxDocumentBytes is docs/security.md's upload size limit (25 MB, the per-field figure
+// DefaultMaxBytes is docs/security.md's upload size limit (25 MB, the per-field figure
 // of docs/api-contract.md §8; the 10 MB summary lines lose).
-const DefaultMaxDocumentBytes int64 = 25 << 20
+const DefaultMaxBytes int64 = 25 << 20
 
-// DocumentTargets is docs/api-contract.md §4.7's allowed DocumentType table. Values match
+// Targets is docs/api-contract.md §4.7's allowed DocumentType table. Values match
 // case-insensitively; alternative spellings follow the canonical one.
-var DocumentTargets = map[DocumentParentType]*DocumentTarget{
-	ParentLoad: {
-		Parent: ParentLoad, Op: OpUploadLoadDoc,
+var Targets = map[domain.DocumentParentType]*Target{
+	domain.ParentLoad: {
+		Parent: domain.ParentLoad, Op: domain.OpUploadLoadDoc,
 		types: [][]string{
 			{"Customer Rate and Load Confirmation"},
 			{"Customer Load Confirmation"},
@@ -39,8 +40,8 @@ var DocumentTargets = map[DocumentParentType]*DocumentTarget{
 			{"Shipping Labels"},
 		},
 	},
-	ParentTrip: {
-		Parent: ParentTrip, Op: OpUploadTripDoc,
+	domain.ParentTrip: {
+		Parent: domain.ParentTrip, Op: domain.OpUploadTripDoc,
 		// The parenthesised abbreviations name the same document: the long
 		// name alone and the abbreviation alone are accepted too.
 		types: [][]string{
@@ -60,8 +61,8 @@ var DocumentTargets = map[DocumentParentType]*DocumentTarget{
 			"trip manifest":   "'Trip Manifest' is refused on trips: the manifest of a trip is uploaded as 'Load Manifest'",
 		},
 	},
-	ParentDriver: {
-		Parent: ParentDriver, Op: OpUploadDriverDoc,
+	domain.ParentDriver: {
+		Parent: domain.ParentDriver, Op: domain.OpUploadDriverDoc,
 		types: [][]string{
 			{"License"},
 			{"Driver License", "DriverLicense"},
@@ -73,8 +74,8 @@ var DocumentTargets = map[DocumentParentType]*DocumentTarget{
 			{"Other Documents"},
 		},
 	},
-	ParentCarrier: {
-		Parent: ParentCarrier, Op: OpUploadCarrierDoc,
+	domain.ParentCarrier: {
+		Parent: domain.ParentCarrier, Op: domain.OpUploadCarrierDoc,
 		types: [][]string{
 			{"Carrier Agreement"},
 			{"Carrier Application"},
@@ -86,7 +87,7 @@ var DocumentTargets = map[DocumentParentType]*DocumentTarget{
 }
 
 // Allowed lists the canonical DocumentType values of the target.
-func (t *DocumentTarget) Allowed() []string {
+func (t *Target) Allowed() []string {
 	out := make([]string, len(t.types))
 	for i, spellings := range t.types {
 		out[i] = spellings[0]
@@ -97,13 +98,13 @@ func (t *DocumentTarget) Allowed() []string {
 // CheckDocumentType validates a DocumentType for the target and returns it
 // as the caller sent it (trimmed): docs/api-contract.md §2.7 says AttachmentType equals the
 // DocumentType sent, so the caller's spelling is kept.
-func (t *DocumentTarget) CheckDocumentType(v string) (string, error) {
+func (t *Target) CheckDocumentType(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return "", FieldError("DocumentType", "DocumentType is required (length at least 1)")
+		return "", domain.FieldError("DocumentType", "DocumentType is required (length at least 1)")
 	}
 	if why, ok := t.refused[strings.ToLower(v)]; ok {
-		return "", FieldError("DocumentType", why)
+		return "", domain.FieldError("DocumentType", why)
 	}
 	for _, spellings := range t.types {
 		for _, s := range spellings {
@@ -112,17 +113,17 @@ func (t *DocumentTarget) CheckDocumentType(v string) (string, error) {
 			}
 		}
 	}
-	return "", FieldError("DocumentType", fmt.Sprintf("'%s' is not a document type of a %s; allowed: %s",
+	return "", domain.FieldError("DocumentType", fmt.Sprintf("'%s' is not a document type of a %s; allowed: %s",
 		v, strings.ToLower(string(t.Parent)), strings.Join(t.Allowed(), ", ")))
 }
 
-// SniffLen is how many leading bytes SniffDocument needs at most.
+// SniffLen is how many leading bytes Sniff needs at most.
 const SniffLen = 512
 
-// SniffDocument judges a file by its first bytes (docs/architecture.md: the declared type
+// Sniff judges a file by its first bytes (docs/architecture.md: the declared type
 // does not count) and returns its media type, or "" when it is none of PDF,
 // JPEG, PNG or GIF.
-func SniffDocument(head []byte) string {
+func Sniff(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("%PDF-")):
 		return "application/pdf"

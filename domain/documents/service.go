@@ -1,4 +1,4 @@
-package domain
+package documents
 
 import (
 	"bufio"
@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
-// DocumentParent is the resolved owner of an upload.
-type DocumentParent struct {
-	Type     DocumentParentType
+// Parent is the resolved owner of an upload.
+type Parent struct {
+	Type     domain.DocumentParentType
 	PublicID string    // ParentId of the record: load number, trip/driver/carrier id
 	UUID     uuid.UUID // the parent row's id
 	// LoadID is the load the document changes (load and trip uploads), so the
@@ -22,18 +23,18 @@ type DocumentParent struct {
 	LoadID *uuid.UUID
 }
 
-// DocumentStore is the documents' storage port.
-type DocumentStore interface {
-	// DocumentParent resolves a parent of the tenant; NOT_FOUND when unknown,
+// Store is the documents' storage port.
+type Store interface {
+	// Parent resolves a parent of the tenant; NOT_FOUND when unknown,
 	// of another tenant, or (loads) without trips.
-	DocumentParent(ctx context.Context, tenantID uuid.UUID, t DocumentParentType, publicID string) (DocumentParent, error)
+	DocumentParent(ctx context.Context, tenantID uuid.UUID, t domain.DocumentParentType, publicID string) (Parent, error)
 	// InsertDocument records d under p (and emits the load's change).
-	InsertDocument(ctx context.Context, tenantID uuid.UUID, p DocumentParent, d Document) error
+	InsertDocument(ctx context.Context, tenantID uuid.UUID, p Parent, d domain.Document) error
 	// Document reads one document of the tenant; NOT_FOUND when absent.
-	Document(ctx context.Context, tenantID, id uuid.UUID) (Document, error)
+	Document(ctx context.Context, tenantID, id uuid.UUID) (domain.Document, error)
 	// DocumentsOf reads the newest documents (at most limit each) of many
 	// parents of one type in one query, keyed by parent UUID.
-	DocumentsOf(ctx context.Context, tenantID uuid.UUID, t DocumentParentType, parents []uuid.UUID, limit int) (map[uuid.UUID][]Document, error)
+	DocumentsOf(ctx context.Context, tenantID uuid.UUID, t domain.DocumentParentType, parents []uuid.UUID, limit int) (map[uuid.UUID][]domain.Document, error)
 }
 
 // BlobStore is the port to the document bytes.
@@ -44,19 +45,19 @@ type BlobStore interface {
 	Delete(ctx context.Context, key string) error
 }
 
-// Documents is the document service: uploads for REST and GraphQL alike,
+// Service is the document service: uploads for REST and GraphQL alike,
 // reads and signed download links.
-type Documents struct {
-	Store DocumentStore
+type Service struct {
+	Store Store
 	Blobs BlobStore
 	Links *LinkSigner
-	// MaxBytes overrides DefaultMaxDocumentBytes per target.
-	MaxBytes map[DocumentParentType]int64
+	// MaxBytes overrides DefaultMaxBytes per target.
+	MaxBytes map[domain.DocumentParentType]int64
 	// Now is the clock (tests replace it).
 	Now func() time.Time
 }
 
-func (s *Documents) now() time.Time {
+func (s *Service) now() time.Time {
 	if s.Now != nil {
 		return s.Now().UTC()
 	}
@@ -64,17 +65,17 @@ func (s *Documents) now() time.Time {
 }
 
 // MaxBytesFor is the size limit of the target's files.
-func (s *Documents) MaxBytesFor(t DocumentParentType) int64 {
+func (s *Service) MaxBytesFor(t domain.DocumentParentType) int64 {
 	if n := s.MaxBytes[t]; n > 0 {
 		return n
 	}
-	return DefaultMaxDocumentBytes
+	return DefaultMaxBytes
 }
 
 // MaxFileBytes is the largest limit of any target (the transport's bound).
-func (s *Documents) MaxFileBytes() int64 {
+func (s *Service) MaxFileBytes() int64 {
 	var max int64
-	for t := range DocumentTargets {
+	for t := range Targets {
 		max = maxInt64(max, s.MaxBytesFor(t))
 	}
 	return max
@@ -92,10 +93,10 @@ func maxInt64(a, b int64) int64 {
 // checked as soon as it is known; when it comes after the file, the stored
 // bytes are deleted again if it is refused. Always defer Abort.
 type Upload struct {
-	svc      *Documents
+	svc      *Service
 	tenantID uuid.UUID
-	target   *DocumentTarget
-	parent   DocumentParent
+	target   *Target
+	parent   Parent
 
 	docType            string
 	docTypeGiven       bool
@@ -109,12 +110,12 @@ type Upload struct {
 }
 
 // BeginUpload authorizes the caller for the target and resolves the parent.
-func (s *Documents) BeginUpload(ctx context.Context, t DocumentParentType, parentID string) (*Upload, error) {
-	target := DocumentTargets[t]
+func (s *Service) BeginUpload(ctx context.Context, t domain.DocumentParentType, parentID string) (*Upload, error) {
+	target := Targets[t]
 	if target == nil {
 		return nil, fmt.Errorf("documents: unknown target %q", t)
 	}
-	p, err := Authorize(ctx, target.Op)
+	p, err := domain.Authorize(ctx, target.Op)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func (u *Upload) MaxBytes() int64 { return u.svc.MaxBytesFor(u.target.Parent) }
 // SetDocumentType checks and records the DocumentType field.
 func (u *Upload) SetDocumentType(v string) error {
 	if u.docTypeGiven {
-		return FieldError("DocumentType", "DocumentType is given more than once")
+		return domain.FieldError("DocumentType", "DocumentType is given more than once")
 	}
 	u.docTypeGiven = true
 	t, err := u.target.CheckDocumentType(v)
@@ -146,7 +147,7 @@ func (u *Upload) SetDocumentType(v string) error {
 // omitted); given twice it is refused like DocumentType.
 func (u *Upload) SetFileName(v string) error {
 	if u.fileNameGiven {
-		return FieldError("FileName", "FileName is given more than once")
+		return domain.FieldError("FileName", "FileName is given more than once")
 	}
 	u.fileNameGiven = true
 	if strings.TrimSpace(v) != "" {
@@ -164,7 +165,7 @@ var errTooLarge = errors.New("documents: file exceeds the size limit")
 func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) error {
 	u.files++
 	if u.files > 1 {
-		return FieldError("File", "exactly one file per upload: the request carries more than one")
+		return domain.FieldError("File", "exactly one file per upload: the request carries more than one")
 	}
 	u.partName = partName
 	br := bufio.NewReaderSize(r, SniffLen)
@@ -173,18 +174,18 @@ func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) er
 		if err != nil && err != io.EOF {
 			return err
 		}
-		return FieldError("File", "the file is empty")
+		return domain.FieldError("File", "the file is empty")
 	}
-	ct := SniffDocument(head)
+	ct := Sniff(head)
 	if ct == "" {
-		return &Error{Code: CodeUnsupportedType, Message: "the file is not a PDF, JPEG, PNG or GIF (judged by its content, not its name or declared type)"}
+		return &domain.Error{Code: domain.CodeUnsupportedType, Message: "the file is not a PDF, JPEG, PNG or GIF (judged by its content, not its name or declared type)"}
 	}
 	max := u.MaxBytes()
 	key := u.tenantID.String() + "/" + uuid.NewString()
 	lr := &limitReader{r: br, left: max}
 	if err := u.svc.Blobs.Write(ctx, key, ct, lr); err != nil {
 		if errors.Is(err, errTooLarge) {
-			return DocumentTooLarge(u.target.Parent, max)
+			return TooLarge(u.target.Parent, max)
 		}
 		return err
 	}
@@ -192,22 +193,22 @@ func (u *Upload) WriteFile(ctx context.Context, partName string, r io.Reader) er
 	return nil
 }
 
-// DocumentTooLarge is the 413 of a file over the target's limit.
-func DocumentTooLarge(t DocumentParentType, max int64) error {
+// TooLarge is the 413 of a file over the target's limit.
+func TooLarge(t domain.DocumentParentType, max int64) error {
 	limit := fmt.Sprintf("%d bytes", max)
 	if max >= 1<<20 && max%(1<<20) == 0 {
 		limit += fmt.Sprintf(" (%d MB)", max>>20)
 	}
-	return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the file exceeds the limit of %s for %s documents", limit, strings.ToLower(string(t)))}
+	return &domain.Error{Code: domain.CodeTooLarge, Message: fmt.Sprintf("the file exceeds the limit of %s for %s documents", limit, strings.ToLower(string(t)))}
 }
 
 // Target is the upload's target.
-func (u *Upload) Target() DocumentParentType { return u.target.Parent }
+func (u *Upload) Target() domain.DocumentParentType { return u.target.Parent }
 
 // Finish checks that the upload is complete and records it. On any error the
 // stored bytes are removed (by Abort), so neither half is visible alone.
-func (u *Upload) Finish(ctx context.Context) (Document, error) {
-	var v Validation
+func (u *Upload) Finish(ctx context.Context) (domain.Document, error) {
+	var v domain.Validation
 	if u.files == 0 {
 		v.Add("File", "File is required: exactly one file per upload")
 	}
@@ -215,14 +216,14 @@ func (u *Upload) Finish(ctx context.Context) (Document, error) {
 		v.Add("DocumentType", "DocumentType is required; allowed: "+strings.Join(u.target.Allowed(), ", "))
 	}
 	if err := v.Err(); err != nil {
-		return Document{}, err
+		return domain.Document{}, err
 	}
 	name := u.partName
 	if u.hasFileName {
 		name = u.fileName
 	}
 	at := u.svc.now().Truncate(time.Millisecond)
-	d := Document{
+	d := domain.Document{
 		ID:             uuid.New(),
 		AttachmentPath: AttachmentPath(name, u.contentType, at),
 		AttachmentType: u.docType,
@@ -234,7 +235,7 @@ func (u *Upload) Finish(ctx context.Context) (Document, error) {
 		BlobKey:        u.key,
 	}
 	if err := u.svc.Store.InsertDocument(ctx, u.tenantID, u.parent, d); err != nil {
-		return Document{}, err
+		return domain.Document{}, err
 	}
 	u.done = true
 	return d, nil
@@ -242,20 +243,20 @@ func (u *Upload) Finish(ctx context.Context) (Document, error) {
 
 // UploadFile is one whole upload when all fields are at hand (GraphQL):
 // the DocumentType is checked before a byte of the file is stored.
-func (s *Documents) UploadFile(ctx context.Context, t DocumentParentType, parentID, documentType string, fileName *string, partName string, r io.Reader) (Document, error) {
+func (s *Service) UploadFile(ctx context.Context, t domain.DocumentParentType, parentID, documentType string, fileName *string, partName string, r io.Reader) (domain.Document, error) {
 	up, err := s.BeginUpload(ctx, t, parentID)
 	if err != nil {
-		return Document{}, err
+		return domain.Document{}, err
 	}
 	defer up.Abort(context.WithoutCancel(ctx))
 	if err := up.SetDocumentType(documentType); err != nil {
-		return Document{}, err
+		return domain.Document{}, err
 	}
 	if fileName != nil {
 		_ = up.SetFileName(*fileName) // the first call: never refused
 	}
 	if err := up.WriteFile(ctx, partName, r); err != nil {
-		return Document{}, err
+		return domain.Document{}, err
 	}
 	return up.Finish(ctx)
 }

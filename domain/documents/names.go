@@ -1,4 +1,4 @@
-package domain
+package documents
 
 import (
 	"strconv"
@@ -40,7 +40,7 @@ func DownloadName(path, contentType string) string {
 	return stem + typedExt(ext, contentType)
 }
 
-// documentExts are the extensions of each type SniffDocument answers, the
+// documentExts are the extensions of each type Sniff answers, the
 // usual one first.
 var documentExts = map[string][]string{
 	"application/pdf": {".pdf"},

@@ -1,4 +1,4 @@
-package domain
+package documents
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // DownloadLinkTTL is how long a signed document link works.
@@ -38,7 +39,7 @@ func (l *LinkSigner) sign(id, tenantID uuid.UUID, expires int64) string {
 }
 
 // DownloadURL is a signed link to d's bytes, valid for DownloadLinkTTL.
-func (s *Documents) DownloadURL(tenantID uuid.UUID, d Document) string {
+func (s *Service) DownloadURL(tenantID uuid.UUID, d domain.Document) string {
 	exp := s.now().Add(DownloadLinkTTL).Unix()
 	q := url.Values{}
 	q.Set("tenant", tenantID.String())
@@ -49,41 +50,41 @@ func (s *Documents) DownloadURL(tenantID uuid.UUID, d Document) string {
 
 // OpenSigned checks a download link's signature and expiry and opens the
 // document's bytes. A bad signature and an unknown document answer alike.
-func (s *Documents) OpenSigned(ctx context.Context, id string, q url.Values) (Document, io.ReadCloser, error) {
-	refused := &Error{Code: CodeForbidden, Message: "the download link is invalid; request a new downloadUrl"}
+func (s *Service) OpenSigned(ctx context.Context, id string, q url.Values) (domain.Document, io.ReadCloser, error) {
+	refused := &domain.Error{Code: domain.CodeForbidden, Message: "the download link is invalid; request a new downloadUrl"}
 	docID, err1 := uuid.Parse(id)
 	tenantID, err2 := uuid.Parse(q.Get("tenant"))
 	exp, err3 := strconv.ParseInt(q.Get("expires"), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return Document{}, nil, refused
+		return domain.Document{}, nil, refused
 	}
 	want := s.Links.sign(docID, tenantID, exp)
 	if !hmac.Equal([]byte(want), []byte(q.Get("sig"))) {
-		return Document{}, nil, refused
+		return domain.Document{}, nil, refused
 	}
 	if !s.now().Before(time.Unix(exp, 0)) {
-		return Document{}, nil, &Error{Code: CodeForbidden, Message: "the download link has expired; request a new downloadUrl"}
+		return domain.Document{}, nil, &domain.Error{Code: domain.CodeForbidden, Message: "the download link has expired; request a new downloadUrl"}
 	}
 	d, err := s.Store.Document(ctx, tenantID, docID)
 	if err != nil {
-		return Document{}, nil, err
+		return domain.Document{}, nil, err
 	}
 	rc, err := s.Blobs.Open(ctx, d.BlobKey)
 	if err != nil {
-		return Document{}, nil, err
+		return domain.Document{}, nil, err
 	}
 	return d, rc, nil
 }
 
 // DocumentsOf reads the documents of parents (one query), for the caller's
 // tenant. The caller has already been authorized to read the parents.
-func (s *Documents) DocumentsOf(ctx context.Context, t DocumentParentType, parents []uuid.UUID, limit int) (map[uuid.UUID][]Document, error) {
-	p, err := Authenticated(ctx)
+func (s *Service) DocumentsOf(ctx context.Context, t domain.DocumentParentType, parents []uuid.UUID, limit int) (map[uuid.UUID][]domain.Document, error) {
+	p, err := domain.Authenticated(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > MaxPageSize {
-		return nil, FieldError("first", fmt.Sprintf("first must be between 1 and %d", MaxPageSize))
+	if limit <= 0 || limit > domain.MaxPageSize {
+		return nil, domain.FieldError("first", fmt.Sprintf("first must be between 1 and %d", domain.MaxPageSize))
 	}
 	return s.Store.DocumentsOf(ctx, p.TenantID, t, parents, limit)
 }
