@@ -13,6 +13,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // The committed (and served) files are what go generate writes from the
@@ -62,7 +63,7 @@ func mustBody(t *testing.T, e domain.Event, previous bool) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := domain.WebhookBody(env, previous)
+	b, err := eventlog.WebhookBody(env, previous)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
@@ -33,10 +34,10 @@ func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay
 }
 
 // subscribe registers a subscriber with a buffer of 16 events.
-func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *domain.LiveEvent, domain.EventSubscription) {
-	ch := make(chan *domain.LiveEvent, 16)
-	sub := hub.Subscribe(tenant, domain.EventFilter{}, domain.EventSink{
-		Deliver: func(ev *domain.LiveEvent) bool {
+func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *eventlog.LiveEvent, eventlog.Subscription) {
+	ch := make(chan *eventlog.LiveEvent, 16)
+	sub := hub.Subscribe(tenant, eventlog.Filter{}, eventlog.Sink{
+		Deliver: func(ev *eventlog.LiveEvent) bool {
 			select {
 			case ch <- ev:
 				return true
@@ -49,7 +50,7 @@ func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *domain.LiveEvent, domai
 	return ch, sub
 }
 
-func receive(t *testing.T, ch chan *domain.LiveEvent) *domain.LiveEvent {
+func receive(t *testing.T, ch chan *eventlog.LiveEvent) *eventlog.LiveEvent {
 	t.Helper()
 	select {
 	case ev := <-ch:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/resolvers"
@@ -77,11 +78,11 @@ type Deps struct {
 	Documents *documents.Service
 	// LoadWrites and Subscriptions serve schema/loads.graphqls.
 	LoadWrites    *domain.LoadWrites
-	Subscriptions *domain.Subscriptions
+	Subscriptions *eventlog.Subscriptions
 	// Webhooks is webhook management (schema/webhooks.graphqls).
 	Webhooks *domain.Webhooks
 	// Events is the events API (schema/events.graphqls).
-	Events *domain.EventLog
+	Events *eventlog.Log
 }
 
 // Handler serves /graphql: GraphiQL for browsers, GET and POST operations

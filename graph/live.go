@@ -15,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
 
@@ -27,7 +28,7 @@ import (
 // whose filter runs before any execution; each execution gets fresh
 // dataloaders (loaderExtension runs per response).
 type Live struct {
-	subs    *domain.Subscriptions // its Stream is the instance's hub
+	subs    *eventlog.Subscriptions // its Stream is the instance's hub
 	present graphql.ErrorPresenterFunc
 	emitted domain.EmitFunc // nil: nobody watches payloads
 
@@ -46,9 +47,9 @@ type Live struct {
 
 // NewLive makes an empty set of groups over subs' hub; present renders the
 // errors of a refused resume.
-func NewLive(subs *domain.Subscriptions, present graphql.ErrorPresenterFunc) *Live {
+func NewLive(subs *eventlog.Subscriptions, present graphql.ErrorPresenterFunc) *Live {
 	if subs == nil {
-		subs = &domain.Subscriptions{}
+		subs = &eventlog.Subscriptions{}
 	}
 	return &Live{subs: subs, present: present, groups: map[string]*liveGroup{}}
 }
@@ -115,12 +116,12 @@ type liveMember struct {
 	// out writes one event's encoded payload, at its outbox position, to the
 	// subscriber; it must not block (a connection that cannot take it is cut
 	// off). SSE sends the position's cursor as the event's id.
-	out func(pos domain.EventPosition, payload []byte)
+	out func(pos eventlog.Position, payload []byte)
 	// queue, when set, is out without waking the subscriber's writer: the
 	// group queues an event to every member, then wakes each once (wake),
 	// so a connection holding several members writes their messages in
 	// one system call rather than one each.
-	queue func(pos domain.EventPosition, payload []byte)
+	queue func(pos eventlog.Position, payload []byte)
 	wake  func()
 	// flush, when set, is wake that may write the queued messages from the
 	// group's goroutine, when the connection takes them at once: the group
@@ -132,14 +133,14 @@ type liveMember struct {
 	group *liveGroup // guarded by Live.mu
 
 	mu        sync.Mutex
-	replaying bool                 // resuming: live events wait in pending
-	pending   []livePending        // bounded by maxPending
-	overflow  bool                 // pending overflowed: the resume fails
-	last      domain.EventPosition // of the last event written
+	replaying bool              // resuming: live events wait in pending
+	pending   []livePending     // bounded by maxPending
+	overflow  bool              // pending overflowed: the resume fails
+	last      eventlog.Position // of the last event written
 }
 
 type livePending struct {
-	pos     domain.EventPosition
+	pos     eventlog.Position
 	payload []byte
 }
 
@@ -149,7 +150,7 @@ const maxPending = 10000
 
 // deliver hands m one live event, in commit order: held while m replays,
 // dropped when the replay already wrote it.
-func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
+func (m *liveMember) deliver(pos eventlog.Position, payload []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
@@ -157,7 +158,7 @@ func (m *liveMember) deliver(pos domain.EventPosition, payload []byte) {
 		m.overflow = true
 	case m.replaying:
 		m.pending = append(m.pending, livePending{pos, payload})
-	case pos == domain.EventPosition{} || m.last.Before(pos):
+	case pos == eventlog.Position{} || m.last.Before(pos):
 		m.last = pos
 		if m.queue != nil {
 			m.queue(pos, payload)
@@ -257,7 +258,7 @@ type liveGroup struct {
 	members map[*liveMember]struct{}
 
 	seqMu  sync.Mutex
-	seqs   []domain.EventPosition // of events handed to the resolver, not yet executed
+	seqs   []eventlog.Position // of events handed to the resolver, not yet executed
 	opened bool
 }
 
@@ -287,10 +288,10 @@ func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext
 
 // Subscribe is the group's domain.EventStream: it subscribes to the hub and
 // records each delivered event's position for the execution it causes.
-func (g *liveGroup) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+func (g *liveGroup) Subscribe(tenant uuid.UUID, f eventlog.Filter, sink eventlog.Sink) eventlog.Subscription {
 	g.opened = true
 	deliver := sink.Deliver
-	sink.Deliver = func(ev *domain.LiveEvent) bool {
+	sink.Deliver = func(ev *eventlog.LiveEvent) bool {
 		g.seqMu.Lock()
 		g.seqs = append(g.seqs, ev.Pos)
 		g.seqMu.Unlock()
@@ -299,11 +300,11 @@ func (g *liveGroup) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domai
 	return g.live.subs.Stream.Subscribe(tenant, f, sink)
 }
 
-func (g *liveGroup) popSeq() domain.EventPosition {
+func (g *liveGroup) popSeq() eventlog.Position {
 	g.seqMu.Lock()
 	defer g.seqMu.Unlock()
 	if len(g.seqs) == 0 {
-		return domain.EventPosition{}
+		return eventlog.Position{}
 	}
 	s := g.seqs[0]
 	g.seqs = g.seqs[1:]
@@ -417,7 +418,7 @@ func (g *liveGroup) end() {
 	if len(members) == 0 {
 		return
 	}
-	e := gqlerror.Errorf("%s", domain.ErrSlowConsumer.Error())
+	e := gqlerror.Errorf("%s", eventlog.ErrSlowConsumer.Error())
 	e.Extensions = map[string]any{"code": codeSlowConsumer}
 	for _, m := range members {
 		m.fail(gqlerror.List{e})

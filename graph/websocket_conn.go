@@ -20,6 +20,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // wsConn is one GraphQL WebSocket connection. Its goroutine reads and runs
@@ -218,7 +219,7 @@ func (w *wsConn) enqueue(f wsFrame) bool {
 	if w.queued >= w.o.QueuePerOperation*(1+len(w.ops)) {
 		w.mu.Unlock()
 		w.o.Live.cutOff.Add(1)
-		w.end(CloseSlowConsumer, domain.ErrSlowConsumer.Error())
+		w.end(CloseSlowConsumer, eventlog.ErrSlowConsumer.Error())
 		return false
 	}
 	w.queue = append(w.queue, f)
@@ -653,8 +654,8 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 	}
 	op.event = w.o.Live.eventType(opCtx)
 	op.member = &liveMember{
-		out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
-		queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
+		out:   func(_ eventlog.Position, body []byte) { w.deliver(op, body, true) },
+		queue: func(_ eventlog.Position, body []byte) { w.deliver(op, body, false) },
 		wake:  w.signal,
 		flush: w.flush,
 		fail: func(errs gqlerror.List) {
@@ -683,7 +684,7 @@ func (w *wsConn) resume(op *wsOp, opCtx *graphql.OperationContext, cursor string
 	go func() {
 		defer w.workers.Done()
 		defer cancel()
-		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, _ domain.EventPosition, body []byte) error {
+		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, _ eventlog.Position, body []byte) error {
 			return w.sendWait(ctx, op, body)
 		})
 		if ctx.Err() != nil {

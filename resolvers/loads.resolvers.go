@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
@@ -42,19 +43,19 @@ func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, fir
 }
 
 func (r *subscriptionResolver) LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.LoadEvent, error) {
-	return stream(ctx, r.Subscriptions, domain.EventLoadChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
+	return stream(ctx, r.Subscriptions, domain.EventLoadChanged, filter, func(ev *eventlog.LiveEvent) *model.LoadEvent {
 		return loadEvent(ev, r.Subscriptions.Cursor(ev), includePreviousAttributes != nil && *includePreviousAttributes)
 	})
 }
 
 func (r *subscriptionResolver) LoadStatusChanged(ctx context.Context, filter *model.LoadEventFilter, after *string) (<-chan *model.LoadEvent, error) {
-	return stream(ctx, r.Subscriptions, domain.EventLoadStatusChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
+	return stream(ctx, r.Subscriptions, domain.EventLoadStatusChanged, filter, func(ev *eventlog.LiveEvent) *model.LoadEvent {
 		return loadEvent(ev, r.Subscriptions.Cursor(ev), false)
 	})
 }
 
 func (r *subscriptionResolver) TripChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.TripEvent, error) {
-	return stream(ctx, r.Subscriptions, domain.EventTripChanged, filter, func(ev *domain.LiveEvent) *model.TripEvent {
+	return stream(ctx, r.Subscriptions, domain.EventTripChanged, filter, func(ev *eventlog.LiveEvent) *model.TripEvent {
 		return tripEvent(ev, r.Subscriptions.Cursor(ev), includePreviousAttributes != nil && *includePreviousAttributes)
 	})
 }

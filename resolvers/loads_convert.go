@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
@@ -89,8 +90,8 @@ func str(s *string) string {
 // subscribers with an error they can resume from). The subscriptions'
 // after: argument is not read here: the streaming transports apply it
 // (graph.Live.Resume replays stored events before the live stream).
-func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
-	var in domain.SubscriptionInput
+func stream[T any](ctx context.Context, subs *eventlog.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*eventlog.LiveEvent) T) (<-chan T, error) {
+	var in eventlog.SubscriptionInput
 	if f != nil {
 		in.LoadNumbers, in.SubsidiaryID = f.LoadNumbers, f.SubsidiaryID
 		for _, s := range f.Statuses {
@@ -102,9 +103,9 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 		buffer = defaultSubscriberBuffer
 	}
 	out := make(chan T, buffer)
-	feed, _ := ctx.Value(streamKey{}).(domain.EventStream)
-	sub, err := subs.Subscribe(ctx, feed, eventType, in, domain.EventSink{
-		Deliver: func(ev *domain.LiveEvent) bool {
+	feed, _ := ctx.Value(streamKey{}).(eventlog.Stream)
+	sub, err := subs.Subscribe(ctx, feed, eventType, in, eventlog.Sink{
+		Deliver: func(ev *eventlog.LiveEvent) bool {
 			select {
 			case out <- convert(ev):
 				return true
@@ -127,19 +128,19 @@ type streamKey struct{}
 // read from stream instead of the instance's hub. gqlgen runs the resolver,
 // so the transport's feed can reach it only through the execution's context;
 // the resolver hands it to domain explicitly.
-func WithEventStream(ctx context.Context, stream domain.EventStream) context.Context {
+func WithEventStream(ctx context.Context, stream eventlog.Stream) context.Context {
 	return context.WithValue(ctx, streamKey{}, stream)
 }
 
 // defaultSubscriberBuffer applies when the configuration names none.
 const defaultSubscriberBuffer = 64
 
-func loadEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.LoadEvent {
+func loadEvent(ev *eventlog.LiveEvent, cursor string, previous bool) *model.LoadEvent {
 	return &model.LoadEvent{ID: ev.ID, Cursor: cursor, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.LoadEventData{Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 
-func tripEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.TripEvent {
+func tripEvent(ev *eventlog.LiveEvent, cursor string, previous bool) *model.TripEvent {
 	return &model.TripEvent{ID: ev.ID, Cursor: cursor, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.TripEventData{Trip: ev.Data.Trip, Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }

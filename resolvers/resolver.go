@@ -5,6 +5,7 @@ package resolvers
 import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // Resolver is the root resolver; its fields are the domain services.
@@ -12,7 +13,7 @@ type Resolver struct {
 	Reads          *domain.Reads
 	Documents      *documents.Service
 	LoadWrites     *domain.LoadWrites
-	Subscriptions  *domain.Subscriptions
+	Subscriptions  *eventlog.Subscriptions
 	WebhookService *domain.Webhooks
-	EventLog       *domain.EventLog
+	EventLog       *eventlog.Log
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // Prefix is where the REST compatibility routes live.
@@ -38,7 +39,7 @@ type Deps struct {
 	// no uploads). The signed download is DocumentDownload, outside the API.
 	Documents *documents.Service
 	// Events serves the events API (nil: none).
-	Events *domain.EventLog
+	Events *eventlog.Log
 	// Exports streams statement exports (nil: no export route).
 	Exports *domain.Exports
 	// Webhooks serves webhook management (nil: none).

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -182,7 +183,7 @@ func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
 	ctx := context.Background()
 	outbox := &storage.Outbox{DB: db}
 	// The position of the last event written so far (G-2's creation).
-	var head domain.EventPosition
+	var head eventlog.Position
 	if err := db.Pool.QueryRow(ctx, "SELECT xact::text::bigint, seq FROM events ORDER BY xact DESC, seq DESC LIMIT 1").Scan(&head.Xact, &head.Seq); err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func waitFinal(t *testing.T, outbox *storage.Outbox, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		evs, held, err := outbox.After(context.Background(), domain.EventPosition{}, n+1)
+		evs, held, err := outbox.After(context.Background(), eventlog.Position{}, n+1)
 		if err != nil {
 			t.Fatal(err)
 		}

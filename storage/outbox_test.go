@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -81,7 +82,7 @@ func TestOutboxConcurrentWritersNoSkips(t *testing.T) {
 	go func() { // a live tail, as the relay reads
 		defer readers.Done()
 		var got []storage.OutboxEvent
-		var pos domain.EventPosition
+		var pos eventlog.Position
 		for len(got) < want && ctx.Err() == nil {
 			evs, _, err := outbox.After(ctx, pos, 7)
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -200,7 +201,7 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o stor
 // answer's body is drained (bounded) and dropped.
 func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
 	// The stored envelope, rendered as the events API renders it too.
-	body, err := domain.WebhookBody(c.Payload, c.IncludePreviousAttributes)
+	body, err := eventlog.WebhookBody(c.Payload, c.IncludePreviousAttributes)
 	if err != nil {
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}

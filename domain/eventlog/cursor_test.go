@@ -1,4 +1,4 @@
-package domain
+package eventlog
 
 import (
 	"encoding/base64"
@@ -19,8 +19,8 @@ var (
 // altered or unsealed does not open.
 func TestEventCursors(t *testing.T) {
 	t.Parallel()
-	c := NewEventCursors(cursorKey)
-	pos := EventPosition{Xact: 1180, Seq: 4}
+	c := NewCursors(cursorKey)
+	pos := Position{Xact: 1180, Seq: 4}
 	s := c.Seal(cursorTenant, pos)
 	if len(s) != eventCursorLen || s != c.Seal(cursorTenant, pos) {
 		t.Fatalf("cursor %q (len %d), again %q", s, len(s), c.Seal(cursorTenant, pos))
@@ -37,7 +37,7 @@ func TestEventCursors(t *testing.T) {
 	if b, _ := base64.RawURLEncoding.DecodeString(s); strings.Contains(string(b), "1180") {
 		t.Fatalf("the cursor shows its position: %q", b)
 	}
-	if _, ok := NewEventCursors([]byte("fedcba9876543210fedcba9876543210")).Open(cursorTenant, s); ok {
+	if _, ok := NewCursors([]byte("fedcba9876543210fedcba9876543210")).Open(cursorTenant, s); ok {
 		t.Fatal("another key opened the cursor")
 	}
 	old := base64.RawURLEncoding.EncodeToString([]byte("ev1:1180.4"))
@@ -59,8 +59,8 @@ func TestEventCursors(t *testing.T) {
 // cursor Seal makes for what it opens to; a cursor opens for its tenant
 // only.
 func FuzzOpenEventCursor(f *testing.F) {
-	c := NewEventCursors(cursorKey)
-	f.Add(c.Seal(cursorTenant, EventPosition{Xact: 1180, Seq: 4}), int64(1180), int64(4))
+	c := NewCursors(cursorKey)
+	f.Add(c.Seal(cursorTenant, Position{Xact: 1180, Seq: 4}), int64(1180), int64(4))
 	f.Add(base64.RawURLEncoding.EncodeToString([]byte("ev1:1180.4")), int64(0), int64(0))
 	f.Add(strings.Repeat("A", eventCursorLen), int64(-1), int64(1<<62))
 	f.Add("\x00", int64(1<<40), int64(0))
@@ -76,7 +76,7 @@ func FuzzOpenEventCursor(f *testing.F) {
 		if xact < 0 || seq < 0 {
 			return
 		}
-		pos := EventPosition{Xact: xact, Seq: seq}
+		pos := Position{Xact: xact, Seq: seq}
 		sealed := c.Seal(cursorTenant, pos)
 		if got, ok := c.Open(cursorTenant, sealed); !ok || got != pos {
 			t.Fatalf("round trip of %v: %v %v", pos, got, ok)

@@ -1,4 +1,4 @@
-package domain
+package eventlog
 
 import (
 	"context"
@@ -9,25 +9,26 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // The events API: the outbox read back for reconciliation, as
-// Stripe's /v1/events. REST and GraphQL both call EventLog.List.
+// Stripe's /v1/events. REST and GraphQL both call Log.List.
 
-// EventLogStore is the storage port of the events API: one tenant's outbox in
+// Store is the storage port of the events API: one tenant's outbox in
 // commit order.
-type EventLogStore interface {
+type Store interface {
 	// Locate finds where an after value points (locateAfter).
-	EventLocator
+	Locator
 	// ListEvents returns at most q.Limit+1 events matching q (the extra one
 	// tells that more follow), oldest first.
-	ListEvents(ctx context.Context, tenantID uuid.UUID, q EventQuery) ([]LoggedEvent, error)
+	ListEvents(ctx context.Context, tenantID uuid.UUID, q Query) ([]LoggedEvent, error)
 }
 
-// EventQuery selects events of one tenant after a position.
-type EventQuery struct {
+// Query selects events of one tenant after a position.
+type Query struct {
 	// After is an outbox position (zero: from the oldest retained event).
-	After EventPosition
+	After Position
 	// Types is never empty: it is what the caller may see.
 	Types        []string
 	LoadNumber   string
@@ -39,7 +40,7 @@ type EventQuery struct {
 
 // LoggedEvent is one stored event.
 type LoggedEvent struct {
-	Position     EventPosition
+	Position     Position
 	ID           string
 	Type         string
 	SubsidiaryID uuid.UUID
@@ -56,17 +57,17 @@ func WebhookBody(payload []byte, includePreviousAttributes bool) ([]byte, error)
 	if includePreviousAttributes {
 		return payload, nil
 	}
-	return StripPreviousAttributes(payload)
+	return domain.StripPreviousAttributes(payload)
 }
 
 // ParseEnvelope reads a stored envelope's timestamp and data.
-func ParseEnvelope(payload []byte) (time.Time, EventData, error) {
+func ParseEnvelope(payload []byte) (time.Time, domain.EventData, error) {
 	var env struct {
-		Timestamp string    `json:"timestamp"`
-		Data      EventData `json:"data"`
+		Timestamp string           `json:"timestamp"`
+		Data      domain.EventData `json:"data"`
 	}
 	if err := json.Unmarshal(payload, &env); err != nil {
-		return time.Time{}, EventData{}, err
+		return time.Time{}, domain.EventData{}, err
 	}
 	ts, err := time.Parse(time.RFC3339Nano, env.Timestamp)
 	return ts, env.Data, err
@@ -75,26 +76,26 @@ func ParseEnvelope(payload []byte) (time.Time, EventData, error) {
 // eventIDPattern is docs/api-contract.md §6.3's event id: <uuid>-<suffix>.
 var eventIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3}$`)
 
-// EventTypeScope is the scope that lets a caller see events of a type:
+// TypeScope is the scope that lets a caller see events of a type:
 // trip:read for trip.changed, load:read for the load events.
-func EventTypeScope(eventType string) Scope {
-	if eventType == EventTripChanged {
-		return ScopeTripRead
+func TypeScope(eventType string) domain.Scope {
+	if eventType == domain.EventTripChanged {
+		return domain.ScopeTripRead
 	}
-	return ScopeLoadRead
+	return domain.ScopeLoadRead
 }
 
-// EventLog is the events API service.
-type EventLog struct {
-	Store EventLogStore
+// Log is the events API service.
+type Log struct {
+	Store Store
 	// Cursors seals the positions of the events listed (and opens after).
-	Cursors *EventCursors
+	Cursors *Cursors
 }
 
-// EventListInput is a request of the events API as sent; the field names of
+// ListInput is a request of the events API as sent; the field names of
 // its validation errors are GraphQL's (first, after, types, loadNumber,
 // subsidiaryId).
-type EventListInput struct {
+type ListInput struct {
 	First *int
 	// After is a cursor of a previous answer or an event id (Stripe's
 	// starting_after): the events committed after it follow.
@@ -108,15 +109,15 @@ type EventListInput struct {
 // List answers one page of the caller's events, oldest first. Only types
 // the token may read are listed (load:read, trip:read): without a types
 // filter the others are left out, asking for one is FORBIDDEN.
-func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEvent], error) {
-	p, err := Authenticated(ctx)
+func (l *Log) List(ctx context.Context, in ListInput) (domain.Page[LoggedEvent], error) {
+	p, err := domain.Authenticated(ctx)
 	if err != nil {
-		return Page[LoggedEvent]{}, err
+		return domain.Page[LoggedEvent]{}, err
 	}
-	var v Validation
-	q := EventQuery{Limit: CheckPageSize(&v, in.First), Since: in.Since}
+	var v domain.Validation
+	q := Query{Limit: domain.CheckPageSize(&v, in.First), Since: in.Since}
 	var afterID string
-	var afterPos *EventPosition
+	var afterPos *Position
 	after := in.After != nil && strings.TrimSpace(*in.After) != ""
 	if after {
 		var ok bool
@@ -125,38 +126,38 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 		}
 	}
 	for _, t := range in.Types {
-		if !slices.Contains(EventTypes, t) {
-			v.Add("types", "unknown event type "+Quote(t)+" (valid: "+strings.Join(EventTypes, ", ")+")")
+		if !slices.Contains(domain.EventTypes, t) {
+			v.Add("types", "unknown event type "+domain.Quote(t)+" (valid: "+strings.Join(domain.EventTypes, ", ")+")")
 		} else if !slices.Contains(q.Types, t) {
 			q.Types = append(q.Types, t)
 		}
 	}
 	if in.LoadNumber != nil {
 		n := strings.TrimSpace(*in.LoadNumber)
-		if n == "" || len(n) > MaxLoadNumber {
-			v.Add("loadNumber", LoadNumberRule("loadNumber"))
+		if n == "" || len(n) > domain.MaxLoadNumber {
+			v.Add("loadNumber", domain.LoadNumberRule("loadNumber"))
 		}
 		q.LoadNumber = n
 	}
 	if in.SubsidiaryID != nil {
-		q.SubsidiaryID = UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, false)
+		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, false)
 	}
 	if err := v.Err(); err != nil {
-		return Page[LoggedEvent]{}, err
+		return domain.Page[LoggedEvent]{}, err
 	}
 	if q.Types, err = readableTypes(p, q.Types); err != nil {
-		return Page[LoggedEvent]{}, err
+		return domain.Page[LoggedEvent]{}, err
 	}
 	if after {
 		if q.After, err = locateAfter(ctx, l.Store, p.TenantID, afterID, afterPos); err != nil {
-			return Page[LoggedEvent]{}, err
+			return domain.Page[LoggedEvent]{}, err
 		}
 	}
 	events, err := l.Store.ListEvents(ctx, p.TenantID, q)
 	if err != nil {
-		return Page[LoggedEvent]{}, err
+		return domain.Page[LoggedEvent]{}, err
 	}
-	page := Page[LoggedEvent]{Items: events} // no Total: counting a log is not worth a scan
+	page := domain.Page[LoggedEvent]{Items: events} // no Total: counting a log is not worth a scan
 	if len(events) > q.Limit {
 		page.Items, page.HasMore = events[:q.Limit], true
 	}
@@ -169,25 +170,25 @@ func (l *EventLog) List(ctx context.Context, in EventListInput) (Page[LoggedEven
 
 // readableTypes narrows the asked types (none: all) to those p may read, or
 // refuses a type asked for explicitly without its scope.
-func readableTypes(p *Principal, asked []string) ([]string, error) {
+func readableTypes(p *domain.Principal, asked []string) ([]string, error) {
 	if len(asked) > 0 {
 		for _, t := range asked {
-			if s := EventTypeScope(t); !p.Has(s) {
-				return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope " + string(s) + " that " + t + " events need",
+			if s := TypeScope(t); !p.Has(s) {
+				return nil, &domain.Error{Code: domain.CodeForbidden, Message: "the token lacks the scope " + string(s) + " that " + t + " events need",
 					Fields: map[string][]string{"scope": {string(s)}}}
 			}
 		}
 		return asked, nil
 	}
 	var out []string
-	for _, t := range EventTypes {
-		if p.Has(EventTypeScope(t)) {
+	for _, t := range domain.EventTypes {
+		if p.Has(TypeScope(t)) {
 			out = append(out, t)
 		}
 	}
 	if len(out) == 0 {
-		return nil, &Error{Code: CodeForbidden, Message: "the token lacks the scope load:read or trip:read that events need",
-			Fields: map[string][]string{"scope": {string(ScopeLoadRead)}}}
+		return nil, &domain.Error{Code: domain.CodeForbidden, Message: "the token lacks the scope load:read or trip:read that events need",
+			Fields: map[string][]string{"scope": {string(domain.ScopeLoadRead)}}}
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package domain
+package eventlog
 
 import (
 	"crypto/aes"
@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// EventCursors seals outbox positions into event cursors that only their
+// Cursors seals outbox positions into event cursors that only their
 // tenant can use. The position is global (PostgreSQL's transaction id and a
 // row number), so in the clear two of a tenant's cursors would count the
 // other tenants' writes between them. Sealed, a cursor reads as random bytes
@@ -22,7 +22,7 @@ import (
 // the position, and the position is encrypted with AES-CTR under that IV.
 // One event has one cursor on every transport, and the IV doubles as the
 // authentication tag.
-type EventCursors struct {
+type Cursors struct {
 	mac   []byte
 	block cipher.Block
 }
@@ -33,10 +33,10 @@ const eventCursorLen = 43
 
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
-// NewEventCursors seals with key, a 32-byte key of this purpose only (the
+// NewCursors seals with key, a 32-byte key of this purpose only (the
 // app derives it from the master key: secretbox.Derive with
 // secretbox.EventCursorsLabel).
-func NewEventCursors(key []byte) *EventCursors {
+func NewCursors(key []byte) *Cursors {
 	mac, err1 := hkdf.Key(sha256.New, key, nil, "iv", 32)
 	enc, err2 := hkdf.Key(sha256.New, key, nil, "position", 32)
 	if err1 != nil || err2 != nil { // only for lengths HKDF cannot produce
@@ -46,11 +46,11 @@ func NewEventCursors(key []byte) *EventCursors {
 	if err != nil {
 		panic(err) // a 32-byte key always makes a cipher
 	}
-	return &EventCursors{mac: mac, block: block}
+	return &Cursors{mac: mac, block: block}
 }
 
 // iv is the synthetic IV of a position of tenant.
-func (c *EventCursors) iv(tenant uuid.UUID, plain []byte) []byte {
+func (c *Cursors) iv(tenant uuid.UUID, plain []byte) []byte {
 	m := hmac.New(sha256.New, c.mac)
 	m.Write(tenant[:])
 	m.Write(plain)
@@ -58,7 +58,7 @@ func (c *EventCursors) iv(tenant uuid.UUID, plain []byte) []byte {
 }
 
 // Seal is the cursor of tenant's event at pos.
-func (c *EventCursors) Seal(tenant uuid.UUID, pos EventPosition) string {
+func (c *Cursors) Seal(tenant uuid.UUID, pos Position) string {
 	var buf [32]byte
 	plain := buf[16:]
 	binary.BigEndian.PutUint64(plain[:8], uint64(pos.Xact))
@@ -72,19 +72,19 @@ func (c *EventCursors) Seal(tenant uuid.UUID, pos EventPosition) string {
 // Open reads a cursor Seal made for tenant. Anything else — another
 // tenant's cursor, an altered one, the unsealed cursors of old, garbage —
 // is not a cursor: ok is false, with no lookup, so all of them answer alike.
-func (c *EventCursors) Open(tenant uuid.UUID, s string) (pos EventPosition, ok bool) {
+func (c *Cursors) Open(tenant uuid.UUID, s string) (pos Position, ok bool) {
 	if c == nil || len(s) != eventCursorLen {
-		return EventPosition{}, false
+		return Position{}, false
 	}
 	var buf [32]byte
 	if n, err := cursorEncoding.Decode(buf[:], []byte(s)); err != nil || n != len(buf) {
-		return EventPosition{}, false
+		return Position{}, false
 	}
 	iv, plain := buf[:16], buf[16:]
 	cipher.NewCTR(c.block, iv).XORKeyStream(plain, plain)
 	if !hmac.Equal(iv, c.iv(tenant, plain)) {
-		return EventPosition{}, false
+		return Position{}, false
 	}
-	pos = EventPosition{Xact: int64(binary.BigEndian.Uint64(plain[:8])), Seq: int64(binary.BigEndian.Uint64(plain[8:]))}
+	pos = Position{Xact: int64(binary.BigEndian.Uint64(plain[:8])), Seq: int64(binary.BigEndian.Uint64(plain[8:]))}
 	return pos, pos.Xact >= 0 && pos.Seq >= 0
 }

@@ -1,4 +1,4 @@
-package domain
+package eventlog
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // MaxFilterLoadNumbers bounds a subscription filter's load number list.
@@ -19,26 +20,26 @@ const MaxFilterLoadNumbers = 100
 type LiveEvent struct {
 	Seq int64
 	// Pos is the event's place in the outbox order (a replay cursor).
-	Pos          EventPosition
+	Pos          Position
 	ID           string
 	Type         string
 	Timestamp    time.Time
 	TenantID     uuid.UUID
 	SubsidiaryID uuid.UUID
-	Data         EventData
+	Data         domain.EventData
 }
 
-// EventFilter selects the events a subscription receives; empty lists match
+// Filter selects the events a subscription receives; empty lists match
 // everything. The tenant is never part of it: it is the caller's.
-type EventFilter struct {
+type Filter struct {
 	Types        []string
 	LoadNumbers  []string
-	Statuses     []LoadStatus
+	Statuses     []domain.LoadStatus
 	SubsidiaryID *uuid.UUID
 }
 
 // Matches reports whether ev passes the filter (tenant already checked).
-func (f EventFilter) Matches(ev *LiveEvent) bool {
+func (f Filter) Matches(ev *LiveEvent) bool {
 	if len(f.Types) > 0 && !slices.Contains(f.Types, ev.Type) {
 		return false
 	}
@@ -54,24 +55,24 @@ func (f EventFilter) Matches(ev *LiveEvent) bool {
 	return len(f.Statuses) == 0 || slices.Contains(f.Statuses, ev.Data.Load.Status)
 }
 
-// EventStream is the live fan-out of committed events (the hub of this
+// Stream is the live fan-out of committed events (the hub of this
 // instance).
-type EventStream interface {
-	Subscribe(tenant uuid.UUID, f EventFilter, sink EventSink) EventSubscription
+type Stream interface {
+	Subscribe(tenant uuid.UUID, f Filter, sink Sink) Subscription
 }
 
-// EventSink receives a subscription's events. Deliver must not block: it
+// Sink receives a subscription's events. Deliver must not block: it
 // queues the event in the subscriber's bounded buffer, or reports false when
 // the buffer is full, and the stream then cuts the subscriber off. Ended runs
 // once when the subscription ends (evicted: it was cut off); no Deliver
 // follows it.
-type EventSink struct {
+type Sink struct {
 	Deliver func(*LiveEvent) bool
 	Ended   func(evicted bool)
 }
 
-// EventSubscription is one live subscription; Close ends it (idempotent).
-type EventSubscription interface {
+// Subscription is one live subscription; Close ends it (idempotent).
+type Subscription interface {
 	Close()
 }
 
@@ -82,14 +83,14 @@ var ErrSlowConsumer = errors.New("subscriber too slow: its event buffer overflow
 // Subscriptions authorizes and validates live subscriptions (GraphQL
 // subscriptions, and any other streaming transport).
 type Subscriptions struct {
-	Stream EventStream
+	Stream Stream
 	// Log is the stored stream subscriptions resume from (after:).
 	Log ReplayLog
 	// Buffer is how many events one subscriber may have pending before it
 	// is cut off as too slow.
 	Buffer int
 	// Cursors seals the cursors of the events delivered (and opens after:).
-	Cursors *EventCursors
+	Cursors *Cursors
 }
 
 // SubscriptionInput is a subscription's filter as sent.
@@ -105,36 +106,36 @@ type SubscriptionInput struct {
 // transport's own feed when it executes one subscription for many
 // subscribers or replays stored events; its Subscribe is called only once
 // the subscription is authorized and valid.
-func (s *Subscriptions) Subscribe(ctx context.Context, stream EventStream, eventType string, in SubscriptionInput, sink EventSink) (EventSubscription, error) {
-	op := OpReadLoad
-	if eventType == EventTripChanged {
-		op = OpReadTrip
+func (s *Subscriptions) Subscribe(ctx context.Context, stream Stream, eventType string, in SubscriptionInput, sink Sink) (Subscription, error) {
+	op := domain.OpReadLoad
+	if eventType == domain.EventTripChanged {
+		op = domain.OpReadTrip
 	}
-	p, err := Authorize(ctx, op)
+	p, err := domain.Authorize(ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	f := EventFilter{Types: []string{eventType}}
-	var v Validation
+	f := Filter{Types: []string{eventType}}
+	var v domain.Validation
 	if len(in.LoadNumbers) > MaxFilterLoadNumbers {
 		v.Add("filter.loadNumbers", fmt.Sprintf("at most %d load numbers", MaxFilterLoadNumbers))
 	}
 	for _, n := range in.LoadNumbers {
-		if n = strings.TrimSpace(n); n == "" || len(n) > MaxLoadNumber {
-			v.Add("filter.loadNumbers", LoadNumberRule("each load number"))
+		if n = strings.TrimSpace(n); n == "" || len(n) > domain.MaxLoadNumber {
+			v.Add("filter.loadNumbers", domain.LoadNumberRule("each load number"))
 			continue
 		}
 		f.LoadNumbers = append(f.LoadNumbers, n)
 	}
 	for _, st := range in.Statuses {
-		if !slices.Contains(LoadStatuses, LoadStatus(st)) {
-			v.Add("filter.statuses", "unknown load status "+Quote(st))
+		if !slices.Contains(domain.LoadStatuses, domain.LoadStatus(st)) {
+			v.Add("filter.statuses", "unknown load status "+domain.Quote(st))
 			continue
 		}
-		f.Statuses = append(f.Statuses, LoadStatus(st))
+		f.Statuses = append(f.Statuses, domain.LoadStatus(st))
 	}
 	if in.SubsidiaryID != nil {
-		f.SubsidiaryID = UUIDField(&v, "filter.subsidiaryId", *in.SubsidiaryID, false)
+		f.SubsidiaryID = domain.UUIDField(&v, "filter.subsidiaryId", *in.SubsidiaryID, false)
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
