@@ -18,6 +18,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/resolvers"
@@ -80,7 +81,7 @@ type Deps struct {
 	LoadWrites    *domain.LoadWrites
 	Subscriptions *eventlog.Subscriptions
 	// Webhooks is webhook management (schema/webhooks.graphqls).
-	Webhooks *domain.Webhooks
+	Webhooks *webhooks.Service
 	// Events is the events API (schema/events.graphqls).
 	Events *eventlog.Log
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Resolver is the root resolver; its fields are the domain services.
@@ -14,6 +15,6 @@ type Resolver struct {
 	Documents      *documents.Service
 	LoadWrites     *domain.LoadWrites
 	Subscriptions  *eventlog.Subscriptions
-	WebhookService *domain.Webhooks
+	WebhookService *webhooks.Service
 	EventLog       *eventlog.Log
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Prefix is where the REST compatibility routes live.
@@ -43,7 +44,7 @@ type Deps struct {
 	// Exports streams statement exports (nil: no export route).
 	Exports *domain.Exports
 	// Webhooks serves webhook management (nil: none).
-	Webhooks *domain.Webhooks
+	Webhooks *webhooks.Service
 	// EmittedEvent, when set, is told every event the events API answers.
 	EmittedEvent domain.EmitFunc
 }

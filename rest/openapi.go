@@ -18,6 +18,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // openapiSource is the hand-maintained OpenAPI 3.1 description of every
@@ -67,7 +68,7 @@ func BuildOpenAPI() ([]byte, error) {
 		"LoadStatus":             anys(domain.LoadStatuses),
 		"BillingStatus":          anys(domain.BillingStatuses),
 		"EventType":              anys(domain.EventTypes),
-		"WebhookSignatureScheme": anys(domain.SignatureSchemes),
+		"WebhookSignatureScheme": anys(webhooks.SignatureSchemes),
 	}
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values

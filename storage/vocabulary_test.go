@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -37,10 +38,10 @@ var enumChecks = map[string][]string{
 	"settlement_statements.driver_type":     values(domain.DriverTypes),
 	"statement_line_items.transaction_type": values(domain.TransactionTypes),
 	"documents.parent_type":                 values(domain.DocumentParentTypes),
-	"webhooks.state": values([]domain.WebhookState{domain.WebhookDisabled, domain.WebhookPending,
-		domain.WebhookActive, domain.WebhookFailedVerification}),
-	"webhook_deliveries.status": {domain.DeliveryPending, domain.DeliveryDelivered, domain.DeliveryFailed},
-	"webhooks.signature_scheme": values(domain.SignatureSchemes),
+	"webhooks.state": values([]webhooks.State{webhooks.WebhookDisabled, webhooks.WebhookPending,
+		webhooks.WebhookActive, webhooks.WebhookFailedVerification}),
+	"webhook_deliveries.status": {webhooks.DeliveryPending, webhooks.DeliveryDelivered, webhooks.DeliveryFailed},
+	"webhooks.signature_scheme": values(webhooks.SignatureSchemes),
 }
 
 // partialIndexes is every partial index whose predicate lists values, by
@@ -49,9 +50,9 @@ var partialIndexes = map[string][]string{
 	"statements_search":          values(domain.VisibleStatementStatuses),
 	"statements_by_type":         values(domain.VisibleStatementStatuses),
 	"statements_by_driver":       values(domain.VisibleStatementStatuses),
-	"webhook_deliveries_failed":  {domain.DeliveryFailed},
-	"webhook_deliveries_due":     {domain.DeliveryPending},
-	"webhook_deliveries_pending": {domain.DeliveryPending},
+	"webhook_deliveries_failed":  {webhooks.DeliveryFailed},
+	"webhook_deliveries_due":     {webhooks.DeliveryPending},
+	"webhook_deliveries_pending": {webhooks.DeliveryPending},
 }
 
 var (

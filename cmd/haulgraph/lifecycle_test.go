@@ -25,6 +25,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -140,11 +141,11 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	as := domain.WithPrincipal(ctx, &domain.Principal{TenantID: sub.TenantID, ClientID: "test",
 		Scopes: []domain.Scope{domain.ScopeWebhookManage, domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
 	name, url := "ERP", rcv.URL
-	hook, _, err := a.Webhooks.Service.Create(as, domain.WebhookInput{Name: &name, URL: &url, SubsidiaryID: &sub.ID, EventTypes: []string{"load.changed"}})
+	hook, _, err := a.Webhooks.Service.Create(as, webhooks.Input{Name: &name, URL: &url, SubsidiaryID: &sub.ID, EventTypes: []string{"load.changed"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hook, err = a.Webhooks.Service.Enable(as, hook.ID); err != nil || hook.State != domain.WebhookActive {
+	if hook, err = a.Webhooks.Service.Enable(as, hook.ID); err != nil || hook.State != webhooks.WebhookActive {
 		t.Fatalf("enable: %v %v", hook, err)
 	}
 	const loads = 30

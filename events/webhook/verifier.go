@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Verifier performs docs/api-contract.md §6.2's handshake.
@@ -28,7 +29,7 @@ type Verifier struct {
 	Emitted domain.EmitFunc
 }
 
-var _ domain.WebhookVerifier = (*Verifier)(nil)
+var _ webhooks.Verifier = (*Verifier)(nil)
 
 // maxVerificationAnswer bounds what is read of the endpoint's answer.
 const maxVerificationAnswer = 4 << 10
@@ -47,7 +48,7 @@ func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
 func (v *Verifier) verify(ctx context.Context, url, challenge string) error {
 	timeout := v.Timeout
 	if timeout <= 0 {
-		timeout = domain.VerificationTimeout
+		timeout = webhooks.VerificationTimeout
 	}
 	tooLate := fmt.Errorf("no answer within %s", timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)

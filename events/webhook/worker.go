@@ -17,6 +17,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -61,10 +62,10 @@ func (w *Worker) init() {
 			w.Now = time.Now
 		}
 		if w.Schedule == nil {
-			w.Schedule = domain.DeliveryRetrySchedule
+			w.Schedule = webhooks.DeliveryRetrySchedule
 		}
 		if w.Timeout == 0 {
-			w.Timeout = domain.DeliveryTimeout
+			w.Timeout = webhooks.DeliveryTimeout
 		}
 		if w.Batch == 0 {
 			w.Batch = 16
@@ -191,7 +192,7 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o stor
 	default:
 		o.Error = "status " + strconv.Itoa(status)
 	}
-	if next, ok := domain.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
+	if next, ok := webhooks.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
 		o.NextAttemptAt = &next
 	}
 	return o, outcome
@@ -241,9 +242,9 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 func sign(h http.Header, c storage.ClaimedDelivery, t int64, body []byte) error {
 	var signer func(key, id string, t int64, body []byte) (string, error)
 	switch c.Scheme {
-	case domain.SchemeStandardWebhooks:
+	case webhooks.SchemeStandardWebhooks:
 		signer = webhooksig.SignStandard
-	case domain.SchemeStandardWebhooksEd25519:
+	case webhooks.SchemeStandardWebhooksEd25519:
 		signer = webhooksig.SignStandardEd25519
 	default:
 		h.Set(webhooksig.SignatureHeader, webhooksig.Header(c.Secret, c.PreviousSecret, t, body))

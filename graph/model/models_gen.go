@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/shopspring/decimal"
 )
 
@@ -71,7 +72,7 @@ type CreateWebhookInput struct {
 	// Whether deliveries carry data.diff.previousAttributes.
 	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
 	// How deliveries are signed; fixed once created.
-	SignatureScheme *domain.SignatureScheme `json:"signatureScheme,omitempty"`
+	SignatureScheme *webhooks.SignatureScheme `json:"signatureScheme,omitempty"`
 }
 
 // An inclusive UTC window. Rules for each list are in its description.

@@ -1,4 +1,4 @@
-package domain
+package webhooks
 
 import (
 	"slices"
@@ -15,17 +15,17 @@ type RoutableEvent struct {
 	Type         string
 }
 
-// WebhookRoute is one delivery to create: this event to this webhook.
-type WebhookRoute struct {
+// Route is one delivery to create: this event to this webhook.
+type Route struct {
 	Event   RoutableEvent
 	Webhook *Webhook
 }
 
-// RouteWebhookEvents decides which webhooks deliver which events (docs/api-contract.md §6):
+// RouteEvents decides which webhooks deliver which events (docs/api-contract.md §6):
 // an Active webhook of the event's tenant and subsidiary that subscribes to
 // its type. An event of no subsidiary goes to no webhook, since every
 // webhook belongs to one. Routes come in event order, then webhook order.
-func RouteWebhookEvents(events []RoutableEvent, hooks []Webhook) []WebhookRoute {
+func RouteEvents(events []RoutableEvent, hooks []Webhook) []Route {
 	type key struct{ tenant, subsidiary uuid.UUID }
 	bySubsidiary := map[key][]*Webhook{}
 	for i := range hooks {
@@ -36,14 +36,14 @@ func RouteWebhookEvents(events []RoutableEvent, hooks []Webhook) []WebhookRoute 
 		k := key{w.TenantID, w.SubsidiaryID}
 		bySubsidiary[k] = append(bySubsidiary[k], w)
 	}
-	var routes []WebhookRoute
+	var routes []Route
 	for _, e := range events {
 		if e.SubsidiaryID == nil {
 			continue
 		}
 		for _, w := range bySubsidiary[key{e.TenantID, *e.SubsidiaryID}] {
 			if slices.Contains(w.EventTypes, e.Type) {
-				routes = append(routes, WebhookRoute{Event: e, Webhook: w})
+				routes = append(routes, Route{Event: e, Webhook: w})
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package domain
+package webhooks
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ func TestRouteWebhookEvents(t *testing.T) {
 	t.Parallel()
 	tenantA, tenantB := uuid.New(), uuid.New()
 	subA1, subA2, subB := uuid.New(), uuid.New(), uuid.New()
-	hook := func(name string, tenant, sub uuid.UUID, state WebhookState, types ...string) Webhook {
+	hook := func(name string, tenant, sub uuid.UUID, state State, types ...string) Webhook {
 		return Webhook{ID: uuid.New(), Name: name, TenantID: tenant, SubsidiaryID: sub, State: state, EventTypes: types}
 	}
 	hooks := []Webhook{
@@ -35,7 +35,7 @@ func TestRouteWebhookEvents(t *testing.T) {
 		ev(5, tenantB, &subB, "load.changed"),
 	}
 	var got []string
-	for _, r := range RouteWebhookEvents(events, hooks) {
+	for _, r := range RouteEvents(events, hooks) {
 		got = append(got, r.Webhook.Name+"@"+string(rune('0'+r.Event.Seq)))
 	}
 	want := []string{"a1-loads@1", "a1-trips@2", "b-loads@5"}
@@ -47,7 +47,7 @@ func TestRouteWebhookEvents(t *testing.T) {
 			t.Fatalf("routes %v, want %v", got, want)
 		}
 	}
-	if RouteWebhookEvents(nil, hooks) != nil || RouteWebhookEvents(events, nil) != nil {
+	if RouteEvents(nil, hooks) != nil || RouteEvents(events, nil) != nil {
 		t.Fatal("routes without events or webhooks")
 	}
 }

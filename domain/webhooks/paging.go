@@ -1,17 +1,18 @@
-package domain
+package webhooks
 
 import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
-// WebhookDeliveryLog is the storage port of the paged delivery log (REST
+// DeliveryLog is the storage port of the paged delivery log (REST
 // GET /webhooks/{id}/deliveries) and of redelivery by delivery id.
-type WebhookDeliveryLog interface {
+type DeliveryLog interface {
 	// DeliveriesPage returns one window of the webhook's deliveries, newest
 	// first, with their attempts; w.After is a cursor of a previous page.
-	DeliveriesPage(ctx context.Context, tenantID, webhookID uuid.UUID, w Window) (Page[WebhookDelivery], error)
+	DeliveriesPage(ctx context.Context, tenantID, webhookID uuid.UUID, w domain.Window) (domain.Page[Delivery], error)
 	// DeliveryEventID returns the event of one of the webhook's deliveries,
 	// NOT_FOUND when the delivery is not the webhook's.
 	DeliveryEventID(ctx context.Context, tenantID, webhookID, deliveryID uuid.UUID) (string, error)
@@ -19,28 +20,28 @@ type WebhookDeliveryLog interface {
 
 // DeliveryPage lists the webhook's deliveries newest first, first (1..100,
 // default 20) at a time after a cursor of a previous page.
-func (s *Webhooks) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *int, after *string) (Page[WebhookDelivery], error) {
+func (s *Service) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *int, after *string) (domain.Page[Delivery], error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
-		return Page[WebhookDelivery]{}, err
+		return domain.Page[Delivery]{}, err
 	}
-	var v Validation
-	w := Window{Limit: CheckPageSize(&v, first)}
+	var v domain.Validation
+	w := domain.Window{Limit: domain.CheckPageSize(&v, first)}
 	if after != nil {
 		w.After = *after
 	}
 	if err := v.Err(); err != nil {
-		return Page[WebhookDelivery]{}, err
+		return domain.Page[Delivery]{}, err
 	}
 	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
-		return Page[WebhookDelivery]{}, err
+		return domain.Page[Delivery]{}, err
 	}
 	return s.DeliveryLog.DeliveriesPage(ctx, tenantID, webhookID, w)
 }
 
 // RedeliverDelivery queues the event of one of the webhook's deliveries
 // again, as Redeliver does for an event id.
-func (s *Webhooks) RedeliverDelivery(ctx context.Context, webhookID, deliveryID uuid.UUID) (*WebhookDelivery, error) {
+func (s *Service) RedeliverDelivery(ctx context.Context, webhookID, deliveryID uuid.UUID) (*Delivery, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err

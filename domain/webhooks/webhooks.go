@@ -1,4 +1,4 @@
-package domain
+package webhooks
 
 import (
 	"crypto/rand"
@@ -13,21 +13,22 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
-// WebhookState is a webhook's status (docs/api-contract.md §3.1). FailedVerification behaves
+// State is a webhook's status (docs/api-contract.md §3.1). FailedVerification behaves
 // exactly as Disabled; it only lets the UI say why.
-type WebhookState string
+type State string
 
 const (
-	WebhookDisabled           WebhookState = "Disabled"
-	WebhookPending            WebhookState = "Pending"
-	WebhookActive             WebhookState = "Active"
-	WebhookFailedVerification WebhookState = "FailedVerification"
+	WebhookDisabled           State = "Disabled"
+	WebhookPending            State = "Pending"
+	WebhookActive             State = "Active"
+	WebhookFailedVerification State = "FailedVerification"
 )
 
 // Label is the UI label of the state (Active is shown as Connected).
-func (s WebhookState) Label() string {
+func (s State) Label() string {
 	switch s {
 	case WebhookActive:
 		return "Connected"
@@ -38,75 +39,75 @@ func (s WebhookState) Label() string {
 }
 
 // Delivering reports whether business events flow to the endpoint.
-func (s WebhookState) Delivering() bool { return s == WebhookActive }
+func (s State) Delivering() bool { return s == WebhookActive }
 
-// WebhookTrigger is what moves a webhook between states.
-type WebhookTrigger string
+// Trigger is what moves a webhook between states.
+type Trigger string
 
 const (
-	TriggerCreated             WebhookTrigger = "created"
-	TriggerEnable              WebhookTrigger = "enable"
-	TriggerVerified            WebhookTrigger = "verified"
-	TriggerVerificationFailed  WebhookTrigger = "verification failed"
-	TriggerURLChanged          WebhookTrigger = "url changed"
-	TriggerEventsChanged       WebhookTrigger = "events changed"
-	TriggerPreviousAttrChanged WebhookTrigger = "include previous attributes changed"
-	TriggerSecretRegenerated   WebhookTrigger = "secret regenerated"
-	TriggerDisable             WebhookTrigger = "disable"
+	TriggerCreated             Trigger = "created"
+	TriggerEnable              Trigger = "enable"
+	TriggerVerified            Trigger = "verified"
+	TriggerVerificationFailed  Trigger = "verification failed"
+	TriggerURLChanged          Trigger = "url changed"
+	TriggerEventsChanged       Trigger = "events changed"
+	TriggerPreviousAttrChanged Trigger = "include previous attributes changed"
+	TriggerSecretRegenerated   Trigger = "secret regenerated"
+	TriggerDisable             Trigger = "disable"
 	// TriggerEndpointGone and TriggerFailingTooLong are the delivery worker's
 	// automatic disables (docs/architecture.md: 410 Gone, 5 days of failures).
-	TriggerEndpointGone   WebhookTrigger = "endpoint gone"
-	TriggerFailingTooLong WebhookTrigger = "failing too long"
+	TriggerEndpointGone   Trigger = "endpoint gone"
+	TriggerFailingTooLong Trigger = "failing too long"
 )
 
-// WebhookTransition is one row of docs/api-contract.md §3.1's table. From "" is "(none)";
+// Transition is one row of docs/api-contract.md §3.1's table. From "" is "(none)";
 // Verify says a verification request must be sent on entering To.
-type WebhookTransition struct {
-	From    []WebhookState
-	Trigger WebhookTrigger
-	To      WebhookState
+type Transition struct {
+	From    []State
+	Trigger Trigger
+	To      State
 	Verify  bool
 }
 
 var (
-	anyState      = []WebhookState{WebhookDisabled, WebhookPending, WebhookActive, WebhookFailedVerification}
-	inactiveState = []WebhookState{WebhookDisabled, WebhookPending, WebhookFailedVerification}
+	anyState      = []State{WebhookDisabled, WebhookPending, WebhookActive, WebhookFailedVerification}
+	inactiveState = []State{WebhookDisabled, WebhookPending, WebhookFailedVerification}
 )
 
-// WebhookTransitions is the state machine. Rows marked "contract" are docs/api-contract.md §3.1;
+// Transitions is the state machine. Rows marked "contract" are docs/api-contract.md §3.1;
 // the others are decisions for what the table leaves open.
-var WebhookTransitions = []WebhookTransition{
-	{From: []WebhookState{""}, Trigger: TriggerCreated, To: WebhookPending},                                            // contract: no events delivered
-	{From: inactiveState, Trigger: TriggerEnable, To: WebhookPending, Verify: true},                                    // contract (FailedVerification behaves as Disabled)
-	{From: []WebhookState{WebhookActive}, Trigger: TriggerEnable, To: WebhookActive},                                   // decision: enabling a connected webhook is a no-op
-	{From: []WebhookState{WebhookPending}, Trigger: TriggerVerified, To: WebhookActive},                                // contract
-	{From: []WebhookState{WebhookPending}, Trigger: TriggerVerificationFailed, To: WebhookFailedVerification},          // contract: Disabled, UI shows failed verification
-	{From: []WebhookState{WebhookActive}, Trigger: TriggerURLChanged, To: WebhookPending, Verify: true},                // contract: re-verification
-	{From: inactiveState, Trigger: TriggerURLChanged, To: WebhookSameState},                                            // decision: config only; verified on enable
-	{From: anyState, Trigger: TriggerEventsChanged, To: WebhookSameState},                                              // contract (Active stays Active)
-	{From: anyState, Trigger: TriggerPreviousAttrChanged, To: WebhookSameState},                                        // contract (Active stays Active)
-	{From: anyState, Trigger: TriggerSecretRegenerated, To: WebhookSameState},                                          // contract: no re-verification, dual signatures
-	{From: anyState, Trigger: TriggerDisable, To: WebhookDisabled},                                                     // contract: configuration kept
-	{From: []WebhookState{WebhookActive}, Trigger: TriggerEndpointGone, To: WebhookDisabled},                           // DESIGN: 410 Gone
-	{From: []WebhookState{WebhookActive}, Trigger: TriggerFailingTooLong, To: WebhookDisabled},                         // DESIGN: failing for 5 days
-	{From: []WebhookState{WebhookDisabled, WebhookFailedVerification}, Trigger: TriggerVerified, To: WebhookSameState}, // a late answer after a manual disable changes nothing
+var Transitions = []Transition{
+	{From: []State{""}, Trigger: TriggerCreated, To: WebhookPending},                                     // contract: no events delivered
+	{From: inactiveState, Trigger: TriggerEnable, To: WebhookPending, Verify: true},                      // contract (FailedVerification behaves as Disabled)
+	{From: []State{WebhookActive}, Trigger: TriggerEnable, To: WebhookActive},                            // decision: enabling a connected webhook is a no-op
+	{From: []State{WebhookPending}, Trigger: TriggerVerified, To: WebhookActive},                         // contract
+	{From: []State{WebhookPending}, Trigger: TriggerVerificationFailed, To: WebhookFailedVerification},   // contract: Disabled, UI shows failed verification
+	{From: []State{WebhookActive}, Trigger: TriggerURLChanged, To: WebhookPending, Verify: true},         // contract: re-verification
+	{From: inactiveState, Trigger: TriggerURLChanged, To: SameState},                                     // decision: config only; verified on enable
+	{From: anyState, Trigger: TriggerEventsChanged, To: SameState},                                       // contract (Active stays Active)
+	{From: anyState, Trigger: TriggerPreviousAttrChanged, To: SameState},                                 // contract (Active stays Active)
+	{From: anyState, Trigger: TriggerSecretRegenerated, To: SameState},                                   // contract: no re-verification, dual signatures
+	{From: anyState, Trigger: TriggerDisable, To: WebhookDisabled},                                       // contract: configuration kept
+	{From: []State{WebhookActive}, Trigger: TriggerEndpointGone, To: WebhookDisabled},                    // DESIGN: 410 Gone
+	{From: []State{WebhookActive}, Trigger: TriggerFailingTooLong, To: WebhookDisabled},                  // DESIGN: failing for 5 days
+	{From: []State{WebhookDisabled, WebhookFailedVerification}, Trigger: TriggerVerified, To: SameState}, // a late answer after a manual disable changes nothing
 }
 
-// WebhookSameState in a transition's To means "stays where it is".
-const WebhookSameState WebhookState = "(same)"
+// SameState in a transition's To means "stays where it is".
+const SameState State = "(same)"
 
-// NextWebhookState applies trigger to from: the new state and whether a
+// NextState applies trigger to from: the new state and whether a
 // verification request must be sent, or CONFLICT when no row allows it.
-func NextWebhookState(from WebhookState, trigger WebhookTrigger) (WebhookState, bool, error) {
-	for _, t := range WebhookTransitions {
+func NextState(from State, trigger Trigger) (State, bool, error) {
+	for _, t := range Transitions {
 		if t.Trigger == trigger && slices.Contains(t.From, from) {
-			if t.To == WebhookSameState {
+			if t.To == SameState {
 				return from, false, nil
 			}
 			return t.To, t.Verify, nil
 		}
 	}
-	return from, false, &Error{Code: CodeConflict, Message: fmt.Sprintf("a %s webhook cannot take the transition %q", from, trigger)}
+	return from, false, &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf("a %s webhook cannot take the transition %q", from, trigger)}
 }
 
 // Webhook is one webhook configuration (docs/api-contract.md §2.8). The signing secret is not
@@ -124,7 +125,7 @@ type Webhook struct {
 	// PublicKey is the "whpk_…" key that verifies ed25519 signatures; ""
 	// for the HMAC schemes, whose secret is never readable.
 	PublicKey string
-	State     WebhookState
+	State     State
 	// StateReason says why a webhook is disabled or failed verification
 	// (e.g. "verification: status 500", "endpoint answered 410 Gone").
 	StateReason string
@@ -135,8 +136,8 @@ type Webhook struct {
 	UpdatedAt      time.Time
 }
 
-// WebhookInput is create/update input; nil fields are left unchanged on update.
-type WebhookInput struct {
+// Input is create/update input; nil fields are left unchanged on update.
+type Input struct {
 	Name                      *string
 	URL                       *string
 	EventTypes                []string // nil: unchanged on update
@@ -149,32 +150,32 @@ type WebhookInput struct {
 
 // Limits of webhook input (docs/security.md: every input bounded).
 const (
-	MaxWebhookNameLen        = 200
-	MaxWebhookURLLen         = 2048
-	MaxWebhooksPerTenant     = 100
+	MaxNameLen               = 200
+	MaxURLLen                = 2048
+	MaxPerTenant             = 100
 	DefaultRotationWindow    = 24 * time.Hour
 	MaxRotationWindow        = 7 * 24 * time.Hour
 	VerificationTimeout      = 3 * time.Second
-	WebhookSecretPrefix      = "whsec_"
+	SecretPrefix             = "whsec_"
 	webhookSecretRandomBytes = 32
 )
 
-// ValidateWebhookInput checks in against docs/api-contract.md §2.8 for create (creating true:
+// ValidateInput checks in against docs/api-contract.md §2.8 for create (creating true:
 // every required field present) or update. allowInsecure is the development
 // flag that admits http:// and loopback endpoints.
-func ValidateWebhookInput(in WebhookInput, creating, allowInsecure bool) error {
-	var v Validation
+func ValidateInput(in Input, creating, allowInsecure bool) error {
+	var v domain.Validation
 	validateWebhookInput(&v, in, creating, allowInsecure)
 	return v.Err()
 }
 
-func validateWebhookInput(v *Validation, in WebhookInput, creating, allowInsecure bool) {
+func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecure bool) {
 	if in.Name != nil || creating {
 		switch {
 		case in.Name == nil || strings.TrimSpace(*in.Name) == "":
 			v.Add("name", "name is required")
-		case len(*in.Name) > MaxWebhookNameLen:
-			v.Add("name", fmt.Sprintf("name must be at most %d characters", MaxWebhookNameLen))
+		case len(*in.Name) > MaxNameLen:
+			v.Add("name", fmt.Sprintf("name must be at most %d characters", MaxNameLen))
 		}
 	}
 	if in.URL != nil || creating {
@@ -189,8 +190,8 @@ func validateWebhookInput(v *Validation, in WebhookInput, creating, allowInsecur
 			v.Add("eventTypes", "at least one event type is required")
 		}
 		for _, e := range in.EventTypes {
-			if !slices.Contains(EventTypes, e) {
-				v.Add("eventTypes", fmt.Sprintf("unknown event type %q (valid: %s)", e, strings.Join(EventTypes, ", ")))
+			if !slices.Contains(domain.EventTypes, e) {
+				v.Add("eventTypes", fmt.Sprintf("unknown event type %q (valid: %s)", e, strings.Join(domain.EventTypes, ", ")))
 			}
 		}
 	}
@@ -204,8 +205,8 @@ func validateWebhookInput(v *Validation, in WebhookInput, creating, allowInsecur
 // delivery client checks resolved addresses again at dial time (DNS can
 // change); this check gives the user an early, field-level answer.
 func checkWebhookURL(raw string, allowInsecure bool) string {
-	if len(raw) > MaxWebhookURLLen {
-		return fmt.Sprintf("url must be at most %d characters", MaxWebhookURLLen)
+	if len(raw) > MaxURLLen {
+		return fmt.Sprintf("url must be at most %d characters", MaxURLLen)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
@@ -228,7 +229,7 @@ func checkWebhookURL(raw string, allowInsecure bool) string {
 	default:
 		return "url must use https"
 	}
-	if isIP == nil && !WebhookAddrAllowed(addr, allowInsecure) {
+	if isIP == nil && !AddrAllowed(addr, allowInsecure) {
 		return msgNotPublic
 	}
 	if strings.EqualFold(host, "localhost") && !allowInsecure {
@@ -237,17 +238,17 @@ func checkWebhookURL(raw string, allowInsecure bool) string {
 	return ""
 }
 
-// NewWebhookSecret returns "whsec_" + base64 of 32 random bytes (≥ 256 bits).
-func NewWebhookSecret() string {
+// NewSecret returns "whsec_" + base64 of 32 random bytes (≥ 256 bits).
+func NewSecret() string {
 	b := make([]byte, webhookSecretRandomBytes)
 	if _, err := rand.Read(b); err != nil {
 		panic("domain: no randomness: " + err.Error())
 	}
-	return WebhookSecretPrefix + base64.StdEncoding.EncodeToString(b)
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b)
 }
 
-// WebhookDelivery is one event to deliver to one webhook, with its attempts.
-type WebhookDelivery struct {
+// Delivery is one event to deliver to one webhook, with its attempts.
+type Delivery struct {
 	ID            uuid.UUID
 	WebhookID     uuid.UUID
 	EventID       string
@@ -258,7 +259,7 @@ type WebhookDelivery struct {
 	CreatedAt     time.Time
 	// SignatureScheme is the webhook's when the delivery was queued.
 	SignatureScheme SignatureScheme
-	Attempts        []WebhookAttempt
+	Attempts        []Attempt
 }
 
 // Delivery statuses.
@@ -268,8 +269,8 @@ const (
 	DeliveryFailed    = "Failed"
 )
 
-// WebhookAttempt is one logged HTTP attempt (kept 30 days).
-type WebhookAttempt struct {
+// Attempt is one logged HTTP attempt (kept 30 days).
+type Attempt struct {
 	ID          uuid.UUID
 	Attempt     int
 	StatusCode  *int

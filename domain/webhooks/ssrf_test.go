@@ -1,8 +1,9 @@
-package domain
+package webhooks
 
 import (
 	"context"
 	"errors"
+	"github.com/haulgraph/haulgraph/domain"
 	"net"
 	"net/netip"
 	"strings"
@@ -76,17 +77,17 @@ func TestWebhookURLCheckedWhenSaved(t *testing.T) {
 // Create and Update refuse such URLs as a field error before storing.
 func TestCreateAndUpdateRefuseInternalHosts(t *testing.T) {
 	t.Parallel()
-	svc := &Webhooks{Resolver: hosts{"intranet.example": {"10.1.2.3"}}}
-	ctx := WithPrincipal(context.Background(), &Principal{TenantID: [16]byte{1}, Scopes: []Scope{ScopeWebhookManage}})
+	svc := &Service{Resolver: hosts{"intranet.example": {"10.1.2.3"}}}
+	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: [16]byte{1}, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
 	name, u := "erp", "https://intranet.example/h"
 	// No subsidiary: the store is never asked, and the url has its own error.
-	_, _, err := svc.Create(ctx, WebhookInput{Name: &name, URL: &u, EventTypes: []string{EventLoadChanged}})
-	var de *Error
-	if !errors.As(err, &de) || de.Code != CodeInvalid || len(de.Fields["url"]) != 1 || de.Fields["url"][0] != msgNotPublic {
+	_, _, err := svc.Create(ctx, Input{Name: &name, URL: &u, EventTypes: []string{domain.EventLoadChanged}})
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Code != domain.CodeInvalid || len(de.Fields["url"]) != 1 || de.Fields["url"][0] != msgNotPublic {
 		t.Fatalf("create: %v", err)
 	}
-	_, err = svc.Update(ctx, [16]byte{3}, WebhookInput{URL: &u})
-	if !errors.As(err, &de) || de.Code != CodeInvalid || de.Fields["url"][0] != msgNotPublic {
+	_, err = svc.Update(ctx, [16]byte{3}, Input{URL: &u})
+	if !errors.As(err, &de) || de.Code != domain.CodeInvalid || de.Fields["url"][0] != msgNotPublic {
 		t.Fatalf("update: %v", err)
 	}
 }
@@ -163,8 +164,8 @@ func TestWebhookAddrAllowedLoopback(t *testing.T) {
 		{"64:ff9b::7f00:1", false}, {"::127.0.0.1", false}, {"2002:7f00:1::", false}, {"::ffff:0:7f00:1", false},
 		{"::1%lo", false}, {"10.0.0.1", false}, {"169.254.169.254", false}} {
 		a := netip.MustParseAddr(c.addr)
-		if WebhookAddrAllowed(a, false) || WebhookAddrAllowed(a, true) != c.dev {
-			t.Errorf("%s: allowed %v/%v, want false/%v", c.addr, WebhookAddrAllowed(a, false), WebhookAddrAllowed(a, true), c.dev)
+		if AddrAllowed(a, false) || AddrAllowed(a, true) != c.dev {
+			t.Errorf("%s: allowed %v/%v, want false/%v", c.addr, AddrAllowed(a, false), AddrAllowed(a, true), c.dev)
 		}
 	}
 }

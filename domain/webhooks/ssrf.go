@@ -1,4 +1,4 @@
-package domain
+package webhooks
 
 import (
 	"context"
@@ -38,18 +38,18 @@ func checkResolvedURL(ctx context.Context, r HostResolver, raw string, allowInse
 		return "url host name does not resolve"
 	}
 	for _, a := range addrs {
-		if !WebhookAddrAllowed(a, allowInsecure) {
+		if !AddrAllowed(a, allowInsecure) {
 			return msgNotPublic
 		}
 	}
 	return ""
 }
 
-// WebhookAddrAllowed reports whether a webhook request may connect to a:
+// AddrAllowed reports whether a webhook request may connect to a:
 // a public address, or with the development flag plain loopback (127/8,
 // ::1, ::ffff:127/104), never a loopback address spelled through a
 // translation prefix (64:ff9b::7f00:1 is not this host).
-func WebhookAddrAllowed(a netip.Addr, allowLoopback bool) bool {
+func AddrAllowed(a netip.Addr, allowLoopback bool) bool {
 	return PublicAddr(a) || (allowLoopback && a.Zone() == "" && a.IsLoopback())
 }
 

@@ -1,10 +1,11 @@
-package domain
+package webhooks
 
 import (
 	"context"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // When an attempt to an endpoint succeeds, the endpoint is back: its other
@@ -41,13 +42,13 @@ const MaxRecoverAge = 30 * 24 * time.Hour
 // Recover re-queues every failed delivery of the webhook created at or after
 // since (Svix's recover): each is due now and starts a fresh retry chain. It
 // returns how many were re-queued. They are sent while the webhook is Active.
-func (s *Webhooks) Recover(ctx context.Context, webhookID uuid.UUID, since time.Time) (int, error) {
+func (s *Service) Recover(ctx context.Context, webhookID uuid.UUID, since time.Time) (int, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return 0, err
 	}
 	now := s.now()
-	var v Validation
+	var v domain.Validation
 	switch {
 	case since.IsZero():
 		v.Add("since", "since is required")

@@ -1,4 +1,4 @@
-package domain
+package webhooks
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // maxEventIDLength bounds the event id a redelivery names.
 const maxEventIDLength = 100
 
-// WebhookStore is the storage port of webhook management. Every method is
+// Store is the storage port of webhook management. Every method is
 // confined to the tenant it is given.
-type WebhookStore interface {
+type Store interface {
 	SubsidiaryExists(ctx context.Context, tenantID, subsidiaryID uuid.UUID) (bool, error)
 	CountWebhooks(ctx context.Context, tenantID uuid.UUID) (int, error)
 	// CreateWebhook stores w (with its scheme and public key) and seals
@@ -28,21 +29,21 @@ type WebhookStore interface {
 	// SetWebhookState moves the webhook from one state to another only if it is
 	// still in from with the given URL (a concurrent change wins), reporting
 	// whether it did.
-	SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from WebhookState, url string, to WebhookState, reason string) (bool, error)
+	SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from State, url string, to State, reason string) (bool, error)
 	// RotateWebhookSecret makes secret (and publicKey, "" for the HMAC
 	// schemes) current, keeping the old secret for signatures until
 	// rotationEnds (nil: drop it at once).
 	RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret, publicKey string, rotationEnds *time.Time) error
 	DeleteWebhook(ctx context.Context, tenantID, id uuid.UUID) error
 	// Redeliver queues a new delivery of an event of the webhook's subsidiary.
-	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*WebhookDelivery, error)
+	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*Delivery, error)
 	// RecoverDeliveries makes the webhook's Failed deliveries created since
 	// Pending again, due now, each with a fresh retry chain; NotFound when the
 	// webhook is not the tenant's.
 	RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error)
-	ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error)
+	ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]Delivery, error)
 	// ListDeliveriesFor is ListDeliveries for several webhooks in one go.
-	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error)
+	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]Delivery, error)
 }
 
 // VerificationFailed is the state reason of every failed verification: a
@@ -50,18 +51,18 @@ type WebhookStore interface {
 // the same, so enabling webhooks cannot map a network.
 var VerificationFailed = fmt.Sprintf(`verification failed: the endpoint did not answer 200 with {"challenge": "<the X-Service-Challenge header>"} within %s`, VerificationTimeout)
 
-// WebhookVerifier sends the verification request of docs/api-contract.md §6.2 and checks the
+// Verifier sends the verification request of docs/api-contract.md §6.2 and checks the
 // answer, returning why it failed (nil: verified).
-type WebhookVerifier interface {
+type Verifier interface {
 	Verify(ctx context.Context, url, challenge string) error
 }
 
-// Webhooks is the webhook management service used by GraphQL and the CLI.
-type Webhooks struct {
-	Store    WebhookStore
-	Verifier WebhookVerifier
+// Service is the webhook management service used by GraphQL and the CLI.
+type Service struct {
+	Store    Store
+	Verifier Verifier
 	// DeliveryLog pages deliveries for REST (domain/webhooks_paging.go).
-	DeliveryLog WebhookDeliveryLog
+	DeliveryLog DeliveryLog
 	// AllowInsecureURLs is the development flag (http:// and loopback).
 	AllowInsecureURLs bool
 	// Resolver, when set, resolves a URL's host when it is saved: a name
@@ -70,15 +71,15 @@ type Webhooks struct {
 	Now      func() time.Time
 }
 
-func (s *Webhooks) now() time.Time {
+func (s *Service) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
 	}
 	return time.Now()
 }
 
-func (s *Webhooks) tenant(ctx context.Context) (uuid.UUID, error) {
-	p, err := Authorize(ctx, OpManageWebhooks)
+func (s *Service) tenant(ctx context.Context) (uuid.UUID, error) {
+	p, err := domain.Authorize(ctx, domain.OpManageWebhooks)
 	if err != nil {
 		return uuid.Nil, err
 	}
@@ -87,14 +88,14 @@ func (s *Webhooks) tenant(ctx context.Context) (uuid.UUID, error) {
 
 // Create validates in and stores a Pending webhook; the secret is returned
 // once, here ("" for ed25519, whose public key is on the webhook).
-func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, string, error) {
+func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	var v Validation
+	var v domain.Validation
 	validateWebhookInput(&v, in, true, s.AllowInsecureURLs)
-	if in.URL != nil && len(v.fields["url"]) == 0 {
+	if in.URL != nil && !v.Has("url") {
 		if msg := checkResolvedURL(ctx, s.Resolver, *in.URL, s.AllowInsecureURLs); msg != "" {
 			v.Add("url", msg)
 		}
@@ -113,10 +114,10 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	}
 	if n, err := s.Store.CountWebhooks(ctx, tenantID); err != nil {
 		return nil, "", err
-	} else if n >= MaxWebhooksPerTenant {
-		return nil, "", &Error{Code: CodeConflict, Message: fmt.Sprintf("a tenant may hold at most %d webhooks", MaxWebhooksPerTenant)}
+	} else if n >= MaxPerTenant {
+		return nil, "", &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf("a tenant may hold at most %d webhooks", MaxPerTenant)}
 	}
-	state, _, err := NextWebhookState("", TriggerCreated)
+	state, _, err := NextState("", TriggerCreated)
 	if err != nil {
 		return nil, "", err
 	}
@@ -133,7 +134,7 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 	if in.SignatureScheme != nil {
 		w.SignatureScheme = *in.SignatureScheme
 	}
-	key := NewWebhookKey(w.SignatureScheme)
+	key := NewKey(w.SignatureScheme)
 	w.PublicKey = key.PublicKey
 	if err := s.Store.CreateWebhook(ctx, w, key.Secret); err != nil {
 		return nil, "", err
@@ -142,7 +143,7 @@ func (s *Webhooks) Create(ctx context.Context, in WebhookInput) (*Webhook, strin
 }
 
 // Get returns one webhook of the caller's tenant.
-func (s *Webhooks) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
@@ -150,33 +151,33 @@ func (s *Webhooks) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	return s.Store.GetWebhook(ctx, tenantID, id)
 }
 
-// List returns the tenant's webhooks (at most MaxWebhooksPerTenant).
-func (s *Webhooks) List(ctx context.Context) ([]Webhook, error) {
+// List returns the tenant's webhooks (at most MaxPerTenant).
+func (s *Service) List(ctx context.Context) ([]Webhook, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.ListWebhooks(ctx, tenantID, MaxWebhooksPerTenant)
+	return s.Store.ListWebhooks(ctx, tenantID, MaxPerTenant)
 }
 
 // Update changes configuration; a URL change on an Active webhook sends it
 // back to Pending and re-verifies (docs/api-contract.md §3.1). The subsidiary is fixed.
-func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*Webhook, error) {
+func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if in.SubsidiaryID != nil {
-		var v Validation
+		var v domain.Validation
 		v.Add("subsidiaryId", "a webhook's subsidiary cannot be changed")
 		return nil, v.Err()
 	}
-	if err := ValidateWebhookInput(in, false, s.AllowInsecureURLs); err != nil {
+	if err := ValidateInput(in, false, s.AllowInsecureURLs); err != nil {
 		return nil, err
 	}
 	if in.URL != nil {
 		if msg := checkResolvedURL(ctx, s.Resolver, *in.URL, s.AllowInsecureURLs); msg != "" {
-			var v Validation
+			var v domain.Validation
 			v.Add("url", msg)
 			return nil, v.Err()
 		}
@@ -186,11 +187,11 @@ func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*
 		return nil, err
 	}
 	if in.SignatureScheme != nil && *in.SignatureScheme != w.SignatureScheme {
-		var v Validation
+		var v domain.Validation
 		v.Add("signatureScheme", "a webhook's signature scheme cannot be changed: create a webhook with the new scheme")
 		return nil, v.Err()
 	}
-	var triggers []WebhookTrigger
+	var triggers []Trigger
 	if in.Name != nil {
 		w.Name = *in.Name
 	}
@@ -208,7 +209,7 @@ func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*
 	}
 	verify := false
 	for _, tr := range triggers {
-		to, v, err := NextWebhookState(w.State, tr)
+		to, v, err := NextState(w.State, tr)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +227,7 @@ func (s *Webhooks) Update(ctx context.Context, id uuid.UUID, in WebhookInput) (*
 
 // Enable is the Send Events toggle: the webhook goes Pending and its endpoint
 // gets a verification request; a correct answer within 3 s makes it Active.
-func (s *Webhooks) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
@@ -235,7 +236,7 @@ func (s *Webhooks) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	to, verify, err := NextWebhookState(w.State, TriggerEnable)
+	to, verify, err := NextState(w.State, TriggerEnable)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func (s *Webhooks) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if ok, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, ""); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, &Error{Code: CodeConflict, Message: "the webhook changed meanwhile; try again"}
+		return nil, &domain.Error{Code: domain.CodeConflict, Message: "the webhook changed meanwhile; try again"}
 	}
 	w.State = to
 	return s.verify(ctx, w)
@@ -253,7 +254,7 @@ func (s *Webhooks) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 
 // verify runs the handshake for a Pending webhook and records the outcome,
 // unless the webhook changed (URL, manual disable) in the meantime.
-func (s *Webhooks) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
+func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
 	defer cancel()
 	verr := s.Verifier.Verify(vctx, w.URL, newChallenge())
@@ -262,7 +263,7 @@ func (s *Webhooks) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 		// One reason whatever failed: the verifier logs the cause.
 		trigger, reason = TriggerVerificationFailed, VerificationFailed
 	}
-	to, _, err := NextWebhookState(WebhookPending, trigger)
+	to, _, err := NextState(WebhookPending, trigger)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +275,7 @@ func (s *Webhooks) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 
 // Disable stops delivery at once; configuration and queued deliveries are
 // kept (they resume if the webhook is enabled and verified again).
-func (s *Webhooks) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+func (s *Service) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
@@ -283,7 +284,7 @@ func (s *Webhooks) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) 
 	if err != nil {
 		return nil, err
 	}
-	to, _, err := NextWebhookState(w.State, TriggerDisable)
+	to, _, err := NextState(w.State, TriggerDisable)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +298,7 @@ func (s *Webhooks) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) 
 // is returned once; an ed25519 public key is on the webhook). During the
 // rotation window (default 24 h, 0 = none) deliveries carry a signature by
 // the new and one by the old key.
-func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *time.Duration) (*Webhook, string, error) {
+func (s *Service) RegenerateSecret(ctx context.Context, id uuid.UUID, window *time.Duration) (*Webhook, string, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, "", err
@@ -307,7 +308,7 @@ func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *t
 		win = *window
 	}
 	if win < 0 || win > MaxRotationWindow {
-		var v Validation
+		var v domain.Validation
 		v.Add("rotationWindow", "rotationWindow must be between 0 and 7 days")
 		return nil, "", v.Err()
 	}
@@ -315,7 +316,7 @@ func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *t
 	if err != nil {
 		return nil, "", err
 	}
-	if _, _, err := NextWebhookState(w.State, TriggerSecretRegenerated); err != nil {
+	if _, _, err := NextState(w.State, TriggerSecretRegenerated); err != nil {
 		return nil, "", err
 	}
 	var ends *time.Time
@@ -323,7 +324,7 @@ func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *t
 		t := s.now().Add(win)
 		ends = &t
 	}
-	key := NewWebhookKey(w.SignatureScheme)
+	key := NewKey(w.SignatureScheme)
 	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, key.Secret, key.PublicKey, ends); err != nil {
 		return nil, "", err
 	}
@@ -332,7 +333,7 @@ func (s *Webhooks) RegenerateSecret(ctx context.Context, id uuid.UUID, window *t
 }
 
 // Delete removes the webhook with its deliveries and attempts.
-func (s *Webhooks) Delete(ctx context.Context, id uuid.UUID) error {
+func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return err
@@ -342,13 +343,13 @@ func (s *Webhooks) Delete(ctx context.Context, id uuid.UUID) error {
 
 // Redeliver queues the event again for the webhook (a new delivery, same
 // event id).
-func (s *Webhooks) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID string) (*WebhookDelivery, error) {
+func (s *Service) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID string) (*Delivery, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if eventID == "" || len(eventID) > maxEventIDLength {
-		var v Validation
+		var v domain.Validation
 		v.Add("eventId", fmt.Sprintf("eventId is required (at most %d characters)", maxEventIDLength))
 		return nil, v.Err()
 	}
@@ -356,7 +357,7 @@ func (s *Webhooks) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID s
 }
 
 // Deliveries lists the webhook's latest deliveries with their attempts.
-func (s *Webhooks) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error) {
+func (s *Service) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int) ([]Delivery, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
@@ -369,20 +370,20 @@ func (s *Webhooks) Deliveries(ctx context.Context, webhookID uuid.UUID, limit in
 
 // DeliveriesFor is Deliveries for several webhooks at once (no N+1 when a
 // list of webhooks asks for its deliveries).
-func (s *Webhooks) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]WebhookDelivery, error) {
+func (s *Service) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]Delivery, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(webhookIDs) > MaxWebhooksPerTenant {
-		return nil, Invalid("at most %d webhooks at once", MaxWebhooksPerTenant)
+	if len(webhookIDs) > MaxPerTenant {
+		return nil, domain.Invalid("at most %d webhooks at once", MaxPerTenant)
 	}
 	return s.Store.ListDeliveriesFor(ctx, tenantID, webhookIDs, clampLimit(limit))
 }
 
 func clampLimit(limit int) int {
-	if limit <= 0 || limit > MaxPageSize {
-		return MaxPageSize
+	if limit <= 0 || limit > domain.MaxPageSize {
+		return domain.MaxPageSize
 	}
 	return limit
 }

@@ -1,10 +1,11 @@
-package domain
+package webhooks
 
 import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"github.com/haulgraph/haulgraph/domain"
 	"strings"
 )
 
@@ -48,38 +49,38 @@ func (s SignatureScheme) Asymmetric() bool { return s == SchemeStandardWebhooksE
 // Key prefixes of Standard Webhooks: the private key is kept sealed, the
 // public key is what the API shows.
 const (
-	WebhookPrivateKeyPrefix = "whsk_"
-	WebhookPublicKeyPrefix  = "whpk_"
+	PrivateKeyPrefix = "whsk_"
+	PublicKeyPrefix  = "whpk_"
 )
 
-// WebhookKey is a new signing key: Secret is what signs (stored sealed);
+// Key is a new signing key: Secret is what signs (stored sealed);
 // Shown is what the API shows once (the secret itself for the HMAC schemes,
 // "" for ed25519); PublicKey is "whpk_…" for ed25519, shown on every read.
-type WebhookKey struct {
+type Key struct {
 	Secret, Shown, PublicKey string
 }
 
-// NewWebhookKey returns a fresh key for the scheme. The HMAC schemes share
+// NewKey returns a fresh key for the scheme. The HMAC schemes share
 // the "whsec_" + base64 of 32 random bytes format (Standard Webhooks asks
 // for 24 to 64 bytes behind the prefix); ed25519's private key is
 // "whsk_" + base64 of Go's 64-byte private key.
-func NewWebhookKey(s SignatureScheme) WebhookKey {
+func NewKey(s SignatureScheme) Key {
 	if !s.Asymmetric() {
-		secret := NewWebhookSecret()
-		return WebhookKey{Secret: secret, Shown: secret}
+		secret := NewSecret()
+		return Key{Secret: secret, Shown: secret}
 	}
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		panic("domain: no randomness: " + err.Error())
 	}
-	return WebhookKey{
-		Secret:    WebhookPrivateKeyPrefix + base64.StdEncoding.EncodeToString(priv),
-		PublicKey: WebhookPublicKeyPrefix + base64.StdEncoding.EncodeToString(pub),
+	return Key{
+		Secret:    PrivateKeyPrefix + base64.StdEncoding.EncodeToString(priv),
+		PublicKey: PublicKeyPrefix + base64.StdEncoding.EncodeToString(pub),
 	}
 }
 
 // validateScheme names the valid schemes when s is not one of them.
-func validateScheme(v *Validation, s *SignatureScheme) {
+func validateScheme(v *domain.Validation, s *SignatureScheme) {
 	if s != nil && !s.Valid() {
 		names := make([]string, len(SignatureSchemes))
 		for i, x := range SignatureSchemes {

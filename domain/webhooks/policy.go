@@ -1,4 +1,4 @@
-package domain
+package webhooks
 
 import "time"
 
@@ -7,8 +7,8 @@ import "time"
 // when every delivery has failed since failingSince for AutoDisableAfter.
 // It returns the state to move to and the reason shown to the user; disable
 // is false when the webhook stays Active. Storage only records the outcome.
-func AfterFailedAttempt(gone bool, failingSince, at time.Time) (to WebhookState, reason string, disable bool) {
-	var trigger WebhookTrigger
+func AfterFailedAttempt(gone bool, failingSince, at time.Time) (to State, reason string, disable bool) {
+	var trigger Trigger
 	switch {
 	case gone:
 		trigger, reason = TriggerEndpointGone, "disabled: the endpoint answered 410 Gone"
@@ -17,7 +17,7 @@ func AfterFailedAttempt(gone bool, failingSince, at time.Time) (to WebhookState,
 	default:
 		return WebhookActive, "", false
 	}
-	to, _, err := NextWebhookState(WebhookActive, trigger)
+	to, _, err := NextState(WebhookActive, trigger)
 	if err != nil {
 		return WebhookActive, "", false // the state machine has no such move: stay
 	}
