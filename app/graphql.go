@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/graphiql"
 	"github.com/haulgraph/haulgraph/rest"
@@ -27,10 +27,10 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 	}
 	throttle := graph.NewThrottle(limits.Limiter, budget, refill)
 	throttle.Refused = func() { a.Metrics.RateLimited("graphql_cost") }
-	reads := &storage.Reads{DB: a.DB}
+	store := &storage.Reads{DB: a.DB}
 	a.GraphQL = graph.NewHandler(graph.Deps{
-		Reads:   &domain.Reads{Store: reads},
-		Loaders: reads,
+		Reads:   &reads.Service{Store: store},
+		Loaders: store,
 		// Webhooks is wired before GraphQL (app/webhooks.go).
 		Webhooks: a.Webhooks.Service,
 		Events:   a.Events.Log,

@@ -18,6 +18,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
@@ -70,7 +71,7 @@ const (
 
 // Deps are what the GraphQL server needs.
 type Deps struct {
-	Reads   *domain.Reads
+	Reads   *reads.Service
 	Loaders loaders.Source
 	Log     *slog.Logger
 	Options Options

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/storage"
@@ -60,8 +60,8 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 // limitedServer serves a GraphQL handler with tight limits behind the real
 // auth middleware of srv.
 func limitedServer(t testing.TB, srv *apptest.Server, o graph.Options) string {
-	reads := &storage.Reads{DB: srv.DB}
-	h := graph.NewHandler(graph.Deps{Reads: &domain.Reads{Store: reads}, Loaders: reads, Options: o})
+	store := &storage.Reads{DB: srv.DB}
+	h := graph.NewHandler(graph.Deps{Reads: &reads.Service{Store: store}, Loaders: store, Options: o})
 	ts := httptest.NewServer(srv.Auth.Middleware(h))
 	t.Cleanup(ts.Close)
 	return ts.URL

@@ -10,6 +10,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
@@ -31,7 +32,7 @@ func (r *mutationResolver) UpdateTrip(ctx context.Context, id string, input mode
 }
 
 func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, first *int, after *string) (*model.LoadConnection, error) {
-	in := domain.LoadListInput{First: first, After: after}
+	in := reads.LoadListInput{First: first, After: after}
 	if filter != nil {
 		in.Statuses, in.SubsidiaryID = filter.Statuses, filter.SubsidiaryID
 	}

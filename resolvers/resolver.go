@@ -6,12 +6,13 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
-	Reads          *domain.Reads
+	Reads          *reads.Service
 	Documents      *documents.Service
 	LoadWrites     *domain.LoadWrites
 	Subscriptions  *eventlog.Subscriptions

@@ -9,6 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
@@ -35,14 +36,14 @@ type Route struct {
 
 // Deps are what the REST face calls.
 type Deps struct {
-	Reads *domain.Reads
+	Reads *reads.Service
 	// Documents serves docs/api-contract.md §4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
 	Documents *documents.Service
 	// Events serves the events API (nil: none).
 	Events *eventlog.Log
 	// Exports streams statement exports (nil: no export route).
-	Exports *domain.Exports
+	Exports *reads.Exports
 	// Webhooks serves webhook management (nil: none).
 	Webhooks *webhooks.Service
 	// EmittedEvent, when set, is told every event the events API answers.

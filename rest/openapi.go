@@ -18,6 +18,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
@@ -58,13 +59,13 @@ func BuildOpenAPI() ([]byte, error) {
 		return nil, err
 	}
 	enums := map[string][]any{
-		"InvoiceType":            anys(domain.InvoiceTypes),
-		"InvoiceStatus":          anys(domain.InvoiceStatuses),
-		"StatementStatus":        anys(domain.VisibleStatementStatuses),
+		"InvoiceType":            anys(reads.InvoiceTypes),
+		"InvoiceStatus":          anys(reads.InvoiceStatuses),
+		"StatementStatus":        anys(reads.VisibleStatementStatuses),
 		"DriverType":             anys(domain.DriverTypes),
-		"TrailerStatus":          anys(domain.TrailerStatuses),
-		"LocationStatus":         anys(domain.LocationStatuses),
-		"UserStatus":             anys(domain.UserStatuses),
+		"TrailerStatus":          anys(reads.TrailerStatuses),
+		"LocationStatus":         anys(reads.LocationStatuses),
+		"UserStatus":             anys(reads.UserStatuses),
 		"LoadStatus":             anys(domain.LoadStatuses),
 		"BillingStatus":          anys(domain.BillingStatuses),
 		"EventType":              anys(domain.EventTypes),

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // Reads implements domain.ReadStore (and the batch loaders behind GraphQL's
@@ -20,7 +21,7 @@ import (
 // relation is fetched with one query per level (WHERE x_id = ANY(...)).
 type Reads struct{ DB *DB }
 
-var _ domain.ReadStore = (*Reads)(nil)
+var _ reads.Store = (*Reads)(nil)
 
 // maxUnpaged bounds a list that the caller asked for whole (REST trailers).
 const maxUnpaged = domain.MaxWholeList

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/readstest"
@@ -26,9 +27,9 @@ func TestReadRoundTrips(t *testing.T) {
 	r := &storage.Reads{DB: db}
 	full := stmtQuery(0, 29, domain.Window{Limit: 100})
 	bare := full
-	bare.Skip = domain.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
+	bare.Skip = reads.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
 	lines := full
-	lines.Skip = domain.StatementSkip{Total: true, Driver: true, SubLines: true}
+	lines.Skip = reads.StatementSkip{Total: true, Driver: true, SubLines: true}
 
 	cases := []struct {
 		name  string
@@ -66,7 +67,7 @@ func TestSearchStatementsSkipsWhatIsNotAsked(t *testing.T) {
 	r := &storage.Reads{DB: db}
 
 	q := stmtQuery(0, 9, domain.Window{Limit: 100})
-	q.Skip = domain.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
+	q.Skip = reads.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
 	page, err := r.SearchStatements(ctx, f.Tenant, q)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestSearchStatementsSkipsWhatIsNotAsked(t *testing.T) {
 		t.Errorf("skipped parts were read: %+v", s)
 	}
 
-	q.Skip = domain.StatementSkip{SubLines: true}
+	q.Skip = reads.StatementSkip{SubLines: true}
 	page, err = r.SearchStatements(ctx, f.Tenant, q)
 	if err != nil {
 		t.Fatal(err)

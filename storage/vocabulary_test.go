@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -25,18 +26,18 @@ func values[T ~string](vs []T) []string {
 // column's values, by table.column, and the Go vocabulary it repeats.
 var enumChecks = map[string][]string{
 	"drivers.type":                          values(domain.DriverTypes),
-	"locations.status":                      values(domain.LocationStatuses),
-	"users.status":                          values(domain.UserStatuses),
-	"trailers.status":                       values(domain.TrailerStatuses),
-	"trailers.license_country":              domain.LicenseCountries,
+	"locations.status":                      values(reads.LocationStatuses),
+	"users.status":                          values(reads.UserStatuses),
+	"trailers.status":                       values(reads.TrailerStatuses),
+	"trailers.license_country":              reads.LicenseCountries,
 	"loads.status":                          values(domain.LoadStatuses),
 	"loads.billing_status":                  values(domain.BillingStatuses),
 	"stops.type":                            values(domain.StopTypes),
-	"invoices.type":                         values(domain.InvoiceTypes),
-	"invoices.status":                       values(domain.InvoiceStatuses),
-	"settlement_statements.status":          values(domain.StatementStatuses),
+	"invoices.type":                         values(reads.InvoiceTypes),
+	"invoices.status":                       values(reads.InvoiceStatuses),
+	"settlement_statements.status":          values(reads.StatementStatuses),
 	"settlement_statements.driver_type":     values(domain.DriverTypes),
-	"statement_line_items.transaction_type": values(domain.TransactionTypes),
+	"statement_line_items.transaction_type": values(reads.TransactionTypes),
 	"documents.parent_type":                 values(domain.DocumentParentTypes),
 	"webhooks.state": values([]webhooks.State{webhooks.WebhookDisabled, webhooks.WebhookPending,
 		webhooks.WebhookActive, webhooks.WebhookFailedVerification}),
@@ -47,9 +48,9 @@ var enumChecks = map[string][]string{
 // partialIndexes is every partial index whose predicate lists values, by
 // name, and the Go values the reads that use it select.
 var partialIndexes = map[string][]string{
-	"statements_search":          values(domain.VisibleStatementStatuses),
-	"statements_by_type":         values(domain.VisibleStatementStatuses),
-	"statements_by_driver":       values(domain.VisibleStatementStatuses),
+	"statements_search":          values(reads.VisibleStatementStatuses),
+	"statements_by_type":         values(reads.VisibleStatementStatuses),
+	"statements_by_driver":       values(reads.VisibleStatementStatuses),
 	"webhook_deliveries_failed":  {webhooks.DeliveryFailed},
 	"webhook_deliveries_due":     {webhooks.DeliveryPending},
 	"webhook_deliveries_pending": {webhooks.DeliveryPending},
@@ -172,7 +173,7 @@ func TestSQLVocabulariesAreTheGoOnes(t *testing.T) {
 			t.Errorf("%s: no status list found", what)
 		}
 		for _, m := range lists {
-			if got, want := literals(m[1]), values(domain.VisibleStatementStatuses); !sameSet(got, want) {
+			if got, want := literals(m[1]), values(reads.VisibleStatementStatuses); !sameSet(got, want) {
 				t.Errorf("%s counts statuses %v, the reads show %v", what, got, want)
 			}
 		}

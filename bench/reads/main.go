@@ -37,6 +37,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
@@ -289,7 +290,7 @@ func median(rs []round) round {
 type benchTenant struct {
 	id       uuid.UUID
 	invoices []uuid.UUID
-	month    domain.StatementQuery // From..To: the first month of statements
+	month    reads.StatementQuery // From..To: the first month of statements
 }
 
 // tenant seeds the benchmark tenant unless it exists, then reads its

@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -201,7 +202,7 @@ func (ec *executionContext) fieldContext_Driver_documents(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _SettlementStatement_id(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_id(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -224,7 +225,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_id(_ context.Contex
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_number(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_number(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -247,7 +248,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_number(_ context.Co
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_status(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_status(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -259,8 +260,8 @@ func (ec *executionContext) _SettlementStatement_status(ctx context.Context, fie
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.StatementStatus) graphql.Marshaler {
-			return ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.StatementStatus) graphql.Marshaler {
+			return ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -270,7 +271,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_status(_ context.Co
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type SettlementStatementStatus does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_statementDate(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_statementDate(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -293,7 +294,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_statementDate(_ con
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_payPeriodId(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_payPeriodId(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -316,7 +317,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_payPeriodId(_ conte
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_payPeriodTitle(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_payPeriodTitle(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -339,7 +340,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_payPeriodTitle(_ co
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_driver(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_driver(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -371,7 +372,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_driver(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _SettlementStatement_totals(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_totals(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -383,8 +384,8 @@ func (ec *executionContext) _SettlementStatement_totals(ctx context.Context, fie
 			return obj.Totals, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.StatementTotals) graphql.Marshaler {
-			return ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.StatementTotals) graphql.Marshaler {
+			return ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementTotals(ctx, selections, v)
 		},
 		true,
 		true,
@@ -403,7 +404,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_totals(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _SettlementStatement_lineItems(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_lineItems(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -415,8 +416,8 @@ func (ec *executionContext) _SettlementStatement_lineItems(ctx context.Context, 
 			return obj.LineItems, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatementLine) graphql.Marshaler {
-			return ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.StatementLine) graphql.Marshaler {
+			return ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLineᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -516,8 +517,8 @@ func (ec *executionContext) _SettlementStatementConnection_items(ctx context.Con
 			return obj.Items, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.Statement) graphql.Marshaler {
-			return ec.marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*reads.Statement) graphql.Marshaler {
+			return ec.marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -658,8 +659,8 @@ func (ec *executionContext) _SettlementStatementEdge_node(ctx context.Context, f
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
-			return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
+			return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx, selections, v)
 		},
 		true,
 		true,
@@ -678,7 +679,7 @@ func (ec *executionContext) fieldContext_SettlementStatementEdge_node(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementLineItem_category(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_category(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -701,7 +702,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_category(_ context.Co
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_title(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_title(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -724,7 +725,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_title(_ context.Conte
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_policyName(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_policyName(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -747,7 +748,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_policyName(_ context.
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_tripNumber(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_tripNumber(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -770,7 +771,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_tripNumber(_ context.
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_loadNumber(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_loadNumber(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -793,7 +794,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_loadNumber(_ context.
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_amount(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_amount(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -825,7 +826,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_amount(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementLineItem_transactionType(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_transactionType(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -837,8 +838,8 @@ func (ec *executionContext) _StatementLineItem_transactionType(ctx context.Conte
 			return obj.TransactionType, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.TransactionType) graphql.Marshaler {
-			return ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.TransactionType) graphql.Marshaler {
+			return ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx, selections, v)
 		},
 		true,
 		false,
@@ -848,7 +849,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_transactionType(_ con
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type EscrowTransactionType does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_subLines(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_subLines(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -860,8 +861,8 @@ func (ec *executionContext) _StatementLineItem_subLines(ctx context.Context, fie
 			return obj.SubLines, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.SubLine) graphql.Marshaler {
-			return ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.SubLine) graphql.Marshaler {
+			return ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLineᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -880,7 +881,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_subLines(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementSubLine_description(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_description(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -903,7 +904,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_description(_ context.
 	return graphql.NewScalarFieldContext("StatementSubLine", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementSubLine_quantity(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_quantity(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -926,7 +927,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_quantity(_ context.Con
 	return graphql.NewScalarFieldContext("StatementSubLine", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementSubLine_rate(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_rate(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -949,7 +950,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_rate(_ context.Context
 	return graphql.NewScalarFieldContext("StatementSubLine", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementSubLine_amount(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_amount(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -981,7 +982,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_amount(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_grossIncome(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_grossIncome(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1013,7 +1014,7 @@ func (ec *executionContext) fieldContext_StatementTotals_grossIncome(_ context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_netIncome(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_netIncome(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1045,7 +1046,7 @@ func (ec *executionContext) fieldContext_StatementTotals_netIncome(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_lineHaul(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_lineHaul(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1077,7 +1078,7 @@ func (ec *executionContext) fieldContext_StatementTotals_lineHaul(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_accessorials(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_accessorials(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1109,7 +1110,7 @@ func (ec *executionContext) fieldContext_StatementTotals_accessorials(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_echecks(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_echecks(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1141,7 +1142,7 @@ func (ec *executionContext) fieldContext_StatementTotals_echecks(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_serviceFee(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_serviceFee(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1173,7 +1174,7 @@ func (ec *executionContext) fieldContext_StatementTotals_serviceFee(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_driverPayment(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_driverPayment(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1205,7 +1206,7 @@ func (ec *executionContext) fieldContext_StatementTotals_driverPayment(_ context
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_deductions(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_deductions(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1237,7 +1238,7 @@ func (ec *executionContext) fieldContext_StatementTotals_deductions(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_reimbursements(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_reimbursements(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1269,7 +1270,7 @@ func (ec *executionContext) fieldContext_StatementTotals_reimbursements(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_credits(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_credits(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1301,7 +1302,7 @@ func (ec *executionContext) fieldContext_StatementTotals_credits(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_escrow(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_escrow(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1333,7 +1334,7 @@ func (ec *executionContext) fieldContext_StatementTotals_escrow(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_fuel(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_fuel(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1365,7 +1366,7 @@ func (ec *executionContext) fieldContext_StatementTotals_fuel(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_tolls(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_tolls(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1397,7 +1398,7 @@ func (ec *executionContext) fieldContext_StatementTotals_tolls(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_bonus(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_bonus(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1429,7 +1430,7 @@ func (ec *executionContext) fieldContext_StatementTotals_bonus(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_shortfall(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_shortfall(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1461,7 +1462,7 @@ func (ec *executionContext) fieldContext_StatementTotals_shortfall(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_dailyPay(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_dailyPay(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1493,7 +1494,7 @@ func (ec *executionContext) fieldContext_StatementTotals_dailyPay(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_dailyPerDiem(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_dailyPerDiem(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1525,7 +1526,7 @@ func (ec *executionContext) fieldContext_StatementTotals_dailyPerDiem(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_statementPerDiem(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_statementPerDiem(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1557,7 +1558,7 @@ func (ec *executionContext) fieldContext_StatementTotals_statementPerDiem(_ cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_tripValue(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_tripValue(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1589,7 +1590,7 @@ func (ec *executionContext) fieldContext_StatementTotals_tripValue(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_numberOfTrips(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_numberOfTrips(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1612,7 +1613,7 @@ func (ec *executionContext) fieldContext_StatementTotals_numberOfTrips(_ context
 	return graphql.NewScalarFieldContext("StatementTotals", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _StatementTotals_loadedMiles(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_loadedMiles(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1635,7 +1636,7 @@ func (ec *executionContext) fieldContext_StatementTotals_loadedMiles(_ context.C
 	return graphql.NewScalarFieldContext("StatementTotals", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _StatementTotals_emptyMiles(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_emptyMiles(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1658,7 +1659,7 @@ func (ec *executionContext) fieldContext_StatementTotals_emptyMiles(_ context.Co
 	return graphql.NewScalarFieldContext("StatementTotals", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _StatementTotals_hoursWorked(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_hoursWorked(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1841,7 +1842,7 @@ func (ec *executionContext) _Driver(ctx context.Context, sel ast.SelectionSet, o
 
 var settlementStatementImplementors = []string{"SettlementStatement"}
 
-func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.SelectionSet, obj *domain.Statement) graphql.Marshaler {
+func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.SelectionSet, obj *reads.Statement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementImplementors)
 
 	out := newObjectJSON(fields)
@@ -1862,7 +1863,7 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1887,12 +1888,12 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 				out.Invalids++
 			}
 		case "totals":
-			out.Values[i] = ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx, field.Selections, obj.Totals)
+			out.Values[i] = ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementTotals(ctx, field.Selections, obj.Totals)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "lineItems":
-			out.Values[i] = ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx, field.Selections, obj.LineItems)
+			out.Values[i] = ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLineᚄ(ctx, field.Selections, obj.LineItems)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2033,7 +2034,7 @@ func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel as
 
 var statementLineItemImplementors = []string{"StatementLineItem"}
 
-func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementLine) graphql.Marshaler {
+func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.SelectionSet, obj *reads.StatementLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineItemImplementors)
 
 	out := newObjectJSON(fields)
@@ -2074,12 +2075,12 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "transactionType":
-			out.Values[i] = ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx, field.Selections, obj.TransactionType)
+			out.Values[i] = ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx, field.Selections, obj.TransactionType)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "subLines":
-			out.Values[i] = ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx, field.Selections, obj.SubLines)
+			out.Values[i] = ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLineᚄ(ctx, field.Selections, obj.SubLines)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2107,7 +2108,7 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 
 var statementSubLineImplementors = []string{"StatementSubLine"}
 
-func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.SelectionSet, obj *domain.SubLine) graphql.Marshaler {
+func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.SelectionSet, obj *reads.SubLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementSubLineImplementors)
 
 	out := newObjectJSON(fields)
@@ -2161,7 +2162,7 @@ func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.Selec
 
 var statementTotalsImplementors = []string{"StatementTotals"}
 
-func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementTotals) graphql.Marshaler {
+func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.SelectionSet, obj *reads.StatementTotals) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementTotalsImplementors)
 
 	out := newObjectJSON(fields)
@@ -2339,11 +2340,11 @@ func (ec *executionContext) marshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgr
 	return res
 }
 
-func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Statement) graphql.Marshaler {
+func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementᚄ(ctx context.Context, sel ast.SelectionSet, v []*reads.Statement) graphql.Marshaler {
 	ret := marshalSliceUnlessWaiting(ctx, sel, "SettlementStatement", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, sel, v[i])
+		return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2355,7 +2356,7 @@ func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhau
 	return ret
 }
 
-func (ec *executionContext) marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx context.Context, sel ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
+func (ec *executionContext) marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx context.Context, sel ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -2391,13 +2392,13 @@ func (ec *executionContext) marshalNSettlementStatementEdge2ᚖgithubᚗcomᚋha
 	return ec._SettlementStatementEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx context.Context, v any) (domain.StatementStatus, error) {
+func (ec *executionContext) unmarshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx context.Context, v any) (reads.StatementStatus, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.StatementStatus(tmp)
+	res := reads.StatementStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx context.Context, sel ast.SelectionSet, v domain.StatementStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx context.Context, sel ast.SelectionSet, v reads.StatementStatus) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
@@ -2413,15 +2414,15 @@ func (ec *executionContext) unmarshalNStatementFilter2githubᚗcomᚋhaulgraph�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLine(ctx context.Context, sel ast.SelectionSet, v domain.StatementLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLine(ctx context.Context, sel ast.SelectionSet, v reads.StatementLine) graphql.Marshaler {
 	return ec._StatementLineItem(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.StatementLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLineᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.StatementLine) graphql.Marshaler {
 	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLine(ctx, sel, v[i])
+		return ec.marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLine(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2433,15 +2434,15 @@ func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgrap
 	return ret
 }
 
-func (ec *executionContext) marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLine(ctx context.Context, sel ast.SelectionSet, v domain.SubLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLine(ctx context.Context, sel ast.SelectionSet, v reads.SubLine) graphql.Marshaler {
 	return ec._StatementSubLine(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.SubLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLineᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.SubLine) graphql.Marshaler {
 	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLine(ctx, sel, v[i])
+		return ec.marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLine(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2453,7 +2454,7 @@ func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraph
 	return ret
 }
 
-func (ec *executionContext) marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx context.Context, sel ast.SelectionSet, v domain.StatementTotals) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementTotals(ctx context.Context, sel ast.SelectionSet, v reads.StatementTotals) graphql.Marshaler {
 	return ec._StatementTotals(ctx, sel, &v)
 }
 
@@ -2483,16 +2484,16 @@ func (ec *executionContext) marshalODriver2ᚖgithubᚗcomᚋhaulgraphᚋhaulgra
 	return ec._Driver(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx context.Context, v any) (*domain.TransactionType, error) {
+func (ec *executionContext) unmarshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx context.Context, v any) (*reads.TransactionType, error) {
 	if v == nil {
 		return nil, nil
 	}
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.TransactionType(tmp)
+	res := reads.TransactionType(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v *domain.TransactionType) graphql.Marshaler {
+func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v *reads.TransactionType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -2502,7 +2503,7 @@ func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaul
 	return res
 }
 
-func (ec *executionContext) marshalOSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx context.Context, sel ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
+func (ec *executionContext) marshalOSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx context.Context, sel ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -28,7 +28,7 @@ import (
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -51,7 +51,7 @@ func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _User_userName(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_userName(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -74,7 +74,7 @@ func (ec *executionContext) fieldContext_User_userName(_ context.Context, field 
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -97,7 +97,7 @@ func (ec *executionContext) fieldContext_User_name(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -120,7 +120,7 @@ func (ec *executionContext) fieldContext_User_email(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_phone(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_phone(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -143,7 +143,7 @@ func (ec *executionContext) fieldContext_User_phone(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_userType(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_userType(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -166,7 +166,7 @@ func (ec *executionContext) fieldContext_User_userType(_ context.Context, field 
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_role(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_role(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -189,7 +189,7 @@ func (ec *executionContext) fieldContext_User_role(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_companyCode(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_companyCode(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -212,7 +212,7 @@ func (ec *executionContext) fieldContext_User_companyCode(_ context.Context, fie
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_status(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_status(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -224,8 +224,8 @@ func (ec *executionContext) _User_status(ctx context.Context, field graphql.Coll
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.UserStatus) graphql.Marshaler {
-			return ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.UserStatus) graphql.Marshaler {
+			return ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -235,7 +235,7 @@ func (ec *executionContext) fieldContext_User_status(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type UserStatus does not have child fields"))
 }
 
-func (ec *executionContext) _User_permissions(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_permissions(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -258,7 +258,7 @@ func (ec *executionContext) fieldContext_User_permissions(_ context.Context, fie
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -281,7 +281,7 @@ func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _User_modifiedAt(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_modifiedAt(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -385,8 +385,8 @@ func (ec *executionContext) _UserConnection_items(ctx context.Context, field gra
 			return obj.Items, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.User) graphql.Marshaler {
-			return ec.marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*reads.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -527,8 +527,8 @@ func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.Co
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.User) graphql.Marshaler {
-			return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUser(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUser(ctx, selections, v)
 		},
 		true,
 		true,
@@ -561,7 +561,7 @@ func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field 
 
 var userImplementors = []string{"User"}
 
-func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *domain.User) graphql.Marshaler {
+func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *reads.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
 	out := newObjectJSON(fields)
@@ -612,7 +612,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -770,11 +770,11 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.User) graphql.Marshaler {
+func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*reads.User) graphql.Marshaler {
 	ret := marshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUser(ctx, sel, v[i])
+		return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUser(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -786,7 +786,7 @@ func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 	return ret
 }
 
-func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUser(ctx context.Context, sel ast.SelectionSet, v *domain.User) graphql.Marshaler {
+func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUser(ctx context.Context, sel ast.SelectionSet, v *reads.User) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -822,13 +822,13 @@ func (ec *executionContext) marshalNUserEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulg
 	return ec._UserEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx context.Context, v any) (domain.UserStatus, error) {
+func (ec *executionContext) unmarshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx context.Context, v any) (reads.UserStatus, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.UserStatus(tmp)
+	res := reads.UserStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx context.Context, sel ast.SelectionSet, v domain.UserStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx context.Context, sel ast.SelectionSet, v reads.UserStatus) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {

@@ -1,4 +1,4 @@
-package domain
+package reads
 
 import (
 	"context"
@@ -7,37 +7,38 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
-// ReadStore is the storage port behind every read of docs/api-contract.md §4. Each
+// Store is the storage port behind every read of docs/api-contract.md §4. Each
 // method is tenant-scoped; a row of another tenant is simply not found.
-type ReadStore interface {
+type Store interface {
 	InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*Invoice, error)
 	InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number string) (*Invoice, error)
-	SearchStatements(ctx context.Context, tenant uuid.UUID, q StatementQuery) (Page[Statement], error)
+	SearchStatements(ctx context.Context, tenant uuid.UUID, q StatementQuery) (domain.Page[Statement], error)
 	StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*Statement, error)
-	ListTrailers(ctx context.Context, tenant uuid.UUID, w Window) (Page[Trailer], error)
-	SearchLocations(ctx context.Context, tenant uuid.UUID, q LocationQuery) (Page[Location], error)
-	SearchUsers(ctx context.Context, tenant uuid.UUID, q UserQuery) (Page[User], error)
-	LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber string) (*Load, error)
+	ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Window) (domain.Page[Trailer], error)
+	SearchLocations(ctx context.Context, tenant uuid.UUID, q LocationQuery) (domain.Page[Location], error)
+	SearchUsers(ctx context.Context, tenant uuid.UUID, q UserQuery) (domain.Page[User], error)
+	LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber string) (*domain.Load, error)
 	LoadLister
 }
 
-// Reads is the read service: it authorizes the caller, applies the API contract's
+// Service is the read service: it authorizes the caller, applies the API contract's
 // rules and asks storage. REST and GraphQL both call it.
-type Reads struct{ Store ReadStore }
+type Service struct{ Store Store }
 
 // InvoiceKey names an invoice by id or by number: exactly one (docs/api-contract.md §4.1).
 type InvoiceKey struct{ ID, Number *string }
 
 // Invoice answers docs/api-contract.md §4.1.
-func (r *Reads) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error) {
-	p, err := Authorize(ctx, OpReadInvoice)
+func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error) {
+	p, err := domain.Authorize(ctx, domain.OpReadInvoice)
 	if err != nil {
 		return nil, err
 	}
 	id, number := trimmed(key.ID), trimmed(key.Number)
-	var v Validation
+	var v domain.Validation
 	switch {
 	case id == "" && number == "":
 		v.Add("id", "id is required when invoiceNumber is empty")
@@ -90,18 +91,18 @@ type StatementSkip struct {
 
 // StatementQuery is a validated statement search.
 type StatementQuery struct {
-	From, To   Date // inclusive whole UTC days
-	DriverType *DriverType
+	From, To   domain.Date // inclusive whole UTC days
+	DriverType *domain.DriverType
 	DriverID   *uuid.UUID
-	Window     Window
+	Window     domain.Window
 	Skip       StatementSkip
 }
 
 // Validate applies every rule of docs/api-contract.md §4.2.
 func (in StatementSearchInput) Validate() (StatementQuery, error) {
-	var v Validation
+	var v domain.Validation
 	var q StatementQuery
-	q.Window = CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
+	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Skip = in.Skip
 	q.Skip.SubLines = q.Skip.SubLines || q.Skip.LineItems
 	switch r := in.StatementDateRange; {
@@ -113,14 +114,14 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 		} else if !wholeUTCDay(*r.Start) {
 			v.Add("StatementDateRange.Start", "Start must be a whole UTC day (00:00:00Z)")
 		} else {
-			q.From = DateOf(*r.Start)
+			q.From = domain.DateOf(*r.Start)
 		}
 		if r.End == nil {
 			v.Add("StatementDateRange.End", "End is required: an open-ended range is rejected")
 		} else if !wholeUTCDay(*r.End) {
 			v.Add("StatementDateRange.End", "End must be a whole UTC day (00:00:00Z)")
 		} else {
-			q.To = DateOf(*r.End)
+			q.To = domain.DateOf(*r.End)
 		}
 		if r.Start != nil && r.End != nil && r.End.Before(*r.Start) {
 			v.Add("StatementDateRange", "End must not be before Start")
@@ -133,11 +134,11 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 // statementDriverFilter is docs/api-contract.md §4.2's driver filters (search and export):
 // DriverType matched case-insensitively, DriverId a UUID, blank = absent.
 // typeField and idField name the inputs as the transport's client sent them.
-func statementDriverFilter(v *Validation, driverType, driverID *string, typeField, idField string) (*DriverType, *uuid.UUID) {
-	var dt *DriverType
+func statementDriverFilter(v *domain.Validation, driverType, driverID *string, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
+	var dt *domain.DriverType
 	var id *uuid.UUID
 	if s := trimmed(driverType); s != "" {
-		if t, ok := ParseDriverType(s); ok {
+		if t, ok := domain.ParseDriverType(s); ok {
 			dt = &t
 		} else {
 			v.Add(typeField, typeField+" must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
@@ -154,21 +155,21 @@ func statementDriverFilter(v *Validation, driverType, driverID *string, typeFiel
 }
 
 // SearchStatements answers docs/api-contract.md §4.2.
-func (r *Reads) SearchStatements(ctx context.Context, in StatementSearchInput) (Page[Statement], error) {
-	p, err := Authorize(ctx, OpSearchStatements)
+func (r *Service) SearchStatements(ctx context.Context, in StatementSearchInput) (domain.Page[Statement], error) {
+	p, err := domain.Authorize(ctx, domain.OpSearchStatements)
 	if err != nil {
-		return Page[Statement]{}, err
+		return domain.Page[Statement]{}, err
 	}
 	q, err := in.Validate()
 	if err != nil {
-		return Page[Statement]{}, err
+		return domain.Page[Statement]{}, err
 	}
-	return Answering[Statement](q.Window)(r.Store.SearchStatements(ctx, p.TenantID, q))
+	return domain.Answering[Statement](q.Window)(r.Store.SearchStatements(ctx, p.TenantID, q))
 }
 
 // Statement answers docs/api-contract.md §4.3: unknown or in-flight numbers are not found.
-func (r *Reads) Statement(ctx context.Context, number int32) (*Statement, error) {
-	p, err := Authorize(ctx, OpReadStatement)
+func (r *Service) Statement(ctx context.Context, number int32) (*Statement, error) {
+	p, err := domain.Authorize(ctx, domain.OpReadStatement)
 	if err != nil {
 		return nil, err
 	}
@@ -177,12 +178,12 @@ func (r *Reads) Statement(ctx context.Context, number int32) (*Statement, error)
 
 // Trailers answers docs/api-contract.md §4.4 (REST: WholeListWindow slices of the whole
 // list; GraphQL: a window).
-func (r *Reads) Trailers(ctx context.Context, w Window) (Page[Trailer], error) {
-	p, err := Authorize(ctx, OpListTrailers)
+func (r *Service) Trailers(ctx context.Context, w domain.Window) (domain.Page[Trailer], error) {
+	p, err := domain.Authorize(ctx, domain.OpListTrailers)
 	if err != nil {
-		return Page[Trailer]{}, err
+		return domain.Page[Trailer]{}, err
 	}
-	return Answering[Trailer](w)(r.Store.ListTrailers(ctx, p.TenantID, w))
+	return domain.Answering[Trailer](w)(r.Store.ListTrailers(ctx, p.TenantID, w))
 }
 
 // LocationSearchInput is docs/api-contract.md §4.5's request as sent.
@@ -201,14 +202,14 @@ type LocationQuery struct {
 	IDs           []uuid.UUID
 	CreatedAfter  *time.Time // inclusive
 	CreatedBefore *time.Time // inclusive
-	Window        Window
+	Window        domain.Window
 }
 
 // Validate applies docs/api-contract.md §4.5's rules.
 func (in LocationSearchInput) Validate() (LocationQuery, error) {
-	var v Validation
+	var v domain.Validation
 	var q LocationQuery
-	q.Window = CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
+	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
 	for _, s := range in.Status {
 		ok := false
 		for _, st := range LocationStatuses {
@@ -217,16 +218,16 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 			}
 		}
 		if !ok {
-			v.Add("Status", "unknown status "+Quote(s)+": use Active, Disabled or Inactive")
+			v.Add("Status", "unknown status "+domain.Quote(s)+": use Active, Disabled or Inactive")
 		}
 	}
-	if len(in.LocationIDs) > MaxPageSize {
-		v.Add("LocationIds", fmt.Sprintf("at most %d ids", MaxPageSize))
+	if len(in.LocationIDs) > domain.MaxPageSize {
+		v.Add("LocationIds", fmt.Sprintf("at most %d ids", domain.MaxPageSize))
 	}
 	for _, s := range in.LocationIDs {
 		id, err := uuid.Parse(strings.TrimSpace(s))
 		if err != nil {
-			v.Add("LocationIds", Quote(s)+" is not a UUID")
+			v.Add("LocationIds", domain.Quote(s)+" is not a UUID")
 			continue
 		}
 		q.IDs = append(q.IDs, id)
@@ -241,16 +242,16 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 }
 
 // SearchLocations answers docs/api-contract.md §4.5.
-func (r *Reads) SearchLocations(ctx context.Context, in LocationSearchInput) (Page[Location], error) {
-	p, err := Authorize(ctx, OpSearchLocations)
+func (r *Service) SearchLocations(ctx context.Context, in LocationSearchInput) (domain.Page[Location], error) {
+	p, err := domain.Authorize(ctx, domain.OpSearchLocations)
 	if err != nil {
-		return Page[Location]{}, err
+		return domain.Page[Location]{}, err
 	}
 	q, err := in.Validate()
 	if err != nil {
-		return Page[Location]{}, err
+		return domain.Page[Location]{}, err
 	}
-	return Answering[Location](q.Window)(r.Store.SearchLocations(ctx, p.TenantID, q))
+	return domain.Answering[Location](q.Window)(r.Store.SearchLocations(ctx, p.TenantID, q))
 }
 
 // UserSearchInput is docs/api-contract.md §4.6's request as sent.
@@ -267,14 +268,14 @@ const MaxKeywordLength = 200
 // UserQuery is a validated user search.
 type UserQuery struct {
 	Keyword string // lower-cased, trimmed; empty matches all
-	Window  Window
+	Window  domain.Window
 }
 
 // Validate applies docs/api-contract.md §4.6's rules.
 func (in UserSearchInput) Validate() (UserQuery, error) {
-	var v Validation
+	var v domain.Validation
 	var q UserQuery
-	q.Window = CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
+	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Keyword = strings.ToLower(trimmed(in.Keyword))
 	if len(q.Keyword) > MaxKeywordLength {
 		v.Add("Keyword", fmt.Sprintf("Keyword must be at most %d characters", MaxKeywordLength))
@@ -283,25 +284,25 @@ func (in UserSearchInput) Validate() (UserQuery, error) {
 }
 
 // SearchUsers answers docs/api-contract.md §4.6.
-func (r *Reads) SearchUsers(ctx context.Context, in UserSearchInput) (Page[User], error) {
-	p, err := Authorize(ctx, OpSearchUsers)
+func (r *Service) SearchUsers(ctx context.Context, in UserSearchInput) (domain.Page[User], error) {
+	p, err := domain.Authorize(ctx, domain.OpSearchUsers)
 	if err != nil {
-		return Page[User]{}, err
+		return domain.Page[User]{}, err
 	}
 	q, err := in.Validate()
 	if err != nil {
-		return Page[User]{}, err
+		return domain.Page[User]{}, err
 	}
-	return Answering[User](q.Window)(r.Store.SearchUsers(ctx, p.TenantID, q))
+	return domain.Answering[User](q.Window)(r.Store.SearchUsers(ctx, p.TenantID, q))
 }
 
 // Load answers docs/architecture.md's load read endpoint.
-func (r *Reads) Load(ctx context.Context, loadNumber string) (*Load, error) {
-	p, err := Authorize(ctx, OpReadLoad)
+func (r *Service) Load(ctx context.Context, loadNumber string) (*domain.Load, error) {
+	p, err := domain.Authorize(ctx, domain.OpReadLoad)
 	if err != nil {
 		return nil, err
 	}
-	n, err := ValidLoadNumber(loadNumber)
+	n, err := domain.ValidLoadNumber(loadNumber)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
-package domain
+package reads
 
 import (
 	"encoding/json"
 	"testing"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/shopspring/decimal"
 )
 
@@ -15,16 +16,16 @@ func TestDecimalRendersAsANumberWithoutTheLibraryGlobal(t *testing.T) {
 	if decimal.MarshalJSONWithoutQuotes {
 		t.Fatal("a package changed decimal.MarshalJSONWithoutQuotes")
 	}
-	w := Decimal{decimal.RequireFromString("131072.01")}
+	w := domain.Decimal{Decimal: decimal.RequireFromString("131072.01")}
 	totals := StatementTotals{LoadedMiles: &w}
-	rate := LineRate{UnitOfMeasurement: "Mile", Units: Decimal{decimal.RequireFromString("12.5")}, Rate: Decimal{decimal.RequireFromString("2")}}
+	rate := LineRate{UnitOfMeasurement: "Mile", Units: domain.Decimal{Decimal: decimal.RequireFromString("12.5")}, Rate: domain.Decimal{Decimal: decimal.RequireFromString("2")}}
 	for _, c := range []struct {
 		v    any
 		want string
 	}{
 		{totals, `{"LoadedMiles":131072.01}`},
 		{rate, `{"UnitOfMeasurement":"Mile","Units":12.5,"Rate":2}`},
-		{struct{ Weight *Decimal }{&w}, `{"Weight":131072.01}`},
+		{struct{ Weight *domain.Decimal }{&w}, `{"Weight":131072.01}`},
 	} {
 		b, err := json.Marshal(c.v)
 		if err != nil {

@@ -1,16 +1,17 @@
-package domain
+package reads
 
 import (
 	"context"
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // LoadListInput is the loads list as asked for (GraphQL `loads`, the
 // dispatch board): filters and Relay paging.
 type LoadListInput struct {
-	Statuses     []LoadStatus
+	Statuses     []domain.LoadStatus
 	SubsidiaryID *string
 	First        *int
 	After        *string
@@ -18,17 +19,17 @@ type LoadListInput struct {
 
 // LoadListQuery is a validated loads list: newest load number first.
 type LoadListQuery struct {
-	Statuses     []LoadStatus // any of; empty: all
+	Statuses     []domain.LoadStatus // any of; empty: all
 	SubsidiaryID *uuid.UUID
-	Window       Window
+	Window       domain.Window
 }
 
 // Validate applies the list's rules: first 1–100 (default 20), at most one
 // of each status, a subsidiary id that is a UUID.
 func (in LoadListInput) Validate() (LoadListQuery, error) {
-	var v Validation
-	q := LoadListQuery{Window: CheckCursorWindow(&v, in.First, in.After)}
-	seen := map[LoadStatus]bool{}
+	var v domain.Validation
+	q := LoadListQuery{Window: domain.CheckCursorWindow(&v, in.First, in.After)}
+	seen := map[domain.LoadStatus]bool{}
 	for _, s := range in.Statuses {
 		if !seen[s] {
 			seen[s] = true
@@ -47,18 +48,18 @@ func (in LoadListInput) Validate() (LoadListQuery, error) {
 
 // LoadLister is the storage port of the loads list.
 type LoadLister interface {
-	ListLoads(ctx context.Context, tenant uuid.UUID, q LoadListQuery) (Page[Load], error)
+	ListLoads(ctx context.Context, tenant uuid.UUID, q LoadListQuery) (domain.Page[domain.Load], error)
 }
 
 // ListLoads answers the loads list (load:read).
-func (r *Reads) ListLoads(ctx context.Context, in LoadListInput) (Page[Load], error) {
-	p, err := Authorize(ctx, OpReadLoad)
+func (r *Service) ListLoads(ctx context.Context, in LoadListInput) (domain.Page[domain.Load], error) {
+	p, err := domain.Authorize(ctx, domain.OpReadLoad)
 	if err != nil {
-		return Page[Load]{}, err
+		return domain.Page[domain.Load]{}, err
 	}
 	q, err := in.Validate()
 	if err != nil {
-		return Page[Load]{}, err
+		return domain.Page[domain.Load]{}, err
 	}
-	return Answering[Load](q.Window)(r.Store.ListLoads(ctx, p.TenantID, q))
+	return domain.Answering[domain.Load](q.Window)(r.Store.ListLoads(ctx, p.TenantID, q))
 }

@@ -1,4 +1,4 @@
-package domain
+package reads
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // ExportFormat is the body format of a streaming export.
@@ -21,7 +22,7 @@ const (
 const MaxConcurrentExports = 2
 
 // TooManyExports refuses an export beyond MaxConcurrentExports.
-var TooManyExports = &Error{Code: CodeRateLimited, Message: "too many exports running for this tenant (at most 2 at a time): retry when one has finished"}
+var TooManyExports = &domain.Error{Code: domain.CodeRateLimited, Message: "too many exports running for this tenant (at most 2 at a time): retry when one has finished"}
 
 // StatementExportInput is the export's query string as sent (nil = absent).
 type StatementExportInput struct {
@@ -34,8 +35,8 @@ type StatementExportInput struct {
 // StatementExportQuery is a validated export: the statements of search's
 // rules (Processed and Failed, whole UTC days, same filters), any range.
 type StatementExportQuery struct {
-	From, To   Date // inclusive
-	DriverType *DriverType
+	From, To   domain.Date // inclusive
+	DriverType *domain.DriverType
 	DriverID   *uuid.UUID
 	Format     ExportFormat
 }
@@ -43,20 +44,20 @@ type StatementExportQuery struct {
 // Validate applies the export's rules; fields are named as the query
 // parameters. Format defaults to CSV.
 func (in StatementExportInput) Validate() (StatementExportQuery, error) {
-	var v Validation
+	var v domain.Validation
 	q := StatementExportQuery{Format: ExportCSV}
-	day := func(field string, s *string) (Date, bool) {
+	day := func(field string, s *string) (domain.Date, bool) {
 		t := strings.TrimSpace(deref(s))
 		if t == "" {
 			v.Add(field, field+" is required (YYYY-MM-DD)")
-			return Date{}, false
+			return domain.Date{}, false
 		}
 		d, err := time.Parse(time.DateOnly, t)
 		if err != nil {
 			v.Add(field, field+" must be a date YYYY-MM-DD (a whole UTC day)")
-			return Date{}, false
+			return domain.Date{}, false
 		}
-		return Date{d}, true
+		return domain.Date{Time: d}, true
 	}
 	from, okFrom := day("start", in.Start)
 	to, okTo := day("end", in.End)
@@ -92,7 +93,7 @@ type Exports struct{ Store StatementExportStore }
 // PrepareStatements authorizes the caller and validates the request before
 // anything is written, so refusals are ordinary error answers.
 func (e *Exports) PrepareStatements(ctx context.Context, in StatementExportInput) (StatementExportQuery, error) {
-	if _, err := Authorize(ctx, OpExportStatements); err != nil {
+	if _, err := domain.Authorize(ctx, domain.OpExportStatements); err != nil {
 		return StatementExportQuery{}, err
 	}
 	return in.Validate()
@@ -100,7 +101,7 @@ func (e *Exports) PrepareStatements(ctx context.Context, in StatementExportInput
 
 // StreamStatements streams the statements of a prepared query to emit.
 func (e *Exports) StreamStatements(ctx context.Context, q StatementExportQuery, emit func(*Statement) error) error {
-	p, err := Authorize(ctx, OpExportStatements)
+	p, err := domain.Authorize(ctx, domain.OpExportStatements)
 	if err != nil {
 		return err
 	}
