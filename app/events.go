@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/graph"
 	"github.com/haulgraph/haulgraph/rest"
@@ -17,7 +17,7 @@ import (
 // (which commit their events to the outbox), the relay tailing the outbox,
 // and the hub of live subscriptions.
 type Events struct {
-	LoadWrites    *domain.LoadWrites
+	LoadWrites    *loads.Writes
 	Subscriptions *eventlog.Subscriptions
 	Hub           *events.Hub
 	// Relay.Wake() wakes durable consumers (webhook delivery) on new events.
@@ -42,7 +42,7 @@ func (a *App) wireEvents(ctx context.Context) error {
 	}
 	cursors := eventlog.NewCursors(secretbox.Derive(master, secretbox.EventCursorsLabel))
 	a.Events = &Events{
-		LoadWrites: &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
+		LoadWrites: &loads.Writes{Store: &storage.LoadWrites{DB: a.DB}},
 		Subscriptions: &eventlog.Subscriptions{Stream: hub, Log: events.Log{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer,
 			Cursors: cursors},
 		Hub:   hub,

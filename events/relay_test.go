@@ -11,6 +11,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
@@ -72,10 +73,10 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, 'S')`, sub, tenant); err != nil {
 		t.Fatal(err)
 	}
-	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
 	create := func(n string) {
-		if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: n, SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+		if _, err := svc.CreateLoad(caller, loads.Input{LoadNumber: n, SubsidiaryID: sub.String(), Stops: []loads.StopInput{{Type: "Pickup"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,9 +134,9 @@ func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
 	_, hub := startRelay(t, db, 50*time.Millisecond)
 	ch, subscription := subscribe(hub, tenant)
 	defer subscription.Close()
-	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate}})
-	if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: "P-1", SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+	if _, err := svc.CreateLoad(caller, loads.Input{LoadNumber: "P-1", SubsidiaryID: sub.String(), Stops: []loads.StopInput{{Type: "Pickup"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := receive(t, ch); ev.Data.Load.LoadNumber != "P-1" {

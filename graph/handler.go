@@ -18,6 +18,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
@@ -79,7 +80,7 @@ type Deps struct {
 	// spec) and Document.downloadUrl; nil leaves uploads off.
 	Documents *documents.Service
 	// LoadWrites and Subscriptions serve schema/loads.graphqls.
-	LoadWrites    *domain.LoadWrites
+	LoadWrites    *loads.Writes
 	Subscriptions *eventlog.Subscriptions
 	// Webhooks is webhook management (schema/webhooks.graphqls).
 	Webhooks *webhooks.Service

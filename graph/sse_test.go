@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 const sseQuery = `subscription($after: String, $f: LoadEventFilter) { loadChanged(after: $after, filter: $f) { id cursor data { load { loadNumber } } } }`
@@ -383,7 +384,7 @@ func TestSSESlowConsumerIsCutOff(t *testing.T) {
 	waitSubscribers(t, srv, 2)
 
 	write := writer(t, srv, tn)
-	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), loads.MaxStops))
 	fast.result()
 	sent := 1
 	for srv.GraphQL.Live.CutOff() == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
@@ -28,7 +29,7 @@ func (r *mutationResolver) ChangeLoadStatus(ctx context.Context, loadNumber stri
 }
 
 func (r *mutationResolver) UpdateTrip(ctx context.Context, id string, input model.UpdateTripInput) (*domain.Trip, error) {
-	return r.LoadWrites.UpdateTrip(ctx, id, domain.TripPatch{DriverIDs: input.DriverIds, TruckID: input.TruckID, TrailerID: input.TrailerID, CarrierID: input.CarrierID})
+	return r.LoadWrites.UpdateTrip(ctx, id, loads.TripPatch{DriverIDs: input.DriverIds, TruckID: input.TruckID, TrailerID: input.TrailerID, CarrierID: input.CarrierID})
 }
 
 func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, first *int, after *string) (*model.LoadConnection, error) {

@@ -7,14 +7,15 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 // Conversions between the GraphQL inputs/events of schema/loads.graphqls and
 // the domain: no rules here, they live in domain.LoadWrites.
 
-func createLoadInput(in model.CreateLoadInput) domain.LoadInput {
-	out := domain.LoadInput{LoadNumber: in.LoadNumber, SubsidiaryID: in.SubsidiaryID, CustomerID: in.CustomerID,
+func createLoadInput(in model.CreateLoadInput) loads.Input {
+	out := loads.Input{LoadNumber: in.LoadNumber, SubsidiaryID: in.SubsidiaryID, CustomerID: in.CustomerID,
 		OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source, Rate: moneyInput(in.Rate), Weight: in.Weight,
 		Commodity: in.Commodity, EquipmentType: in.EquipmentType, Stops: stopInputs(in.Stops)}
 	if in.Status != nil {
@@ -27,15 +28,15 @@ func createLoadInput(in model.CreateLoadInput) domain.LoadInput {
 	}
 	for _, t := range in.Trips {
 		if t != nil {
-			out.Trips = append(out.Trips, domain.TripInput{TripNumber: t.TripNumber, DriverIDs: t.DriverIds, TruckID: t.TruckID,
+			out.Trips = append(out.Trips, loads.TripInput{TripNumber: t.TripNumber, DriverIDs: t.DriverIds, TruckID: t.TruckID,
 				TrailerID: t.TrailerID, CarrierID: t.CarrierID})
 		}
 	}
 	return out
 }
 
-func loadPatch(in model.UpdateLoadInput) domain.LoadPatch {
-	out := domain.LoadPatch{CustomerID: in.CustomerID, OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source,
+func loadPatch(in model.UpdateLoadInput) loads.Patch {
+	out := loads.Patch{CustomerID: in.CustomerID, OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source,
 		Rate: moneyInput(in.Rate), Weight: in.Weight, Commodity: in.Commodity, EquipmentType: in.EquipmentType}
 	if in.BillingStatus != nil {
 		b := string(*in.BillingStatus)
@@ -44,26 +45,26 @@ func loadPatch(in model.UpdateLoadInput) domain.LoadPatch {
 	if in.Stops != nil {
 		out.Stops = stopInputs(in.Stops)
 		if out.Stops == nil {
-			out.Stops = []domain.StopInput{}
+			out.Stops = []loads.StopInput{}
 		}
 	}
 	return out
 }
 
-func moneyInput(m *model.MoneyInput) *domain.MoneyInput {
+func moneyInput(m *model.MoneyInput) *loads.MoneyInput {
 	if m == nil {
 		return nil
 	}
-	return &domain.MoneyInput{Amount: m.Amount, Currency: m.Currency}
+	return &loads.MoneyInput{Amount: m.Amount, Currency: m.Currency}
 }
 
-func stopInputs(in []*model.StopInput) []domain.StopInput {
-	var out []domain.StopInput
+func stopInputs(in []*model.StopInput) []loads.StopInput {
+	var out []loads.StopInput
 	for _, s := range in {
 		if s == nil {
 			continue
 		}
-		st := domain.StopInput{Type: string(s.Type), LocationID: s.LocationID, AppointmentStart: s.AppointmentStart,
+		st := loads.StopInput{Type: string(s.Type), LocationID: s.LocationID, AppointmentStart: s.AppointmentStart,
 			AppointmentEnd: s.AppointmentEnd, ArrivedAt: s.ArrivedAt, DepartedAt: s.DepartedAt}
 		if s.Name != nil {
 			st.Name = *s.Name

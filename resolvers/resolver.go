@@ -3,9 +3,9 @@
 package resolvers
 
 import (
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
@@ -14,7 +14,7 @@ import (
 type Resolver struct {
 	Reads          *reads.Service
 	Documents      *documents.Service
-	LoadWrites     *domain.LoadWrites
+	LoadWrites     *loads.Writes
 	Subscriptions  *eventlog.Subscriptions
 	WebhookService *webhooks.Service
 	EventLog       *eventlog.Log

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
@@ -207,11 +208,11 @@ func TestLoadReferencesAreTheForeignKeys(t *testing.T) {
 	}
 	// Trip drivers are an array (no foreign key): drivers is referenced by
 	// the statements, and listed here by the write's own rule.
-	want := slices.DeleteFunc(values(domain.RefTables), func(s string) bool { return s == string(domain.RefDrivers) })
+	want := slices.DeleteFunc(values(loads.RefTables), func(s string) bool { return s == string(loads.RefDrivers) })
 	if !sameSet(referenced, want) {
 		t.Errorf("loads, stops and trips reference %v; domain.RefTables (without drivers) is %v", referenced, want)
 	}
-	for _, table := range domain.RefTables {
+	for _, table := range loads.RefTables {
 		var n int
 		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns
 			WHERE table_schema = 'public' AND table_name = $1 AND column_name IN ('id', 'tenant_id')`, string(table)).Scan(&n); err != nil {

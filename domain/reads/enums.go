@@ -1,5 +1,8 @@
 package reads
 
+// The reads' vocabularies (docs/api-contract.md §2); each has a list of all
+// values, read by validation, GraphQL enums and the OpenAPI document alike.
+
 type InvoiceType string
 
 const (

@@ -1,4 +1,4 @@
-package domain
+package loads
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // loadDiffFields are the load fields a diff compares, in snapshot order.
@@ -25,18 +26,18 @@ func LoadDiffFields() []string { return slices.Clone(loadDiffFields) }
 func TripDiffFields() []string { return slices.Clone(tripDiffFields) }
 
 // DiffLoads compares two snapshots of one load (docs/api-contract.md §6.4).
-func DiffLoads(before, after *Load) (*Diff, error) {
+func DiffLoads(before, after *domain.Load) (*domain.Diff, error) {
 	return diffJSON(before, after, loadDiffFields)
 }
 
 // DiffTrips compares two snapshots of one trip.
-func DiffTrips(before, after *Trip) (*Diff, error) {
+func DiffTrips(before, after *domain.Trip) (*domain.Diff, error) {
 	return diffJSON(before, after, tripDiffFields)
 }
 
 // diffJSON compares the JSON renderings field by field: what changed is what a
 // consumer of the snapshot would see change.
-func diffJSON(before, after any, fields []string) (*Diff, error) {
+func diffJSON(before, after any, fields []string) (*domain.Diff, error) {
 	b, err := fieldsOf(before)
 	if err != nil {
 		return nil, err
@@ -45,18 +46,18 @@ func diffJSON(before, after any, fields []string) (*Diff, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Diff{Changes: []Change{}, PreviousAttributes: map[string]json.RawMessage{}}
+	d := &domain.Diff{Changes: []domain.Change{}, PreviousAttributes: map[string]json.RawMessage{}}
 	for _, f := range fields {
 		if bytes.Equal(b[f], a[f]) {
 			continue
 		}
 		switch f {
 		case "Status":
-			d.Changes = append(d.Changes, Change{Kind: ChangeStatus})
+			d.Changes = append(d.Changes, domain.Change{Kind: domain.ChangeStatus})
 		case "Rate":
-			d.Changes = append(d.Changes, Change{Kind: ChangeRate})
+			d.Changes = append(d.Changes, domain.Change{Kind: domain.ChangeRate})
 		default:
-			d.Changes = append(d.Changes, Change{Kind: ChangeField, Target: &ChangeTarget{Type: "Field", ID: f}})
+			d.Changes = append(d.Changes, domain.Change{Kind: domain.ChangeField, Target: &domain.ChangeTarget{Type: "Field", ID: f}})
 		}
 		prev := b[f]
 		if prev == nil {
@@ -81,13 +82,13 @@ func fieldsOf(v any) (map[string]json.RawMessage, error) {
 // load.changed (<uuid>-0) always, without diff on creation (before == nil),
 // plus load.status.changed (<uuid>-1), load only, when the status changed.
 // A write that changed nothing emits nothing.
-func LoadEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *Load) ([]Event, error) {
-	base := Event{Timestamp: now, TenantID: tenant, SubsidiaryID: after.SubsidiaryID, SubjectID: after.ID}
+func LoadEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *domain.Load) ([]domain.Event, error) {
+	base := domain.Event{Timestamp: now, TenantID: tenant, SubsidiaryID: after.SubsidiaryID, SubjectID: after.ID}
 	changed := base
-	changed.ID, changed.Type = id.String()+"-0", EventLoadChanged
-	changed.Data = EventData{Load: after}
+	changed.ID, changed.Type = id.String()+"-0", domain.EventLoadChanged
+	changed.Data = domain.EventData{Load: after}
 	if before == nil {
-		return []Event{changed}, nil
+		return []domain.Event{changed}, nil
 	}
 	diff, err := DiffLoads(before, after)
 	if err != nil {
@@ -97,11 +98,11 @@ func LoadEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *Lo
 		return nil, nil
 	}
 	changed.Data.Diff = diff
-	out := []Event{changed}
+	out := []domain.Event{changed}
 	if before.Status != after.Status {
 		status := base
-		status.ID, status.Type = id.String()+"-1", EventLoadStatusChanged
-		status.Data = EventData{Load: after}
+		status.ID, status.Type = id.String()+"-1", domain.EventLoadStatusChanged
+		status.Data = domain.EventData{Load: after}
 		out = append(out, status)
 	}
 	return out, nil
@@ -109,7 +110,7 @@ func LoadEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *Lo
 
 // TripEvents builds the trip.changed event (<uuid>-0) of one trip write; its
 // data carries the trip, the load it belongs to (after the write) and the diff.
-func TripEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *Trip, load *Load) ([]Event, error) {
+func TripEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *domain.Trip, load *domain.Load) ([]domain.Event, error) {
 	diff, err := DiffTrips(before, after)
 	if err != nil {
 		return nil, err
@@ -117,6 +118,6 @@ func TripEvents(id uuid.UUID, now time.Time, tenant uuid.UUID, before, after *Tr
 	if len(diff.Changes) == 0 {
 		return nil, nil
 	}
-	return []Event{{ID: id.String() + "-0", Type: EventTripChanged, Timestamp: now, TenantID: tenant,
-		SubsidiaryID: load.SubsidiaryID, SubjectID: after.ID, Data: EventData{Load: load, Trip: after, Diff: diff}}}, nil
+	return []domain.Event{{ID: id.String() + "-0", Type: domain.EventTripChanged, Timestamp: now, TenantID: tenant,
+		SubsidiaryID: load.SubsidiaryID, SubjectID: after.ID, Data: domain.EventData{Load: load, Trip: after, Diff: diff}}}, nil
 }

@@ -1,4 +1,4 @@
-package domain
+package loads
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/shopspring/decimal"
 )
 
 // Limits on load writes (docs/security.md: every input is bounded).
 const (
-	MaxLoadStops    = 100
-	MaxLoadTrips    = 20
+	MaxStops        = 100
+	MaxTrips        = 20
 	MaxTripDrivers  = 4
 	maxLoadText     = 200
 	maxMoneyDigits  = 12 // numeric(14,2): 12 integer digits
@@ -32,7 +33,7 @@ type StopInput struct {
 	Type             string
 	LocationID       *string
 	Name             string
-	Address          Address
+	Address          domain.Address
 	AppointmentStart *time.Time
 	AppointmentEnd   *time.Time
 	ArrivedAt        *time.Time
@@ -48,8 +49,8 @@ type TripInput struct {
 	CarrierID  *string
 }
 
-// LoadInput is createLoad's input (nil = absent).
-type LoadInput struct {
+// Input is createLoad's input (nil = absent).
+type Input struct {
 	LoadNumber    string
 	Status        *string
 	BillingStatus *string
@@ -66,9 +67,9 @@ type LoadInput struct {
 	Trips         []TripInput
 }
 
-// LoadPatch is updateLoad's input: nil leaves a field as it is; Stops, when
+// Patch is updateLoad's input: nil leaves a field as it is; Stops, when
 // given, replaces every stop.
-type LoadPatch struct {
+type Patch struct {
 	BillingStatus *string
 	CustomerID    *string
 	OrderNumber   *string
@@ -114,40 +115,40 @@ const (
 
 var RefTables = []RefTable{RefSubsidiaries, RefCustomers, RefLocations, RefDrivers, RefTrucks, RefTrailers, RefCarriers}
 
-// LoadWriteStore is the storage port of load and trip writes: fn runs in one
+// WriteStore is the storage port of load and trip writes: fn runs in one
 // tenant transaction, so the write and its outbox events commit together.
-type LoadWriteStore interface {
-	WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx LoadWriteTx) error) error
+type WriteStore interface {
+	WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx WriteTx) error) error
 }
 
-// LoadWriteTx is what a write may do inside its transaction. A store may send
+// WriteTx is what a write may do inside its transaction. A store may send
 // a write together with the next read (one round trip for both): a write's
 // error can then come from the call after it, or from the commit.
-type LoadWriteTx interface {
+type WriteTx interface {
 	// LoadForUpdate locks the load and returns its snapshot (NotFound if absent).
-	LoadForUpdate(ctx context.Context, loadNumber string) (*Load, error)
+	LoadForUpdate(ctx context.Context, loadNumber string) (*domain.Load, error)
 	// TripForUpdate locks the trip's load and returns the trip (NotFound if absent).
-	TripForUpdate(ctx context.Context, id uuid.UUID) (*Trip, error)
+	TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip, error)
 	// LoadSnapshot reads the snapshot of a load by id.
-	LoadSnapshot(ctx context.Context, id uuid.UUID) (*Load, error)
+	LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, error)
 	MissingRefs(ctx context.Context, refs []Ref) ([]Ref, error)
 	// InsertLoad stores a new load with its stops and trips (CONFLICT when the
 	// load number is taken).
-	InsertLoad(ctx context.Context, l *Load) error
+	InsertLoad(ctx context.Context, l *domain.Load) error
 	// UpdateLoad stores the load's own fields, and its stops when replaceStops.
-	UpdateLoad(ctx context.Context, l *Load, replaceStops bool) error
-	UpdateTrip(ctx context.Context, t *Trip) error
-	AppendEvents(ctx context.Context, events []Event) error
+	UpdateLoad(ctx context.Context, l *domain.Load, replaceStops bool) error
+	UpdateTrip(ctx context.Context, t *domain.Trip) error
+	AppendEvents(ctx context.Context, events []domain.Event) error
 }
 
-// LoadWrites is the write service of loads and trips: it authorizes, validates,
+// Writes is the write service of loads and trips: it authorizes, validates,
 // applies the transition table, and emits the events of each write.
-type LoadWrites struct {
-	Store LoadWriteStore
+type Writes struct {
+	Store WriteStore
 	Now   func() time.Time
 }
 
-func (s *LoadWrites) now() time.Time {
+func (s *Writes) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
 	}
@@ -155,8 +156,8 @@ func (s *LoadWrites) now() time.Time {
 }
 
 // CreateLoad stores a new load and emits load.changed without a diff.
-func (s *LoadWrites) CreateLoad(ctx context.Context, in LoadInput) (*Load, error) {
-	p, err := Authorize(ctx, OpCreateLoad)
+func (s *Writes) CreateLoad(ctx context.Context, in Input) (*domain.Load, error) {
+	p, err := domain.Authorize(ctx, domain.OpCreateLoad)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +166,8 @@ func (s *LoadWrites) CreateLoad(ctx context.Context, in LoadInput) (*Load, error
 	if err != nil {
 		return nil, err
 	}
-	var out *Load
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+	var out *domain.Load
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
 		if err := checkRefs(ctx, tx, refs); err != nil {
 			return err
 		}
@@ -182,23 +183,23 @@ func (s *LoadWrites) CreateLoad(ctx context.Context, in LoadInput) (*Load, error
 }
 
 // UpdateLoad changes a load's rate and other fields (not its status).
-func (s *LoadWrites) UpdateLoad(ctx context.Context, loadNumber string, patch LoadPatch) (*Load, error) {
-	p, err := Authorize(ctx, OpUpdateLoad)
+func (s *Writes) UpdateLoad(ctx context.Context, loadNumber string, patch Patch) (*domain.Load, error) {
+	p, err := domain.Authorize(ctx, domain.OpUpdateLoad)
 	if err != nil {
 		return nil, err
 	}
-	number, err := ValidLoadNumber(loadNumber)
+	number, err := domain.ValidLoadNumber(loadNumber)
 	if err != nil {
 		return nil, err
 	}
-	var v Validation
+	var v domain.Validation
 	stops, refs := patch.validate(&v)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	var out *Load
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+	var out *domain.Load
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
 		before, err := tx.LoadForUpdate(ctx, number)
 		if err != nil {
 			return err
@@ -221,27 +222,27 @@ func (s *LoadWrites) UpdateLoad(ctx context.Context, loadNumber string, patch Lo
 }
 
 // ChangeLoadStatus moves a load along the transition table.
-func (s *LoadWrites) ChangeLoadStatus(ctx context.Context, loadNumber, status string) (*Load, error) {
-	p, err := Authorize(ctx, OpUpdateLoad)
+func (s *Writes) ChangeLoadStatus(ctx context.Context, loadNumber, status string) (*domain.Load, error) {
+	p, err := domain.Authorize(ctx, domain.OpUpdateLoad)
 	if err != nil {
 		return nil, err
 	}
-	number, err := ValidLoadNumber(loadNumber)
+	number, err := domain.ValidLoadNumber(loadNumber)
 	if err != nil {
 		return nil, err
 	}
-	to := LoadStatus(strings.TrimSpace(status))
-	if !slices.Contains(LoadStatuses, to) {
-		return nil, CheckLoadTransition(LoadOpen, to) // the unknown-status error
+	to := domain.LoadStatus(strings.TrimSpace(status))
+	if !slices.Contains(domain.LoadStatuses, to) {
+		return nil, CheckTransition(domain.LoadOpen, to) // the unknown-status error
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	var out *Load
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+	var out *domain.Load
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
 		before, err := tx.LoadForUpdate(ctx, number)
 		if err != nil {
 			return err
 		}
-		if err := CheckLoadTransition(before.Status, to); err != nil {
+		if err := CheckTransition(before.Status, to); err != nil {
 			return err
 		}
 		next := *before
@@ -259,12 +260,12 @@ func (s *LoadWrites) ChangeLoadStatus(ctx context.Context, loadNumber, status st
 
 // UpdateTrip assigns a trip's drivers, truck, trailer or carrier and emits
 // trip.changed.
-func (s *LoadWrites) UpdateTrip(ctx context.Context, id string, patch TripPatch) (*Trip, error) {
-	p, err := Authorize(ctx, OpUpdateTrip)
+func (s *Writes) UpdateTrip(ctx context.Context, id string, patch TripPatch) (*domain.Trip, error) {
+	p, err := domain.Authorize(ctx, domain.OpUpdateTrip)
 	if err != nil {
 		return nil, err
 	}
-	var v Validation
+	var v domain.Validation
 	tripID, err := uuid.Parse(strings.TrimSpace(id))
 	if err != nil {
 		v.Add("id", "id must be a UUID")
@@ -274,8 +275,8 @@ func (s *LoadWrites) UpdateTrip(ctx context.Context, id string, patch TripPatch)
 		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	var out *Trip
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx LoadWriteTx) error {
+	var out *domain.Trip
+	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
 		before, err := tx.TripForUpdate(ctx, tripID)
 		if err != nil {
 			return err
@@ -303,7 +304,7 @@ func (s *LoadWrites) UpdateTrip(ctx context.Context, id string, patch TripPatch)
 			}
 		}
 		if out == nil {
-			return NotFound("trip %s not found", tripID)
+			return domain.NotFound("trip %s not found", tripID)
 		}
 		events, err := TripEvents(uuid.New(), now, p.TenantID, before, out, load)
 		if err != nil {
@@ -314,7 +315,7 @@ func (s *LoadWrites) UpdateTrip(ctx context.Context, id string, patch TripPatch)
 	return out, err
 }
 
-func emitLoad(ctx context.Context, tx LoadWriteTx, now time.Time, tenant uuid.UUID, before, after *Load) error {
+func emitLoad(ctx context.Context, tx WriteTx, now time.Time, tenant uuid.UUID, before, after *domain.Load) error {
 	events, err := LoadEvents(uuid.New(), now, tenant, before, after)
 	if err != nil {
 		return err
@@ -322,7 +323,7 @@ func emitLoad(ctx context.Context, tx LoadWriteTx, now time.Time, tenant uuid.UU
 	return tx.AppendEvents(ctx, events)
 }
 
-func checkRefs(ctx context.Context, tx LoadWriteTx, refs []Ref) error {
+func checkRefs(ctx context.Context, tx WriteTx, refs []Ref) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -330,7 +331,7 @@ func checkRefs(ctx context.Context, tx LoadWriteTx, refs []Ref) error {
 	if err != nil {
 		return err
 	}
-	var v Validation
+	var v domain.Validation
 	for _, r := range missing {
 		v.Add(r.Field, "no such record: "+r.ID.String())
 	}
@@ -353,17 +354,17 @@ func setRef(dst **uuid.UUID, in *string) {
 
 // validate turns the input into a new load (ids assigned) and the references
 // it makes.
-func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
-	var v Validation
+func (in Input) validate(now time.Time) (*domain.Load, []Ref, error) {
+	var v domain.Validation
 	var refs []Ref
-	l := &Load{ID: uuid.New(), Status: LoadOpen, BillingStatus: "Released", CreatedAt: now, UpdatedAt: now,
-		Rate: NewMoney(decimal.Zero, USD), Stops: []Stop{}, Trips: []Trip{}}
+	l := &domain.Load{ID: uuid.New(), Status: domain.LoadOpen, BillingStatus: "Released", CreatedAt: now, UpdatedAt: now,
+		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
 	l.LoadNumber = strings.TrimSpace(in.LoadNumber)
-	if l.LoadNumber == "" || len(l.LoadNumber) > MaxLoadNumber {
-		v.Add("LoadNumber", LoadNumberRule("LoadNumber"))
+	if l.LoadNumber == "" || len(l.LoadNumber) > domain.MaxLoadNumber {
+		v.Add("LoadNumber", domain.LoadNumberRule("LoadNumber"))
 	}
 	if in.Status != nil {
-		l.Status = LoadStatus(*in.Status)
+		l.Status = domain.LoadStatus(*in.Status)
 		if !slices.Contains(initialLoadStatuses, l.Status) {
 			v.Add("Status", "a load is created as one of "+joinStatuses(initialLoadStatuses))
 		}
@@ -371,12 +372,12 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 	if in.BillingStatus != nil {
 		l.BillingStatus = validBilling(&v, *in.BillingStatus)
 	}
-	if id := UUIDField(&v, "SubsidiaryId", in.SubsidiaryID, true); id != nil {
+	if id := domain.UUIDField(&v, "SubsidiaryId", in.SubsidiaryID, true); id != nil {
 		l.SubsidiaryID = *id
 		refs = append(refs, Ref{Table: RefSubsidiaries, ID: *id, Field: "SubsidiaryId"})
 	}
 	if in.CustomerID != nil {
-		if l.CustomerID = UUIDField(&v, "CustomerId", *in.CustomerID, false); l.CustomerID != nil {
+		if l.CustomerID = domain.UUIDField(&v, "CustomerId", *in.CustomerID, false); l.CustomerID != nil {
 			refs = append(refs, Ref{Table: RefCustomers, ID: *l.CustomerID, Field: "CustomerId"})
 		}
 	}
@@ -396,19 +397,19 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 	}
 	stops, stopRefs := validStops(&v, in.Stops)
 	l.Stops, refs = stops, append(refs, stopRefs...)
-	if len(in.Trips) > MaxLoadTrips {
-		v.Add("Trips", "at most "+strconv.Itoa(MaxLoadTrips)+" trips")
+	if len(in.Trips) > MaxTrips {
+		v.Add("Trips", "at most "+strconv.Itoa(MaxTrips)+" trips")
 	}
 	seen := map[string]bool{}
 	for i, t := range in.Trips {
-		if i >= MaxLoadTrips {
+		if i >= MaxTrips {
 			break
 		}
 		path := "Trips[" + strconv.Itoa(i) + "]"
-		trip := Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
+		trip := domain.Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
 		trip.TripNumber = strings.TrimSpace(t.TripNumber)
-		if trip.TripNumber == "" || len(trip.TripNumber) > MaxLoadNumber {
-			v.Add(path+".TripNumber", LoadNumberRule("TripNumber"))
+		if trip.TripNumber == "" || len(trip.TripNumber) > domain.MaxLoadNumber {
+			v.Add(path+".TripNumber", domain.LoadNumberRule("TripNumber"))
 		} else if seen[trip.TripNumber] {
 			v.Add(path+".TripNumber", "TripNumber repeats another trip of this load")
 		}
@@ -429,13 +430,13 @@ func (in LoadInput) validate(now time.Time) (*Load, []Ref, error) {
 	return l, refs, v.Err()
 }
 
-func (p LoadPatch) validate(v *Validation) ([]Stop, []Ref) {
+func (p Patch) validate(v *domain.Validation) ([]domain.Stop, []Ref) {
 	var refs []Ref
 	if p.BillingStatus != nil {
 		validBilling(v, *p.BillingStatus)
 	}
 	if p.CustomerID != nil {
-		if id := UUIDField(v, "CustomerId", *p.CustomerID, false); id != nil {
+		if id := domain.UUIDField(v, "CustomerId", *p.CustomerID, false); id != nil {
 			refs = append(refs, Ref{Table: RefCustomers, ID: *id, Field: "CustomerId"})
 		}
 	}
@@ -462,13 +463,13 @@ func (p LoadPatch) validate(v *Validation) ([]Stop, []Ref) {
 }
 
 // apply writes the (validated) patch onto l.
-func (p LoadPatch) apply(l *Load, stops []Stop) {
-	var v Validation // already validated: conversions cannot fail here
+func (p Patch) apply(l *domain.Load, stops []domain.Stop) {
+	var v domain.Validation // already validated: conversions cannot fail here
 	if p.BillingStatus != nil {
-		l.BillingStatus = BillingStatus(*p.BillingStatus)
+		l.BillingStatus = domain.BillingStatus(*p.BillingStatus)
 	}
 	if p.CustomerID != nil {
-		l.CustomerID = UUIDField(&v, "", *p.CustomerID, false)
+		l.CustomerID = domain.UUIDField(&v, "", *p.CustomerID, false)
 	}
 	for _, f := range []struct {
 		dst *string
@@ -489,9 +490,9 @@ func (p LoadPatch) apply(l *Load, stops []Stop) {
 	}
 }
 
-func (p TripPatch) validate(v *Validation) ([]uuid.UUID, []Ref) { return p.validateAt(v, "") }
+func (p TripPatch) validate(v *domain.Validation) ([]uuid.UUID, []Ref) { return p.validateAt(v, "") }
 
-func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref) {
+func (p TripPatch) validateAt(v *domain.Validation, prefix string) ([]uuid.UUID, []Ref) {
 	var refs []Ref
 	var drivers []uuid.UUID
 	if p.DriverIDs != nil {
@@ -504,7 +505,7 @@ func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref)
 				break
 			}
 			field := prefix + "DriverIds[" + strconv.Itoa(i) + "]"
-			if id := UUIDField(v, field, s, true); id != nil {
+			if id := domain.UUIDField(v, field, s, true); id != nil {
 				if slices.Contains(drivers, *id) {
 					v.Add(field, "driver listed twice")
 					continue
@@ -522,33 +523,33 @@ func (p TripPatch) validateAt(v *Validation, prefix string) ([]uuid.UUID, []Ref)
 		if r.val == nil {
 			continue
 		}
-		if id := UUIDField(v, prefix+r.field, *r.val, false); id != nil {
+		if id := domain.UUIDField(v, prefix+r.field, *r.val, false); id != nil {
 			refs = append(refs, Ref{Table: r.table, ID: *id, Field: prefix + r.field})
 		}
 	}
 	return drivers, refs
 }
 
-func validStops(v *Validation, in []StopInput) ([]Stop, []Ref) {
-	if len(in) > MaxLoadStops {
-		v.Add("Stops", "at most "+strconv.Itoa(MaxLoadStops)+" stops")
+func validStops(v *domain.Validation, in []StopInput) ([]domain.Stop, []Ref) {
+	if len(in) > MaxStops {
+		v.Add("Stops", "at most "+strconv.Itoa(MaxStops)+" stops")
 		return nil, nil
 	}
 	var refs []Ref
-	stops := make([]Stop, 0, len(in))
+	stops := make([]domain.Stop, 0, len(in))
 	for i, s := range in {
 		path := "Stops[" + strconv.Itoa(i) + "]."
-		st := Stop{Sequence: i + 1, Type: StopType(s.Type), Name: strings.TrimSpace(s.Name),
+		st := domain.Stop{Sequence: i + 1, Type: domain.StopType(s.Type), Name: strings.TrimSpace(s.Name),
 			AppointmentStart: utcPtr(s.AppointmentStart), AppointmentEnd: utcPtr(s.AppointmentEnd),
 			ArrivedAt: utcPtr(s.ArrivedAt), DepartedAt: utcPtr(s.DepartedAt)}
-		if st.Type != Pickup && st.Type != Delivery {
+		if st.Type != domain.Pickup && st.Type != domain.Delivery {
 			v.Add(path+"Type", "Type must be Pickup or Delivery")
 		}
 		text(v, path+"Name", &s.Name)
-		st.Address = Address{Street: text(v, path+"Address.Street", &s.Address.Street), City: text(v, path+"Address.City", &s.Address.City),
+		st.Address = domain.Address{Street: text(v, path+"Address.Street", &s.Address.Street), City: text(v, path+"Address.City", &s.Address.City),
 			State: text(v, path+"Address.State", &s.Address.State), ZipCode: text(v, path+"Address.ZipCode", &s.Address.ZipCode)}
 		if s.LocationID != nil {
-			if st.LocationID = UUIDField(v, path+"LocationId", *s.LocationID, false); st.LocationID != nil {
+			if st.LocationID = domain.UUIDField(v, path+"LocationId", *s.LocationID, false); st.LocationID != nil {
 				refs = append(refs, Ref{Table: RefLocations, ID: *st.LocationID, Field: path + "LocationId"})
 			}
 		}
@@ -563,11 +564,11 @@ func validStops(v *Validation, in []StopInput) ([]Stop, []Ref) {
 	return stops, refs
 }
 
-func validBilling(v *Validation, s string) BillingStatus {
-	b := BillingStatus(strings.TrimSpace(s))
-	if !slices.Contains(BillingStatuses, b) {
-		names := make([]string, len(BillingStatuses))
-		for i, x := range BillingStatuses {
+func validBilling(v *domain.Validation, s string) domain.BillingStatus {
+	b := domain.BillingStatus(strings.TrimSpace(s))
+	if !slices.Contains(domain.BillingStatuses, b) {
+		names := make([]string, len(domain.BillingStatuses))
+		for i, x := range domain.BillingStatuses {
 			names[i] = string(x)
 		}
 		v.Add("BillingStatus", "BillingStatus must be one of "+strings.Join(names, ", "))
@@ -575,8 +576,8 @@ func validBilling(v *Validation, s string) BillingStatus {
 	return b
 }
 
-func validMoney(v *Validation, field string, m MoneyInput) Money {
-	cur := USD
+func validMoney(v *domain.Validation, field string, m MoneyInput) domain.Money {
+	cur := domain.USD
 	if m.Currency != nil {
 		cur = *m.Currency
 		if cur < 1 || cur > 999 {
@@ -584,17 +585,17 @@ func validMoney(v *Validation, field string, m MoneyInput) Money {
 		}
 	}
 	checkDecimal(v, field+".Amount", m.Amount, maxMoneyDigits)
-	return NewMoney(m.Amount, cur)
+	return domain.NewMoney(m.Amount, cur)
 }
 
-func validWeight(v *Validation, w decimal.Decimal) *Decimal {
+func validWeight(v *domain.Validation, w decimal.Decimal) *domain.Decimal {
 	checkDecimal(v, "Weight", w, maxWeightDigits)
-	return &Decimal{w}
+	return &domain.Decimal{Decimal: w}
 }
 
 // checkDecimal accepts non-negative values with at most two decimals that fit
 // the column.
-func checkDecimal(v *Validation, field string, d decimal.Decimal, intDigits int) {
+func checkDecimal(v *domain.Validation, field string, d decimal.Decimal, intDigits int) {
 	switch {
 	case d.IsNegative():
 		v.Add(field, field+" must not be negative")
@@ -605,7 +606,7 @@ func checkDecimal(v *Validation, field string, d decimal.Decimal, intDigits int)
 	}
 }
 
-func text(v *Validation, field string, s *string) string {
+func text(v *domain.Validation, field string, s *string) string {
 	if s == nil {
 		return ""
 	}
