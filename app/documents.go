@@ -45,7 +45,7 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 }
 
 // uploadLimitsFromEnv reads HAULGRAPH_UPLOAD_MAX_BYTES_{LOAD,TRIP,DRIVER,CARRIER}
-// (bytes; default domain.DefaultMaxDocumentBytes).
+// (bytes; default documents.DefaultMaxBytes).
 func uploadLimitsFromEnv() (map[domain.DocumentParentType]int64, error) {
 	out := map[domain.DocumentParentType]int64{}
 	for _, t := range []domain.DocumentParentType{domain.ParentLoad, domain.ParentTrip, domain.ParentDriver, domain.ParentCarrier} {

@@ -9,7 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// Log is the outbox as resuming subscriptions read it (domain.ReplayLog).
+// Log is the outbox as resuming subscriptions read it (eventlog.ReplayLog).
 type Log struct{ Outbox *storage.Outbox }
 
 var _ eventlog.ReplayLog = Log{}

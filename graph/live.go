@@ -286,7 +286,7 @@ func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext
 	return g, nil
 }
 
-// Subscribe is the group's domain.EventStream: it subscribes to the hub and
+// Subscribe is the group's eventlog.Stream: it subscribes to the hub and
 // records each delivered event's position for the execution it causes.
 func (g *liveGroup) Subscribe(tenant uuid.UUID, f eventlog.Filter, sink eventlog.Sink) eventlog.Subscription {
 	g.opened = true

@@ -68,6 +68,8 @@ var never = []struct {
 	denied []string
 }{
 	{"domain", []string{"..."}},
+	{"domain/...", []string{"storage/...", "auth", "events/...", "graph/...", "resolvers", "rest", "contract/...", "app",
+		"secretbox", "webhooksig", "jsonkey", "ratelimit"}},
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "app"}},

@@ -12,7 +12,7 @@ import (
 )
 
 // Conversions between the GraphQL inputs/events of schema/loads.graphqls and
-// the domain: no rules here, they live in domain.LoadWrites.
+// the domain: no rules here, they live in loads.Writes.
 
 func createLoadInput(in model.CreateLoadInput) loads.Input {
 	out := loads.Input{LoadNumber: in.LoadNumber, SubsidiaryID: in.SubsidiaryID, CustomerID: in.CustomerID,

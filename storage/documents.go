@@ -17,7 +17,7 @@ import (
 // change (the events outbox). Nil until the event bus is wired.
 type LoadChangedFunc func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error
 
-// Documents is the domain.DocumentStore on PostgreSQL.
+// Documents is the documents.Store on PostgreSQL.
 type Documents struct {
 	DB *DB
 	// LoadChanged, when set, runs in the insert's transaction for load and

@@ -16,7 +16,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
-// Blobs is the domain.BlobStore on a gocloud.dev bucket (file:// by default;
+// Blobs is the documents.BlobStore on a gocloud.dev bucket (file:// by default;
 // s3:// and gs:// are registered by cmd/haulgraph/blob_drivers.go).
 type Blobs struct{ Bucket *blob.Bucket }
 

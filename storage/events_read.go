@@ -10,19 +10,19 @@ import (
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
-// EventLog reads one tenant's outbox for the events API (domain.EventLog),
+// EventLog reads one tenant's outbox for the events API (eventlog.Log),
 // in the tenant's transaction (RLS) and in commit order.
 type EventLog struct{ DB *DB }
 
 var _ eventlog.Store = (*EventLog)(nil)
 
-// Locate answers domain.EventLocator, as Outbox.Locate does for resuming
+// Locate answers eventlog.Locator, as Outbox.Locate does for resuming
 // subscriptions.
 func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *eventlog.Position) (eventlog.Position, bool, error) {
 	return (&Outbox{DB: l.DB}).Locate(ctx, tenant, id, pos)
 }
 
-// ListEvents answers domain.EventLogStore. As for webhook deliveries, only
+// ListEvents answers eventlog.Store. As for webhook deliveries, only
 // events of a subsidiary are listed. It reads Outbox's order and only final
 // events (below the visibility horizon, 0010_outbox_horizon.sql), so a page
 // never passes an event that commits later at a lower position; a client may

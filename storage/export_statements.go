@@ -33,7 +33,7 @@ const exportSlotLock = 7340230
 
 var _ reads.StatementExportStore = (*Reads)(nil)
 
-// StreamStatements implements domain.StatementExportStore with pgx directly
+// StreamStatements implements reads.StatementExportStore with pgx directly
 // (real bind parameters, one statement text per filter combination): one
 // read-only REPEATABLE READ transaction, so the whole export is one
 // snapshot, read in keyset steps of ExportBatch statements on

@@ -12,7 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
-// LoadWrites is domain.LoadWriteStore: each write runs in one tenant
+// LoadWrites is loads.WriteStore: each write runs in one tenant
 // transaction together with the outbox insert of its events. Writes are
 // queued and sent with the next read (TenantTx), so a write such as
 // changeLoadStatus costs three round trips: lock and read, write and read
@@ -28,7 +28,7 @@ func (s *LoadWrites) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(c
 	})
 }
 
-// loadTx is domain.LoadWriteTx. Its writes report their errors from the
+// loadTx is loads.WriteTx. Its writes report their errors from the
 // call that next reads, or from the commit.
 type loadTx struct{ *TenantTx }
 

@@ -59,7 +59,7 @@ const insertEventSQL = "INSERT INTO events (id, tenant_id, subsidiary_id, type, 
 // Outbox reads the events table across tenants (owner rights): the relay and
 // the durable consumers (webhook delivery) use it.
 //
-// Every read follows one order, domain.EventPosition's (writing transaction
+// Every read follows one order, eventlog.Position's (writing transaction
 // id, then seq), and returns only final events: those whose writing
 // transaction id is below the visibility horizon
 // pg_snapshot_xmin(pg_current_snapshot()), i.e. every transaction that could

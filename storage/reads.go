@@ -16,7 +16,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
-// Reads implements domain.ReadStore (and the batch loaders behind GraphQL's
+// Reads implements reads.Store (and the batch loaders behind GraphQL's
 // dataloaders). Every method runs inside InTenant and names tenant_id; every
 // relation is fetched with one query per level (WHERE x_id = ANY(...)).
 type Reads struct{ DB *DB }

@@ -11,7 +11,7 @@ import (
 )
 
 // The statement export (export_statements.go) scans these rows; the hot reads
-// (reads_statements.go) scan straight into domain.Statement.
+// (reads_statements.go) scan straight into reads.Statement.
 
 type statementRow struct {
 	ID               uuid.UUID           `bun:"id"`

@@ -182,7 +182,7 @@ func TestSQLVocabulariesAreTheGoOnes(t *testing.T) {
 }
 
 // TestLoadReferencesAreTheForeignKeys: the tables a load or trip write may
-// reference (domain.RefTables, whose rows storage checks are the tenant's)
+// reference (loads.RefTables, whose rows storage checks are the tenant's)
 // are exactly the tables loads, stops and trips have foreign keys to, and
 // each has the tenant_id the check reads.
 func TestLoadReferencesAreTheForeignKeys(t *testing.T) {

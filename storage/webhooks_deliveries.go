@@ -114,7 +114,7 @@ func webhookExists(ctx context.Context, tx bun.Tx, tenantID, webhookID uuid.UUID
 	return err
 }
 
-// RecoverDeliveries is domain.WebhookStore's: the webhook's Failed deliveries
+// RecoverDeliveries is webhooks.Store's: the webhook's Failed deliveries
 // created since become Pending, due now, with a fresh retry chain
 // (chain_base = the attempts made so far).
 func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {

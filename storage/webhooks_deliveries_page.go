@@ -18,7 +18,7 @@ var _ webhooks.DeliveryLog = (*WebhookStore)(nil)
 // deliveryKeys are the delivery log's sort key, newest first.
 var deliveryKeys = []string{"timestamptz", "uuid"}
 
-// DeliveriesPage answers domain.WebhookDeliveryLog: newest first by
+// DeliveriesPage answers webhooks.DeliveryLog: newest first by
 // (created_at, id), keyset-paged, attempts in one more query.
 func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID uuid.UUID, w domain.Window) (domain.Page[webhooks.Delivery], error) {
 	var page domain.Page[webhooks.Delivery]
@@ -81,7 +81,7 @@ func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries [
 	return out, nil
 }
 
-// DeliveryEventID answers domain.WebhookDeliveryLog.
+// DeliveryEventID answers webhooks.DeliveryLog.
 func (s *WebhookStore) DeliveryEventID(ctx context.Context, tenantID, webhookID, deliveryID uuid.UUID) (string, error) {
 	var id string
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {

@@ -17,7 +17,7 @@ import (
 const WebhookCursor = "webhooks"
 
 // DispatchWebhookEvents turns the next outbox events (at most batch) into one
-// delivery per webhook that domain.RouteWebhookEvents routes them to, due at
+// delivery per webhook that webhooks.RouteEvents routes them to, due at
 // now. It is a durable consumer (Outbox.Consume): the deliveries commit with
 // the cursor's advance, so a crash neither loses nor repeats a batch, and
 // among several instances one dispatches at a time. Outbox reads only final
@@ -193,7 +193,7 @@ type AttemptOutcome struct {
 
 // RecordWebhookAttempt logs the attempt and moves the delivery on; it keeps
 // the webhook's failing_since and disables an endpoint that answered 410 or
-// whose deliveries have all failed for domain.AutoDisableAfter. A stale
+// whose deliveries have all failed for webhooks.AutoDisableAfter. A stale
 // worker (its lease expired and the attempt was claimed again) records the
 // log line but changes nothing else.
 func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, o AttemptOutcome) error {
@@ -266,7 +266,7 @@ func (s *WebhookStore) recordDelivered(ctx context.Context, c ClaimedDelivery, o
 }
 
 // bringForward makes the endpoint's retries that wait beyond the recovery
-// window due within it, at the pace domain.RecoverySlots allows. Only
+// window due within it, at the pace webhooks.RecoverySlots allows. Only
 // deliveries whose last attempt has been recorded (not one in flight) move.
 func bringForward(ctx context.Context, tx bun.Tx, webhookID uuid.UUID, now time.Time) error {
 	horizon := now.Add(webhooks.RecoveryWindow)

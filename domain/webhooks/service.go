@@ -61,7 +61,7 @@ type Verifier interface {
 type Service struct {
 	Store    Store
 	Verifier Verifier
-	// DeliveryLog pages deliveries for REST (domain/webhooks_paging.go).
+	// DeliveryLog pages deliveries for REST (paging.go).
 	DeliveryLog DeliveryLog
 	// AllowInsecureURLs is the development flag (http:// and loopback).
 	AllowInsecureURLs bool

@@ -23,7 +23,7 @@ func (r *receiver) drain(t *testing.T, n int) {
 
 // A receiver that was down gets its backlog within seconds of its first
 // success, not at the next scheduled retry (+5 min), and at a bounded pace:
-// at most domain.RecoveryBurst within the first RecoveryWindow.
+// at most webhooks.RecoveryBurst within the first RecoveryWindow.
 func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -13,7 +13,7 @@ import (
 // trailers: every status, equipment type and size and licence country of
 // docs/architecture.md; every tenth trailer carries only its number (all optional
 // fields absent). Notes and references are stored as JSON arrays of
-// domain.Note and domain.TrailerReference.
+// reads.Note and reads.TrailerReference.
 func (s *seeder) trailers(ctx context.Context) error {
 	t := newTable("trailers", "id", "tenant_id", "created_at", "trailer_num", "make", "license_num", "license_state",
 		"vin_num", "status", "subsidiary_id", "equipment_type", "equipment_size", "insurance_company",
