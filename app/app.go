@@ -14,7 +14,8 @@ import (
 	"github.com/haulgraph/haulgraph/admin"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/board"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/rest"
@@ -28,7 +29,7 @@ type App struct {
 	Log     *slog.Logger
 	handler http.Handler
 	// Documents is the document service (uploads, signed links).
-	Documents *domain.Documents
+	Documents *documents.Service
 	closers   []func()
 	// closing is closed by GoingAway: WebSockets end with 1001.
 	closing     chan struct{}
@@ -95,9 +96,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.wireGraphQL(mux, chain.wrapRefusing(transport.WriteRateLimited), limits)
-	reads := &storage.Reads{DB: db}
-	a.handler = mountREST(mux, chain, rest.Deps{Reads: &domain.Reads{Store: reads}, Documents: a.Documents,
-		Exports: &domain.Exports{Store: reads}, Events: a.Events.Log,
+	readStore := &storage.Reads{DB: db}
+	a.handler = mountREST(mux, chain, rest.Deps{Reads: &reads.Service{Store: readStore}, Documents: a.Documents,
+		Exports: &reads.Exports{Store: readStore}, Events: a.Events.Log,
 		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)

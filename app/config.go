@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -130,7 +131,7 @@ type Config struct {
 	// WebhookResolver, when set, answers webhook host names instead of the
 	// system's resolver, when a URL is saved and when it is dialled (tests
 	// point a name at an internal address without DNS).
-	WebhookResolver domain.HostResolver
+	WebhookResolver webhooks.HostResolver
 	// EmittedEvent, when set, is told every event payload as it is written:
 	// webhook bodies, events API items, subscription results (tests check
 	// them against the published schemas; never from the environment).

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
@@ -30,11 +31,11 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 	if err != nil {
 		return fmt.Errorf("HAULGRAPH_ENCRYPTION_KEY: %w", err)
 	}
-	a.Documents = &domain.Documents{
+	a.Documents = &documents.Service{
 		// A load or trip document changes its load: load.changed via the outbox.
 		Store: &storage.Documents{DB: a.DB, LoadChanged: storage.DocumentLoadChanged(a.Config.Now)},
 		Blobs: blobs,
-		Links: domain.NewLinkSigner(secretbox.Derive(master, secretbox.LinksLabel), strings.TrimRight(a.Config.PublicURL, "/")),
+		Links: documents.NewLinkSigner(secretbox.Derive(master, secretbox.LinksLabel), strings.TrimRight(a.Config.PublicURL, "/")),
 
 		MaxBytes: a.Config.UploadMaxBytes,
 		Now:      a.Config.Now,
@@ -44,7 +45,7 @@ func (a *App) mountDocuments(ctx context.Context, mux *http.ServeMux) error {
 }
 
 // uploadLimitsFromEnv reads HAULGRAPH_UPLOAD_MAX_BYTES_{LOAD,TRIP,DRIVER,CARRIER}
-// (bytes; default domain.DefaultMaxDocumentBytes).
+// (bytes; default documents.DefaultMaxBytes).
 func uploadLimitsFromEnv() (map[domain.DocumentParentType]int64, error) {
 	out := map[domain.DocumentParentType]int64{}
 	for _, t := range []domain.DocumentParentType{domain.ParentLoad, domain.ParentTrip, domain.ParentDriver, domain.ParentCarrier} {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/rest"
@@ -16,14 +17,14 @@ import (
 // (which commit their events to the outbox), the relay tailing the outbox,
 // and the hub of live subscriptions.
 type Events struct {
-	LoadWrites    *domain.LoadWrites
-	Subscriptions *domain.Subscriptions
+	LoadWrites    *loads.Writes
+	Subscriptions *eventlog.Subscriptions
 	Hub           *events.Hub
 	// Relay.Wake() wakes durable consumers (webhook delivery) on new events.
 	Relay *events.Relay
 	// Log is the events API (REST and GraphQL), whose cursors are sealed
 	// with the same key as the subscriptions'.
-	Log *domain.EventLog
+	Log *eventlog.Log
 }
 
 // wireEvents builds the bus and positions the relay at the outbox head before
@@ -39,14 +40,14 @@ func (a *App) wireEvents(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("HAULGRAPH_ENCRYPTION_KEY: %w", err)
 	}
-	cursors := domain.NewEventCursors(secretbox.Derive(master, secretbox.EventCursorsLabel))
+	cursors := eventlog.NewCursors(secretbox.Derive(master, secretbox.EventCursorsLabel))
 	a.Events = &Events{
-		LoadWrites: &domain.LoadWrites{Store: &storage.LoadWrites{DB: a.DB}},
-		Subscriptions: &domain.Subscriptions{Stream: hub, Log: events.Log{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer,
+		LoadWrites: &loads.Writes{Store: &storage.LoadWrites{DB: a.DB}},
+		Subscriptions: &eventlog.Subscriptions{Stream: hub, Log: events.Log{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer,
 			Cursors: cursors},
 		Hub:   hub,
 		Relay: relay,
-		Log:   &domain.EventLog{Store: &storage.EventLog{DB: a.DB}, Cursors: cursors},
+		Log:   &eventlog.Log{Store: &storage.EventLog{DB: a.DB}, Cursors: cursors},
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/graph/loaders"
@@ -36,9 +37,9 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 	}
 	throttle := operation.NewThrottle(limits.Limiter, budget, refill)
 	throttle.Refused = func() { a.Metrics.RateLimited("graphql_cost") }
-	reads := &storage.Reads{DB: a.DB}
+	readStore := &storage.Reads{DB: a.DB}
 	a.GraphQL = NewGraphQL(&resolvers.Resolver{
-		Reads: &domain.Reads{Store: reads},
+		Reads: &reads.Service{Store: readStore},
 		// Webhooks is wired before GraphQL (app/webhooks.go).
 		WebhookService: a.Webhooks.Service,
 		EventLog:       a.Events.Log,
@@ -46,7 +47,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Documents:     a.Documents,
 		LoadWrites:    a.Events.LoadWrites,
 		Subscriptions: a.Events.Subscriptions,
-	}, reads, a.Log, GraphQLOptions{
+	}, readStore, a.Log, GraphQLOptions{
 		DisableIntrospection: a.Config.DisableIntrospection,
 		EmittedEvent:         a.Config.EmittedEvent,
 		MaxCost:              a.Config.GraphQLCostLimit,

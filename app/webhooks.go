@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/events/webhook"
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
@@ -15,7 +15,7 @@ import (
 
 // webhookParts are the webhook management service and its background workers.
 type webhookParts struct {
-	Service    *domain.Webhooks
+	Service    *webhooks.Service
 	Store      *storage.WebhookStore
 	Worker     *webhook.Worker
 	Dispatcher *webhook.Dispatcher
@@ -28,7 +28,7 @@ func (a *App) wireWebhooks() error {
 		return err
 	}
 	store := storage.NewWebhookStore(a.DB, box)
-	var resolver domain.HostResolver = net.DefaultResolver
+	var resolver webhooks.HostResolver = net.DefaultResolver
 	if a.Config.WebhookResolver != nil {
 		resolver = a.Config.WebhookResolver
 	}
@@ -38,7 +38,7 @@ func (a *App) wireWebhooks() error {
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,
-		Service: &domain.Webhooks{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: resolver,
+		Service: &webhooks.Service{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: resolver,
 			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Emitted: a.Config.EmittedEvent}},
 		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}

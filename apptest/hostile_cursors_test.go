@@ -71,7 +71,7 @@ func newCursorRig(t *testing.T) *cursorRig {
 		t.Fatalf("a has %d load.changed events, want %d", len(r.idsA), cursorLoadsA)
 	}
 	// The events API shows an event once no transaction older than its
-	// own still runs anywhere in the cluster (domain.EventPosition): other
+	// own still runs anywhere in the cluster (eventlog.Position): other
 	// tests' transactions may hold A's back for a moment.
 	waitFor(t, 30*time.Second, "a's events visible through the events API", func() bool {
 		return len(r.edges(t, r.readA, "", cursorLoadsA).Data.Events.Edges) == cursorLoadsA

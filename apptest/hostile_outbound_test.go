@@ -22,6 +22,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
@@ -459,7 +460,7 @@ func TestOutboundDialTimeCheck(t *testing.T) {
 	for _, a := range []string{"127.0.0.1", "::ffff:127.0.0.1", "64:ff9b::7f00:1", "::127.0.0.1", "2002:7f00:1::"} {
 		dns.addr.Store(a)
 		got := e.enableWebhook(t, w.Id)
-		if got.State != "FailedVerification" || got.StateReason != domain.VerificationFailed {
+		if got.State != "FailedVerification" || got.StateReason != webhooks.VerificationFailed {
 			t.Errorf("%s: %+v", a, got)
 		}
 		// And a URL saved while the name points inside is refused.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
@@ -236,7 +237,7 @@ func movable(t *testing.T, ctx context.Context, skip map[string]bool) (string, d
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		if next := domain.NextLoadStatuses(domain.LoadStatus(r.Status)); len(next) > 0 && !skip[r.Load] && !strings.HasPrefix(r.Customer, "—") {
+		if next := loads.NextStatuses(domain.LoadStatus(r.Status)); len(next) > 0 && !skip[r.Load] && !strings.HasPrefix(r.Customer, "—") {
 			return r.Load, next[0]
 		}
 	}

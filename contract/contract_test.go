@@ -13,6 +13,8 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 // The committed (and served) files are what go generate writes from the
@@ -62,7 +64,7 @@ func mustBody(t *testing.T, e domain.Event, previous bool) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := domain.WebhookBody(env, previous)
+	b, err := eventlog.WebhookBody(env, previous)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,18 +81,18 @@ func TestValidatorOnDomainEvents(t *testing.T) {
 	}
 	before, after := sampleLoads()
 	now := time.Now()
-	created, err := domain.LoadEvents(uuid.New(), now, uuid.New(), nil, after)
+	created, err := loads.LoadEvents(uuid.New(), now, uuid.New(), nil, after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err := domain.LoadEvents(uuid.New(), now, uuid.New(), before, after)
+	changed, err := loads.LoadEvents(uuid.New(), now, uuid.New(), before, after)
 	if err != nil || len(changed) != 2 {
 		t.Fatalf("load events: %v, %d", err, len(changed))
 	}
 	trip := after.Trips[0]
 	trip2 := trip
 	trip2.DriverIDs, trip2.CarrierID = []uuid.UUID{uuid.New()}, &after.SubsidiaryID
-	trips, err := domain.TripEvents(uuid.New(), now, uuid.New(), &trip, &trip2, after)
+	trips, err := loads.TripEvents(uuid.New(), now, uuid.New(), &trip, &trip2, after)
 	if err != nil || len(trips) != 1 {
 		t.Fatalf("trip events: %v, %d", err, len(trips))
 	}

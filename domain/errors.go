@@ -75,6 +75,10 @@ func (v *Validation) Add(field, msg string) {
 	v.fields[field] = append(v.fields[field], msg)
 }
 
+// Has reports whether field has an error already (a later, costlier check
+// of it is then skipped).
+func (v *Validation) Has(field string) bool { return len(v.fields[field]) > 0 }
+
 // Err is the collected validation error, or nil.
 func (v *Validation) Err() error {
 	if len(v.fields) == 0 {
@@ -111,4 +115,11 @@ func Classify(err error) error {
 		return ErrUnavailable
 	}
 	return err
+}
+
+// FieldError is a validation error of one field.
+func FieldError(field, msg string) error {
+	var v Validation
+	v.Add(field, msg)
+	return v.Err()
 }

@@ -57,8 +57,8 @@ type Page[T any] struct {
 	Window Window
 }
 
-// answering records the window a page answers.
-func answering[T any](w Window) func(Page[T], error) (Page[T], error) {
+// Answering records the window a page answers.
+func Answering[T any](w Window) func(Page[T], error) (Page[T], error) {
 	return func(p Page[T], err error) (Page[T], error) {
 		p.Window = w
 		return p, err
@@ -101,11 +101,12 @@ const MaxOffset = math.MaxInt32
 // CursorWindow validates Relay paging (first/after): first in 1..100.
 func CursorWindow(first *int, after *string) (Window, error) {
 	var v Validation
-	w := cursorWindow(&v, first, after)
+	w := CheckCursorWindow(&v, first, after)
 	return w, v.Err()
 }
 
-func cursorWindow(v *Validation, first *int, after *string) Window {
+// CheckCursorWindow validates a Relay page (first/after) into v.
+func CheckCursorWindow(v *Validation, first *int, after *string) Window {
 	w := Window{Limit: DefaultPageSize, Keyset: true}
 	if first != nil {
 		if *first <= 0 || *first > MaxPageSize {
@@ -119,16 +120,16 @@ func cursorWindow(v *Validation, first *int, after *string) Window {
 	return w
 }
 
-// listWindow validates a list's paging: Page/PageSize (the API contract's) or
+// CheckListWindow validates a list's paging: Page/PageSize (the API contract's) or
 // first/after (Relay), never both.
-func listWindow(v *Validation, page, pageSize, first *int, after *string, requirePage bool) Window {
+func CheckListWindow(v *Validation, page, pageSize, first *int, after *string, requirePage bool) Window {
 	if first == nil && after == nil {
 		return offsetWindow(v, page, pageSize, requirePage, MaxPageSize)
 	}
 	if page != nil || pageSize != nil {
 		v.Add("first", "page by Page/PageSize or by first/after, not both")
 	}
-	return cursorWindow(v, first, after)
+	return CheckCursorWindow(v, first, after)
 }
 
 // PageWindow validates a list that the API contract does not page (GraphQL trailers):
@@ -137,9 +138,9 @@ func PageWindow(page, pageSize, first *int, after *string) (Window, error) {
 	var v Validation
 	var w Window
 	if page == nil && pageSize == nil {
-		w = cursorWindow(&v, first, after)
+		w = CheckCursorWindow(&v, first, after)
 	} else {
-		w = listWindow(&v, page, pageSize, first, after, false)
+		w = CheckListWindow(&v, page, pageSize, first, after, false)
 	}
 	return w, v.Err()
 }
@@ -165,4 +166,17 @@ func WholeListWindow(limit *int, after *string) (Window, error) {
 		w.After = *after
 	}
 	return w, v.Err()
+}
+
+// CheckPageSize validates the size of a forward page (first, REST's limit):
+// 1..MaxPageSize, DefaultPageSize when absent. The message names no
+// parameter, as transports name it differently.
+func CheckPageSize(v *Validation, first *int) int {
+	if first == nil {
+		return DefaultPageSize
+	}
+	if *first < 1 || *first > MaxPageSize {
+		v.Add("first", fmt.Sprintf("the page size must be between 1 and %d", MaxPageSize))
+	}
+	return *first
 }

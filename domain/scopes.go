@@ -106,7 +106,7 @@ const (
 	OpListEventTypes   Operation = "webhook.eventtypes"
 	OpManageWebhooks   Operation = "webhook.manage"
 	// OpListEvents is the events API: its scope depends on the event type
-	// (domain.EventTypeScope), so the table asks only for a valid token.
+	// (eventlog.TypeScope), so the table asks only for a valid token.
 	OpListEvents Operation = "event.list"
 )
 

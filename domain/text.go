@@ -58,3 +58,6 @@ func InvalidText(field, s string) error {
 	v.TextField(field, s)
 	return v.Err()
 }
+
+// Quote wraps s in double quotes, as messages name a value.
+func Quote(s string) string { return "\"" + s + "\"" }

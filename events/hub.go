@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // Hub fans events out to the live subscriptions of one instance. Publish
@@ -20,7 +20,7 @@ import (
 type Hub struct {
 	mu       sync.Mutex
 	byTenant map[uuid.UUID]map[*Subscription]struct{}
-	pos      domain.EventPosition // of the last event handed to the hub
+	pos      eventlog.Position // of the last event handed to the hub
 	count    atomic.Int64
 	evicted  atomic.Int64
 	// ending runs the Ended of evicted subscribers; Close waits for it.
@@ -32,19 +32,19 @@ func NewHub() *Hub {
 	return &Hub{byTenant: map[uuid.UUID]map[*Subscription]struct{}{}}
 }
 
-var _ domain.EventStream = (*Hub)(nil)
+var _ eventlog.Stream = (*Hub)(nil)
 
 // Subscription is one subscriber of the hub.
 type Subscription struct {
 	hub    *Hub
 	tenant uuid.UUID
-	filter domain.EventFilter
-	sink   domain.EventSink
+	filter eventlog.Filter
+	sink   eventlog.Sink
 	ended  bool // guarded by hub.mu
 }
 
 // Subscribe registers a subscriber of tenant's events that pass f.
-func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+func (h *Hub) Subscribe(tenant uuid.UUID, f eventlog.Filter, sink eventlog.Sink) eventlog.Subscription {
 	s := &Subscription{hub: h, tenant: tenant, filter: f, sink: sink}
 	h.mu.Lock()
 	subs := h.byTenant[tenant]
@@ -60,7 +60,7 @@ func (h *Hub) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.Even
 
 // Publish hands ev to every matching subscriber of its tenant; only this
 // tenant's subscribers are even looked at.
-func (h *Hub) Publish(ev *domain.LiveEvent) {
+func (h *Hub) Publish(ev *eventlog.LiveEvent) {
 	var evicted []*Subscription
 	h.mu.Lock()
 	if h.pos.Before(ev.Pos) {
@@ -88,7 +88,7 @@ func (h *Hub) Close() { h.ending.Wait() }
 // Position is the outbox position of the last event handed to the hub
 // (published or passed over): every event after it reaches the subscribers
 // registered now. A resuming subscriber replays from storage up to it.
-func (h *Hub) Position() domain.EventPosition {
+func (h *Hub) Position() eventlog.Position {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.pos
@@ -96,7 +96,7 @@ func (h *Hub) Position() domain.EventPosition {
 
 // Advance records that the relay passed pos without publishing (events
 // that are not for live subscribers, or its starting point).
-func (h *Hub) Advance(pos domain.EventPosition) {
+func (h *Hub) Advance(pos eventlog.Position) {
 	h.mu.Lock()
 	if h.pos.Before(pos) {
 		h.pos = pos

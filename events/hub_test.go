@@ -7,27 +7,28 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
-func loadEvent(tenant uuid.UUID, number string, status domain.LoadStatus) *domain.LiveEvent {
-	return &domain.LiveEvent{ID: uuid.NewString() + "-0", Type: domain.EventLoadChanged, TenantID: tenant,
+func loadEvent(tenant uuid.UUID, number string, status domain.LoadStatus) *eventlog.LiveEvent {
+	return &eventlog.LiveEvent{ID: uuid.NewString() + "-0", Type: domain.EventLoadChanged, TenantID: tenant,
 		Data: domain.EventData{Load: &domain.Load{LoadNumber: number, Status: status}}}
 }
 
 // chanSink is a subscriber with a bounded buffer of n events.
 type chanSink struct {
-	ch      chan *domain.LiveEvent
+	ch      chan *eventlog.LiveEvent
 	ended   chan bool
 	evicted bool
 }
 
 func newSink(n int) *chanSink {
-	return &chanSink{ch: make(chan *domain.LiveEvent, n), ended: make(chan bool, 1)}
+	return &chanSink{ch: make(chan *eventlog.LiveEvent, n), ended: make(chan bool, 1)}
 }
 
-func (c *chanSink) sink() domain.EventSink {
-	return domain.EventSink{
-		Deliver: func(ev *domain.LiveEvent) bool {
+func (c *chanSink) sink() eventlog.Sink {
+	return eventlog.Sink{
+		Deliver: func(ev *eventlog.LiveEvent) bool {
 			select {
 			case c.ch <- ev:
 				return true
@@ -44,10 +45,10 @@ func TestHubIsolatesTenantsAndFilters(t *testing.T) {
 	h := NewHub()
 	a, b := uuid.New(), uuid.New()
 	all, covered, other, status := newSink(8), newSink(8), newSink(8), newSink(8)
-	allSub := h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadChanged}}, all.sink())
-	h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadChanged}, Statuses: []domain.LoadStatus{domain.LoadCovered}}, covered.sink())
-	h.Subscribe(b, domain.EventFilter{}, other.sink())
-	h.Subscribe(a, domain.EventFilter{Types: []string{domain.EventLoadStatusChanged}}, status.sink())
+	allSub := h.Subscribe(a, eventlog.Filter{Types: []string{domain.EventLoadChanged}}, all.sink())
+	h.Subscribe(a, eventlog.Filter{Types: []string{domain.EventLoadChanged}, Statuses: []domain.LoadStatus{domain.LoadCovered}}, covered.sink())
+	h.Subscribe(b, eventlog.Filter{}, other.sink())
+	h.Subscribe(a, eventlog.Filter{Types: []string{domain.EventLoadStatusChanged}}, status.sink())
 	h.Publish(loadEvent(a, "L1", domain.LoadOpen))
 	h.Publish(loadEvent(a, "L2", domain.LoadCovered))
 	if len(all.ch) != 2 || len(covered.ch) != 1 || len(other.ch) != 0 || len(status.ch) != 0 {
@@ -72,8 +73,8 @@ func TestHubEvictsSlowSubscriber(t *testing.T) {
 	h := NewHub()
 	tenant := uuid.New()
 	slow, fast := newSink(4), newSink(4)
-	h.Subscribe(tenant, domain.EventFilter{}, slow.sink())
-	h.Subscribe(tenant, domain.EventFilter{}, fast.sink())
+	h.Subscribe(tenant, eventlog.Filter{}, slow.sink())
+	h.Subscribe(tenant, eventlog.Filter{}, fast.sink())
 	for i := 0; i < 10; i++ {
 		h.Publish(loadEvent(tenant, "L", domain.LoadOpen))
 		<-fast.ch // the fast one keeps up
@@ -98,15 +99,15 @@ func TestHubCloseWaitsForEvictedEnds(t *testing.T) {
 	tenant := uuid.New()
 	started, release := make(chan struct{}), make(chan struct{})
 	var finished atomic.Bool
-	h.Subscribe(tenant, domain.EventFilter{}, domain.EventSink{
-		Deliver: func(*domain.LiveEvent) bool { return false }, // always full: evicted at once
+	h.Subscribe(tenant, eventlog.Filter{}, eventlog.Sink{
+		Deliver: func(*eventlog.LiveEvent) bool { return false }, // always full: evicted at once
 		Ended: func(bool) {
 			close(started)
 			<-release // a slow network write
 			finished.Store(true)
 		},
 	})
-	h.Publish(&domain.LiveEvent{TenantID: tenant})
+	h.Publish(&eventlog.LiveEvent{TenantID: tenant})
 	<-started
 	closed := make(chan bool)
 	go func() { h.Close(); closed <- finished.Load() }()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -33,7 +33,7 @@ type Relay struct {
 	// Batch is how many events one read takes (default 500).
 	Batch int
 
-	pos        domain.EventPosition
+	pos        eventlog.Position
 	skip       map[int64]bool // committed before Position, not yet final then
 	positioned bool
 	ready      chan struct{}
@@ -228,12 +228,12 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 }
 
 // Parse reads a stored envelope into the shared live event.
-func Parse(e *storage.OutboxEvent) (*domain.LiveEvent, error) {
-	ts, data, err := domain.ParseEnvelope(e.Payload)
+func Parse(e *storage.OutboxEvent) (*eventlog.LiveEvent, error) {
+	ts, data, err := eventlog.ParseEnvelope(e.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("event %s: %w", e.ID, err)
 	}
-	ev := &domain.LiveEvent{Seq: e.Seq, Pos: e.Pos(), ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: data}
+	ev := &eventlog.LiveEvent{Seq: e.Seq, Pos: e.Pos(), ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: data}
 	if e.SubsidiaryID != nil {
 		ev.SubsidiaryID = *e.SubsidiaryID
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
@@ -33,10 +35,10 @@ func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay
 }
 
 // subscribe registers a subscriber with a buffer of 16 events.
-func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *domain.LiveEvent, domain.EventSubscription) {
-	ch := make(chan *domain.LiveEvent, 16)
-	sub := hub.Subscribe(tenant, domain.EventFilter{}, domain.EventSink{
-		Deliver: func(ev *domain.LiveEvent) bool {
+func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *eventlog.LiveEvent, eventlog.Subscription) {
+	ch := make(chan *eventlog.LiveEvent, 16)
+	sub := hub.Subscribe(tenant, eventlog.Filter{}, eventlog.Sink{
+		Deliver: func(ev *eventlog.LiveEvent) bool {
 			select {
 			case ch <- ev:
 				return true
@@ -49,7 +51,7 @@ func subscribe(hub *events.Hub, tenant uuid.UUID) (chan *domain.LiveEvent, domai
 	return ch, sub
 }
 
-func receive(t *testing.T, ch chan *domain.LiveEvent) *domain.LiveEvent {
+func receive(t *testing.T, ch chan *eventlog.LiveEvent) *eventlog.LiveEvent {
 	t.Helper()
 	select {
 	case ev := <-ch:
@@ -71,10 +73,10 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, 'S')`, sub, tenant); err != nil {
 		t.Fatal(err)
 	}
-	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
 	create := func(n string) {
-		if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: n, SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+		if _, err := svc.CreateLoad(caller, loads.Input{LoadNumber: n, SubsidiaryID: sub.String(), Stops: []loads.StopInput{{Type: "Pickup"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -132,9 +134,9 @@ func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
 	_, hub := startRelay(t, db, 50*time.Millisecond)
 	ch, subscription := subscribe(hub, tenant)
 	defer subscription.Close()
-	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate}})
-	if _, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: "P-1", SubsidiaryID: sub.String(), Stops: []domain.StopInput{{Type: "Pickup"}}}); err != nil {
+	if _, err := svc.CreateLoad(caller, loads.Input{LoadNumber: "P-1", SubsidiaryID: sub.String(), Stops: []loads.StopInput{{Type: "Pickup"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := receive(t, ch); ev.Data.Load.LoadNumber != "P-1" {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // TestSubscriptionsAuthorizeValidateAndFilter: the domain's subscription
@@ -15,25 +16,25 @@ import (
 func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 	t.Parallel()
 	h := NewHub()
-	svc := &domain.Subscriptions{Stream: h}
+	svc := &eventlog.Subscriptions{Stream: h}
 	tenant, other := uuid.New(), uuid.New()
 	caller := func(scopes ...domain.Scope) context.Context {
 		return domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: scopes})
 	}
 	sink := newSink(8)
 
-	if _, err := svc.Subscribe(context.Background(), nil, domain.EventLoadChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeUnauthenticated {
+	if _, err := svc.Subscribe(context.Background(), nil, domain.EventLoadChanged, eventlog.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeUnauthenticated {
 		t.Fatalf("anonymous: %v", err)
 	}
-	if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventTripChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
+	if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventTripChanged, eventlog.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
 		t.Fatalf("trip events with load:read: %v", err)
 	}
 	bad := "nope"
-	many := make([]string, domain.MaxFilterLoadNumbers+1)
+	many := make([]string, eventlog.MaxFilterLoadNumbers+1)
 	for i := range many {
 		many[i] = "L"
 	}
-	for name, in := range map[string]domain.SubscriptionInput{
+	for name, in := range map[string]eventlog.SubscriptionInput{
 		"status": {Statuses: []string{"Lost"}}, "subsidiary": {SubsidiaryID: &bad}, "too many": {LoadNumbers: many}, "empty": {LoadNumbers: []string{" "}},
 	} {
 		if _, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventLoadChanged, in, sink.sink()); domain.CodeOf(err) != domain.CodeInvalid {
@@ -47,13 +48,13 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 	subsidiary := uuid.New()
 	s := subsidiary.String()
 	sub, err := svc.Subscribe(caller(domain.ScopeLoadRead), nil, domain.EventLoadChanged,
-		domain.SubscriptionInput{LoadNumbers: []string{"L-1"}, SubsidiaryID: &s}, sink.sink())
+		eventlog.SubscriptionInput{LoadNumbers: []string{"L-1"}, SubsidiaryID: &s}, sink.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	ev := func(tn uuid.UUID, typ, number string, sub uuid.UUID) *domain.LiveEvent {
-		return &domain.LiveEvent{Type: typ, TenantID: tn, SubsidiaryID: sub, Data: domain.EventData{Load: &domain.Load{LoadNumber: number}}}
+	ev := func(tn uuid.UUID, typ, number string, sub uuid.UUID) *eventlog.LiveEvent {
+		return &eventlog.LiveEvent{Type: typ, TenantID: tn, SubsidiaryID: sub, Data: domain.EventData{Load: &domain.Load{LoadNumber: number}}}
 	}
 	h.Publish(ev(other, domain.EventLoadChanged, "L-1", subsidiary))        // other tenant
 	h.Publish(ev(tenant, domain.EventLoadStatusChanged, "L-1", subsidiary)) // other type
@@ -71,17 +72,17 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 func TestSubscriptionsReadTheStreamTheyAreGiven(t *testing.T) {
 	t.Parallel()
 	instance, feed := NewHub(), NewHub()
-	svc := &domain.Subscriptions{Stream: instance}
+	svc := &eventlog.Subscriptions{Stream: instance}
 	tenant := uuid.New()
 	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadRead}})
 	sink := newSink(8)
-	if _, err := svc.Subscribe(ctx, feed, domain.EventTripChanged, domain.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
+	if _, err := svc.Subscribe(ctx, feed, domain.EventTripChanged, eventlog.SubscriptionInput{}, sink.sink()); domain.CodeOf(err) != domain.CodeForbidden {
 		t.Fatalf("trip events with load:read: %v", err)
 	}
 	if feed.Subscribers() != 0 {
 		t.Fatal("a refused subscription reached the feed")
 	}
-	sub, err := svc.Subscribe(ctx, feed, domain.EventLoadChanged, domain.SubscriptionInput{}, sink.sink())
+	sub, err := svc.Subscribe(ctx, feed, domain.EventLoadChanged, eventlog.SubscriptionInput{}, sink.sink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +90,8 @@ func TestSubscriptionsReadTheStreamTheyAreGiven(t *testing.T) {
 	if feed.Subscribers() != 1 || instance.Subscribers() != 0 {
 		t.Fatalf("feed has %d subscribers, the instance's hub %d", feed.Subscribers(), instance.Subscribers())
 	}
-	feed.Publish(&domain.LiveEvent{ID: "from-feed", Type: domain.EventLoadChanged, TenantID: tenant})
-	instance.Publish(&domain.LiveEvent{ID: "from-hub", Type: domain.EventLoadChanged, TenantID: tenant})
+	feed.Publish(&eventlog.LiveEvent{ID: "from-feed", Type: domain.EventLoadChanged, TenantID: tenant})
+	instance.Publish(&eventlog.LiveEvent{ID: "from-hub", Type: domain.EventLoadChanged, TenantID: tenant})
 	if n := len(sink.ch); n != 1 {
 		t.Fatalf("delivered %d events, want the feed's one", n)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/resolvers"
@@ -62,8 +62,8 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 // limitedServer serves a GraphQL handler with tight limits behind the real
 // auth middleware of srv.
 func limitedServer(t testing.TB, srv *apptest.Server, o app.GraphQLOptions) string {
-	reads := &storage.Reads{DB: srv.DB}
-	h := app.NewGraphQL(&resolvers.Resolver{Reads: &domain.Reads{Store: reads}}, reads, nil, o)
+	store := &storage.Reads{DB: srv.DB}
+	h := app.NewGraphQL(&resolvers.Resolver{Reads: &reads.Service{Store: store}}, store, nil, o)
 	ts := httptest.NewServer(srv.Auth.Middleware(h))
 	t.Cleanup(ts.Close)
 	return ts.URL

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
@@ -36,7 +37,7 @@ func ptrs[T any](items []T) []*T {
 	return out
 }
 
-func statementConnection(p domain.Page[domain.Statement]) *model.SettlementStatementConnection {
+func statementConnection(p domain.Page[reads.Statement]) *model.SettlementStatementConnection {
 	e := envelopeOf(p)
 	c := &model.SettlementStatementConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
@@ -47,7 +48,7 @@ func statementConnection(p domain.Page[domain.Statement]) *model.SettlementState
 	return c
 }
 
-func trailerConnection(p domain.Page[domain.Trailer]) *model.TrailerConnection {
+func trailerConnection(p domain.Page[reads.Trailer]) *model.TrailerConnection {
 	e := envelopeOf(p)
 	c := &model.TrailerConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
@@ -58,7 +59,7 @@ func trailerConnection(p domain.Page[domain.Trailer]) *model.TrailerConnection {
 	return c
 }
 
-func locationConnection(p domain.Page[domain.Location]) *model.LocationConnection {
+func locationConnection(p domain.Page[reads.Location]) *model.LocationConnection {
 	e := envelopeOf(p)
 	c := &model.LocationConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}
@@ -69,7 +70,7 @@ func locationConnection(p domain.Page[domain.Location]) *model.LocationConnectio
 	return c
 }
 
-func userConnection(p domain.Page[domain.User]) *model.UserConnection {
+func userConnection(p domain.Page[reads.User]) *model.UserConnection {
 	e := envelopeOf(p)
 	c := &model.UserConnection{Page: e.page, PageSize: e.pageSize, Total: e.total, TotalCount: e.total,
 		PageInfo: e.pageInfo, Items: ptrs(p.Items)}

@@ -8,6 +8,7 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
@@ -24,9 +25,9 @@ type docLoaders map[domain.DocumentParentType]*dataloadgen.Loader[uuid.UUID, []d
 
 // WithDocumentLoaders gives an operation its document loaders (the graph
 // server calls it around every operation).
-func WithDocumentLoaders(ctx context.Context, docs *domain.Documents) context.Context {
+func WithDocumentLoaders(ctx context.Context, docs *documents.Service) context.Context {
 	l := docLoaders{}
-	for t := range domain.DocumentTargets {
+	for t := range documents.Targets {
 		l[t] = dataloadgen.NewMappedLoader(func(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID][]domain.Document, error) {
 			return docs.DocumentsOf(ctx, t, ids, documentsPerParent)
 		}, dataloadgen.WithBatchCapacity(loaders.MaxBatch), dataloadgen.WithWait(loaders.BatchWait))

@@ -9,12 +9,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 func (r *queryResolver) Events(ctx context.Context, first *int, after *string, types []string, loadNumber *string, subsidiaryID *string, since *time.Time, includePreviousAttributes *bool) (*model.EventConnection, error) {
-	page, err := r.EventLog.List(ctx, domain.EventListInput{First: first, After: after, Types: types, LoadNumber: loadNumber,
+	page, err := r.EventLog.List(ctx, eventlog.ListInput{First: first, After: after, Types: types, LoadNumber: loadNumber,
 		SubsidiaryID: subsidiaryID, Since: since})
 	if err != nil {
 		return nil, err

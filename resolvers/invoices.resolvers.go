@@ -9,11 +9,12 @@ import (
 	"context"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 )
 
-func (r *invoiceLoadResolver) Load(ctx context.Context, obj *domain.InvoiceLoad) (*domain.Load, error) {
+func (r *invoiceLoadResolver) Load(ctx context.Context, obj *reads.InvoiceLoad) (*domain.Load, error) {
 	l, err := loaders.From(ctx)
 	if err != nil {
 		return nil, err
@@ -21,8 +22,8 @@ func (r *invoiceLoadResolver) Load(ctx context.Context, obj *domain.InvoiceLoad)
 	return loaders.One(ctx, l.Loads, &obj.ID)
 }
 
-func (r *queryResolver) Invoice(ctx context.Context, id *string, number *string) (*domain.Invoice, error) {
-	return r.Reads.Invoice(ctx, domain.InvoiceKey{ID: id, Number: number})
+func (r *queryResolver) Invoice(ctx context.Context, id *string, number *string) (*reads.Invoice, error) {
+	return r.Reads.Invoice(ctx, reads.InvoiceKey{ID: id, Number: number})
 }
 
 func (r *Resolver) InvoiceLoad() generated.InvoiceLoadResolver { return &invoiceLoadResolver{r} }

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 )
@@ -17,7 +18,7 @@ func (r *queryResolver) Load(ctx context.Context, loadNumber string) (*domain.Lo
 	return r.Reads.Load(ctx, loadNumber)
 }
 
-func (r *stopResolver) Location(ctx context.Context, obj *domain.Stop) (*domain.Location, error) {
+func (r *stopResolver) Location(ctx context.Context, obj *domain.Stop) (*reads.Location, error) {
 	l, err := loaders.From(ctx)
 	if err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func (r *tripResolver) Drivers(ctx context.Context, obj *domain.Trip) ([]*domain
 	return loaders.Many(ctx, l.Drivers, obj.DriverIDs)
 }
 
-func (r *tripResolver) Trailer(ctx context.Context, obj *domain.Trip) (*domain.Trailer, error) {
+func (r *tripResolver) Trailer(ctx context.Context, obj *domain.Trip) (*reads.Trailer, error) {
 	l, err := loaders.From(ctx)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,9 @@ import (
 	"context"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
@@ -26,11 +29,11 @@ func (r *mutationResolver) ChangeLoadStatus(ctx context.Context, loadNumber stri
 }
 
 func (r *mutationResolver) UpdateTrip(ctx context.Context, id string, input model.UpdateTripInput) (*domain.Trip, error) {
-	return r.LoadWrites.UpdateTrip(ctx, id, domain.TripPatch{DriverIDs: input.DriverIds, TruckID: input.TruckID, TrailerID: input.TrailerID, CarrierID: input.CarrierID})
+	return r.LoadWrites.UpdateTrip(ctx, id, loads.TripPatch{DriverIDs: input.DriverIds, TruckID: input.TruckID, TrailerID: input.TrailerID, CarrierID: input.CarrierID})
 }
 
 func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, first *int, after *string) (*model.LoadConnection, error) {
-	in := domain.LoadListInput{First: first, After: after}
+	in := reads.LoadListInput{First: first, After: after}
 	if filter != nil {
 		in.Statuses, in.SubsidiaryID = filter.Statuses, filter.SubsidiaryID
 	}
@@ -42,19 +45,19 @@ func (r *queryResolver) Loads(ctx context.Context, filter *model.LoadFilter, fir
 }
 
 func (r *subscriptionResolver) LoadChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.LoadEvent, error) {
-	return stream(ctx, r.Subscriptions, domain.EventLoadChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
+	return stream(ctx, r.Subscriptions, domain.EventLoadChanged, filter, func(ev *eventlog.LiveEvent) *model.LoadEvent {
 		return loadEvent(ev, r.Subscriptions.Cursor(ev), includePreviousAttributes != nil && *includePreviousAttributes)
 	})
 }
 
 func (r *subscriptionResolver) LoadStatusChanged(ctx context.Context, filter *model.LoadEventFilter, after *string) (<-chan *model.LoadEvent, error) {
-	return stream(ctx, r.Subscriptions, domain.EventLoadStatusChanged, filter, func(ev *domain.LiveEvent) *model.LoadEvent {
+	return stream(ctx, r.Subscriptions, domain.EventLoadStatusChanged, filter, func(ev *eventlog.LiveEvent) *model.LoadEvent {
 		return loadEvent(ev, r.Subscriptions.Cursor(ev), false)
 	})
 }
 
 func (r *subscriptionResolver) TripChanged(ctx context.Context, filter *model.LoadEventFilter, includePreviousAttributes *bool, after *string) (<-chan *model.TripEvent, error) {
-	return stream(ctx, r.Subscriptions, domain.EventTripChanged, filter, func(ev *domain.LiveEvent) *model.TripEvent {
+	return stream(ctx, r.Subscriptions, domain.EventTripChanged, filter, func(ev *eventlog.LiveEvent) *model.TripEvent {
 		return tripEvent(ev, r.Subscriptions.Cursor(ev), includePreviousAttributes != nil && *includePreviousAttributes)
 	})
 }

@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 // Conversions between the GraphQL inputs/events of schema/loads.graphqls and
-// the domain: no rules here, they live in domain.LoadWrites.
+// the domain: no rules here, they live in loads.Writes.
 
-func createLoadInput(in model.CreateLoadInput) domain.LoadInput {
-	out := domain.LoadInput{LoadNumber: in.LoadNumber, SubsidiaryID: in.SubsidiaryID, CustomerID: in.CustomerID,
+func createLoadInput(in model.CreateLoadInput) loads.Input {
+	out := loads.Input{LoadNumber: in.LoadNumber, SubsidiaryID: in.SubsidiaryID, CustomerID: in.CustomerID,
 		OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source, Rate: moneyInput(in.Rate), Weight: in.Weight,
 		Commodity: in.Commodity, EquipmentType: in.EquipmentType, Stops: stopInputs(in.Stops)}
 	if in.Status != nil {
@@ -26,15 +28,15 @@ func createLoadInput(in model.CreateLoadInput) domain.LoadInput {
 	}
 	for _, t := range in.Trips {
 		if t != nil {
-			out.Trips = append(out.Trips, domain.TripInput{TripNumber: t.TripNumber, DriverIDs: t.DriverIds, TruckID: t.TruckID,
+			out.Trips = append(out.Trips, loads.TripInput{TripNumber: t.TripNumber, DriverIDs: t.DriverIds, TruckID: t.TruckID,
 				TrailerID: t.TrailerID, CarrierID: t.CarrierID})
 		}
 	}
 	return out
 }
 
-func loadPatch(in model.UpdateLoadInput) domain.LoadPatch {
-	out := domain.LoadPatch{CustomerID: in.CustomerID, OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source,
+func loadPatch(in model.UpdateLoadInput) loads.Patch {
+	out := loads.Patch{CustomerID: in.CustomerID, OrderNumber: in.OrderNumber, PONumber: in.PoNumber, Source: in.Source,
 		Rate: moneyInput(in.Rate), Weight: in.Weight, Commodity: in.Commodity, EquipmentType: in.EquipmentType}
 	if in.BillingStatus != nil {
 		b := string(*in.BillingStatus)
@@ -43,26 +45,26 @@ func loadPatch(in model.UpdateLoadInput) domain.LoadPatch {
 	if in.Stops != nil {
 		out.Stops = stopInputs(in.Stops)
 		if out.Stops == nil {
-			out.Stops = []domain.StopInput{}
+			out.Stops = []loads.StopInput{}
 		}
 	}
 	return out
 }
 
-func moneyInput(m *model.MoneyInput) *domain.MoneyInput {
+func moneyInput(m *model.MoneyInput) *loads.MoneyInput {
 	if m == nil {
 		return nil
 	}
-	return &domain.MoneyInput{Amount: m.Amount, Currency: m.Currency}
+	return &loads.MoneyInput{Amount: m.Amount, Currency: m.Currency}
 }
 
-func stopInputs(in []*model.StopInput) []domain.StopInput {
-	var out []domain.StopInput
+func stopInputs(in []*model.StopInput) []loads.StopInput {
+	var out []loads.StopInput
 	for _, s := range in {
 		if s == nil {
 			continue
 		}
-		st := domain.StopInput{Type: string(s.Type), LocationID: s.LocationID, AppointmentStart: s.AppointmentStart,
+		st := loads.StopInput{Type: string(s.Type), LocationID: s.LocationID, AppointmentStart: s.AppointmentStart,
 			AppointmentEnd: s.AppointmentEnd, ArrivedAt: s.ArrivedAt, DepartedAt: s.DepartedAt}
 		if s.Name != nil {
 			st.Name = *s.Name
@@ -89,8 +91,8 @@ func str(s *string) string {
 // subscribers with an error they can resume from). The subscriptions'
 // after: argument is not read here: the streaming transports apply it
 // (live.Live.Resume replays stored events before the live stream).
-func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*domain.LiveEvent) T) (<-chan T, error) {
-	var in domain.SubscriptionInput
+func stream[T any](ctx context.Context, subs *eventlog.Subscriptions, eventType string, f *model.LoadEventFilter, convert func(*eventlog.LiveEvent) T) (<-chan T, error) {
+	var in eventlog.SubscriptionInput
 	if f != nil {
 		in.LoadNumbers, in.SubsidiaryID = f.LoadNumbers, f.SubsidiaryID
 		for _, s := range f.Statuses {
@@ -102,9 +104,9 @@ func stream[T any](ctx context.Context, subs *domain.Subscriptions, eventType st
 		buffer = defaultSubscriberBuffer
 	}
 	out := make(chan T, buffer)
-	feed, _ := ctx.Value(streamKey{}).(domain.EventStream)
-	sub, err := subs.Subscribe(ctx, feed, eventType, in, domain.EventSink{
-		Deliver: func(ev *domain.LiveEvent) bool {
+	feed, _ := ctx.Value(streamKey{}).(eventlog.Stream)
+	sub, err := subs.Subscribe(ctx, feed, eventType, in, eventlog.Sink{
+		Deliver: func(ev *eventlog.LiveEvent) bool {
 			select {
 			case out <- convert(ev):
 				return true
@@ -127,19 +129,19 @@ type streamKey struct{}
 // read from stream instead of the instance's hub. gqlgen runs the resolver,
 // so the transport's feed can reach it only through the execution's context;
 // the resolver hands it to domain explicitly.
-func WithEventStream(ctx context.Context, stream domain.EventStream) context.Context {
+func WithEventStream(ctx context.Context, stream eventlog.Stream) context.Context {
 	return context.WithValue(ctx, streamKey{}, stream)
 }
 
 // defaultSubscriberBuffer applies when the configuration names none.
 const defaultSubscriberBuffer = 64
 
-func loadEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.LoadEvent {
+func loadEvent(ev *eventlog.LiveEvent, cursor string, previous bool) *model.LoadEvent {
 	return &model.LoadEvent{ID: ev.ID, Cursor: cursor, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.LoadEventData{Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }
 
-func tripEvent(ev *domain.LiveEvent, cursor string, previous bool) *model.TripEvent {
+func tripEvent(ev *eventlog.LiveEvent, cursor string, previous bool) *model.TripEvent {
 	return &model.TripEvent{ID: ev.ID, Cursor: cursor, Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(domain.EventTimeLayout),
 		Version: domain.EventPayloadVersion, Data: &model.TripEventData{Trip: ev.Data.Trip, Load: ev.Data.Load, Diff: diff(ev.Data.Diff, previous)}}
 }

@@ -8,16 +8,16 @@ package resolvers
 import (
 	"context"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 func (r *queryResolver) Locations(ctx context.Context, filter *model.LocationFilter, page *int, pageSize *int, first *int, after *string) (*model.LocationConnection, error) {
-	in := domain.LocationSearchInput{Page: page, PageSize: pageSize, First: first, After: after}
+	in := reads.LocationSearchInput{Page: page, PageSize: pageSize, First: first, After: after}
 	if filter != nil {
 		in.Status, in.LocationIDs = filter.Status, filter.LocationIds
 		if rg := filter.CreatedDateRange; rg != nil {
-			in.CreatedDateRange = &domain.DateRangeInput{Start: rg.Start, End: rg.End}
+			in.CreatedDateRange = &reads.DateRangeInput{Start: rg.Start, End: rg.End}
 		}
 	}
 	p, err := r.Reads.SearchLocations(ctx, in)

@@ -2,14 +2,20 @@
 // arguments and call domain services.
 package resolvers
 
-import "github.com/haulgraph/haulgraph/domain"
+import (
+	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
+)
 
 // Resolver is the root resolver; its fields are the domain services.
 type Resolver struct {
-	Reads          *domain.Reads
-	Documents      *domain.Documents
-	LoadWrites     *domain.LoadWrites
-	Subscriptions  *domain.Subscriptions
-	WebhookService *domain.Webhooks
-	EventLog       *domain.EventLog
+	Reads          *reads.Service
+	Documents      *documents.Service
+	LoadWrites     *loads.Writes
+	Subscriptions  *eventlog.Subscriptions
+	WebhookService *webhooks.Service
+	EventLog       *eventlog.Log
 }

@@ -6,15 +6,15 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // statementSkip reads a settlementStatements field's selection set (through
 // fragments, honouring @skip/@include): the count and the relations that the
 // query does not select are not read at all.
-func statementSkip(ctx context.Context) domain.StatementSkip {
+func statementSkip(ctx context.Context) reads.StatementSkip {
 	op := graphql.GetOperationContext(ctx)
-	skip := domain.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true, SubLines: true}
+	skip := reads.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true, SubLines: true}
 	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
 		switch f.Name {
 		case "total", "totalCount":
@@ -32,7 +32,7 @@ func statementSkip(ctx context.Context) domain.StatementSkip {
 	return skip
 }
 
-func selectStatement(op *graphql.OperationContext, sel ast.SelectionSet, skip *domain.StatementSkip) {
+func selectStatement(op *graphql.OperationContext, sel ast.SelectionSet, skip *reads.StatementSkip) {
 	for _, f := range graphql.CollectFields(op, sel, nil) {
 		switch f.Name {
 		case "totals":

@@ -10,15 +10,16 @@ import (
 	"math"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 func (r *queryResolver) SettlementStatements(ctx context.Context, filter model.StatementFilter, page *int, pageSize *int, first *int, after *string) (*model.SettlementStatementConnection, error) {
-	in := domain.StatementSearchInput{Page: page, PageSize: pageSize, DriverType: filter.DriverType,
+	in := reads.StatementSearchInput{Page: page, PageSize: pageSize, DriverType: filter.DriverType,
 		DriverID: filter.DriverID, First: first, After: after, Skip: statementSkip(ctx)}
 	if rg := filter.StatementDateRange; rg != nil {
-		in.StatementDateRange = &domain.DateRangeInput{Start: rg.Start, End: rg.End}
+		in.StatementDateRange = &reads.DateRangeInput{Start: rg.Start, End: rg.End}
 	}
 	p, err := r.Reads.SearchStatements(ctx, in)
 	if err != nil {
@@ -27,7 +28,7 @@ func (r *queryResolver) SettlementStatements(ctx context.Context, filter model.S
 	return statementConnection(p), nil
 }
 
-func (r *queryResolver) SettlementStatement(ctx context.Context, number int) (*domain.Statement, error) {
+func (r *queryResolver) SettlementStatement(ctx context.Context, number int) (*reads.Statement, error) {
 	if number < math.MinInt32 || number > math.MaxInt32 {
 		return nil, domain.NotFound("settlement statement %d not found", number)
 	}

@@ -8,12 +8,12 @@ package resolvers
 import (
 	"context"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 func (r *queryResolver) Users(ctx context.Context, keyword *string, page *int, pageSize *int, first *int, after *string) (*model.UserConnection, error) {
-	p, err := r.Reads.SearchUsers(ctx, domain.UserSearchInput{Page: page, PageSize: pageSize, Keyword: keyword, First: first, After: after})
+	p, err := r.Reads.SearchUsers(ctx, reads.UserSearchInput{Page: page, PageSize: pageSize, Keyword: keyword, First: first, After: after})
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
 func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
-	in := domain.WebhookInput{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes, IncludePreviousAttributes: input.IncludePreviousAttributes,
+	in := webhooks.Input{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes, IncludePreviousAttributes: input.IncludePreviousAttributes,
 		SignatureScheme: input.SignatureScheme}
 	if in.EventTypes == nil {
 		in.EventTypes = []string{}
@@ -39,7 +40,7 @@ func (r *mutationResolver) UpdateWebhook(ctx context.Context, id string, input m
 	if err != nil {
 		return nil, err
 	}
-	w, err := r.WebhookService.Update(ctx, wid, domain.WebhookInput{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes,
+	w, err := r.WebhookService.Update(ctx, wid, webhooks.Input{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes,
 		IncludePreviousAttributes: input.IncludePreviousAttributes})
 	return node(w), err
 }
@@ -90,7 +91,7 @@ func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (bool, 
 	return true, nil
 }
 
-func (r *mutationResolver) RedeliverEvent(ctx context.Context, webhookID string, eventID string) (*domain.WebhookDelivery, error) {
+func (r *mutationResolver) RedeliverEvent(ctx context.Context, webhookID string, eventID string) (*webhooks.Delivery, error) {
 	wid, err := parseID("webhookId", webhookID)
 	if err != nil {
 		return nil, err
@@ -137,7 +138,7 @@ func (r *webhookResolver) PublicKey(ctx context.Context, obj *model.WebhookNode)
 	return &obj.PublicKey, nil
 }
 
-func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*domain.WebhookDelivery, error) {
+func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*webhooks.Delivery, error) {
 	limit, err := deliveriesLimit(first)
 	if err != nil {
 		return nil, err
@@ -148,7 +149,7 @@ func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode
 			return nil, err
 		}
 	}
-	out := make([]*domain.WebhookDelivery, len(ds))
+	out := make([]*webhooks.Delivery, len(ds))
 	for i := range ds {
 		out[i] = &ds[i]
 	}

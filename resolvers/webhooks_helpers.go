@@ -7,10 +7,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
-func node(w *domain.Webhook) *model.WebhookNode {
+func node(w *webhooks.Webhook) *model.WebhookNode {
 	if w == nil {
 		return nil
 	}

@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Prefix is where the REST compatibility routes live.
@@ -32,16 +36,16 @@ type Route struct {
 
 // Deps are what the REST face calls.
 type Deps struct {
-	Reads *domain.Reads
+	Reads *reads.Service
 	// Documents serves docs/api-contract.md §4.7's uploads, routes like every other (nil:
 	// no uploads). The signed download is DocumentDownload, outside the API.
-	Documents *domain.Documents
+	Documents *documents.Service
 	// Events serves the events API (nil: none).
-	Events *domain.EventLog
+	Events *eventlog.Log
 	// Exports streams statement exports (nil: no export route).
-	Exports *domain.Exports
+	Exports *reads.Exports
 	// Webhooks serves webhook management (nil: none).
-	Webhooks *domain.Webhooks
+	Webhooks *webhooks.Service
 	// EmittedEvent, when set, is told every event the events API answers.
 	EmittedEvent domain.EmitFunc
 }
@@ -101,7 +105,7 @@ func endpoint(pattern string, rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetRoute(r.Context(), pattern)
 		if _, ok := parseVersion(r.PathValue("version")); !ok {
-			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
+			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+domain.Quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
 			return
 		}
 		if !acceptsJSON(r.Header.Get("Accept"), rt.Produces...) {
@@ -234,5 +238,3 @@ func literalSegments(pattern string) int {
 	}
 	return n
 }
-
-func quote(s string) string { return `"` + s + `"` }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // Request bodies exactly as docs/api-contract.md §4.2, §4.5 and §4.6 name their fields; pointers
@@ -22,8 +23,8 @@ type statementSearchBody struct {
 	DriverId           *string        `json:"DriverId"` //nolint:revive // the API contract's name
 }
 
-func (b statementSearchBody) input() (domain.StatementSearchInput, error) {
-	in := domain.StatementSearchInput{Page: b.Page, PageSize: b.PageSize, DriverType: b.DriverType, DriverID: b.DriverId}
+func (b statementSearchBody) input() (reads.StatementSearchInput, error) {
+	in := reads.StatementSearchInput{Page: b.Page, PageSize: b.PageSize, DriverType: b.DriverType, DriverID: b.DriverId}
 	r, err := b.StatementDateRange.input("StatementDateRange")
 	in.StatementDateRange = r
 	return in, err
@@ -37,8 +38,8 @@ type locationSearchBody struct {
 	CreatedDateRange *dateRangeBody `json:"CreatedDateRange"`
 }
 
-func (b locationSearchBody) input() (domain.LocationSearchInput, error) {
-	in := domain.LocationSearchInput{Page: b.Page, PageSize: b.PageSize, Status: b.Status, LocationIDs: b.LocationIds}
+func (b locationSearchBody) input() (reads.LocationSearchInput, error) {
+	in := reads.LocationSearchInput{Page: b.Page, PageSize: b.PageSize, Status: b.Status, LocationIDs: b.LocationIds}
 	r, err := b.CreatedDateRange.input("CreatedDateRange")
 	in.CreatedDateRange = r
 	return in, err
@@ -52,7 +53,7 @@ type userSearchBody struct {
 
 // input parses the bounds with domain's one date-time rule, naming a bound
 // that breaks it.
-func (b *dateRangeBody) input(field string) (*domain.DateRangeInput, error) {
+func (b *dateRangeBody) input(field string) (*reads.DateRangeInput, error) {
 	if b == nil {
 		return nil, nil
 	}
@@ -68,6 +69,6 @@ func (b *dateRangeBody) input(field string) (*domain.DateRangeInput, error) {
 		}
 		return &t
 	}
-	r := &domain.DateRangeInput{Start: parse("Start", b.Start), End: parse("End", b.End)}
+	r := &reads.DateRangeInput{Start: parse("Start", b.Start), End: parse("End", b.End)}
 	return r, v.Err()
 }

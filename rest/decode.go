@@ -35,7 +35,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	// A key given twice, in any spelling the matching below takes alike,
 	// would be read one way here and another by an exact-match reader.
 	if key, repeated := jsonkey.Repeated(body); repeated {
-		return fieldError(key, key+" is given more than once (field names match case-insensitively)")
+		return domain.FieldError(key, key+" is given more than once (field names match case-insensitively)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -103,11 +103,11 @@ func bodyError(err error) error {
 		if typ.Field == "" {
 			return invalidBody("the body must be a JSON object")
 		}
-		return fieldError(typ.Field, typ.Field+" must be "+jsonKind(typ.Type.Kind().String()))
+		return domain.FieldError(typ.Field, typ.Field+" must be "+jsonKind(typ.Type.Kind().String()))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name = strings.Trim(name, `"`)
-		return fieldError(name, "unknown field "+name)
+		return domain.FieldError(name, "unknown field "+name)
 	}
 	return invalidBody("malformed JSON")
 }
@@ -128,8 +128,4 @@ func jsonKind(goKind string) string {
 	return "of another type"
 }
 
-func invalidBody(msg string) error { return fieldError("body", msg) }
-
-func fieldError(field, msg string) error {
-	return &domain.Error{Code: domain.CodeInvalid, Message: "the request has invalid fields", Fields: map[string][]string{field: {msg}}}
-}
+func invalidBody(msg string) error { return domain.FieldError("body", msg) }

@@ -10,17 +10,18 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // eventRoutes serve the events API: the outbox read back for
 // reconciliation, as Stripe's /v1/events.
-func eventRoutes(log *domain.EventLog, emitted domain.EmitFunc) []Route {
+func eventRoutes(log *eventlog.Log, emitted domain.EmitFunc) []Route {
 	h := &eventHandlers{log: log, emitted: emitted}
 	return []Route{{Method: http.MethodGet, Path: "/events", Handle: h.list, RepeatableQuery: []string{"type"}}}
 }
 
 type eventHandlers struct {
-	log *domain.EventLog
+	log *eventlog.Log
 	// emitted, when set, is told every item written (tests validate them).
 	emitted domain.EmitFunc
 }
@@ -34,7 +35,7 @@ var eventFields = map[string]string{"first": "limit", "types": "type"}
 func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	var v domain.Validation
-	in := domain.EventListInput{After: queryParam(q, "after"), LoadNumber: queryParam(q, "loadNumber"),
+	in := eventlog.ListInput{After: queryParam(q, "after"), LoadNumber: queryParam(q, "loadNumber"),
 		SubsidiaryID: queryParam(q, "subsidiaryId"), Types: queryList(q, "type")}
 	if s := queryParam(q, "limit"); s != nil {
 		n, err := strconv.Atoi(*s)
@@ -70,7 +71,7 @@ func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	var body bytes.Buffer
 	body.WriteByte('[')
 	for i, e := range page.Items {
-		b, err := domain.WebhookBody(e.Payload, previous)
+		b, err := eventlog.WebhookBody(e.Payload, previous)
 		if err != nil {
 			return err
 		}

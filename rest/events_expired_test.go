@@ -12,6 +12,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -65,7 +66,7 @@ func TestEventsCursorExpired(t *testing.T) {
 	for _, v := range versions {
 		for name, after := range map[string]string{
 			"pruned id": pruned.Node.ID, "pruned cursor": pruned.Cursor,
-			"unknown id": uuid.NewString() + "-0", "unknown cursor": srv.Events.Log.Cursors.Seal(acme.ID, domain.EventPosition{Xact: 1, Seq: 1 << 40}),
+			"unknown id": uuid.NewString() + "-0", "unknown cursor": srv.Events.Log.Cursors.Seal(acme.ID, eventlog.Position{Xact: 1, Seq: 1 << 40}),
 		} {
 			res, body := get(t, v, after, reader)
 			p := wantProblem(t, res, body, http.StatusGone)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // Media types of the export.
@@ -25,20 +26,20 @@ const (
 // running export has to finish first.
 const exportRetryAfter = "10"
 
-func exportRoutes(e *domain.Exports) []Route {
+func exportRoutes(e *reads.Exports) []Route {
 	h := &exportHandler{exports: e}
 	return []Route{{Method: http.MethodGet, Path: "/driver-settlement-statements/export", Handle: h.statements,
 		Produces: []string{csvType, ndjsonType}}}
 }
 
-type exportHandler struct{ exports *domain.Exports }
+type exportHandler struct{ exports *reads.Exports }
 
 // GET /driver-settlement-statements/export?start=&end=&format=csv|ndjson
 // [&driverType=&driverId=&bom=true&raw=true]: every Processed and Failed statement of
 // the range, streamed as it is read (README: "Exporting statements").
 func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error {
 	qs := r.URL.Query()
-	in := domain.StatementExportInput{Start: queryParam(qs, "start"), End: queryParam(qs, "end"),
+	in := reads.StatementExportInput{Start: queryParam(qs, "start"), End: queryParam(qs, "end"),
 		Format: queryParam(qs, "format"), DriverType: queryParam(qs, "driverType"), DriverID: queryParam(qs, "driverId")}
 	q, err := h.exports.PrepareStatements(r.Context(), in)
 	if err != nil {
@@ -46,14 +47,14 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 	}
 	bom := false
 	if s := queryParam(qs, "bom"); s != nil {
-		if bom, err = strconv.ParseBool(*s); err != nil || (bom && q.Format != domain.ExportCSV) {
-			return fieldError("bom", "bom must be true or false, and true only with format=csv")
+		if bom, err = strconv.ParseBool(*s); err != nil || (bom && q.Format != reads.ExportCSV) {
+			return domain.FieldError("bom", "bom must be true or false, and true only with format=csv")
 		}
 	}
 	raw := false
 	if s := queryParam(qs, "raw"); s != nil {
-		if raw, err = strconv.ParseBool(*s); err != nil || (raw && q.Format != domain.ExportCSV) {
-			return fieldError("raw", "raw must be true or false, and true only with format=csv")
+		if raw, err = strconv.ParseBool(*s); err != nil || (raw && q.Format != reads.ExportCSV) {
+			return domain.FieldError("raw", "raw must be true or false, and true only with format=csv")
 		}
 	}
 	out := &exportStream{w: w, r: r, format: q.Format, bom: bom, raw: raw,
@@ -64,7 +65,7 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 	}
 	if err != nil {
 		if !out.started {
-			if errors.Is(err, domain.TooManyExports) {
+			if errors.Is(err, reads.TooManyExports) {
 				w.Header().Set("Retry-After", exportRetryAfter)
 			}
 			if r.Context().Err() != nil {
@@ -89,7 +90,7 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 type exportStream struct {
 	w       http.ResponseWriter
 	r       *http.Request
-	format  domain.ExportFormat
+	format  reads.ExportFormat
 	bom     bool
 	raw     bool // CSV cells as stored, not neutralised for spreadsheets
 	name    string
@@ -109,7 +110,7 @@ func (s *exportStream) start() error {
 	s.started = true
 	h := s.w.Header()
 	switch s.format {
-	case domain.ExportNDJSON:
+	case reads.ExportNDJSON:
 		h.Set("Content-Type", ndjsonType)
 	default:
 		h.Set("Content-Type", csvType+"; charset=utf-8; header=present")
@@ -126,7 +127,7 @@ func (s *exportStream) start() error {
 	}
 	s.w.WriteHeader(http.StatusOK)
 	s.buf = bufio.NewWriterSize(sink, exportBuffer)
-	if s.format == domain.ExportNDJSON {
+	if s.format == reads.ExportNDJSON {
 		s.enc = json.NewEncoder(s.buf)
 		return nil
 	}
@@ -141,7 +142,7 @@ func (s *exportStream) start() error {
 
 // statement writes one statement: an NDJSON line (the search item's JSON)
 // or its CSV rows.
-func (s *exportStream) statement(st *domain.Statement) error {
+func (s *exportStream) statement(st *reads.Statement) error {
 	if !s.started {
 		if err := s.start(); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // StatementCSVHeader is the export's CSV header (README: "Exporting
@@ -135,7 +136,7 @@ func csvNeedsQuotes(s string) bool {
 	return unicode.IsSpace(r)
 }
 
-func (c *csvRows) statement(s *domain.Statement) error {
+func (c *csvRows) statement(s *reads.Statement) error {
 	r := c.rec[:0]
 	t := s.Totals
 	totals := []*domain.Money{t.GrossIncome, t.NetIncome, t.LineHaul, t.Accessorials, t.Echecks, t.ServiceFee,

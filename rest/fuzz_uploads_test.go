@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/seed"
@@ -28,7 +29,7 @@ func FuzzReadUploadParts(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { _ = blobs.Close() })
-	docs := &domain.Documents{Store: &storage.Documents{DB: db}, Blobs: blobs, Links: domain.NewLinkSigner(make([]byte, 32), "http://127.0.0.1")}
+	docs := &documents.Service{Store: &storage.Documents{DB: db}, Blobs: blobs, Links: documents.NewLinkSigner(make([]byte, 32), "http://127.0.0.1")}
 	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: res.TenantID, Scopes: []domain.Scope{"driver:update"}})
 	up := uploader{docs: docs, target: domain.ParentDriver}
 

@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/apptest"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // REST and GraphQL answer through one read service: for the same item both
@@ -41,7 +41,7 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 		}
 	})
 	t.Run("statement", func(t *testing.T) {
-		for _, status := range domain.VisibleStatementStatuses {
+		for _, status := range reads.VisibleStatementStatuses {
 			n := strconv.Itoa(int(f.seed.Statements[status]))
 			r := rest("GET", "/api/p/v1/driver-settlement-statements/"+n, "")
 			q := g.query(t, `{ settlementStatement(number: `+n+`) `+g.selection("SettlementStatement")+` }`)

@@ -6,10 +6,11 @@ import (
 	"strconv"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // handlers convert HTTP to domain inputs and back; every rule is domain's.
-type handlers struct{ reads *domain.Reads }
+type handlers struct{ reads *reads.Service }
 
 func (h *handlers) routes() []Route {
 	return []Route{
@@ -27,7 +28,7 @@ func (h *handlers) routes() []Route {
 // GET /invoices?id=&invoiceNumber= (docs/api-contract.md §4.1).
 func (h *handlers) invoice(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	inv, err := h.reads.Invoice(r.Context(), domain.InvoiceKey{ID: queryParam(q, "id"), Number: queryParam(q, "invoiceNumber")})
+	inv, err := h.reads.Invoice(r.Context(), reads.InvoiceKey{ID: queryParam(q, "id"), Number: queryParam(q, "invoiceNumber")})
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) erro
 func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 	n, err := strconv.ParseInt(r.PathValue("number"), 10, 32)
 	if err != nil {
-		return fieldError("number", "number must be a 32-bit integer")
+		return domain.FieldError("number", "number must be a 32-bit integer")
 	}
 	st, err := h.reads.Statement(r.Context(), int32(n))
 	if err != nil {
@@ -77,7 +78,7 @@ func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
 	if s := queryParam(q, "limit"); s != nil && *s != "" {
 		n, err := strconv.Atoi(*s)
 		if err != nil {
-			return fieldError("limit", "limit must be an integer")
+			return domain.FieldError("limit", "limit must be an integer")
 		}
 		limit = &n
 	}
@@ -126,7 +127,7 @@ func (h *handlers) searchUsers(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &body); err != nil {
 		return err
 	}
-	in := domain.UserSearchInput{Page: body.Page, PageSize: body.PageSize, Keyword: body.Keyword}
+	in := reads.UserSearchInput{Page: body.Page, PageSize: body.PageSize, Keyword: body.Keyword}
 	page, err := h.reads.SearchUsers(r.Context(), in)
 	if err != nil {
 		return err

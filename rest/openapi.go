@@ -18,6 +18,8 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // openapiSource is the hand-maintained OpenAPI 3.1 description of every
@@ -57,17 +59,17 @@ func BuildOpenAPI() ([]byte, error) {
 		return nil, err
 	}
 	enums := map[string][]any{
-		"InvoiceType":            anys(domain.InvoiceTypes),
-		"InvoiceStatus":          anys(domain.InvoiceStatuses),
-		"StatementStatus":        anys(domain.VisibleStatementStatuses),
+		"InvoiceType":            anys(reads.InvoiceTypes),
+		"InvoiceStatus":          anys(reads.InvoiceStatuses),
+		"StatementStatus":        anys(reads.VisibleStatementStatuses),
 		"DriverType":             anys(domain.DriverTypes),
-		"TrailerStatus":          anys(domain.TrailerStatuses),
-		"LocationStatus":         anys(domain.LocationStatuses),
-		"UserStatus":             anys(domain.UserStatuses),
+		"TrailerStatus":          anys(reads.TrailerStatuses),
+		"LocationStatus":         anys(reads.LocationStatuses),
+		"UserStatus":             anys(reads.UserStatuses),
 		"LoadStatus":             anys(domain.LoadStatuses),
 		"BillingStatus":          anys(domain.BillingStatuses),
 		"EventType":              anys(domain.EventTypes),
-		"WebhookSignatureScheme": anys(domain.SignatureSchemes),
+		"WebhookSignatureScheme": anys(webhooks.SignatureSchemes),
 	}
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values
@@ -278,7 +280,7 @@ func serveEventSchema(w http.ResponseWriter, r *http.Request) {
 	name, ok := strings.CutSuffix(r.PathValue("file"), ".json")
 	b := contract.EventSchema(name)
 	if !ok || b == nil {
-		WriteProblem(w, r, http.StatusNotFound, "no event type "+quote(r.PathValue("file"))+": see "+Prefix+"asyncapi.json for the event types", nil)
+		WriteProblem(w, r, http.StatusNotFound, "no event type "+domain.Quote(r.PathValue("file"))+": see "+Prefix+"asyncapi.json for the event types", nil)
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")

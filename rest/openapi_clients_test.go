@@ -13,6 +13,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // clientConfig is what the generated clients' programs are told about the
@@ -57,7 +58,7 @@ func TestOpenAPIGeneratedClients(t *testing.T) {
 		Token:         f.srv.Token(t, f.tenant, append(readScopes, domain.ScopeWebhookManage)...),
 		InvoiceNumber: f.seed.Invoice.Number,
 		InvoiceID:     f.seed.Invoice.ID.String(),
-		Statement:     f.seed.Statements[domain.StatementProcessed],
+		Statement:     f.seed.Statements[reads.StatementProcessed],
 		From:          f.seed.StatementFrom.String(),
 		To:            f.seed.StatementTo.String(),
 		LoadNumber:    "RT-1",

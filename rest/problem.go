@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // ProblemType is the media type of every error body (RFC 9457).
@@ -47,7 +48,7 @@ func StatusOf(code domain.Code) int {
 		return http.StatusUnsupportedMediaType
 	case domain.CodeRateLimited:
 		return http.StatusTooManyRequests
-	case domain.CodeCursorExpired:
+	case eventlog.CodeCursorExpired:
 		return http.StatusGone
 	case domain.CodeUnavailable:
 		return http.StatusServiceUnavailable

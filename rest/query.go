@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/jsonkey"
 )
 
@@ -26,11 +27,11 @@ func checkQuery(raw string, repeatable []string) error {
 		name, err1 := url.QueryUnescape(k)
 		_, err2 := url.QueryUnescape(v)
 		if err1 != nil || err2 != nil || strings.Contains(pair, ";") { // url.ParseQuery refuses a ";" anywhere in a pair
-			return fieldError("query", "the query string is malformed: "+quote(truncate(pair, 64))+" is not a percent-encoded name=value pair")
+			return domain.FieldError("query", "the query string is malformed: "+domain.Quote(truncate(pair, 64))+" is not a percent-encoded name=value pair")
 		}
 		f := jsonkey.Fold(name)
 		if seen[f] && !slices.ContainsFunc(repeatable, func(r string) bool { return strings.EqualFold(r, name) }) {
-			return fieldError(name, fmt.Sprintf("%s is given more than once (query parameter names match case-insensitively): give it once", name))
+			return domain.FieldError(name, fmt.Sprintf("%s is given more than once (query parameter names match case-insensitively): give it once", name))
 		}
 		seen[f] = true
 	}

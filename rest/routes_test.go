@@ -11,6 +11,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 var (
@@ -130,7 +131,7 @@ func TestRoutes(t *testing.T) {
 
 	t.Run("statement by number", func(t *testing.T) {
 		for _, v := range versions {
-			for _, status := range domain.VisibleStatementStatuses {
+			for _, status := range reads.VisibleStatementStatuses {
 				var st map[string]any
 				n := f.seed.Statements[status]
 				res, body := f.call(t, "GET", "/api/p/"+v+"/driver-settlement-statements/"+strconv.Itoa(int(n)), f.all, "")
@@ -141,7 +142,7 @@ func TestRoutes(t *testing.T) {
 			}
 		}
 		// In flight or unsettled: never visible.
-		for _, status := range []domain.StatementStatus{domain.StatementGenerating, domain.StatementReversing, domain.StatementOpen, domain.StatementDraft} {
+		for _, status := range []reads.StatementStatus{reads.StatementGenerating, reads.StatementReversing, reads.StatementOpen, reads.StatementDraft} {
 			n, seeded := f.seed.Statements[status]
 			if !seeded {
 				t.Fatalf("the seed has no %s statement", status)

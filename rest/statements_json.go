@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // appendStatementPage appends a page of statements (docs/api-contract.md §4.2) and a newline
@@ -15,7 +16,7 @@ import (
 // holds it to that byte for byte over every field — without reflection:
 // encoding/json was two fifths of the search's server CPU (~3,000 amounts,
 // ~1,000 strings a page).
-func appendStatementPage(b []byte, e Envelope[domain.Statement]) []byte {
+func appendStatementPage(b []byte, e Envelope[reads.Statement]) []byte {
 	b = strconv.AppendInt(append(b, `{"Page":`...), int64(e.Page), 10)
 	b = strconv.AppendInt(append(b, `,"PageSize":`...), int64(e.PageSize), 10)
 	b = strconv.AppendInt(append(b, `,"Total":`...), int64(e.Total), 10)
@@ -29,7 +30,7 @@ func appendStatementPage(b []byte, e Envelope[domain.Statement]) []byte {
 	return append(b, "]}\n"...)
 }
 
-func appendStatement(b []byte, s *domain.Statement) []byte {
+func appendStatement(b []byte, s *reads.Statement) []byte {
 	b = strconv.AppendInt(append(b, `{"Number":`...), int64(s.Number), 10)
 	b = appendString(append(b, `,"Status":`...), string(s.Status))
 	b = s.StatementDate.AppendJSON(append(b, `,"StatementDate":`...))
@@ -68,7 +69,7 @@ func appendStatement(b []byte, s *domain.Statement) []byte {
 	return append(b, '}')
 }
 
-func appendTotals(b []byte, t *domain.StatementTotals) []byte {
+func appendTotals(b []byte, t *reads.StatementTotals) []byte {
 	b = append(b, '{')
 	first := true
 	key := func(name string) {
@@ -110,7 +111,7 @@ func appendTotals(b []byte, t *domain.StatementTotals) []byte {
 	return append(b, '}')
 }
 
-func appendLine(b []byte, l *domain.StatementLine) []byte {
+func appendLine(b []byte, l *reads.StatementLine) []byte {
 	b = appendString(append(b, `{"Category":`...), l.Category)
 	b = appendString(append(b, `,"Title":`...), l.Title)
 	b = appendOptString(append(b, `,"PolicyName":`...), l.PolicyName)

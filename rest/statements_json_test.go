@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // TestStatementPageJSONIsEncodingJSON: appendStatementPage writes what
@@ -22,15 +23,15 @@ func TestStatementPageJSONIsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, absent := range []bool{false, true} {
 		f := &filler{absent: absent}
-		var items []domain.Statement
+		var items []reads.Statement
 		for range 3 {
-			var s domain.Statement
+			var s reads.Statement
 			f.fill(reflect.ValueOf(&s).Elem())
 			items = append(items, s)
 		}
-		for _, e := range []Envelope[domain.Statement]{
+		for _, e := range []Envelope[reads.Statement]{
 			{Page: 2, PageSize: 3, Total: 1234, Items: items},
-			{Page: 0, PageSize: 100, Total: 0, Items: []domain.Statement{}},
+			{Page: 0, PageSize: 100, Total: 0, Items: []reads.Statement{}},
 		} {
 			var want bytes.Buffer
 			_ = json.NewEncoder(&want).Encode(e)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // multipartOverhead is what a multipart body may carry beyond the file: the
@@ -22,7 +23,7 @@ const maxFieldBytes = 1024
 
 // uploadRoutes are docs/api-contract.md §4.7's four upload routes, ordinary routes of the
 // API: endpoint() applies the version, Accept and bearer-token rules.
-func uploadRoutes(docs *domain.Documents) []Route {
+func uploadRoutes(docs *documents.Service) []Route {
 	var routes []Route
 	for _, u := range []struct {
 		path   string
@@ -39,7 +40,7 @@ func uploadRoutes(docs *domain.Documents) []Route {
 }
 
 type uploader struct {
-	docs   *domain.Documents
+	docs   *documents.Service
 	target domain.DocumentParentType
 }
 
@@ -55,7 +56,7 @@ func (h uploader) handle(w http.ResponseWriter, r *http.Request) error {
 	limit := up.MaxBytes() + multipartOverhead
 	if r.ContentLength > limit {
 		w.Header().Set("Connection", "close")
-		return domain.DocumentTooLarge(up.Target(), up.MaxBytes())
+		return documents.TooLarge(up.Target(), up.MaxBytes())
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
@@ -76,7 +77,7 @@ func (h uploader) handle(w http.ResponseWriter, r *http.Request) error {
 // readUploadParts streams the parts into the upload, in whatever order they
 // come. Field names match case-insensitively; a known field given twice in
 // any spelling is refused (domain's rule); unknown fields are skipped.
-func readUploadParts(r *http.Request, up *domain.Upload) error {
+func readUploadParts(r *http.Request, up *documents.Upload) error {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return malformedMultipart{err}
@@ -132,7 +133,7 @@ func (m malformedMultipart) Unwrap() error { return m.err }
 
 // uploadError turns transport failures into the client's error: a body over
 // the limit is 413, a malformed or truncated multipart body 400.
-func uploadError(err error, up *domain.Upload) error {
+func uploadError(err error, up *documents.Upload) error {
 	var mbe *http.MaxBytesError
 	var de *domain.Error
 	var mm malformedMultipart
@@ -142,7 +143,7 @@ func uploadError(err error, up *domain.Upload) error {
 	case domain.CodeOf(err) == domain.CodeUnavailable: // the database broke, not the body
 		return domain.ErrUnavailable
 	case errors.As(err, &mbe):
-		return domain.DocumentTooLarge(up.Target(), up.MaxBytes())
+		return documents.TooLarge(up.Target(), up.MaxBytes())
 	case errors.As(err, &mm), errors.Is(err, io.ErrUnexpectedEOF), strings.HasPrefix(err.Error(), "multipart:"):
 		return domain.Invalid("the multipart body is malformed or incomplete")
 	}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // DownloadPattern is the route of a document's bytes: outside the
@@ -15,9 +15,9 @@ const DownloadPattern = "GET " + Prefix + "documents/{id}/content"
 
 // DocumentDownload serves a document's bytes to the holder of a signed,
 // unexpired link (GraphQL's Document.downloadUrl); no bearer token is needed.
-func DocumentDownload(docs *domain.Documents) http.Handler { return downloadHandler{docs: docs} }
+func DocumentDownload(docs *documents.Service) http.Handler { return downloadHandler{docs: docs} }
 
-type downloadHandler struct{ docs *domain.Documents }
+type downloadHandler struct{ docs *documents.Service }
 
 func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	SetRoute(r.Context(), r.Pattern)
@@ -34,7 +34,7 @@ func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Type", doc.ContentType)
 	hd.Set("Content-Length", strconv.FormatInt(doc.AttachmentSize, 10))
-	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": domain.DownloadName(doc.AttachmentPath, doc.ContentType)}))
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": documents.DownloadName(doc.AttachmentPath, doc.ContentType)}))
 	hd.Set("X-Content-Type-Options", "nosniff")
 	// Opened in a browser anyway (a PDF viewer, an image), the document is
 	// in a sandbox of its own: no scripts, no requests, not this origin.

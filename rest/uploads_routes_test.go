@@ -12,6 +12,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/secretbox"
 )
 
@@ -86,7 +87,7 @@ func TestUploadsAreAPIRoutes(t *testing.T) {
 	}
 	base := link[:strings.Index(link, "/api/p/")]
 	for name, key := range map[string][]byte{"master": master, "sealing": secretbox.Derive(master, secretbox.SealingLabel)} {
-		other := &domain.Documents{Links: domain.NewLinkSigner(key, base)}
+		other := &documents.Service{Links: documents.NewLinkSigner(key, base)}
 		res, body = do(t, "GET", other.DownloadURL(f.tenant.ID, domain.Document{ID: doc.ID}), nil, "")
 		if res.StatusCode != http.StatusForbidden {
 			t.Errorf("a link signed with the %s key: %d, want 403", name, res.StatusCode)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/rest"
 )
 
@@ -269,7 +269,7 @@ func TestUploadLinkWorksThenExpires(t *testing.T) {
 			t.Errorf("tampered link %q: %d", bad, r.status)
 		}
 	}
-	e.clock.Advance(domain.DownloadLinkTTL - time.Second)
+	e.clock.Advance(documents.DownloadLinkTTL - time.Second)
 	if r := get(t, link); r.status != 200 {
 		t.Errorf("link just before expiry: %d", r.status)
 	}

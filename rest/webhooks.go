@@ -8,11 +8,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // webhookRoutes are REST webhook management (webhook:manage): the
 // same domain service as the GraphQL mutations and the CLI.
-func webhookRoutes(svc *domain.Webhooks) []Route {
+func webhookRoutes(svc *webhooks.Service) []Route {
 	h := &webhookHandlers{svc: svc}
 	return []Route{
 		{Method: http.MethodPost, Path: "/webhooks", Handle: h.create},
@@ -29,7 +30,7 @@ func webhookRoutes(svc *domain.Webhooks) []Route {
 	}
 }
 
-type webhookHandlers struct{ svc *domain.Webhooks }
+type webhookHandlers struct{ svc *webhooks.Service }
 
 // POST /webhooks: 201 with the webhook (Pending) and its secret, shown once.
 func (h *webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
@@ -164,7 +165,7 @@ func (h *webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) err
 	if s := queryParam(q, "limit"); s != nil {
 		n, err := strconv.Atoi(*s)
 		if err != nil {
-			return fieldError("limit", "limit must be an integer")
+			return domain.FieldError("limit", "limit must be an integer")
 		}
 		first = &n
 	}
@@ -217,7 +218,7 @@ func (h *webhookHandlers) recover(w http.ResponseWriter, r *http.Request) error 
 	var since time.Time
 	if b.Since != nil {
 		if since, err = domain.ParseDateTime(*b.Since); err != nil {
-			return fieldError("Since", "Since "+err.Error())
+			return domain.FieldError("Since", "Since "+err.Error())
 		}
 	}
 	n, err := h.svc.Recover(r.Context(), id, since)
@@ -229,8 +230,8 @@ func (h *webhookHandlers) recover(w http.ResponseWriter, r *http.Request) error 
 }
 
 // answer writes a webhook or the error.
-func (h *webhookHandlers) answer(w http.ResponseWriter) func(*domain.Webhook, error) error {
-	return func(wh *domain.Webhook, err error) error {
+func (h *webhookHandlers) answer(w http.ResponseWriter) func(*webhooks.Webhook, error) error {
+	return func(wh *webhooks.Webhook, err error) error {
 		if err != nil {
 			return renameFields(err, webhookFields)
 		}
@@ -240,16 +241,16 @@ func (h *webhookHandlers) answer(w http.ResponseWriter) func(*domain.Webhook, er
 }
 
 // input converts the body; a malformed SubsidiaryId is named.
-func (b webhookBody) input() (domain.WebhookInput, error) {
-	in := domain.WebhookInput{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes}
+func (b webhookBody) input() (webhooks.Input, error) {
+	in := webhooks.Input{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes}
 	if b.SignatureScheme != nil {
-		s := domain.SignatureScheme(*b.SignatureScheme)
+		s := webhooks.SignatureScheme(*b.SignatureScheme)
 		in.SignatureScheme = &s
 	}
 	if b.SubsidiaryId != nil {
 		id, err := uuid.Parse(*b.SubsidiaryId)
 		if err != nil {
-			return in, fieldError("SubsidiaryId", "SubsidiaryId must be a UUID")
+			return in, domain.FieldError("SubsidiaryId", "SubsidiaryId must be a UUID")
 		}
 		in.SubsidiaryID = &id
 	}

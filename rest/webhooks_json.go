@@ -3,7 +3,7 @@ package rest
 import (
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // The PascalCase shapes of REST webhook management; conversions only.
@@ -25,7 +25,7 @@ type webhookJSON struct {
 	UpdatedAt                 time.Time  `json:"UpdatedAt"`
 }
 
-func toWebhookJSON(w *domain.Webhook) webhookJSON {
+func toWebhookJSON(w *webhooks.Webhook) webhookJSON {
 	out := webhookJSON{Id: w.ID.String(), Name: w.Name, Url: w.URL, EventTypes: nonNil(w.EventTypes),
 		SubsidiaryId: w.SubsidiaryID.String(), IncludePreviousAttributes: w.IncludePreviousAttributes,
 		SignatureScheme: string(w.SignatureScheme), State: string(w.State),
@@ -68,7 +68,7 @@ type deliveryJSON struct {
 	Attempts        []attemptJSON `json:"Attempts"`
 }
 
-func toDeliveryJSON(d *domain.WebhookDelivery) deliveryJSON {
+func toDeliveryJSON(d *webhooks.Delivery) deliveryJSON {
 	out := deliveryJSON{Id: d.ID.String(), EventId: d.EventID, EventType: d.EventType, Status: d.Status, Attempt: d.Attempt,
 		NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, SignatureScheme: string(d.SignatureScheme), Attempts: make([]attemptJSON, len(d.Attempts))}
 	for i, a := range d.Attempts {

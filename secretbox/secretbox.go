@@ -26,7 +26,7 @@ const (
 	SealingLabel = "haulgraph/secretbox/v2"
 	LinksLabel   = "haulgraph/document-links/v2"
 	// EventCursorsLabel: the key that seals event cursors to their tenant
-	// (domain.EventCursors).
+	// (eventlog.Cursors).
 	EventCursorsLabel = "haulgraph/event-cursors/v1"
 )
 

@@ -10,13 +10,14 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // LoadChangedFunc records that a load changed, inside the transaction of the
 // change (the events outbox). Nil until the event bus is wired.
 type LoadChangedFunc func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error
 
-// Documents is the domain.DocumentStore on PostgreSQL.
+// Documents is the documents.Store on PostgreSQL.
 type Documents struct {
 	DB *DB
 	// LoadChanged, when set, runs in the insert's transaction for load and
@@ -24,7 +25,7 @@ type Documents struct {
 	LoadChanged LoadChangedFunc
 }
 
-var _ domain.DocumentStore = (*Documents)(nil)
+var _ documents.Store = (*Documents)(nil)
 
 func parentNotFound(t domain.DocumentParentType, id string) error {
 	if t == domain.ParentLoad {
@@ -47,8 +48,8 @@ func lower(t domain.DocumentParentType) string {
 }
 
 // DocumentParent resolves the parent within the tenant.
-func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t domain.DocumentParentType, publicID string) (domain.DocumentParent, error) {
-	p := domain.DocumentParent{Type: t}
+func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t domain.DocumentParentType, publicID string) (documents.Parent, error) {
+	p := documents.Parent{Type: t}
 	if t != domain.ParentLoad {
 		id, err := uuid.Parse(publicID)
 		if err != nil {
@@ -86,7 +87,7 @@ func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t do
 }
 
 // InsertDocument records d and, for load and trip documents, the load's change.
-func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p domain.DocumentParent, d domain.Document) error {
+func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p documents.Parent, d domain.Document) error {
 	return s.DB.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *TenantTx) error {
 		if p.LoadID != nil && s.LoadChanged != nil {
 			// The load's row lock comes before the first write: the outbox

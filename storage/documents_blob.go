@@ -13,13 +13,14 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
-// Blobs is the domain.BlobStore on a gocloud.dev bucket (file:// by default;
+// Blobs is the documents.BlobStore on a gocloud.dev bucket (file:// by default;
 // s3:// and gs:// are registered by cmd/haulgraph/blob_drivers.go).
 type Blobs struct{ Bucket *blob.Bucket }
 
-var _ domain.BlobStore = (*Blobs)(nil)
+var _ documents.BlobStore = (*Blobs)(nil)
 
 // OpenBlobs opens the bucket at rawURL (HAULGRAPH_BLOB_URL). For file:// a
 // relative directory such as file://.data/blobs is accepted (gocloud would

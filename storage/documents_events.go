@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // DocumentLoadChanged is the event bus's LoadChangedFunc: in the upload's
@@ -30,6 +31,6 @@ func DocumentLoadChanged(now func() time.Time) LoadChangedFunc {
 		if len(loads) == 0 {
 			return domain.NotFound("load not found")
 		}
-		return tx.appendEvents([]domain.Event{domain.DocumentLoadEvent(uuid.New(), at, tx.tenant, &loads[0])})
+		return tx.appendEvents([]domain.Event{documents.LoadEvent(uuid.New(), at, tx.tenant, &loads[0])})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -87,7 +88,7 @@ func TestDocumentsInsertEmitsLoadChangeInTheSameTransaction(t *testing.T) {
 	// Driver documents change no load.
 	fail = false
 	changed = nil
-	dp := domain.DocumentParent{Type: domain.ParentDriver, PublicID: "x", UUID: uuid.New()}
+	dp := documents.Parent{Type: domain.ParentDriver, PublicID: "x", UUID: uuid.New()}
 	if err := store.InsertDocument(ctx, tenant, dp, newDoc(time.Now())); err != nil || len(changed) != 0 {
 		t.Errorf("driver document: %v, load changes %v", err, changed)
 	}
@@ -137,7 +138,7 @@ func TestUploadLeavesNoBytesWhenTheRowFails(t *testing.T) {
 	}
 	defer blobs.Close()
 	outboxDown := errors.New("outbox down")
-	docs := &domain.Documents{
+	docs := &documents.Service{
 		Store: &storage.Documents{DB: db, LoadChanged: func(context.Context, *storage.TenantTx, uuid.UUID) error { return outboxDown }},
 		Blobs: blobs,
 	}

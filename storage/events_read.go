@@ -7,27 +7,27 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
-// EventLog reads one tenant's outbox for the events API (domain.EventLog),
+// EventLog reads one tenant's outbox for the events API (eventlog.Log),
 // in the tenant's transaction (RLS) and in commit order.
 type EventLog struct{ DB *DB }
 
-var _ domain.EventLogStore = (*EventLog)(nil)
+var _ eventlog.Store = (*EventLog)(nil)
 
-// Locate answers domain.EventLocator, as Outbox.Locate does for resuming
+// Locate answers eventlog.Locator, as Outbox.Locate does for resuming
 // subscriptions.
-func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (domain.EventPosition, bool, error) {
+func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *eventlog.Position) (eventlog.Position, bool, error) {
 	return (&Outbox{DB: l.DB}).Locate(ctx, tenant, id, pos)
 }
 
-// ListEvents answers domain.EventLogStore. As for webhook deliveries, only
+// ListEvents answers eventlog.Store. As for webhook deliveries, only
 // events of a subsidiary are listed. It reads Outbox's order and only final
 // events (below the visibility horizon, 0010_outbox_horizon.sql), so a page
 // never passes an event that commits later at a lower position; a client may
 // always continue after the last event it was given.
-func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q domain.EventQuery) ([]domain.LoggedEvent, error) {
+func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q eventlog.Query) ([]eventlog.LoggedEvent, error) {
 	var rows []struct {
 		Seq          int64           `bun:"seq"`
 		Xact         int64           `bun:"xact"`
@@ -57,9 +57,9 @@ func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q domain.
 	if err != nil {
 		return nil, err
 	}
-	out := make([]domain.LoggedEvent, len(rows))
+	out := make([]eventlog.LoggedEvent, len(rows))
 	for i, r := range rows {
-		out[i] = domain.LoggedEvent{Position: domain.EventPosition{Xact: r.Xact, Seq: r.Seq}, ID: r.ID, Type: r.Type,
+		out[i] = eventlog.LoggedEvent{Position: eventlog.Position{Xact: r.Xact, Seq: r.Seq}, ID: r.ID, Type: r.Type,
 			SubsidiaryID: r.SubsidiaryID, Payload: r.Payload}
 	}
 	return out, nil

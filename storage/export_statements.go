@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // ExportBatch is how many statements the export reads per keyset step: the
@@ -30,14 +31,14 @@ const ExportApplicationName = "haulgraph statement export"
 // transaction-scoped, so a crashed instance or a client gone frees its slot.
 const exportSlotLock = 7340230
 
-var _ domain.StatementExportStore = (*Reads)(nil)
+var _ reads.StatementExportStore = (*Reads)(nil)
 
-// StreamStatements implements domain.StatementExportStore with pgx directly
+// StreamStatements implements reads.StatementExportStore with pgx directly
 // (real bind parameters, one statement text per filter combination): one
 // read-only REPEATABLE READ transaction, so the whole export is one
 // snapshot, read in keyset steps of ExportBatch statements on
 // (statement_date, number), the order and index of search.
-func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q domain.StatementExportQuery, slots int, emit func(*domain.Statement) error) error {
+func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q reads.StatementExportQuery, slots int, emit func(*reads.Statement) error) error {
 	if tenant == uuid.Nil {
 		return fmt.Errorf("storage: export without a tenant")
 	}
@@ -101,13 +102,13 @@ func takeExportSlot(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, slots int)
 			return nil
 		}
 	}
-	return domain.TooManyExports
+	return reads.TooManyExports
 }
 
 // exportStatementsQuery is search's selection (visibleStatements, the date
 // range, the driver filters) with each statement's driver joined; the last
 // three parameters are the keyset position and the step's size.
-func exportStatementsQuery(tenant uuid.UUID, q domain.StatementExportQuery) (string, []any) {
+func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (string, []any) {
 	args := []any{tenant, q.From.Time, q.To.Time}
 	var where strings.Builder
 	if q.DriverType != nil {
@@ -131,7 +132,7 @@ func exportStatementsQuery(tenant uuid.UUID, q domain.StatementExportQuery) (str
 
 // readStatementBatch reads one keyset step and its line items and sub-lines
 // (three queries) and assembles them as search does.
-func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query string, args []any) ([]domain.Statement, error) {
+func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query string, args []any) ([]reads.Statement, error) {
 	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]domain.Statement, len(got))
+	out := make([]reads.Statement, len(got))
 	for i, s := range got {
 		out[i] = s.row.assemble(s.driver, lines[s.row.ID])
 	}
@@ -173,7 +174,7 @@ func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query 
 }
 
 // exportLines is statementLines over pgx.
-func exportLines(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]domain.StatementLine, error) {
+func exportLines(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]reads.StatementLine, error) {
 	rows, err := tx.Query(ctx, `SELECT id, statement_id, category, title, policy_name, trip_number,
 		load_number, amount, currency, transaction_type FROM statement_line_items
 		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, tenant, stmtIDs)

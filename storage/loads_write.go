@@ -9,25 +9,26 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
-// LoadWrites is domain.LoadWriteStore: each write runs in one tenant
+// LoadWrites is loads.WriteStore: each write runs in one tenant
 // transaction together with the outbox insert of its events. Writes are
 // queued and sent with the next read (TenantTx), so a write such as
 // changeLoadStatus costs three round trips: lock and read, write and read
 // back, events and commit.
 type LoadWrites struct{ DB *DB }
 
-var _ domain.LoadWriteStore = (*LoadWrites)(nil)
+var _ loads.WriteStore = (*LoadWrites)(nil)
 
 // WriteLoads runs fn in a tenant transaction.
-func (s *LoadWrites) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, domain.LoadWriteTx) error) error {
+func (s *LoadWrites) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, loads.WriteTx) error) error {
 	return s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *TenantTx) error {
 		return fn(ctx, &loadTx{tx})
 	})
 }
 
-// loadTx is domain.LoadWriteTx. Its writes report their errors from the
+// loadTx is loads.WriteTx. Its writes report their errors from the
 // call that next reads, or from the commit.
 type loadTx struct{ *TenantTx }
 
@@ -86,9 +87,9 @@ func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, 
 
 // refSQL is the existence check of each table a write may reference (a
 // whitelist: no table name comes from the caller).
-var refSQL = func() map[domain.RefTable]string {
-	m := map[domain.RefTable]string{}
-	for _, table := range domain.RefTables {
+var refSQL = func() map[loads.RefTable]string {
+	m := map[loads.RefTable]string{}
+	for _, table := range loads.RefTables {
 		m[table] = "SELECT id FROM " + string(table) + " WHERE tenant_id = $1 AND id = ANY($2)"
 	}
 	return m
@@ -97,29 +98,29 @@ var refSQL = func() map[domain.RefTable]string {
 // MissingRefs reports the references that are not rows of this tenant: one
 // query per referenced table, all in one round trip. Foreign keys alone
 // would accept another tenant's row.
-func (t *loadTx) MissingRefs(ctx context.Context, refs []domain.Ref) ([]domain.Ref, error) {
-	byTable := map[domain.RefTable][]uuid.UUID{}
+func (t *loadTx) MissingRefs(ctx context.Context, refs []loads.Ref) ([]loads.Ref, error) {
+	byTable := map[loads.RefTable][]uuid.UUID{}
 	for _, r := range refs {
 		if refSQL[r.Table] == "" {
 			return nil, errors.New("storage: unknown reference table " + string(r.Table))
 		}
 		byTable[r.Table] = append(byTable[r.Table], r.ID)
 	}
-	found := map[domain.Ref]bool{}
+	found := map[loads.Ref]bool{}
 	for table, ids := range byTable {
 		t.query(refSQL[table], func(rows pgx.Rows) error {
 			var id uuid.UUID
 			err := rows.Scan(&id)
-			found[domain.Ref{Table: table, ID: id}] = true
+			found[loads.Ref{Table: table, ID: id}] = true
 			return err
 		}, t.tenant, ids)
 	}
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	var missing []domain.Ref
+	var missing []loads.Ref
 	for _, r := range refs {
-		if !found[domain.Ref{Table: r.Table, ID: r.ID}] {
+		if !found[loads.Ref{Table: r.Table, ID: r.ID}] {
 			missing = append(missing, r)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -25,7 +27,7 @@ type writeFixture struct {
 	subsidiary uuid.UUID
 	driver     uuid.UUID
 	ctx        context.Context
-	svc        *domain.LoadWrites
+	svc        *loads.Writes
 }
 
 func newWriteFixture(t *testing.T, db *storage.DB) *writeFixture {
@@ -45,16 +47,16 @@ func newWriteFixture(t *testing.T, db *storage.DB) *writeFixture {
 	}
 	f.ctx = domain.WithPrincipal(ctx, &domain.Principal{TenantID: f.tenant, ClientID: "c",
 		Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeTripUpdate}})
-	f.svc = &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	f.svc = &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	return f
 }
 
 func (f *writeFixture) create(t *testing.T, number string) *domain.Load {
 	t.Helper()
-	rate := domain.MoneyInput{Amount: decimal.RequireFromString("1500.50")}
-	l, err := f.svc.CreateLoad(f.ctx, domain.LoadInput{LoadNumber: number, SubsidiaryID: f.subsidiary.String(), Rate: &rate,
-		Stops: []domain.StopInput{{Type: "Pickup", Name: "Mill"}, {Type: "Delivery", Name: "Dock"}},
-		Trips: []domain.TripInput{{TripNumber: number + "-T1"}}})
+	rate := loads.MoneyInput{Amount: decimal.RequireFromString("1500.50")}
+	l, err := f.svc.CreateLoad(f.ctx, loads.Input{LoadNumber: number, SubsidiaryID: f.subsidiary.String(), Rate: &rate,
+		Stops: []loads.StopInput{{Type: "Pickup", Name: "Mill"}, {Type: "Delivery", Name: "Dock"}},
+		Trips: []loads.TripInput{{TripNumber: number + "-T1"}}})
 	if err != nil {
 		t.Fatalf("create %s: %v", number, err)
 	}
@@ -132,7 +134,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 	}
 
 	// A trip assignment: trip.changed with a FieldChanged diff.
-	tr, err := f.svc.UpdateTrip(f.ctx, l.Trips[0].ID.String(), domain.TripPatch{DriverIDs: []string{f.driver.String()}})
+	tr, err := f.svc.UpdateTrip(f.ctx, l.Trips[0].ID.String(), loads.TripPatch{DriverIDs: []string{f.driver.String()}})
 	if err != nil || len(tr.DriverIDs) != 1 || tr.DriverIDs[0] != f.driver {
 		t.Fatalf("update trip: %+v %v", tr, err)
 	}
@@ -147,24 +149,24 @@ func TestLoadWritesRefuseOtherTenantsRecords(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	a, b := newWriteFixture(t, db), newWriteFixture(t, db)
-	_, err := a.svc.CreateLoad(a.ctx, domain.LoadInput{LoadNumber: "X-1", SubsidiaryID: b.subsidiary.String(),
-		Stops: []domain.StopInput{{Type: "Pickup"}}})
+	_, err := a.svc.CreateLoad(a.ctx, loads.Input{LoadNumber: "X-1", SubsidiaryID: b.subsidiary.String(),
+		Stops: []loads.StopInput{{Type: "Pickup"}}})
 	var de *domain.Error
 	if !errors.As(err, &de) || de.Code != domain.CodeInvalid || len(de.Fields["SubsidiaryId"]) == 0 {
 		t.Fatalf("other tenant's subsidiary: %v", err)
 	}
 	l := a.create(t, "A-1")
-	if _, err := a.svc.UpdateTrip(a.ctx, l.Trips[0].ID.String(), domain.TripPatch{DriverIDs: []string{b.driver.String()}}); domain.CodeOf(err) != domain.CodeInvalid {
+	if _, err := a.svc.UpdateTrip(a.ctx, l.Trips[0].ID.String(), loads.TripPatch{DriverIDs: []string{b.driver.String()}}); domain.CodeOf(err) != domain.CodeInvalid {
 		t.Fatalf("other tenant's driver: %v", err)
 	}
 	if _, err := b.svc.ChangeLoadStatus(b.ctx, "A-1", "Covered"); domain.CodeOf(err) != domain.CodeNotFound {
 		t.Fatalf("tenant B changed tenant A's load: %v", err)
 	}
-	if _, err := b.svc.UpdateTrip(b.ctx, l.Trips[0].ID.String(), domain.TripPatch{}); domain.CodeOf(err) != domain.CodeNotFound {
+	if _, err := b.svc.UpdateTrip(b.ctx, l.Trips[0].ID.String(), loads.TripPatch{}); domain.CodeOf(err) != domain.CodeNotFound {
 		t.Fatalf("tenant B updated tenant A's trip: %v", err)
 	}
-	if _, err := a.svc.CreateLoad(a.ctx, domain.LoadInput{LoadNumber: "A-1", SubsidiaryID: a.subsidiary.String(),
-		Stops: []domain.StopInput{{Type: "Pickup"}}}); domain.CodeOf(err) != domain.CodeConflict {
+	if _, err := a.svc.CreateLoad(a.ctx, loads.Input{LoadNumber: "A-1", SubsidiaryID: a.subsidiary.String(),
+		Stops: []loads.StopInput{{Type: "Pickup"}}}); domain.CodeOf(err) != domain.CodeConflict {
 		t.Fatalf("duplicate load number: %v", err)
 	}
 }
@@ -182,7 +184,7 @@ func TestOutboxLateCommitIsNotSkipped(t *testing.T) {
 	ctx := context.Background()
 	outbox := &storage.Outbox{DB: db}
 	// The position of the last event written so far (G-2's creation).
-	var head domain.EventPosition
+	var head eventlog.Position
 	if err := db.Pool.QueryRow(ctx, "SELECT xact::text::bigint, seq FROM events ORDER BY xact DESC, seq DESC LIMIT 1").Scan(&head.Xact, &head.Seq); err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func waitFinal(t *testing.T, outbox *storage.Outbox, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		evs, held, err := outbox.After(context.Background(), domain.EventPosition{}, n+1)
+		evs, held, err := outbox.After(context.Background(), eventlog.Position{}, n+1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // OutboxLag is what the webhook dispatcher has not consumed yet: how many
@@ -38,8 +38,8 @@ func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
 // for good.
 func (db *DB) DeliveryBacklog(ctx context.Context) (pending, failed int64, err error) {
 	err = db.Pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(domain.DeliveryPending)+`),
-		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(domain.DeliveryFailed)+`)`).Scan(&pending, &failed)
+		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(webhooks.DeliveryPending)+`),
+		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(webhooks.DeliveryFailed)+`)`).Scan(&pending, &failed)
 	return pending, failed, err
 }
 

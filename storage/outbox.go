@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // NotifyChannel is the channel the events table's trigger notifies on commit.
@@ -32,8 +33,8 @@ type OutboxEvent struct {
 }
 
 // Pos is the event's place in the outbox order.
-func (e *OutboxEvent) Pos() domain.EventPosition {
-	return domain.EventPosition{Xact: e.Xact, Seq: e.Seq}
+func (e *OutboxEvent) Pos() eventlog.Position {
+	return eventlog.Position{Xact: e.Xact, Seq: e.Seq}
 }
 
 // appendEvents queues the insert of events in the transaction: they commit,
@@ -58,7 +59,7 @@ const insertEventSQL = "INSERT INTO events (id, tenant_id, subsidiary_id, type, 
 // Outbox reads the events table across tenants (owner rights): the relay and
 // the durable consumers (webhook delivery) use it.
 //
-// Every read follows one order, domain.EventPosition's (writing transaction
+// Every read follows one order, eventlog.Position's (writing transaction
 // id, then seq), and returns only final events: those whose writing
 // transaction id is below the visibility horizon
 // pg_snapshot_xmin(pg_current_snapshot()), i.e. every transaction that could
@@ -90,7 +91,7 @@ const (
 // Pos whose writers got ahead of an older transaction still open then. A tail
 // that wants only what commits from now on reads after Pos and skips those.
 type OutboxHead struct {
-	Pos       domain.EventPosition
+	Pos       eventlog.Position
 	Committed map[int64]bool // by seq
 }
 
@@ -128,7 +129,7 @@ func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
 // events after them are waiting for an older transaction to end: read again
 // shortly rather than at the next notification, which that transaction need
 // not send.
-func (o *Outbox) After(ctx context.Context, pos domain.EventPosition, limit int) (events []OutboxEvent, held bool, err error) {
+func (o *Outbox) After(ctx context.Context, pos eventlog.Position, limit int) (events []OutboxEvent, held bool, err error) {
 	rows, err := o.DB.Pool.Query(ctx, outboxAfterHeld, pos.Xact, pos.Seq, limit)
 	if err != nil {
 		return nil, false, err
@@ -168,7 +169,7 @@ func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
 	fn func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error) (int, error) {
 	n := 0
 	err := o.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var last domain.EventPosition
+		var last eventlog.Position
 		err := tx.Tx.QueryRowContext(ctx, "SELECT last_xact::text::bigint, last_seq FROM event_cursors WHERE consumer = $1 FOR UPDATE",
 			consumer).Scan(&last.Xact, &last.Seq)
 		if err == sql.ErrNoRows {

@@ -8,16 +8,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // Reads of one tenant's stored events, for subscriptions resuming after an
-// event (domain.EventLog through events.Log). They run as the tenant (RLS).
+// event (eventlog.Log through events.Log). They run as the tenant (RLS).
 
 // Locate finds tenant's event by id or, with id empty, at pos. Only the
 // tenant's events are read: whether another tenant has one is no fact a
 // caller may learn.
-func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *domain.EventPosition) (at domain.EventPosition, found bool, err error) {
+func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *eventlog.Position) (at eventlog.Position, found bool, err error) {
 	where, args := "id = $2", []any{tenant, id}
 	if id == "" && pos != nil {
 		where, args = "xact = $2::bigint::text::xid8 AND seq = $3", []any{tenant, pos.Xact, pos.Seq}
@@ -36,7 +36,7 @@ func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *d
 // and up to `upTo` included, in outbox order. Positions up to a relay's are
 // final (below the visibility horizon), so no event can appear among them
 // later.
-func (o *Outbox) TenantPage(ctx context.Context, tenant uuid.UUID, types []string, after, upTo domain.EventPosition, limit int) ([]OutboxEvent, error) {
+func (o *Outbox) TenantPage(ctx context.Context, tenant uuid.UUID, types []string, after, upTo eventlog.Position, limit int) ([]OutboxEvent, error) {
 	var out []OutboxEvent
 	err := o.DB.InTenant(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
 		var err error

@@ -11,7 +11,8 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
@@ -27,8 +28,8 @@ type barrierStore struct {
 
 type writerKey struct{}
 
-func (b *barrierStore) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, domain.LoadWriteTx) error) error {
-	return b.LoadWrites.WriteLoads(ctx, tenant, func(ctx context.Context, tx domain.LoadWriteTx) error {
+func (b *barrierStore) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, loads.WriteTx) error) error {
+	return b.LoadWrites.WriteLoads(ctx, tenant, func(ctx context.Context, tx loads.WriteTx) error {
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
@@ -69,7 +70,7 @@ func TestOutboxConcurrentWritersNoSkips(t *testing.T) {
 			return fmt.Errorf("writers waited on each other: %d of %d had uncommitted events at once", arrived, writers)
 		}
 	}}
-	svc := &domain.LoadWrites{Store: store}
+	svc := &loads.Writes{Store: store}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -81,7 +82,7 @@ func TestOutboxConcurrentWritersNoSkips(t *testing.T) {
 	go func() { // a live tail, as the relay reads
 		defer readers.Done()
 		var got []storage.OutboxEvent
-		var pos domain.EventPosition
+		var pos eventlog.Position
 		for len(got) < want && ctx.Err() == nil {
 			evs, _, err := outbox.After(ctx, pos, 7)
 			if err != nil {
@@ -123,11 +124,11 @@ func TestOutboxConcurrentWritersNoSkips(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			wctx := context.WithValue(f.ctx, writerKey{}, w)
-			rate := domain.MoneyInput{Amount: decimal.RequireFromString("100")}
+			rate := loads.MoneyInput{Amount: decimal.RequireFromString("100")}
 			for i := range loadsEach {
 				n := fmt.Sprintf("W%02d-%d", w, i)
-				_, err := svc.CreateLoad(wctx, domain.LoadInput{LoadNumber: n, SubsidiaryID: f.subsidiary.String(), Rate: &rate,
-					Stops: []domain.StopInput{{Type: "Pickup", Name: "A"}}})
+				_, err := svc.CreateLoad(wctx, loads.Input{LoadNumber: n, SubsidiaryID: f.subsidiary.String(), Rate: &rate,
+					Stops: []loads.StopInput{{Type: "Pickup", Name: "A"}}})
 				for _, s := range []string{"Covered", "Dispatched"} {
 					if err == nil {
 						_, err = svc.ChangeLoadStatus(wctx, n, s)

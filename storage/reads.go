@@ -13,14 +13,15 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
-// Reads implements domain.ReadStore (and the batch loaders behind GraphQL's
+// Reads implements reads.Store (and the batch loaders behind GraphQL's
 // dataloaders). Every method runs inside InTenant and names tenant_id; every
 // relation is fetched with one query per level (WHERE x_id = ANY(...)).
 type Reads struct{ DB *DB }
 
-var _ domain.ReadStore = (*Reads)(nil)
+var _ reads.Store = (*Reads)(nil)
 
 // maxUnpaged bounds a list that the caller asked for whole (REST trailers).
 const maxUnpaged = domain.MaxWholeList

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/seed"
@@ -20,7 +21,7 @@ func BenchmarkSearchStatements100(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := &storage.Reads{DB: db}
-	q := domain.StatementQuery{From: res.StatementFrom, To: res.StatementTo, Window: domain.Window{Limit: 100}}
+	q := reads.StatementQuery{From: res.StatementFrom, To: res.StatementTo, Window: domain.Window{Limit: 100}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p, err := r.SearchStatements(ctx, res.TenantID, q)
@@ -40,7 +41,7 @@ func BenchmarkLoadReads(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := &storage.Reads{DB: db}
-	page := domain.LoadListQuery{Window: domain.Window{Limit: 100}}
+	page := reads.LoadListQuery{Window: domain.Window{Limit: 100}}
 	first, err := r.ListLoads(ctx, res.TenantID, page)
 	if err != nil || len(first.Items) != 100 {
 		b.Fatalf("%d loads, %v", len(first.Items), err)

@@ -7,21 +7,22 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // InvoiceByID answers docs/api-contract.md §4.1 by id.
-func (r *Reads) InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*domain.Invoice, error) {
+func (r *Reads) InvoiceByID(ctx context.Context, tenant uuid.UUID, id uuid.UUID) (*reads.Invoice, error) {
 	return r.invoice(ctx, tenant, InvoiceByID, id)
 }
 
 // InvoiceByNumber answers docs/api-contract.md §4.1 by invoice number.
-func (r *Reads) InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number string) (*domain.Invoice, error) {
+func (r *Reads) InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number string) (*reads.Invoice, error) {
 	return r.invoice(ctx, tenant, InvoiceByNumber, number)
 }
 
 // invoice reads one invoice with vendor, customer, line items, loads and
 // payments: six queries, one round trip together with the tenant context.
-func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceKey, arg any) (*domain.Invoice, error) {
+func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceKey, arg any) (*reads.Invoice, error) {
 	t := newTenantBatch(tenant)
 	read := QueueInvoiceRead(&t.b, key, tenant, arg)
 	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
@@ -82,7 +83,7 @@ func invoiceStatementsFor(key string) invoiceStatements {
 // InvoiceRead is one invoice read queued on a batch: once the batch's
 // results are closed, Invoice is filled when Found.
 type InvoiceRead struct {
-	Invoice *domain.Invoice
+	Invoice *reads.Invoice
 	Found   bool
 }
 
@@ -91,8 +92,8 @@ type InvoiceRead struct {
 // bare baseline) and closes its results.
 func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *InvoiceRead {
 	sql := invoiceSQL[key]
-	read := &InvoiceRead{Invoice: &domain.Invoice{
-		LineItems: []domain.InvoiceLineItem{}, Loads: []domain.InvoiceLoad{}, Payments: []domain.InvoicePayment{},
+	read := &InvoiceRead{Invoice: &reads.Invoice{
+		LineItems: []reads.InvoiceLineItem{}, Loads: []reads.InvoiceLoad{}, Payments: []reads.InvoicePayment{},
 	}}
 	inv := read.Invoice
 	queueRows(b, sql.invoice, func(rows pgx.Rows) error {
@@ -109,7 +110,7 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 		return nil
 	}, tenant, arg)
 	queueRows(b, sql.vendor, func(rows pgx.Rows) error {
-		v := &domain.Vendor{}
+		v := &reads.Vendor{}
 		a := &v.RemitAddress
 		if err := rows.Scan(&v.ID, &v.Name, &a.Street, &a.City, &a.State, &a.ZipCode, &v.RemitEmail, &v.RemitPhone); err != nil {
 			return err
@@ -118,7 +119,7 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 		return nil
 	}, tenant, arg)
 	queueRows(b, sql.customer, func(rows pgx.Rows) error {
-		c := &domain.Customer{}
+		c := &reads.Customer{}
 		ba, sa := &c.BillingAddress, &c.ShippingAddress
 		if err := rows.Scan(&c.ID, &c.Name, &c.EmailAddresses, &c.PhoneNumbers, &ba.Street, &ba.City, &ba.State,
 			&ba.ZipCode, &sa.Street, &sa.City, &sa.State, &sa.ZipCode); err != nil {
@@ -129,7 +130,7 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 		return nil
 	}, tenant, arg)
 	queueRows(b, sql.lines, func(rows pgx.Rows) error {
-		var l domain.InvoiceLineItem
+		var l reads.InvoiceLineItem
 		var cur int
 		var amount, units, rate numeric
 		if err := rows.Scan(&l.ID, &l.Name, &amount, &cur, &l.Rate.UnitOfMeasurement, &units, &rate,
@@ -141,7 +142,7 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 		return nil
 	}, tenant, arg)
 	queueRows(b, sql.loads, func(rows pgx.Rows) error {
-		var l domain.InvoiceLoad
+		var l reads.InvoiceLoad
 		if err := rows.Scan(&l.ID, &l.LoadNumber, &l.SubsidiaryName, &l.Source, &l.OrderNumber, &l.PONumber); err != nil {
 			return err
 		}
@@ -149,7 +150,7 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *
 		return nil
 	}, tenant, arg)
 	queueRows(b, sql.payments, func(rows pgx.Rows) error {
-		var p domain.InvoicePayment
+		var p reads.InvoicePayment
 		var cur int
 		var amount numeric
 		if err := rows.Scan(&p.ID, &p.PaymentDate, &amount, &cur, &p.CheckNumber, &p.PaymentReference); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // LoadByNumber answers docs/architecture.md's load read endpoint: the full snapshot, in
@@ -42,7 +43,7 @@ func (r *Reads) loadsByID(ctx context.Context, tenant uuid.UUID, idList []uuid.U
 
 // ListLoads answers the loads list: newest load number first, keyset paged
 // on the load number; four queries for any page size.
-func (r *Reads) ListLoads(ctx context.Context, tenant uuid.UUID, q domain.LoadListQuery) (domain.Page[domain.Load], error) {
+func (r *Reads) ListLoads(ctx context.Context, tenant uuid.UUID, q reads.LoadListQuery) (domain.Page[domain.Load], error) {
 	var page domain.Page[domain.Load]
 	limit := q.Window.Limit
 	if limit <= 0 || limit > domain.MaxPageSize {

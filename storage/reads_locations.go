@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 var locationKeys = keyset{cols: []string{"l.date_created", "l.id"}, types: []string{"timestamptz", "uuid"}}
@@ -34,8 +35,8 @@ type locationRow struct {
 }
 
 // SearchLocations answers docs/api-contract.md §4.5, oldest first.
-func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q domain.LocationQuery) (domain.Page[domain.Location], error) {
-	var page domain.Page[domain.Location]
+func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q reads.LocationQuery) (domain.Page[reads.Location], error) {
+	var page domain.Page[reads.Location]
 	win, err := locationKeys.window(q.Window)
 	if err != nil {
 		return page, err
@@ -75,7 +76,7 @@ func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q domain.
 		return err
 	})
 	if err != nil {
-		return domain.Page[domain.Location]{}, err
+		return domain.Page[reads.Location]{}, err
 	}
 	for _, l := range page.Items {
 		page.Cursors = append(page.Cursors, encodeCursor(l.DateCreated.UTC().Format(time.RFC3339Nano), l.ID.String()))
@@ -93,8 +94,8 @@ type locationNoteRow struct {
 }
 
 // fillLocations converts rows and attaches their notes with one query.
-func fillLocations(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []locationRow) ([]domain.Location, error) {
-	out := make([]domain.Location, len(rows))
+func fillLocations(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []locationRow) ([]reads.Location, error) {
+	out := make([]reads.Location, len(rows))
 	if len(rows) == 0 {
 		return out, nil
 	}
@@ -108,17 +109,17 @@ func fillLocations(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []loca
 		tenant, pgdialect.Array(locIDs)); err != nil {
 		return nil, err
 	}
-	byLoc := map[uuid.UUID][]domain.LocationNote{}
+	byLoc := map[uuid.UUID][]reads.LocationNote{}
 	for _, n := range notes {
-		byLoc[n.LocationID] = append(byLoc[n.LocationID], domain.LocationNote{ID: n.ID, Description: n.Description, NoteType: n.NoteType, Time: n.Time, User: n.Author})
+		byLoc[n.LocationID] = append(byLoc[n.LocationID], reads.LocationNote{ID: n.ID, Description: n.Description, NoteType: n.NoteType, Time: n.Time, User: n.Author})
 	}
 	for i, l := range rows {
 		ns := byLoc[l.ID]
 		if ns == nil {
-			ns = []domain.LocationNote{}
+			ns = []reads.LocationNote{}
 		}
-		out[i] = domain.Location{
-			ID: l.ID, Name: l.Name, CompanyNumber: l.CompanyNumber, Type: l.Type, Status: domain.LocationStatus(l.Status),
+		out[i] = reads.Location{
+			ID: l.ID, Name: l.Name, CompanyNumber: l.CompanyNumber, Type: l.Type, Status: reads.LocationStatus(l.Status),
 			PhysicalAddress: domain.Address{Street: l.Street, City: l.City, State: l.State, ZipCode: l.ZipCode},
 			Email:           nonNil(l.Email), Phone: nonNil(l.Phone), Fax: l.Fax, DateCreated: l.DateCreated,
 			ExternalID: l.ExternalID, Notes: ns,

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // Batch loaders: one query for any number of ids, answered as a map so that
@@ -72,8 +73,8 @@ func (r *Reads) CarriersByIDs(ctx context.Context, tenant uuid.UUID, idList []uu
 }
 
 // TrailersByIDs loads trailers by id (trip → trailer).
-func (r *Reads) TrailersByIDs(ctx context.Context, tenant uuid.UUID, idList []uuid.UUID) (map[uuid.UUID]domain.Trailer, error) {
-	out := map[uuid.UUID]domain.Trailer{}
+func (r *Reads) TrailersByIDs(ctx context.Context, tenant uuid.UUID, idList []uuid.UUID) (map[uuid.UUID]reads.Trailer, error) {
+	out := map[uuid.UUID]reads.Trailer{}
 	if len(idList) == 0 {
 		return out, nil
 	}
@@ -95,12 +96,12 @@ func (r *Reads) TrailersByIDs(ctx context.Context, tenant uuid.UUID, idList []uu
 }
 
 // LocationsByIDs loads locations with their notes by id (stop → location).
-func (r *Reads) LocationsByIDs(ctx context.Context, tenant uuid.UUID, idList []uuid.UUID) (map[uuid.UUID]domain.Location, error) {
-	out := map[uuid.UUID]domain.Location{}
+func (r *Reads) LocationsByIDs(ctx context.Context, tenant uuid.UUID, idList []uuid.UUID) (map[uuid.UUID]reads.Location, error) {
+	out := map[uuid.UUID]reads.Location{}
 	if len(idList) == 0 {
 		return out, nil
 	}
-	var locs []domain.Location
+	var locs []reads.Location
 	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
 		var rows []locationRow
 		if err := selectRows(ctx, tx, &rows, "SELECT "+locationCols+" FROM locations l WHERE l.tenant_id = ? AND l.id = ANY(?)", tenant, pgdialect.Array(idList)); err != nil {

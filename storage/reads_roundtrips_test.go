@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/readstest"
@@ -26,9 +28,9 @@ func TestReadRoundTrips(t *testing.T) {
 	r := &storage.Reads{DB: db}
 	full := stmtQuery(0, 29, domain.Window{Limit: 100})
 	bare := full
-	bare.Skip = domain.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
+	bare.Skip = reads.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
 	lines := full
-	lines.Skip = domain.StatementSkip{Total: true, Driver: true, SubLines: true}
+	lines.Skip = reads.StatementSkip{Total: true, Driver: true, SubLines: true}
 
 	cases := []struct {
 		name  string
@@ -66,7 +68,7 @@ func TestSearchStatementsSkipsWhatIsNotAsked(t *testing.T) {
 	r := &storage.Reads{DB: db}
 
 	q := stmtQuery(0, 9, domain.Window{Limit: 100})
-	q.Skip = domain.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
+	q.Skip = reads.StatementSkip{Total: true, Totals: true, Driver: true, LineItems: true}
 	page, err := r.SearchStatements(ctx, f.Tenant, q)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +82,7 @@ func TestSearchStatementsSkipsWhatIsNotAsked(t *testing.T) {
 		t.Errorf("skipped parts were read: %+v", s)
 	}
 
-	q.Skip = domain.StatementSkip{SubLines: true}
+	q.Skip = reads.StatementSkip{SubLines: true}
 	page, err = r.SearchStatements(ctx, f.Tenant, q)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +111,7 @@ func TestLoadWriteRoundTrips(t *testing.T) {
 	if _, err := f.svc.ChangeLoadStatus(f.ctx, "RT-0", "Covered"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.UpdateTrip(f.ctx, trip, domain.TripPatch{DriverIDs: []string{driver}}); err != nil {
+	if _, err := f.svc.UpdateTrip(f.ctx, trip, loads.TripPatch{DriverIDs: []string{driver}}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -125,15 +127,15 @@ func TestLoadWriteRoundTrips(t *testing.T) {
 		{name: "unknown load", want: 2, code: domain.CodeNotFound,
 			write: func() error { _, err := f.svc.ChangeLoadStatus(f.ctx, "RT-404", "Covered"); return err }},
 		{name: "trip assignment (the reference check is one more)", want: 4, write: func() error {
-			_, err := f.svc.UpdateTrip(f.ctx, trip, domain.TripPatch{DriverIDs: []string{driver}})
+			_, err := f.svc.UpdateTrip(f.ctx, trip, loads.TripPatch{DriverIDs: []string{driver}})
 			return err
 		}},
 		{name: "load read", want: 1, write: func() error { _, err := r.LoadByNumber(ctx, f.tenant, "RT-1"); return err }},
 		// Last: after a failed batch pgx drops that batch's prepared
 		// statements, which the next call pays for.
 		{name: "load number taken", want: 3, code: domain.CodeConflict, write: func() error {
-			_, err := f.svc.CreateLoad(f.ctx, domain.LoadInput{LoadNumber: "RT-1", SubsidiaryID: f.subsidiary.String(),
-				Stops: []domain.StopInput{{Type: "Pickup", Name: "Mill"}}})
+			_, err := f.svc.CreateLoad(f.ctx, loads.Input{LoadNumber: "RT-1", SubsidiaryID: f.subsidiary.String(),
+				Stops: []loads.StopInput{{Type: "Pickup", Name: "Mill"}}})
 			return err
 		}},
 	}

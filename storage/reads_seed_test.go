@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/seed"
@@ -28,7 +29,7 @@ func TestReadsOverSeededTenant(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &storage.Reads{DB: db}
-	q := domain.StatementQuery{From: res.StatementFrom, To: res.StatementTo, Window: domain.Window{Limit: 100}}
+	q := reads.StatementQuery{From: res.StatementFrom, To: res.StatementTo, Window: domain.Window{Limit: 100}}
 	page, err := r.SearchStatements(ctx, res.TenantID, q)
 	if err != nil || page.Total != res.VisibleStatements || len(page.Items) != 100 {
 		t.Fatalf("statements: total %d (want %d), %d items, %v", page.Total, res.VisibleStatements, len(page.Items), err)
@@ -46,7 +47,7 @@ func TestReadsOverSeededTenant(t *testing.T) {
 	}
 	for status, n := range res.Statements {
 		_, err := r.StatementByNumber(ctx, res.TenantID, n)
-		visible := status == domain.StatementProcessed || status == domain.StatementFailed
+		visible := status == reads.StatementProcessed || status == reads.StatementFailed
 		if visible != (err == nil) {
 			t.Errorf("statement %d (%s): %v", n, status, err)
 		}
@@ -62,11 +63,11 @@ func TestReadsOverSeededTenant(t *testing.T) {
 	if err != nil || trailers.Total != res.Counts["trailers"] || len(trailers.Items) != trailers.Total {
 		t.Fatalf("trailers: %d of %d, %v", len(trailers.Items), res.Counts["trailers"], err)
 	}
-	locs, err := r.SearchLocations(ctx, res.TenantID, domain.LocationQuery{IDs: res.LocationIDs, Window: domain.Window{Limit: 100}})
+	locs, err := r.SearchLocations(ctx, res.TenantID, reads.LocationQuery{IDs: res.LocationIDs, Window: domain.Window{Limit: 100}})
 	if err != nil || locs.Total != len(res.LocationIDs) {
 		t.Errorf("locations by id: %d of %d, %v", locs.Total, len(res.LocationIDs), err)
 	}
-	users, err := r.SearchUsers(ctx, res.TenantID, domain.UserQuery{Window: domain.Window{Limit: 100}})
+	users, err := r.SearchUsers(ctx, res.TenantID, reads.UserQuery{Window: domain.Window{Limit: 100}})
 	if err != nil || users.Total != res.Counts["users"] {
 		t.Errorf("users: %d of %d, %v", users.Total, res.Counts["users"], err)
 	}

@@ -10,12 +10,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // visibleStatements is docs/api-contract.md §3.2's rule in SQL: in-flight, Open and Draft
 // statements never leave the database. It matches the partial indexes of 0001
 // and the counts of 0018 (TestSQLVocabulariesAreTheGoOnes).
-var visibleStatements = "s.status IN (" + sqlLiterals(domain.VisibleStatementStatuses) + ")"
+var visibleStatements = "s.status IN (" + sqlLiterals(reads.VisibleStatementStatuses) + ")"
 
 var statementKeys = keyset{cols: []string{"s.statement_date", "s.number"}, types: []string{"date", "integer"}}
 
@@ -29,7 +30,7 @@ const (
 	s.number_of_trips, s.loaded_miles, s.empty_miles, s.hours_worked`
 )
 
-func statementColumns(skip domain.StatementSkip) string {
+func statementColumns(skip reads.StatementSkip) string {
 	if skip.Totals {
 		return statementBase
 	}
@@ -41,8 +42,8 @@ func statementColumns(skip domain.StatementSkip) string {
 // line items and sub-lines of the whole page together. The statement texts
 // take every value as a bind parameter (LIMIT and OFFSET included), so there
 // are a handful of texts, each prepared once per connection.
-func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain.StatementQuery) (domain.Page[domain.Statement], error) {
-	var page domain.Page[domain.Statement]
+func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q reads.StatementQuery) (domain.Page[reads.Statement], error) {
+	var page domain.Page[reads.Statement]
 	text, err := StatementSearchSQL(tenant, q)
 	if err != nil {
 		return page, err
@@ -51,18 +52,18 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q domain
 	if text.Count != "" {
 		t.query(text.Count, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, text.CountArgs...)
 	}
-	var rows []domain.Statement
+	var rows []reads.Statement
 	t.query(text.Page, func(r pgx.Rows) error {
 		s, err := scanStatement(r, !q.Skip.Totals)
 		rows = append(rows, s)
 		return err
 	}, text.PageArgs...)
 	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
-		return domain.Page[domain.Statement]{}, err
+		return domain.Page[reads.Statement]{}, err
 	}
 	rows, page.HasMore = trim(rows, text.Limit)
 	if err := r.fillStatements(ctx, tenant, rows, q.Skip); err != nil {
-		return domain.Page[domain.Statement]{}, err
+		return domain.Page[reads.Statement]{}, err
 	}
 	page.Items = rows
 	for _, s := range page.Items {
@@ -85,7 +86,7 @@ type StatementSearchText struct {
 }
 
 // StatementSearchSQL builds the statements of the search q of tenant.
-func StatementSearchSQL(tenant uuid.UUID, q domain.StatementQuery) (StatementSearchText, error) {
+func StatementSearchSQL(tenant uuid.UUID, q reads.StatementQuery) (StatementSearchText, error) {
 	var text StatementSearchText
 	from := "FROM settlement_statements s WHERE s.tenant_id = $1 AND " + visibleStatements +
 		" AND s.statement_date BETWEEN $2 AND $3"
@@ -138,12 +139,12 @@ const statementDayCountSQL = `SELECT coalesce(sum(c.n), 0)::bigint FROM statemen
 	WHERE c.tenant_id = $1 AND c.statement_date BETWEEN $2 AND $3 AND ($4::text IS NULL OR c.driver_type = $4)`
 
 // statementByNumber is docs/api-contract.md §4.3's statement text.
-var statementByNumber = "SELECT " + statementColumns(domain.StatementSkip{}) +
+var statementByNumber = "SELECT " + statementColumns(reads.StatementSkip{}) +
 	" FROM settlement_statements s WHERE s.tenant_id = $1 AND s.number = $2 AND " + visibleStatements
 
 // StatementByNumber answers docs/api-contract.md §4.3: unknown and in-flight are both not found.
-func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*domain.Statement, error) {
-	var rows []domain.Statement
+func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*reads.Statement, error) {
+	var rows []reads.Statement
 	t := newTenantBatch(tenant)
 	t.query(statementByNumber, func(r pgx.Rows) error {
 		s, err := scanStatement(r, true)
@@ -156,7 +157,7 @@ func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number 
 	if len(rows) == 0 {
 		return nil, domain.NotFound("settlement statement %d not found", number)
 	}
-	if err := r.fillStatements(ctx, tenant, rows, domain.StatementSkip{}); err != nil {
+	if err := r.fillStatements(ctx, tenant, rows, reads.StatementSkip{}); err != nil {
 		return nil, err
 	}
 	return &rows[0], nil
@@ -179,10 +180,10 @@ const (
 
 // fillStatements attaches the relations skip does not name to rows in one
 // round trip (none when it names them all).
-func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []domain.Statement, skip domain.StatementSkip) error {
+func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []reads.Statement, skip reads.StatementSkip) error {
 	p := struct{ Driver, LineItems, SubLines bool }{!skip.Driver, !skip.LineItems, !skip.LineItems && !skip.SubLines}
 	for i := range rows {
-		rows[i].LineItems = []domain.StatementLine{}
+		rows[i].LineItems = []reads.StatementLine{}
 	}
 	if len(rows) == 0 || !(p.Driver || p.LineItems || p.SubLines) {
 		return nil
@@ -194,7 +195,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	t := newTenantBatch(tenant)
 	drivers := map[uuid.UUID]*domain.Driver{}
 	if p.Driver {
-		driverIDs := ids(rows, func(s domain.Statement) *uuid.UUID { return &s.DriverID })
+		driverIDs := ids(rows, func(s reads.Statement) *uuid.UUID { return &s.DriverID })
 		t.query(StatementDriversSQL, func(r pgx.Rows) error {
 			d := &domain.Driver{}
 			if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
@@ -206,7 +207,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	}
 	type line struct {
 		id, statement uuid.UUID
-		domain.StatementLine
+		reads.StatementLine
 	}
 	var lines []line
 	if p.LineItems || p.SubLines {
@@ -218,16 +219,16 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 				return err
 			}
 			l.Amount.Amount = amount.dec()
-			l.SubLines = []domain.SubLine{}
+			l.SubLines = []reads.SubLine{}
 			lines = append(lines, l)
 			return nil
 		}, tenant, stmtIDs)
 	}
-	subLines := map[uuid.UUID][]domain.SubLine{}
+	subLines := map[uuid.UUID][]reads.SubLine{}
 	if p.SubLines {
 		t.query(StatementSubLinesSQL, func(r pgx.Rows) error {
 			var lineID uuid.UUID
-			var s domain.SubLine
+			var s reads.SubLine
 			var amount numeric
 			if err := r.Scan(&lineID, &s.Description, &s.Quantity, &s.Rate, &amount, &s.Amount.Currency); err != nil {
 				return err
@@ -240,7 +241,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
 		return err
 	}
-	byStatement := make(map[uuid.UUID][]domain.StatementLine, len(rows))
+	byStatement := make(map[uuid.UUID][]reads.StatementLine, len(rows))
 	for _, l := range lines {
 		if sl := subLines[l.id]; sl != nil {
 			l.SubLines = sl
@@ -258,8 +259,8 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []dom
 
 // scanStatement reads one row of statementColumns (with the totals when
 // totals is set).
-func scanStatement(r pgx.Rows, totals bool) (domain.Statement, error) {
-	var s domain.Statement
+func scanStatement(r pgx.Rows, totals bool) (reads.Statement, error) {
+	var s reads.Statement
 	var date time.Time
 	var cur *int
 	dest := []any{&s.ID, &s.Number, &s.Status, &date, &s.PayPeriodID, &s.PayPeriodTitle, &s.DriverID, &cur}

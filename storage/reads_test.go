@@ -8,13 +8,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/readstest"
 )
 
-func stmtQuery(from, to int, w domain.Window) domain.StatementQuery {
-	return domain.StatementQuery{From: domain.DateOf(readstest.Day0.AddDate(0, 0, from)), To: domain.DateOf(readstest.Day0.AddDate(0, 0, to)), Window: w}
+func stmtQuery(from, to int, w domain.Window) reads.StatementQuery {
+	return reads.StatementQuery{From: domain.DateOf(readstest.Day0.AddDate(0, 0, from)), To: domain.DateOf(readstest.Day0.AddDate(0, 0, to)), Window: w}
 }
 
 func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
@@ -43,7 +44,7 @@ func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
 			t.Fatalf("numbers %v, want %v", got, want)
 		}
 	}
-	if page.Items[4].Status != domain.StatementFailed {
+	if page.Items[4].Status != reads.StatementFailed {
 		t.Errorf("statement 5 status %s, want Failed (still returned)", page.Items[4].Status)
 	}
 	s := page.Items[1] // number 2: owner operator
@@ -52,7 +53,7 @@ func TestSearchStatementsOnlyVisibleInclusiveRange(t *testing.T) {
 		t.Errorf("driver not filled: %+v", s.Driver)
 	}
 	if len(s.LineItems) != 2 || len(s.LineItems[0].SubLines) != 2 || s.LineItems[1].TransactionType == nil ||
-		*s.LineItems[1].TransactionType != domain.EscrowDeposit || s.LineItems[0].TransactionType != nil {
+		*s.LineItems[1].TransactionType != reads.EscrowDeposit || s.LineItems[0].TransactionType != nil {
 		t.Fatalf("line items not filled: %+v", s.LineItems)
 	}
 	if s.LineItems[0].Amount.Amount.String() != "-12.34" {
@@ -167,7 +168,7 @@ func TestStatementByNumber(t *testing.T) {
 	f := readstest.NewTenant(t, db, "acme")
 	r := &storage.Reads{DB: db}
 	s, err := r.StatementByNumber(ctx, f.Tenant, 5)
-	if err != nil || s.Status != domain.StatementFailed || len(s.LineItems) != 2 || s.Driver == nil {
+	if err != nil || s.Status != reads.StatementFailed || len(s.LineItems) != 2 || s.Driver == nil {
 		t.Fatalf("failed statement 5: %+v %v", s, err)
 	}
 	for _, n := range []int32{6, 7, 999} { // generating, draft, unknown
@@ -237,7 +238,7 @@ func TestTrailersLocationsUsersLoad(t *testing.T) {
 		t.Errorf("trailer %+v", tl)
 	}
 
-	locs, err := r.SearchLocations(ctx, f.Tenant, domain.LocationQuery{Statuses: []domain.LocationStatus{domain.LocationActive}, Window: domain.Window{Limit: 2}})
+	locs, err := r.SearchLocations(ctx, f.Tenant, reads.LocationQuery{Statuses: []reads.LocationStatus{reads.LocationActive}, Window: domain.Window{Limit: 2}})
 	if err != nil || locs.Total != 3 || len(locs.Items) != 2 || !locs.HasMore {
 		t.Fatalf("active locations %+v %v", locs, err)
 	}
@@ -246,20 +247,20 @@ func TestTrailersLocationsUsersLoad(t *testing.T) {
 	}
 	after := readstest.Day0.AddDate(0, 0, 1)
 	before := readstest.Day0.AddDate(0, 0, 3)
-	locs, err = r.SearchLocations(ctx, f.Tenant, domain.LocationQuery{CreatedAfter: &after, CreatedBefore: &before, Window: domain.Window{Limit: 10}})
+	locs, err = r.SearchLocations(ctx, f.Tenant, reads.LocationQuery{CreatedAfter: &after, CreatedBefore: &before, Window: domain.Window{Limit: 10}})
 	if err != nil || locs.Total != 3 {
 		t.Errorf("created window: total %d %v, want 3 (inclusive)", locs.Total, err)
 	}
 
-	users, err := r.SearchUsers(ctx, f.Tenant, domain.UserQuery{Keyword: "user3", Window: domain.Window{Limit: 10}})
+	users, err := r.SearchUsers(ctx, f.Tenant, reads.UserQuery{Keyword: "user3", Window: domain.Window{Limit: 10}})
 	if err != nil || users.Total != 1 || users.Items[0].UserName != "user3" || users.Items[0].Permissions[0] != "loads.view" {
 		t.Fatalf("users %+v %v", users, err)
 	}
-	users, err = r.SearchUsers(ctx, f.Tenant, domain.UserQuery{Keyword: "%", Window: domain.Window{Limit: 10}})
+	users, err = r.SearchUsers(ctx, f.Tenant, reads.UserQuery{Keyword: "%", Window: domain.Window{Limit: 10}})
 	if err != nil || users.Total != 0 {
 		t.Errorf("%% must be literal: total %d %v", users.Total, err)
 	}
-	users, err = r.SearchUsers(ctx, f.Tenant, domain.UserQuery{Window: domain.Window{Limit: 10}})
+	users, err = r.SearchUsers(ctx, f.Tenant, reads.UserQuery{Window: domain.Window{Limit: 10}})
 	if err != nil || users.Total != 5 {
 		t.Errorf("all users of the tenant: %d %v", users.Total, err)
 	}

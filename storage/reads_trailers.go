@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 var trailerKeys = keyset{cols: []string{"t.created_at", "t.id"}, types: []string{"timestamptz", "uuid"}}
@@ -52,7 +53,7 @@ type trailerRow struct {
 	Refs                  []byte     `bun:"refs"`
 }
 
-func (t trailerRow) trailer() (domain.Trailer, error) {
+func (t trailerRow) trailer() (reads.Trailer, error) {
 	date := func(p *time.Time) *domain.Date {
 		if p == nil {
 			return nil
@@ -60,7 +61,7 @@ func (t trailerRow) trailer() (domain.Trailer, error) {
 		d := domain.DateOf(*p)
 		return &d
 	}
-	out := domain.Trailer{
+	out := reads.Trailer{
 		ID: t.ID, CreatedAt: t.CreatedAt, TrailerNum: t.TrailerNum, Make: t.Make, LicenseNum: t.LicenseNum,
 		LicenseState: t.LicenseState, VinNum: t.VinNum, SubsidiaryID: t.SubsidiaryID,
 		EquipmentType: t.EquipmentType, EquipmentSize: t.EquipmentSize, InsuranceCompany: t.InsuranceCompany,
@@ -69,17 +70,17 @@ func (t trailerRow) trailer() (domain.Trailer, error) {
 		InsuranceExpiresAt: date(t.InsuranceExpiresAt), InspectionExpiresAt: date(t.InspectionExpiresAt),
 	}
 	if t.Status != nil {
-		s := domain.TrailerStatus(*t.Status)
+		s := reads.TrailerStatus(*t.Status)
 		out.Status = &s
 	}
 	if t.FleetID != nil && t.FleetName != nil {
-		out.Fleet = &domain.Fleet{ID: *t.FleetID, Name: *t.FleetName}
+		out.Fleet = &reads.Fleet{ID: *t.FleetID, Name: *t.FleetName}
 		if t.FleetPrefix != nil {
 			out.Fleet.InvoiceNumberPrefix = *t.FleetPrefix
 		}
 	}
 	if t.CapacityPallets != nil || t.CapacityWeight != nil {
-		out.Capacity = &domain.TrailerCapacity{Pallets: t.CapacityPallets, Weight: t.CapacityWeight}
+		out.Capacity = &reads.TrailerCapacity{Pallets: t.CapacityPallets, Weight: t.CapacityWeight}
 	}
 	// Notes and References are stored as JSON arrays of docs/architecture.md's shapes.
 	if len(t.Notes) > 0 {
@@ -93,18 +94,18 @@ func (t trailerRow) trailer() (domain.Trailer, error) {
 		}
 	}
 	if out.Notes == nil {
-		out.Notes = []domain.Note{}
+		out.Notes = []reads.Note{}
 	}
 	if out.References == nil {
-		out.References = []domain.TrailerReference{}
+		out.References = []reads.TrailerReference{}
 	}
 	return out, nil
 }
 
 // ListTrailers answers docs/api-contract.md §4.4, oldest first (a zero window: the whole list,
 // bounded).
-func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Window) (domain.Page[domain.Trailer], error) {
-	var page domain.Page[domain.Trailer]
+func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Window) (domain.Page[reads.Trailer], error) {
+	var page domain.Page[reads.Trailer]
 	win, err := trailerKeys.window(w)
 	if err != nil {
 		return page, err
@@ -117,14 +118,14 @@ func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Win
 		return selectRows(ctx, tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" "+win.where+" "+win.tail, append([]any{tenant}, win.args...)...)
 	})
 	if err != nil {
-		return domain.Page[domain.Trailer]{}, err
+		return domain.Page[reads.Trailer]{}, err
 	}
 	rows, page.HasMore = trim(rows, win.limit)
-	page.Items = make([]domain.Trailer, 0, len(rows))
+	page.Items = make([]reads.Trailer, 0, len(rows))
 	for _, row := range rows {
 		t, err := row.trailer()
 		if err != nil {
-			return domain.Page[domain.Trailer]{}, err
+			return domain.Page[reads.Trailer]{}, err
 		}
 		page.Items = append(page.Items, t)
 		page.Cursors = append(page.Cursors, encodeCursor(row.CreatedAt.UTC().Format(time.RFC3339Nano), row.ID.String()))

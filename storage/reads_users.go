@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 var userKeys = keyset{cols: []string{"u.user_name", "u.id"}, types: []string{"text", "uuid"}}
@@ -34,8 +35,8 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // SearchUsers answers docs/api-contract.md §4.6: the keyword matches user name, name or email
 // (case-insensitive substring); ordered by user name.
-func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q domain.UserQuery) (domain.Page[domain.User], error) {
-	var page domain.Page[domain.User]
+func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q reads.UserQuery) (domain.Page[reads.User], error) {
+	var page domain.Page[reads.User]
 	win, err := userKeys.window(q.Window)
 	if err != nil {
 		return page, err
@@ -56,14 +57,14 @@ func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q domain.User
 			append(append([]any{}, args...), win.args...)...)
 	})
 	if err != nil {
-		return domain.Page[domain.User]{}, err
+		return domain.Page[reads.User]{}, err
 	}
 	rows, page.HasMore = trim(rows, win.limit)
-	page.Items = make([]domain.User, len(rows))
+	page.Items = make([]reads.User, len(rows))
 	for i, u := range rows {
-		page.Items[i] = domain.User{
+		page.Items[i] = reads.User{
 			ID: u.ID, UserName: u.UserName, Name: u.Name, Email: u.Email, Phone: u.Phone, UserType: u.UserType,
-			Role: u.Role, CompanyCode: u.CompanyCode, Status: domain.UserStatus(u.Status),
+			Role: u.Role, CompanyCode: u.CompanyCode, Status: reads.UserStatus(u.Status),
 			Permissions: nonNil(u.Permissions), CreatedAt: u.CreatedAt, ModifiedAt: u.ModifiedAt,
 		}
 		page.Cursors = append(page.Cursors, encodeCursor(u.UserName, u.ID.String()))

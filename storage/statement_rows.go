@@ -7,10 +7,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // The statement export (export_statements.go) scans these rows; the hot reads
-// (reads_statements.go) scan straight into domain.Statement.
+// (reads_statements.go) scan straight into reads.Statement.
 
 type statementRow struct {
 	ID               uuid.UUID           `bun:"id"`
@@ -54,19 +55,19 @@ const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_
 
 // assemble is a statement as every read answers it (search, by number,
 // export): its driver (nil when unknown) and its line items ([] when none).
-func (row statementRow) assemble(d *domain.Driver, lines []domain.StatementLine) domain.Statement {
+func (row statementRow) assemble(d *domain.Driver, lines []reads.StatementLine) reads.Statement {
 	s := row.statement()
 	if d != nil {
 		s.Driver = &domain.Driver{ID: d.ID, Name: d.Name, Type: d.Type, CompanyName: d.CompanyName, SubsidiaryID: d.SubsidiaryID, FleetName: d.FleetName}
 	}
 	s.LineItems = lines
 	if s.LineItems == nil {
-		s.LineItems = []domain.StatementLine{}
+		s.LineItems = []reads.StatementLine{}
 	}
 	return s
 }
 
-func (row statementRow) statement() domain.Statement {
+func (row statementRow) statement() reads.Statement {
 	m := func(d decimal.NullDecimal) *domain.Money {
 		if !d.Valid {
 			return nil
@@ -79,11 +80,11 @@ func (row statementRow) statement() domain.Statement {
 		}
 		return &d.Decimal
 	}
-	return domain.Statement{
-		ID: row.ID, Number: row.Number, Status: domain.StatementStatus(row.Status),
+	return reads.Statement{
+		ID: row.ID, Number: row.Number, Status: reads.StatementStatus(row.Status),
 		StatementDate: domain.DateOf(row.StatementDate), PayPeriodID: row.PayPeriodID,
 		PayPeriodTitle: row.PayPeriodTitle, DriverID: row.DriverID,
-		Totals: domain.StatementTotals{
+		Totals: reads.StatementTotals{
 			GrossIncome: m(row.GrossIncome), NetIncome: m(row.NetIncome), LineHaul: m(row.LineHaul),
 			Accessorials: m(row.Accessorials), Echecks: m(row.Echecks), ServiceFee: m(row.ServiceFee),
 			DriverPayment: m(row.DriverPayment), Deductions: m(row.Deductions), Reimbursements: m(row.Reimbursements),
@@ -120,11 +121,11 @@ type subLineRow struct {
 
 // assembleLines groups line items (with their sub-lines) by statement id,
 // keeping the order of lines and subs (position order within each parent).
-func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]domain.StatementLine {
-	out := map[uuid.UUID][]domain.StatementLine{}
-	byLine := map[uuid.UUID][]domain.SubLine{}
+func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]reads.StatementLine {
+	out := map[uuid.UUID][]reads.StatementLine{}
+	byLine := map[uuid.UUID][]reads.SubLine{}
 	for _, s := range subs {
-		byLine[s.LineItemID] = append(byLine[s.LineItemID], domain.SubLine{
+		byLine[s.LineItemID] = append(byLine[s.LineItemID], reads.SubLine{
 			Description: s.Description, Quantity: s.Quantity, Rate: s.Rate,
 			Amount: domain.Money{Amount: s.Amount, Currency: s.Currency},
 		})
@@ -132,14 +133,14 @@ func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]domain.St
 	for _, l := range lines {
 		sl := byLine[l.ID]
 		if sl == nil {
-			sl = []domain.SubLine{}
+			sl = []reads.SubLine{}
 		}
-		var tt *domain.TransactionType
+		var tt *reads.TransactionType
 		if l.TransactionType != nil {
-			t := domain.TransactionType(*l.TransactionType)
+			t := reads.TransactionType(*l.TransactionType)
 			tt = &t
 		}
-		out[l.StatementID] = append(out[l.StatementID], domain.StatementLine{
+		out[l.StatementID] = append(out[l.StatementID], reads.StatementLine{
 			Category: l.Category, Title: l.Title, PolicyName: l.PolicyName, TripNumber: l.TripNumber,
 			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount, Currency: l.Currency},
 			TransactionType: tt, SubLines: sl,

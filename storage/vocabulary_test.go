@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -24,34 +27,34 @@ func values[T ~string](vs []T) []string {
 // column's values, by table.column, and the Go vocabulary it repeats.
 var enumChecks = map[string][]string{
 	"drivers.type":                          values(domain.DriverTypes),
-	"locations.status":                      values(domain.LocationStatuses),
-	"users.status":                          values(domain.UserStatuses),
-	"trailers.status":                       values(domain.TrailerStatuses),
-	"trailers.license_country":              domain.LicenseCountries,
+	"locations.status":                      values(reads.LocationStatuses),
+	"users.status":                          values(reads.UserStatuses),
+	"trailers.status":                       values(reads.TrailerStatuses),
+	"trailers.license_country":              reads.LicenseCountries,
 	"loads.status":                          values(domain.LoadStatuses),
 	"loads.billing_status":                  values(domain.BillingStatuses),
 	"stops.type":                            values(domain.StopTypes),
-	"invoices.type":                         values(domain.InvoiceTypes),
-	"invoices.status":                       values(domain.InvoiceStatuses),
-	"settlement_statements.status":          values(domain.StatementStatuses),
+	"invoices.type":                         values(reads.InvoiceTypes),
+	"invoices.status":                       values(reads.InvoiceStatuses),
+	"settlement_statements.status":          values(reads.StatementStatuses),
 	"settlement_statements.driver_type":     values(domain.DriverTypes),
-	"statement_line_items.transaction_type": values(domain.TransactionTypes),
+	"statement_line_items.transaction_type": values(reads.TransactionTypes),
 	"documents.parent_type":                 values(domain.DocumentParentTypes),
-	"webhooks.state": values([]domain.WebhookState{domain.WebhookDisabled, domain.WebhookPending,
-		domain.WebhookActive, domain.WebhookFailedVerification}),
-	"webhook_deliveries.status": {domain.DeliveryPending, domain.DeliveryDelivered, domain.DeliveryFailed},
-	"webhooks.signature_scheme": values(domain.SignatureSchemes),
+	"webhooks.state": values([]webhooks.State{webhooks.WebhookDisabled, webhooks.WebhookPending,
+		webhooks.WebhookActive, webhooks.WebhookFailedVerification}),
+	"webhook_deliveries.status": {webhooks.DeliveryPending, webhooks.DeliveryDelivered, webhooks.DeliveryFailed},
+	"webhooks.signature_scheme": values(webhooks.SignatureSchemes),
 }
 
 // partialIndexes is every partial index whose predicate lists values, by
 // name, and the Go values the reads that use it select.
 var partialIndexes = map[string][]string{
-	"statements_search":          values(domain.VisibleStatementStatuses),
-	"statements_by_type":         values(domain.VisibleStatementStatuses),
-	"statements_by_driver":       values(domain.VisibleStatementStatuses),
-	"webhook_deliveries_failed":  {domain.DeliveryFailed},
-	"webhook_deliveries_due":     {domain.DeliveryPending},
-	"webhook_deliveries_pending": {domain.DeliveryPending},
+	"statements_search":          values(reads.VisibleStatementStatuses),
+	"statements_by_type":         values(reads.VisibleStatementStatuses),
+	"statements_by_driver":       values(reads.VisibleStatementStatuses),
+	"webhook_deliveries_failed":  {webhooks.DeliveryFailed},
+	"webhook_deliveries_due":     {webhooks.DeliveryPending},
+	"webhook_deliveries_pending": {webhooks.DeliveryPending},
 }
 
 var (
@@ -171,7 +174,7 @@ func TestSQLVocabulariesAreTheGoOnes(t *testing.T) {
 			t.Errorf("%s: no status list found", what)
 		}
 		for _, m := range lists {
-			if got, want := literals(m[1]), values(domain.VisibleStatementStatuses); !sameSet(got, want) {
+			if got, want := literals(m[1]), values(reads.VisibleStatementStatuses); !sameSet(got, want) {
 				t.Errorf("%s counts statuses %v, the reads show %v", what, got, want)
 			}
 		}
@@ -179,7 +182,7 @@ func TestSQLVocabulariesAreTheGoOnes(t *testing.T) {
 }
 
 // TestLoadReferencesAreTheForeignKeys: the tables a load or trip write may
-// reference (domain.RefTables, whose rows storage checks are the tenant's)
+// reference (loads.RefTables, whose rows storage checks are the tenant's)
 // are exactly the tables loads, stops and trips have foreign keys to, and
 // each has the tenant_id the check reads.
 func TestLoadReferencesAreTheForeignKeys(t *testing.T) {
@@ -205,11 +208,11 @@ func TestLoadReferencesAreTheForeignKeys(t *testing.T) {
 	}
 	// Trip drivers are an array (no foreign key): drivers is referenced by
 	// the statements, and listed here by the write's own rule.
-	want := slices.DeleteFunc(values(domain.RefTables), func(s string) bool { return s == string(domain.RefDrivers) })
+	want := slices.DeleteFunc(values(loads.RefTables), func(s string) bool { return s == string(loads.RefDrivers) })
 	if !sameSet(referenced, want) {
-		t.Errorf("loads, stops and trips reference %v; domain.RefTables (without drivers) is %v", referenced, want)
+		t.Errorf("loads, stops and trips reference %v; loads.RefTables (without drivers) is %v", referenced, want)
 	}
-	for _, table := range domain.RefTables {
+	for _, table := range loads.RefTables {
 		var n int
 		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns
 			WHERE table_schema = 'public' AND table_name = $1 AND column_name IN ('id', 'tenant_id')`, string(table)).Scan(&n); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/secretbox"
 )
 
@@ -27,7 +28,7 @@ func NewWebhookStore(db *DB, box *secretbox.Box) *WebhookStore {
 	return &WebhookStore{db: db, box: box}
 }
 
-var _ domain.WebhookStore = (*WebhookStore)(nil)
+var _ webhooks.Store = (*WebhookStore)(nil)
 
 // secretAAD binds a sealed secret to its webhook: a ciphertext copied to
 // another row does not open.
@@ -55,12 +56,12 @@ type webhookRow struct {
 	UpdatedAt                 time.Time  `bun:"updated_at"`
 }
 
-func (r *webhookRow) domain() domain.Webhook {
-	w := domain.Webhook{
+func (r *webhookRow) domain() webhooks.Webhook {
+	w := webhooks.Webhook{
 		ID: r.ID, TenantID: r.TenantID, SubsidiaryID: r.SubsidiaryID, Name: r.Name, URL: r.URL,
 		EventTypes: r.EventTypes, IncludePreviousAttributes: r.IncludePreviousAttributes,
-		State: domain.WebhookState(r.State), StateReason: r.StateReason, FailingSince: r.FailingSince,
-		SignatureScheme: domain.SignatureScheme(r.SignatureScheme), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		State: webhooks.State(r.State), StateReason: r.StateReason, FailingSince: r.FailingSince,
+		SignatureScheme: webhooks.SignatureScheme(r.SignatureScheme), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 	if r.PublicKey != nil {
 		w.PublicKey = *r.PublicKey
@@ -96,7 +97,7 @@ func (s *WebhookStore) CountWebhooks(ctx context.Context, tenantID uuid.UUID) (i
 }
 
 // CreateWebhook stores w with its secret encrypted.
-func (s *WebhookStore) CreateWebhook(ctx context.Context, w *domain.Webhook, secret string) error {
+func (s *WebhookStore) CreateWebhook(ctx context.Context, w *webhooks.Webhook, secret string) error {
 	row := &webhookRow{
 		ID: w.ID, TenantID: w.TenantID, SubsidiaryID: w.SubsidiaryID, Name: w.Name, URL: w.URL, EventTypes: w.EventTypes,
 		IncludePreviousAttributes: w.IncludePreviousAttributes, State: string(w.State),
@@ -110,7 +111,7 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, w *domain.Webhook, sec
 }
 
 // GetWebhook returns one webhook of the tenant, NOT_FOUND otherwise.
-func (s *WebhookStore) GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*domain.Webhook, error) {
+func (s *WebhookStore) GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*webhooks.Webhook, error) {
 	var row webhookRow
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		return tx.NewSelect().Model(&row).Column(webhookColumns...).Where("tenant_id = ? AND id = ?", tenantID, id).Scan(ctx)
@@ -126,13 +127,13 @@ func (s *WebhookStore) GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (
 }
 
 // ListWebhooks returns the tenant's webhooks, oldest first.
-func (s *WebhookStore) ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]domain.Webhook, error) {
+func (s *WebhookStore) ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]webhooks.Webhook, error) {
 	var rows []webhookRow
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		return tx.NewSelect().Model(&rows).Column(webhookColumns...).Where("tenant_id = ?", tenantID).
 			OrderExpr("created_at, id").Limit(int64(limit)).Scan(ctx)
 	})
-	out := make([]domain.Webhook, len(rows))
+	out := make([]webhooks.Webhook, len(rows))
 	for i := range rows {
 		out[i] = rows[i].domain()
 	}
@@ -140,7 +141,7 @@ func (s *WebhookStore) ListWebhooks(ctx context.Context, tenantID uuid.UUID, lim
 }
 
 // UpdateWebhook saves name, URL, events, IncludePreviousAttributes and state.
-func (s *WebhookStore) UpdateWebhook(ctx context.Context, w *domain.Webhook) error {
+func (s *WebhookStore) UpdateWebhook(ctx context.Context, w *webhooks.Webhook) error {
 	return s.db.InTenant(ctx, w.TenantID, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*webhookRow)(nil)).
 			Set("name = ?", w.Name).Set("url = ?", w.URL).Set("event_types = ?", pgdialect.Array(w.EventTypes)).
@@ -152,7 +153,7 @@ func (s *WebhookStore) UpdateWebhook(ctx context.Context, w *domain.Webhook) err
 }
 
 // SetWebhookState is a compare-and-set on (state, url).
-func (s *WebhookStore) SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from domain.WebhookState, url string, to domain.WebhookState, reason string) (bool, error) {
+func (s *WebhookStore) SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from webhooks.State, url string, to webhooks.State, reason string) (bool, error) {
 	var n int64
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET state = ?, state_reason = ?, updated_at = now(),

@@ -10,12 +10,13 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Redeliver queues a new delivery of eventID (an event of the webhook's
 // tenant and subsidiary), due now.
-func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*domain.WebhookDelivery, error) {
-	d := &domain.WebhookDelivery{ID: uuid.New(), WebhookID: webhookID, EventID: eventID, Status: domain.DeliveryPending, NextAttemptAt: &now, CreatedAt: now}
+func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*webhooks.Delivery, error) {
+	d := &webhooks.Delivery{ID: uuid.New(), WebhookID: webhookID, EventID: eventID, Status: webhooks.DeliveryPending, NextAttemptAt: &now, CreatedAt: now}
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		if err := webhookExists(ctx, tx, tenantID, webhookID); err != nil {
 			return err
@@ -63,16 +64,16 @@ type attemptRow struct {
 }
 
 // ListDeliveries returns the webhook's latest deliveries and their attempts.
-func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]domain.WebhookDelivery, error) {
+func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]webhooks.Delivery, error) {
 	m, err := s.ListDeliveriesFor(ctx, tenantID, []uuid.UUID{webhookID}, limit)
 	return m[webhookID], err
 }
 
 // ListDeliveriesFor returns the latest deliveries (at most limit each) of
 // several webhooks with their attempts: two queries, whatever the numbers.
-func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]domain.WebhookDelivery, error) {
+func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]webhooks.Delivery, error) {
 	var rows []deliveryRow
-	var attempts map[uuid.UUID][]domain.WebhookAttempt
+	var attempts map[uuid.UUID][]webhooks.Attempt
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at, signature_scheme FROM (
 			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme,
@@ -89,7 +90,7 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 	if err != nil {
 		return nil, err
 	}
-	out := map[uuid.UUID][]domain.WebhookDelivery{}
+	out := map[uuid.UUID][]webhooks.Delivery{}
 	for _, r := range rows {
 		out[r.WebhookID] = append(out[r.WebhookID], r.delivery(attempts[r.ID]))
 	}
@@ -97,10 +98,10 @@ func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID
 }
 
 // delivery is the row with its attempts as the domain sees it.
-func (r deliveryRow) delivery(attempts []domain.WebhookAttempt) domain.WebhookDelivery {
-	return domain.WebhookDelivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
+func (r deliveryRow) delivery(attempts []webhooks.Attempt) webhooks.Delivery {
+	return webhooks.Delivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
 		Status: r.Status, Attempt: r.Attempt, NextAttemptAt: r.NextAttemptAt, CreatedAt: r.CreatedAt,
-		SignatureScheme: domain.SignatureScheme(r.Scheme), Attempts: attempts}
+		SignatureScheme: webhooks.SignatureScheme(r.Scheme), Attempts: attempts}
 }
 
 // webhookExists answers NotFound for a webhook the tenant does not have.
@@ -113,7 +114,7 @@ func webhookExists(ctx context.Context, tx bun.Tx, tenantID, webhookID uuid.UUID
 	return err
 }
 
-// RecoverDeliveries is domain.WebhookStore's: the webhook's Failed deliveries
+// RecoverDeliveries is webhooks.Store's: the webhook's Failed deliveries
 // created since become Pending, due now, with a fresh retry chain
 // (chain_base = the attempts made so far).
 func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {

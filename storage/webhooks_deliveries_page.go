@@ -10,17 +10,18 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
-var _ domain.WebhookDeliveryLog = (*WebhookStore)(nil)
+var _ webhooks.DeliveryLog = (*WebhookStore)(nil)
 
 // deliveryKeys are the delivery log's sort key, newest first.
 var deliveryKeys = []string{"timestamptz", "uuid"}
 
-// DeliveriesPage answers domain.WebhookDeliveryLog: newest first by
+// DeliveriesPage answers webhooks.DeliveryLog: newest first by
 // (created_at, id), keyset-paged, attempts in one more query.
-func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID uuid.UUID, w domain.Window) (domain.Page[domain.WebhookDelivery], error) {
-	var page domain.Page[domain.WebhookDelivery]
+func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID uuid.UUID, w domain.Window) (domain.Page[webhooks.Delivery], error) {
+	var page domain.Page[webhooks.Delivery]
 	where, args := "", []any{tenantID, webhookID}
 	if w.After != "" {
 		parts, err := decodeCursor(w.After, deliveryKeys)
@@ -31,7 +32,7 @@ func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID u
 		args = append(args, parts[0], parts[1])
 	}
 	var rows []deliveryRow
-	attempts := map[uuid.UUID][]domain.WebhookAttempt{}
+	attempts := map[uuid.UUID][]webhooks.Attempt{}
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
 		if err := tx.NewRaw(`SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme
 			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
@@ -55,8 +56,8 @@ func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID u
 }
 
 // attemptsOf loads the attempts of the deliveries, by delivery, in order.
-func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries []deliveryRow) (map[uuid.UUID][]domain.WebhookAttempt, error) {
-	out := map[uuid.UUID][]domain.WebhookAttempt{}
+func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries []deliveryRow) (map[uuid.UUID][]webhooks.Attempt, error) {
+	out := map[uuid.UUID][]webhooks.Attempt{}
 	if len(deliveries) == 0 {
 		return out, nil
 	}
@@ -70,8 +71,8 @@ func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries [
 		return nil, err
 	}
 	for _, a := range rows {
-		da := domain.WebhookAttempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt,
-			SignatureScheme: domain.SignatureScheme(a.SignatureScheme)}
+		da := webhooks.Attempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt,
+			SignatureScheme: webhooks.SignatureScheme(a.SignatureScheme)}
 		if a.Error != nil {
 			da.Error = *a.Error
 		}
@@ -80,7 +81,7 @@ func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries [
 	return out, nil
 }
 
-// DeliveryEventID answers domain.WebhookDeliveryLog.
+// DeliveryEventID answers webhooks.DeliveryLog.
 func (s *WebhookStore) DeliveryEventID(ctx context.Context, tenantID, webhookID, deliveryID uuid.UUID) (string, error) {
 	var id string
 	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {

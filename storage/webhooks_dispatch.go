@@ -10,14 +10,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // WebhookCursor is the webhook dispatcher's row in event_cursors.
 const WebhookCursor = "webhooks"
 
 // DispatchWebhookEvents turns the next outbox events (at most batch) into one
-// delivery per webhook that domain.RouteWebhookEvents routes them to, due at
+// delivery per webhook that webhooks.RouteEvents routes them to, due at
 // now. It is a durable consumer (Outbox.Consume): the deliveries commit with
 // the cursor's advance, so a crash neither loses nor repeats a batch, and
 // among several instances one dispatches at a time. Outbox reads only final
@@ -27,11 +27,11 @@ const WebhookCursor = "webhooks"
 func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
 	outbox := &Outbox{DB: s.db}
 	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error {
-		routable := make([]domain.RoutableEvent, len(events))
+		routable := make([]webhooks.RoutableEvent, len(events))
 		var tenants []string
 		seen := map[uuid.UUID]bool{}
 		for i, e := range events {
-			routable[i] = domain.RoutableEvent{Seq: e.Seq, ID: e.ID, TenantID: e.TenantID, SubsidiaryID: e.SubsidiaryID, Type: e.Type}
+			routable[i] = webhooks.RoutableEvent{Seq: e.Seq, ID: e.ID, TenantID: e.TenantID, SubsidiaryID: e.SubsidiaryID, Type: e.Type}
 			if !seen[e.TenantID] {
 				seen[e.TenantID] = true
 				tenants = append(tenants, e.TenantID.String())
@@ -41,7 +41,7 @@ func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now
 		if err != nil {
 			return err
 		}
-		routes := domain.RouteWebhookEvents(routable, hooks)
+		routes := webhooks.RouteEvents(routable, hooks)
 		if len(routes) == 0 {
 			return nil
 		}
@@ -69,16 +69,16 @@ func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now
 }
 
 // webhooksOf loads what routing needs of every webhook of the tenants.
-func webhooksOf(ctx context.Context, tx bun.Tx, tenants []string) ([]domain.Webhook, error) {
+func webhooksOf(ctx context.Context, tx bun.Tx, tenants []string) ([]webhooks.Webhook, error) {
 	rows, err := tx.Tx.QueryContext(ctx, `SELECT id, tenant_id, subsidiary_id, state, array_to_json(event_types), include_previous_attributes
 		FROM webhooks WHERE tenant_id = ANY($1::uuid[]) ORDER BY created_at, id`, tenants)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var hooks []domain.Webhook
+	var hooks []webhooks.Webhook
 	for rows.Next() {
-		var w domain.Webhook
+		var w webhooks.Webhook
 		var types []byte // database/sql cannot scan a text[]: read it as JSON
 		if err := rows.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.State, &types, &w.IncludePreviousAttributes); err != nil {
 			return nil, err
@@ -103,7 +103,7 @@ type ClaimedDelivery struct {
 	IncludePreviousAttributes bool
 	URL                       string
 	// Scheme says how to sign; Secret is its key ("whsec_…" or "whsk_…").
-	Scheme                 domain.SignatureScheme
+	Scheme                 webhooks.SignatureScheme
 	Secret, PreviousSecret string // PreviousSecret only inside a rotation window
 	Payload                json.RawMessage
 }
@@ -164,7 +164,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		}
 		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
 			Attempt: r.Attempt, ChainAttempt: r.Attempt - r.ChainBase, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL,
-			Scheme: domain.SignatureScheme(r.Scheme), Secret: string(secret), Payload: r.Payload}
+			Scheme: webhooks.SignatureScheme(r.Scheme), Secret: string(secret), Payload: r.Payload}
 		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
@@ -193,7 +193,7 @@ type AttemptOutcome struct {
 
 // RecordWebhookAttempt logs the attempt and moves the delivery on; it keeps
 // the webhook's failing_since and disables an endpoint that answered 410 or
-// whose deliveries have all failed for domain.AutoDisableAfter. A stale
+// whose deliveries have all failed for webhooks.AutoDisableAfter. A stale
 // worker (its lease expired and the attempt was claimed again) records the
 // log line but changes nothing else.
 func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, o AttemptOutcome) error {
@@ -210,9 +210,9 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, string(c.Scheme)); err != nil {
 			return err
 		}
-		status := domain.DeliveryPending
+		status := webhooks.DeliveryPending
 		if o.NextAttemptAt == nil || o.Gone {
-			status = domain.DeliveryFailed
+			status = webhooks.DeliveryFailed
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = now()
 			WHERE id = ? AND attempt = ? AND status = 'Pending'`, status, o.NextAttemptAt, c.ID, c.Attempt)
@@ -227,7 +227,7 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 			o.At, c.WebhookID).Scan(&failingSince); err != nil {
 			return err
 		}
-		to, reason, disable := domain.AfterFailedAttempt(o.Gone, failingSince, o.At)
+		to, reason, disable := webhooks.AfterFailedAttempt(o.Gone, failingSince, o.At)
 		if !disable {
 			return nil
 		}
@@ -266,16 +266,16 @@ func (s *WebhookStore) recordDelivered(ctx context.Context, c ClaimedDelivery, o
 }
 
 // bringForward makes the endpoint's retries that wait beyond the recovery
-// window due within it, at the pace domain.RecoverySlots allows. Only
+// window due within it, at the pace webhooks.RecoverySlots allows. Only
 // deliveries whose last attempt has been recorded (not one in flight) move.
 func bringForward(ctx context.Context, tx bun.Tx, webhookID uuid.UUID, now time.Time) error {
-	horizon := now.Add(domain.RecoveryWindow)
+	horizon := now.Add(webhooks.RecoveryWindow)
 	var dueSoon int
 	if err := tx.Tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries
 		WHERE webhook_id = $1 AND status = 'Pending' AND next_attempt_at <= $2`, webhookID, horizon).Scan(&dueSoon); err != nil {
 		return err
 	}
-	slots := domain.RecoverySlots(now, dueSoon)
+	slots := webhooks.RecoverySlots(now, dueSoon)
 	if len(slots) == 0 {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -75,7 +76,7 @@ func (h *bareHandler) statements(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "from and to must be dates (yyyy-mm-dd)", http.StatusBadRequest)
 		return
 	}
-	text, err := storage.StatementSearchSQL(h.tenant, domain.StatementQuery{From: domain.DateOf(from), To: domain.DateOf(to),
+	text, err := storage.StatementSearchSQL(h.tenant, reads.StatementQuery{From: domain.DateOf(from), To: domain.DateOf(to),
 		Window: domain.Window{Limit: 100}})
 	if err != nil {
 		http.Error(w, "bad query", http.StatusBadRequest)

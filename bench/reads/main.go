@@ -46,6 +46,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
@@ -338,7 +339,7 @@ func median(rs []round) round {
 type benchTenant struct {
 	id       uuid.UUID
 	invoices []uuid.UUID
-	month    domain.StatementQuery // From..To: the first month of statements
+	month    reads.StatementQuery // From..To: the first month of statements
 }
 
 // tenant seeds the benchmark tenant unless it exists, then reads its

@@ -31,6 +31,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -122,13 +123,13 @@ func run(nEvents, nLatency int) error {
 	}
 	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
 	name, hook := "bench", srv.URL+"/hook"
-	w, secret, err := a.Webhooks.Service.Create(pctx, domain.WebhookInput{Name: &name, URL: &hook,
+	w, secret, err := a.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook,
 		EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
 	if err != nil {
 		return err
 	}
 	rcv.secret = secret
-	if w, err = a.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != domain.WebhookActive {
+	if w, err = a.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
 		return fmt.Errorf("enable: %v (%s)", err, w.StateReason)
 	}
 	payload := strings.Repeat("x", 1500) // a load snapshot is a couple of KB

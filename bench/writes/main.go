@@ -35,6 +35,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -86,7 +87,7 @@ func run(writers int, duration time.Duration, rounds int) error {
 	}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, ClientID: "bench",
 		Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
-	svc := &domain.LoadWrites{Store: &storage.LoadWrites{DB: db}}
+	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 
 	fmt.Printf("%d writers, %s per round; one write = createLoad or changeLoadStatus (a transaction with its outbox events)\n", writers, duration)
 	fmt.Printf("%-8s %10s %9s %9s %10s %10s\n", "outbox", "writes/s", "p50", "p99", "RT/write", "CPU/write")
@@ -125,8 +126,8 @@ type result struct {
 
 // measure runs writers for d, each creating a load and moving it to Covered,
 // over and over.
-func measure(caller context.Context, svc *domain.LoadWrites, sub uuid.UUID, writers int, d time.Duration, round int) (result, error) {
-	rate := domain.MoneyInput{Amount: decimal.RequireFromString("1250.00")}
+func measure(caller context.Context, svc *loads.Writes, sub uuid.UUID, writers int, d time.Duration, round int) (result, error) {
+	rate := loads.MoneyInput{Amount: decimal.RequireFromString("1250.00")}
 	lat := make([][]time.Duration, writers)
 	errs := make([]error, writers)
 	var wg sync.WaitGroup
@@ -139,8 +140,8 @@ func measure(caller context.Context, svc *domain.LoadWrites, sub uuid.UUID, writ
 			for i := 0; time.Now().Before(end); i++ {
 				n := fmt.Sprintf("B%d-%d-%d", round, w, i)
 				t0 := time.Now()
-				_, err := svc.CreateLoad(caller, domain.LoadInput{LoadNumber: n, SubsidiaryID: sub.String(), Rate: &rate,
-					Stops: []domain.StopInput{{Type: "Pickup", Name: "Mill"}, {Type: "Delivery", Name: "Dock"}}})
+				_, err := svc.CreateLoad(caller, loads.Input{LoadNumber: n, SubsidiaryID: sub.String(), Rate: &rate,
+					Stops: []loads.StopInput{{Type: "Pickup", Name: "Mill"}, {Type: "Delivery", Name: "Dock"}}})
 				t1 := time.Now()
 				if err == nil {
 					_, err = svc.ChangeLoadStatus(caller, n, "Covered")

@@ -25,6 +25,8 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -140,17 +142,17 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	as := domain.WithPrincipal(ctx, &domain.Principal{TenantID: sub.TenantID, ClientID: "test",
 		Scopes: []domain.Scope{domain.ScopeWebhookManage, domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
 	name, url := "ERP", rcv.URL
-	hook, _, err := a.Webhooks.Service.Create(as, domain.WebhookInput{Name: &name, URL: &url, SubsidiaryID: &sub.ID, EventTypes: []string{"load.changed"}})
+	hook, _, err := a.Webhooks.Service.Create(as, webhooks.Input{Name: &name, URL: &url, SubsidiaryID: &sub.ID, EventTypes: []string{"load.changed"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hook, err = a.Webhooks.Service.Enable(as, hook.ID); err != nil || hook.State != domain.WebhookActive {
+	if hook, err = a.Webhooks.Service.Enable(as, hook.ID); err != nil || hook.State != webhooks.WebhookActive {
 		t.Fatalf("enable: %v %v", hook, err)
 	}
-	const loads = 30
-	for i := range loads {
-		if _, err := a.Events.LoadWrites.CreateLoad(as, domain.LoadInput{LoadNumber: "L-" + string(rune('A'+i)), SubsidiaryID: sub.ID.String(),
-			Stops: []domain.StopInput{{Type: "Pickup", Name: "A"}}}); err != nil {
+	const written = 30
+	for i := range written {
+		if _, err := a.Events.LoadWrites.CreateLoad(as, loads.Input{LoadNumber: "L-" + string(rune('A'+i)), SubsidiaryID: sub.ID.String(),
+			Stops: []loads.StopInput{{Type: "Pickup", Name: "A"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -217,11 +219,11 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n == loads {
+		if n == written {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after restart %d of %d events delivered; stderr: %s", n, loads, stderr2)
+			t.Fatalf("after restart %d of %d events delivered; stderr: %s", n, written, stderr2)
 		}
 		time.Sleep(20 * time.Millisecond) // polling the receiver's record
 	}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/events/webhook"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -55,7 +55,7 @@ func listenFlags(fs *flag.FlagSet) listenOptions {
 		api:       defineAPIFlags(fs),
 		forwardTo: fs.String("forward-to", "", "the local URL events are POSTed to, e.g. http://localhost:3000/hooks (required)"),
 		events:    fs.String("events", "", "comma-separated event types to forward (load.changed, load.status.changed, trip.changed); default all the client may read"),
-		scheme:    fs.String("scheme", string(domain.SchemeService), "signature scheme: service, standard-webhooks or standard-webhooks-ed25519"),
+		scheme:    fs.String("scheme", string(webhooks.SchemeService), "signature scheme: service, standard-webhooks or standard-webhooks-ed25519"),
 		from:      fs.String("from", "", "where to start: now, or an event id or cursor to start after (default: where the last run stopped, else now)"),
 		retries:   fs.Int("retries", 3, "further attempts of a forward the receiver failed (no answer or not 2xx)"),
 		interval:  fs.Duration("interval", time.Second, "how often the events API is asked for new events"),
@@ -78,7 +78,7 @@ func listenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
 		return usageError(fmt.Sprintf("listen: --forward-to %q is not an http(s) URL", *o.forwardTo))
 	}
-	scheme := domain.SignatureScheme(*o.scheme)
+	scheme := webhooks.SignatureScheme(*o.scheme)
 	if !scheme.Valid() {
 		return usageError(fmt.Sprintf("listen: unknown --scheme %q (service, standard-webhooks, standard-webhooks-ed25519)", *o.scheme))
 	}
@@ -105,7 +105,7 @@ func listenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		api: c, target: target.String(), scheme: scheme, keys: keys, retries: *o.retries,
 		interval: *o.interval, previous: *o.previous, out: stdout, errOut: stderr,
 		cursorFile: filepath.Join(dir, "listen-"+positionKey(c)+".cursor"),
-		forward:    &http.Client{Timeout: domain.DeliveryTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		forward:    &http.Client{Timeout: webhooks.DeliveryTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 	}
 	for _, t := range strings.Split(*o.events, ",") {
 		if t = strings.TrimSpace(t); t != "" {
@@ -228,7 +228,7 @@ type listener struct {
 	api        *apiClient
 	forward    *http.Client
 	target     string
-	scheme     domain.SignatureScheme
+	scheme     webhooks.SignatureScheme
 	keys       listenKeys
 	types      []string
 	retries    int

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 const webhooksUsage = `usage: haulgraph webhooks <action> --tenant SLUG [flags]
@@ -53,8 +54,8 @@ func webhookFlags(fs *flag.FlagSet) webhookOpts {
 		events:     fs.String("events", "", "space- or comma-separated event types"),
 		subsidiary: fs.String("subsidiary", "", "subsidiary id"),
 		prevAttrs:  fs.Bool("include-previous-attributes", false, "send data.diff.previousAttributes"),
-		scheme:     fs.String("signature-scheme", string(domain.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519"),
-		window:     fs.Duration("rotation-window", domain.DefaultRotationWindow, "how long the old secret still signs (v0)"),
+		scheme:     fs.String("signature-scheme", string(webhooks.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519"),
+		window:     fs.Duration("rotation-window", webhooks.DefaultRotationWindow, "how long the old secret still signs (v0)"),
 		eventID:    fs.String("event", "", "event id to redeliver"),
 		limit:      fs.Int("limit", 20, "deliveries to list (at most 100)"),
 		since:      fs.String("since", "", "recover: RFC 3339 time, or a duration ago (e.g. 2h)"),
@@ -99,7 +100,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return u, nil
 	}
-	input := domain.WebhookInput{}
+	input := webhooks.Input{}
 	if set["name"] {
 		input.Name = name
 	}
@@ -113,7 +114,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		input.IncludePreviousAttributes = prevAttrs
 	}
 	if set["signature-scheme"] {
-		s := domain.SignatureScheme(*scheme)
+		s := webhooks.SignatureScheme(*scheme)
 		input.SignatureScheme = &s
 	}
 
@@ -150,7 +151,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		var w *domain.Webhook
+		var w *webhooks.Webhook
 		switch action {
 		case "get":
 			w, err = svc.Get(ctx, wid)
@@ -169,7 +170,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 				out = withSecret(w, secret)
 			}
 		case "redeliver":
-			var d *domain.WebhookDelivery
+			var d *webhooks.Delivery
 			if d, err = svc.Redeliver(ctx, wid, *eventID); err == nil {
 				out = deliveryJSON(d)
 			}
@@ -182,7 +183,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 				}
 			}
 		case "deliveries":
-			var ds []domain.WebhookDelivery
+			var ds []webhooks.Delivery
 			if ds, err = svc.Deliveries(ctx, wid, *limit); err == nil {
 				list := make([]map[string]any, len(ds))
 				for i := range ds {
@@ -206,7 +207,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	return enc.Encode(out)
 }
 
-func webhookJSON(w *domain.Webhook) map[string]any {
+func webhookJSON(w *webhooks.Webhook) map[string]any {
 	out := map[string]any{
 		"id": w.ID, "name": w.Name, "url": w.URL, "eventTypes": w.EventTypes, "subsidiaryId": w.SubsidiaryID,
 		"includePreviousAttributes": w.IncludePreviousAttributes, "signatureScheme": w.SignatureScheme, "publicKey": nil,
@@ -221,7 +222,7 @@ func webhookJSON(w *domain.Webhook) map[string]any {
 
 // withSecret is create's and regenerate-secret's answer: the secret, when
 // the scheme has one to show.
-func withSecret(w *domain.Webhook, secret string) map[string]any {
+func withSecret(w *webhooks.Webhook, secret string) map[string]any {
 	out := map[string]any{"webhook": webhookJSON(w)}
 	if secret != "" {
 		out["secret"] = secret
@@ -229,7 +230,7 @@ func withSecret(w *domain.Webhook, secret string) map[string]any {
 	return out
 }
 
-func deliveryJSON(d *domain.WebhookDelivery) map[string]any {
+func deliveryJSON(d *webhooks.Delivery) map[string]any {
 	attempts := make([]map[string]any, len(d.Attempts))
 	for i, a := range d.Attempts {
 		attempts[i] = map[string]any{"id": a.ID, "attempt": a.Attempt, "statusCode": a.StatusCode, "latencyMs": a.LatencyMS,

@@ -6,6 +6,7 @@ package eventschema
 
 import (
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 // S is a schema or document object.
@@ -101,8 +102,8 @@ func Definitions(ref Refs) map[string]S {
 		"Weight":         S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
 		"Commodity":      str,
 		"EquipmentType":  str,
-		"Stops":          S{"type": "array", "items": r(DefStop), "maxItems": domain.MaxLoadStops},
-		"Trips":          S{"type": "array", "items": r(DefTrip), "maxItems": domain.MaxLoadTrips},
+		"Stops":          S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
+		"Trips":          S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
 		"CreatedAt":      r(DefDateTime),
 		"UpdatedAt":      r(DefDateTime),
 	}
@@ -112,7 +113,7 @@ func Definitions(ref Refs) map[string]S {
 		"Id":         uuidS,
 		"TripNumber": str,
 		"Status":     S{"type": "string", "description": "The trip's status as the dispatch system names it."},
-		"DriverIds":  S{"type": "array", "items": uuidS, "maxItems": domain.MaxTripDrivers},
+		"DriverIds":  S{"type": "array", "items": uuidS, "maxItems": loads.MaxTripDrivers},
 		"TruckId":    nullUUID,
 		"TrailerId":  nullUUID,
 		"CarrierId":  nullUUID,
@@ -126,7 +127,7 @@ func Definitions(ref Refs) map[string]S {
 		return S{"type": "object", "properties": props, "additionalProperties": false,
 			"description": "The values the changed fields had before the write, by their snapshot name; present only when the consumer asked for previous attributes."}
 	}
-	targets := append(domain.LoadDiffFields(), domain.TripDiffFields()...)
+	targets := append(loads.LoadDiffFields(), loads.TripDiffFields()...)
 	var targetIDs []any
 	seen := map[string]bool{}
 	for _, f := range targets {
@@ -174,7 +175,7 @@ func Definitions(ref Refs) map[string]S {
 		}),
 		DefAddress: object([]string{"Street", "City", "State", "ZipCode"}, S{"Street": str, "City": str, "State": str, "ZipCode": str}),
 		DefStop: object([]string{"Sequence", "Type", "LocationId", "Name", "Address", "AppointmentStart", "AppointmentEnd", "ArrivedAt", "DepartedAt"}, S{
-			"Sequence":         S{"type": "integer", "format": "int32", "minimum": 0, "maximum": domain.MaxLoadStops},
+			"Sequence":         S{"type": "integer", "format": "int32", "minimum": 0, "maximum": loads.MaxStops},
 			"Type":             r(DefStopType),
 			"LocationId":       nullUUID,
 			"Name":             str,
@@ -187,10 +188,10 @@ func Definitions(ref Refs) map[string]S {
 		DefLoad:     object(loadOrder, loadFields),
 		DefTrip:     object(tripOrder, tripFields),
 		DefChange:   change,
-		DefLoadPrev: prev(loadFields, domain.LoadDiffFields()),
-		DefTripPrev: prev(tripFields, domain.TripDiffFields()),
-		DefLoadDiff: diff(DefLoadPrev, len(domain.LoadDiffFields())),
-		DefTripDiff: diff(DefTripPrev, len(domain.TripDiffFields())),
+		DefLoadPrev: prev(loadFields, loads.LoadDiffFields()),
+		DefTripPrev: prev(tripFields, loads.TripDiffFields()),
+		DefLoadDiff: diff(DefLoadPrev, len(loads.LoadDiffFields())),
+		DefTripDiff: diff(DefTripPrev, len(loads.TripDiffFields())),
 
 		envelopeNames[domain.EventLoadChanged]: envelope(ref, domain.EventLoadChanged, "A load was created or changed: the load after the write, and (except on creation) what changed.",
 			object([]string{"load"}, S{"load": r(DefLoad), "diff": r(DefLoadDiff)})),

@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 // The schemas are held to the Go types that build the payloads: every JSON
@@ -55,7 +56,7 @@ func TestDefinitionsMatchGoTypes(t *testing.T) {
 	for _, x := range []struct {
 		prev, snap string
 		fields     []string
-	}{{DefLoadPrev, DefLoad, domain.LoadDiffFields()}, {DefTripPrev, DefTrip, domain.TripDiffFields()}} {
+	}{{DefLoadPrev, DefLoad, loads.LoadDiffFields()}, {DefTripPrev, DefTrip, loads.TripDiffFields()}} {
 		got := keysOf(props(defs[x.prev]))
 		want := slices.Clone(x.fields)
 		sort.Strings(want)

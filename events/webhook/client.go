@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // UserAgent is the User-Agent of every request to an endpoint (docs/api-contract.md §6.2).
@@ -36,7 +37,7 @@ type ClientOptions struct {
 	// Resolver, when set, resolves host names instead of the system's
 	// resolver (tests answer a name with an internal address); every address
 	// it answers is still checked as it is dialled.
-	Resolver domain.HostResolver
+	Resolver webhooks.HostResolver
 }
 
 // NewClient is the HTTP client of every webhook request: it checks every
@@ -49,7 +50,7 @@ func NewClient(opts ClientOptions) *http.Client {
 		// Control sees the address actually dialled, after DNS.
 		Control: func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !domain.WebhookAddrAllowed(ap.Addr(), opts.AllowLoopback) {
+			if err != nil || !webhooks.AddrAllowed(ap.Addr(), opts.AllowLoopback) {
 				return ErrForbiddenAddress
 			}
 			return nil
@@ -63,7 +64,7 @@ func NewClient(opts ClientOptions) *http.Client {
 		DialContext:           dial,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: opts.RootCAs},
 		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: domain.DeliveryTimeout,
+		ResponseHeaderTimeout: webhooks.DeliveryTimeout,
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       90 * time.Second,
 		ForceAttemptHTTP2:     true,
@@ -77,7 +78,7 @@ func NewClient(opts ClientOptions) *http.Client {
 }
 
 // resolvingDial dials host names through r, each answer in turn.
-func resolvingDial(d *net.Dialer, r domain.HostResolver) func(ctx context.Context, network, address string) (net.Conn, error) {
+func resolvingDial(d *net.Dialer, r webhooks.HostResolver) func(ctx context.Context, network, address string) (net.Conn, error) {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(address)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -89,7 +90,7 @@ func TestRotationDualSignaturesThenV1Only(t *testing.T) {
 	w, oldSecret := e.active(rcv)
 	window := time.Hour
 	got, newSecret, err := e.svc.RegenerateSecret(e.ctx, w.ID, &window)
-	if err != nil || got.State != domain.WebhookActive || newSecret == oldSecret || !strings.HasPrefix(newSecret, "whsec_") {
+	if err != nil || got.State != webhooks.WebhookActive || newSecret == oldSecret || !strings.HasPrefix(newSecret, "whsec_") {
 		t.Fatalf("regenerate: %v %+v", err, got)
 	}
 	if got.RotationEndsAt == nil {
@@ -168,7 +169,7 @@ func TestFailingTwiceThenSuccessSameEventIDAndLoggedAttempts(t *testing.T) {
 		t.Fatalf("deliveries: %v %d", err, len(ds))
 	}
 	d := ds[0]
-	if d.Status != domain.DeliveryDelivered || d.EventID != id || len(d.Attempts) != 3 {
+	if d.Status != webhooks.DeliveryDelivered || d.EventID != id || len(d.Attempts) != 3 {
 		t.Fatalf("delivery %+v", d)
 	}
 	for i, a := range d.Attempts {
@@ -188,12 +189,12 @@ func TestFailingTwiceThenSuccessSameEventIDAndLoggedAttempts(t *testing.T) {
 func TestRetryScheduleIsStoredAndChainEnds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.worker.Schedule = domain.DeliveryRetrySchedule
+	e.worker.Schedule = webhooks.DeliveryRetrySchedule
 	rcv := newReceiver(t)
 	rcv.onDeliver(func(int) int { return http.StatusFound })
 	e.active(rcv)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
-	for i, delay := range domain.DeliveryRetrySchedule {
+	for i, delay := range webhooks.DeliveryRetrySchedule {
 		e.pump()
 		rcv.next(t)
 		var next time.Time
@@ -228,7 +229,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 	e.pump()
 	rcv.next(t)
 	got := e.webhook(w.ID)
-	if got.State != domain.WebhookDisabled || !strings.Contains(got.StateReason, "410") {
+	if got.State != webhooks.WebhookDisabled || !strings.Contains(got.StateReason, "410") {
 		t.Fatalf("after 410: %s %q", got.State, got.StateReason)
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
@@ -260,14 +261,14 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 	e.clk.Add(4 * 24 * time.Hour)
 	e.pump()
 	rcv.next(t)
-	if got := e.webhook(w.ID); got.State != domain.WebhookActive || got.FailingSince == nil {
+	if got := e.webhook(w.ID); got.State != webhooks.WebhookActive || got.FailingSince == nil {
 		t.Fatalf("after 4 days: %s %v", got.State, got.FailingSince)
 	}
 	e.clk.Add(24 * time.Hour)
 	e.pump()
 	rcv.next(t)
 	got := e.webhook(w.ID)
-	if got.State != domain.WebhookDisabled || !strings.Contains(got.StateReason, "5 days") {
+	if got.State != webhooks.WebhookDisabled || !strings.Contains(got.StateReason, "5 days") {
 		t.Fatalf("after 5 days of failures: %s %q", got.State, got.StateReason)
 	}
 	// A success resets the failure clock.
@@ -283,7 +284,7 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 	for len(rcv.deliveries) > 0 {
 		<-rcv.deliveries
 	}
-	if got := e.webhook(w.ID); got.FailingSince != nil || got.State != domain.WebhookActive {
+	if got := e.webhook(w.ID); got.FailingSince != nil || got.State != webhooks.WebhookActive {
 		t.Fatalf("after a success: %s %v", got.State, got.FailingSince)
 	}
 }
@@ -306,7 +307,7 @@ func TestDeliveryTimeout(t *testing.T) {
 	e.pump()
 	rcv.next(t) // the retry; the hung first request is still parked in the receiver
 	ds, _ := e.svc.Deliveries(e.ctx, w.ID, 10)
-	if len(ds) != 1 || ds[0].Status != domain.DeliveryDelivered || len(ds[0].Attempts) != 2 || ds[0].Attempts[0].Error != NoAnswer {
+	if len(ds) != 1 || ds[0].Status != webhooks.DeliveryDelivered || len(ds[0].Attempts) != 2 || ds[0].Attempts[0].Error != NoAnswer {
 		t.Fatalf("deliveries %+v", ds)
 	}
 }

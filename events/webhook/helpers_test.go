@@ -18,6 +18,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
@@ -42,7 +43,7 @@ type env struct {
 	t          *testing.T
 	db         *storage.DB
 	store      *storage.WebhookStore
-	svc        *domain.Webhooks
+	svc        *webhooks.Service
 	worker     *Worker
 	dispatcher *Dispatcher
 	clk        *clock
@@ -62,7 +63,7 @@ func newEnv(t *testing.T) *env {
 	clk := &clock{now: time.Now().Truncate(time.Second)}
 	client := NewClient(ClientOptions{AllowLoopback: true})
 	e := &env{t: t, db: db, store: store, clk: clk}
-	e.svc = &domain.Webhooks{Store: store, Verifier: &Verifier{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now}
+	e.svc = &webhooks.Service{Store: store, Verifier: &Verifier{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now}
 	e.worker = &Worker{Store: store, Client: client, AllowInsecure: true, Now: clk.Now, Schedule: []time.Duration{0, 0, 0}}
 	e.dispatcher = &Dispatcher{Store: store, Now: clk.Now}
 	e.tenant, e.sub = e.seedTenant("acme")
@@ -119,13 +120,13 @@ func (e *env) insertEvent(tenant, sub uuid.UUID, typ string, withDiff bool) stri
 }
 
 // create makes a webhook on rcv for the env's subsidiary.
-func (e *env) create(url string, types ...string) (*domain.Webhook, string) {
+func (e *env) create(url string, types ...string) (*webhooks.Webhook, string) {
 	e.t.Helper()
 	name := "erp"
 	if len(types) == 0 {
 		types = []string{domain.EventLoadChanged}
 	}
-	w, secret, err := e.svc.Create(e.ctx, domain.WebhookInput{Name: &name, URL: &url, EventTypes: types, SubsidiaryID: &e.sub})
+	w, secret, err := e.svc.Create(e.ctx, webhooks.Input{Name: &name, URL: &url, EventTypes: types, SubsidiaryID: &e.sub})
 	if err != nil {
 		e.t.Fatalf("create: %v", err)
 	}
@@ -133,11 +134,11 @@ func (e *env) create(url string, types ...string) (*domain.Webhook, string) {
 }
 
 // active creates a webhook and enables it against rcv (which verifies).
-func (e *env) active(rcv *receiver, types ...string) (*domain.Webhook, string) {
+func (e *env) active(rcv *receiver, types ...string) (*webhooks.Webhook, string) {
 	e.t.Helper()
 	w, secret := e.create(rcv.URL(), types...)
 	w, err := e.svc.Enable(e.ctx, w.ID)
-	if err != nil || w.State != domain.WebhookActive {
+	if err != nil || w.State != webhooks.WebhookActive {
 		e.t.Fatalf("enable: %v %+v", err, w)
 	}
 	<-rcv.verifications
@@ -162,7 +163,7 @@ func (e *env) pump() {
 	}
 }
 
-func (e *env) webhook(id uuid.UUID) *domain.Webhook {
+func (e *env) webhook(id uuid.UUID) *webhooks.Webhook {
 	e.t.Helper()
 	w, err := e.svc.Get(e.ctx, id)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // drain takes n deliveries off the receiver (each waits bounded).
@@ -22,11 +23,11 @@ func (r *receiver) drain(t *testing.T, n int) {
 
 // A receiver that was down gets its backlog within seconds of its first
 // success, not at the next scheduled retry (+5 min), and at a bounded pace:
-// at most domain.RecoveryBurst within the first RecoveryWindow.
+// at most webhooks.RecoveryBurst within the first RecoveryWindow.
 func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.worker.Schedule = domain.DeliveryRetrySchedule
+	e.worker.Schedule = webhooks.DeliveryRetrySchedule
 	rcv := newReceiver(t)
 	var down atomic.Bool
 	down.Store(true)
@@ -37,7 +38,7 @@ func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 		return http.StatusOK
 	})
 	e.active(rcv)
-	const backlog = domain.RecoveryBurst + 10
+	const backlog = webhooks.RecoveryBurst + 10
 	for range backlog {
 		e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	}
@@ -58,9 +59,9 @@ func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 	e.pump()
 	sent := len(rcv.deliveries) // the new event, and the first retry due at once
 	rcv.drain(t, sent)
-	window := comeback.Add(domain.RecoveryWindow)
-	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt_at <= ?", window); n != domain.RecoveryBurst {
-		t.Fatalf("%d retries brought into the first %s, want the burst of %d", n, domain.RecoveryWindow, domain.RecoveryBurst)
+	window := comeback.Add(webhooks.RecoveryWindow)
+	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt_at <= ?", window); n != webhooks.RecoveryBurst {
+		t.Fatalf("%d retries brought into the first %s, want the burst of %d", n, webhooks.RecoveryWindow, webhooks.RecoveryBurst)
 	}
 	// Second by second the brought-forward retries are sent, at most a
 	// burst per window, and their successes bring the rest forward.
@@ -68,10 +69,10 @@ func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 		if i == 5 {
 			t.Fatal("the backlog was not delivered within 5 windows")
 		}
-		e.clk.Add(domain.RecoveryWindow)
+		e.clk.Add(webhooks.RecoveryWindow)
 		e.pump()
 		n := len(rcv.deliveries)
-		if n == 0 || n > domain.RecoveryBurst {
+		if n == 0 || n > webhooks.RecoveryBurst {
 			t.Fatalf("%d deliveries in one recovery window", n)
 		}
 		rcv.drain(t, n)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -86,11 +87,11 @@ func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 	}
 	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
 	name, hook := "erp", rcv.URL+"/hook"
-	w, _, err := a1.Webhooks.Service.Create(pctx, domain.WebhookInput{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	w, _, err := a1.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != domain.WebhookActive {
+	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
 		t.Fatalf("enable: %v %v", err, w)
 	}
 	down.Store(true)
@@ -111,7 +112,7 @@ func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 	down.Store(false)
 
 	startInstance(t, url, func(a *app.App) {
-		a.Webhooks.Worker.Now = func() time.Time { return time.Now().Add(domain.DeliveryRetrySchedule[0]) }
+		a.Webhooks.Worker.Now = func() time.Time { return time.Now().Add(webhooks.DeliveryRetrySchedule[0]) }
 	})
 	select {
 	case got := <-delivered:
@@ -149,11 +150,11 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 	}
 	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
 	name, hook := "erp", rcv.URL+"/hook"
-	w, _, err := a2.Webhooks.Service.Create(pctx, domain.WebhookInput{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	w, _, err := a2.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != domain.WebhookActive {
+	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
 		t.Fatalf("enable: %v %v", err, w)
 	}
 	const n = 60

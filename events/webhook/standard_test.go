@@ -14,6 +14,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -53,15 +54,15 @@ func verifyV1a(body []byte, h http.Header, publicKey string) error {
 // verifyWith verifies a delivery with the receiver's key in its scheme: the
 // official Standard Webhooks library for v1, verifyV1a for v1a, webhooksig
 // for the service scheme.
-func verifyWith(scheme domain.SignatureScheme, d received, key string) error {
+func verifyWith(scheme webhooks.SignatureScheme, d received, key string) error {
 	switch scheme {
-	case domain.SchemeStandardWebhooks:
+	case webhooks.SchemeStandardWebhooks:
 		wh, err := standardwebhooks.NewWebhook(key)
 		if err != nil {
 			return err
 		}
 		return wh.Verify(d.body, d.header)
-	case domain.SchemeStandardWebhooksEd25519:
+	case webhooks.SchemeStandardWebhooksEd25519:
 		return verifyV1a(d.body, d.header, key)
 	}
 	return webhooksig.Verify(d.body, d.header.Get("X-Service-Signature"), key, webhooksig.DefaultTolerance)
@@ -71,13 +72,13 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	type hook struct {
-		scheme domain.SignatureScheme
+		scheme webhooks.SignatureScheme
 		rcv    *receiver
-		w      *domain.Webhook
+		w      *webhooks.Webhook
 		key    string // what the receiver verifies with
 	}
 	var hooks []*hook
-	for _, s := range domain.SignatureSchemes {
+	for _, s := range webhooks.SignatureSchemes {
 		h := &hook{scheme: s, rcv: newReceiver(t)}
 		h.rcv.onDeliver(func(n int) int {
 			if n == 1 {
@@ -86,7 +87,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 			return http.StatusOK
 		})
 		name, url, scheme := "erp "+string(s), h.rcv.URL(), s
-		w, secret, err := e.svc.Create(e.ctx, domain.WebhookInput{Name: &name, URL: &url, EventTypes: []string{domain.EventLoadChanged},
+		w, secret, err := e.svc.Create(e.ctx, webhooks.Input{Name: &name, URL: &url, EventTypes: []string{domain.EventLoadChanged},
 			SubsidiaryID: &e.sub, SignatureScheme: &scheme})
 		if err != nil {
 			t.Fatal(err)
@@ -111,7 +112,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 			}
 		}
 		// The verification handshake is the same for every scheme.
-		if w, err = e.svc.Enable(e.ctx, w.ID); err != nil || w.State != domain.WebhookActive {
+		if w, err = e.svc.Enable(e.ctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
 			t.Fatalf("enable %s: %v %+v", s, err, w)
 		}
 		if v := <-h.rcv.verifications; v.header.Get("X-Service-Challenge") == "" || v.header.Get("webhook-signature") != "" {
@@ -132,7 +133,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 			if err := verifyWith(h.scheme, d, h.key); err != nil {
 				t.Fatalf("%s attempt %d: %v (headers %v)", h.scheme, attempt, err, d.header)
 			}
-			standard := h.scheme != domain.SchemeService
+			standard := h.scheme != webhooks.SchemeService
 			if standard {
 				sigs := strings.Split(d.header.Get("webhook-signature"), " ")
 				ts, _ := strconv.ParseInt(d.header.Get("webhook-timestamp"), 10, 64)
@@ -144,7 +145,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 				if err := verifyWith(h.scheme, tampered, h.key); err == nil {
 					t.Fatalf("%s: a tampered body verified", h.scheme)
 				}
-				other := domain.NewWebhookKey(h.scheme)
+				other := webhooks.NewKey(h.scheme)
 				otherKey := other.Shown + other.PublicKey
 				if err := verifyWith(h.scheme, d, otherKey); err == nil {
 					t.Fatalf("%s: another key verified", h.scheme)
@@ -153,8 +154,8 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 				t.Fatalf("service scheme sent Standard Webhooks headers: %v", d.header)
 			}
 		}
-		if h.scheme == domain.SchemeStandardWebhooks {
-			wh, _ := standardwebhooks.NewWebhook(domain.NewWebhookSecret())
+		if h.scheme == webhooks.SchemeStandardWebhooks {
+			wh, _ := standardwebhooks.NewWebhook(webhooks.NewSecret())
 			d := received{header: http.Header{}, body: []byte("{}")}
 			d.header.Set("webhook-id", eventID)
 			d.header.Set("webhook-timestamp", strconv.FormatInt(time.Now().Unix(), 10))
@@ -165,7 +166,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 		}
 		// The delivery log shows the scheme of the delivery and of each attempt.
 		ds, err := e.svc.Deliveries(e.ctx, h.w.ID, 10)
-		if err != nil || len(ds) != 1 || ds[0].Status != domain.DeliveryDelivered || ds[0].SignatureScheme != h.scheme || len(ds[0].Attempts) != 2 {
+		if err != nil || len(ds) != 1 || ds[0].Status != webhooks.DeliveryDelivered || ds[0].SignatureScheme != h.scheme || len(ds[0].Attempts) != 2 {
 			t.Fatalf("%s deliveries %+v: %v", h.scheme, ds, err)
 		}
 		for _, a := range ds[0].Attempts {
@@ -178,7 +179,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 	// A rotation: deliveries carry a signature by each key, so a receiver
 	// holding either verifies them.
 	window := time.Hour
-	newKeys := map[domain.SignatureScheme]string{}
+	newKeys := map[webhooks.SignatureScheme]string{}
 	for _, h := range hooks {
 		w, secret, err := e.svc.RegenerateSecret(e.ctx, h.w.ID, &window)
 		if err != nil {
@@ -196,7 +197,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 	e.pump()
 	for _, h := range hooks {
 		d := h.rcv.next(t)
-		if h.scheme != domain.SchemeService {
+		if h.scheme != webhooks.SchemeService {
 			if n := len(strings.Split(d.header.Get("webhook-signature"), " ")); n != 2 {
 				t.Fatalf("%s during rotation: %d signatures in %q", h.scheme, n, d.header.Get("webhook-signature"))
 			}
@@ -218,7 +219,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 		d := h.rcv.next(t)
 		err := verifyWith(h.scheme, d, h.key)
 		switch {
-		case h.scheme == domain.SchemeStandardWebhooks && !errors.Is(err, standardwebhooks.ErrMessageTooOld):
+		case h.scheme == webhooks.SchemeStandardWebhooks && !errors.Is(err, standardwebhooks.ErrMessageTooOld):
 			t.Fatalf("an old v1 delivery: %v", err)
 		case err == nil:
 			t.Fatalf("%s: an old delivery verified", h.scheme)

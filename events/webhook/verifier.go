@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // Verifier performs docs/api-contract.md §6.2's handshake.
@@ -19,23 +20,23 @@ type Verifier struct {
 	Client        *http.Client
 	AllowInsecure bool
 	// Timeout is how long the endpoint has to answer; zero is
-	// domain.VerificationTimeout (tests shorten it instead of waiting).
+	// webhooks.VerificationTimeout (tests shorten it instead of waiting).
 	Timeout time.Duration
 	// Log gets why a verification failed (the tenant sees one reason for
-	// all, domain.VerificationFailed); nil: nobody.
+	// all, webhooks.VerificationFailed); nil: nobody.
 	Log *slog.Logger
 	// Emitted, when set, is told every request body sent.
 	Emitted domain.EmitFunc
 }
 
-var _ domain.WebhookVerifier = (*Verifier)(nil)
+var _ webhooks.Verifier = (*Verifier)(nil)
 
 // maxVerificationAnswer bounds what is read of the endpoint's answer.
 const maxVerificationAnswer = 4 << 10
 
 // Verify POSTs the challenge and accepts only a 200 whose body is a JSON
 // object with the single property "challenge" equal to the token, byte for
-// byte, within domain.VerificationTimeout. The request is not signed.
+// byte, within webhooks.VerificationTimeout. The request is not signed.
 func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
 	err := v.verify(ctx, url, challenge)
 	if err != nil && v.Log != nil {
@@ -47,7 +48,7 @@ func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
 func (v *Verifier) verify(ctx context.Context, url, challenge string) error {
 	timeout := v.Timeout
 	if timeout <= 0 {
-		timeout = domain.VerificationTimeout
+		timeout = webhooks.VerificationTimeout
 	}
 	tooLate := fmt.Errorf("no answer within %s", timeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -18,10 +19,10 @@ func TestCreatedWebhookIsPendingAndGetsNoEvents(t *testing.T) {
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	w, secret := e.create(rcv.URL())
-	if w.State != domain.WebhookPending || !strings.HasPrefix(secret, "whsec_") {
+	if w.State != webhooks.WebhookPending || !strings.HasPrefix(secret, "whsec_") {
 		t.Fatalf("created: state %s secret %q", w.State, secret)
 	}
-	if got := e.webhook(w.ID); got.State != domain.WebhookPending {
+	if got := e.webhook(w.ID); got.State != webhooks.WebhookPending {
 		t.Fatalf("stored state %s", got.State)
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, true)
@@ -48,7 +49,7 @@ func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	w, _ := e.create(rcv.URL())
-	var stateDuring domain.WebhookState
+	var stateDuring webhooks.State
 	rcv.onVerify(func(rw http.ResponseWriter, challenge string) {
 		stateDuring = e.webhook(w.ID).State
 		rw.Header().Set("Content-Type", "application/json")
@@ -58,10 +59,10 @@ func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.State != domain.WebhookActive || got.State.Label() != "Connected" {
+	if got.State != webhooks.WebhookActive || got.State.Label() != "Connected" {
 		t.Fatalf("after a correct answer: %s", got.State)
 	}
-	if stateDuring != domain.WebhookPending {
+	if stateDuring != webhooks.WebhookPending {
 		t.Fatalf("state during verification %s, want Pending", stateDuring)
 	}
 	v := <-rcv.verifications
@@ -139,10 +140,10 @@ func TestVerificationFailureModes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.State != domain.WebhookFailedVerification || got.State.Delivering() || got.State.Label() != "Failed to verify" {
+			if got.State != webhooks.WebhookFailedVerification || got.State.Delivering() || got.State.Label() != "Failed to verify" {
 				t.Fatalf("state %s (%s)", got.State, got.StateReason)
 			}
-			if got.StateReason != domain.VerificationFailed {
+			if got.StateReason != webhooks.VerificationFailed {
 				t.Fatalf("reason %q (after %s)", got.StateReason, time.Since(start))
 			}
 			e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
@@ -159,17 +160,17 @@ func TestURLChangeOnActiveReverifies(t *testing.T) {
 	e := newEnv(t)
 	old, neu := newReceiver(t), newReceiver(t)
 	w, _ := e.active(old)
-	var during domain.WebhookState
+	var during webhooks.State
 	neu.onVerify(func(rw http.ResponseWriter, c string) {
 		during = e.webhook(w.ID).State
 		_, _ = rw.Write([]byte(`{"challenge":"` + c + `"}`))
 	})
 	url := neu.URL()
-	got, err := e.svc.Update(e.ctx, w.ID, domain.WebhookInput{URL: &url})
+	got, err := e.svc.Update(e.ctx, w.ID, webhooks.Input{URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if during != domain.WebhookPending || got.State != domain.WebhookActive || got.URL != url {
+	if during != webhooks.WebhookPending || got.State != webhooks.WebhookActive || got.URL != url {
 		t.Fatalf("during %s, after %s %s", during, got.State, got.URL)
 	}
 	<-neu.verifications
@@ -182,7 +183,7 @@ func TestURLChangeOnActiveReverifies(t *testing.T) {
 	bad := newReceiver(t)
 	bad.onVerify(func(rw http.ResponseWriter, c string) { rw.WriteHeader(404) })
 	url = bad.URL()
-	if got, err = e.svc.Update(e.ctx, w.ID, domain.WebhookInput{URL: &url}); err != nil || got.State != domain.WebhookFailedVerification {
+	if got, err = e.svc.Update(e.ctx, w.ID, webhooks.Input{URL: &url}); err != nil || got.State != webhooks.WebhookFailedVerification {
 		t.Fatalf("after a failed re-verification: %v %v", err, got)
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
@@ -199,8 +200,8 @@ func TestEventAndPreviousAttributesChangesStayActive(t *testing.T) {
 	rcv := newReceiver(t)
 	w, _ := e.active(rcv, domain.EventLoadChanged)
 	on := true
-	got, err := e.svc.Update(e.ctx, w.ID, domain.WebhookInput{EventTypes: []string{domain.EventLoadStatusChanged}, IncludePreviousAttributes: &on})
-	if err != nil || got.State != domain.WebhookActive || !got.IncludePreviousAttributes {
+	got, err := e.svc.Update(e.ctx, w.ID, webhooks.Input{EventTypes: []string{domain.EventLoadStatusChanged}, IncludePreviousAttributes: &on})
+	if err != nil || got.State != webhooks.WebhookActive || !got.IncludePreviousAttributes {
 		t.Fatalf("update: %v %+v", err, got)
 	}
 	select {
@@ -217,7 +218,7 @@ func TestEventAndPreviousAttributesChangesStayActive(t *testing.T) {
 	}
 	rcv.none(t)
 	// Now load.changed again, with previous attributes.
-	if _, err := e.svc.Update(e.ctx, w.ID, domain.WebhookInput{EventTypes: []string{domain.EventLoadChanged}}); err != nil {
+	if _, err := e.svc.Update(e.ctx, w.ID, webhooks.Input{EventTypes: []string{domain.EventLoadChanged}}); err != nil {
 		t.Fatal(err)
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, true)
@@ -238,16 +239,16 @@ func TestManualDisableFromEveryState(t *testing.T) {
 	failing := newReceiver(t)
 	failing.onVerify(func(rw http.ResponseWriter, c string) { rw.WriteHeader(500) })
 	failed, _ := e.create(failing.URL())
-	if w, _ := e.svc.Enable(e.ctx, failed.ID); w.State != domain.WebhookFailedVerification {
+	if w, _ := e.svc.Enable(e.ctx, failed.ID); w.State != webhooks.WebhookFailedVerification {
 		t.Fatalf("setup: %s", w.State)
 	}
 	disabled, _ := e.create(rcv.URL())
 	if _, err := e.svc.Disable(e.ctx, disabled.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []*domain.Webhook{pending, active, failed, disabled} {
+	for _, w := range []*webhooks.Webhook{pending, active, failed, disabled} {
 		got, err := e.svc.Disable(e.ctx, w.ID)
-		if err != nil || got.State != domain.WebhookDisabled {
+		if err != nil || got.State != webhooks.WebhookDisabled {
 			t.Fatalf("disable %s: %v %v", w.ID, err, got)
 		}
 		if got.URL != w.URL || got.Name != w.Name || len(got.EventTypes) != len(w.EventTypes) {
@@ -258,7 +259,7 @@ func TestManualDisableFromEveryState(t *testing.T) {
 	e.pump()
 	rcv.none(t)
 	// Re-enable at any time: verified again, delivering again.
-	if got, err := e.svc.Enable(e.ctx, active.ID); err != nil || got.State != domain.WebhookActive {
+	if got, err := e.svc.Enable(e.ctx, active.ID); err != nil || got.State != webhooks.WebhookActive {
 		t.Fatalf("re-enable: %v %v", err, got)
 	}
 	<-rcv.verifications
@@ -301,7 +302,7 @@ func TestDisableDuringVerificationWins(t *testing.T) {
 		_, _ = rw.Write([]byte(`{"challenge":"` + c + `"}`))
 	})
 	got, err := e.svc.Enable(e.ctx, w.ID)
-	if err != nil || got.State != domain.WebhookDisabled {
+	if err != nil || got.State != webhooks.WebhookDisabled {
 		t.Fatalf("after a disable during verification: %v %v", err, got.State)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -60,10 +62,10 @@ func (w *Worker) init() {
 			w.Now = time.Now
 		}
 		if w.Schedule == nil {
-			w.Schedule = domain.DeliveryRetrySchedule
+			w.Schedule = webhooks.DeliveryRetrySchedule
 		}
 		if w.Timeout == 0 {
-			w.Timeout = domain.DeliveryTimeout
+			w.Timeout = webhooks.DeliveryTimeout
 		}
 		if w.Batch == 0 {
 			w.Batch = 16
@@ -190,7 +192,7 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o stor
 	default:
 		o.Error = "status " + strconv.Itoa(status)
 	}
-	if next, ok := domain.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
+	if next, ok := webhooks.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
 		o.NextAttemptAt = &next
 	}
 	return o, outcome
@@ -200,7 +202,7 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o stor
 // answer's body is drained (bounded) and dropped.
 func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
 	// The stored envelope, rendered as the events API renders it too.
-	body, err := domain.WebhookBody(c.Payload, c.IncludePreviousAttributes)
+	body, err := eventlog.WebhookBody(c.Payload, c.IncludePreviousAttributes)
 	if err != nil {
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}
@@ -234,7 +236,7 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 // Delivery is what the headers of one delivery attempt say.
 type Delivery struct {
 	EventID, EventType, AttemptID string
-	Scheme                        domain.SignatureScheme
+	Scheme                        webhooks.SignatureScheme
 	// Key signs (the HMAC secret, or the ed25519 private key of the
 	// asymmetric scheme); PreviousKey, when set, signs too during a rotation.
 	Key, PreviousKey string
@@ -254,9 +256,9 @@ func SetHeaders(h http.Header, d Delivery, t int64, body []byte) error {
 	h.Set(webhooksig.DeliveryHeader, d.AttemptID)
 	var signer func(key, id string, t int64, body []byte) (string, error)
 	switch d.Scheme {
-	case domain.SchemeStandardWebhooks:
+	case webhooks.SchemeStandardWebhooks:
 		signer = webhooksig.SignStandard
-	case domain.SchemeStandardWebhooksEd25519:
+	case webhooks.SchemeStandardWebhooksEd25519:
 		signer = webhooksig.SignStandardEd25519
 	default:
 		h.Set(webhooksig.SignatureHeader, webhooksig.Header(d.Key, d.PreviousKey, t, body))

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -21,7 +22,7 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type InvoiceLoadResolver interface {
-	Load(ctx context.Context, obj *domain.InvoiceLoad) (*domain.Load, error)
+	Load(ctx context.Context, obj *reads.InvoiceLoad) (*domain.Load, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -32,7 +33,7 @@ type InvoiceLoadResolver interface {
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Customer_id(ctx context.Context, field graphql.CollectedField, obj *domain.Customer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Customer_id(ctx context.Context, field graphql.CollectedField, obj *reads.Customer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -55,7 +56,7 @@ func (ec *executionContext) fieldContext_Customer_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Customer", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Customer_name(ctx context.Context, field graphql.CollectedField, obj *domain.Customer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Customer_name(ctx context.Context, field graphql.CollectedField, obj *reads.Customer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -78,7 +79,7 @@ func (ec *executionContext) fieldContext_Customer_name(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Customer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Customer_emailAddresses(ctx context.Context, field graphql.CollectedField, obj *domain.Customer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Customer_emailAddresses(ctx context.Context, field graphql.CollectedField, obj *reads.Customer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -101,7 +102,7 @@ func (ec *executionContext) fieldContext_Customer_emailAddresses(_ context.Conte
 	return graphql.NewScalarFieldContext("Customer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Customer_phoneNumbers(ctx context.Context, field graphql.CollectedField, obj *domain.Customer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Customer_phoneNumbers(ctx context.Context, field graphql.CollectedField, obj *reads.Customer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -124,7 +125,7 @@ func (ec *executionContext) fieldContext_Customer_phoneNumbers(_ context.Context
 	return graphql.NewScalarFieldContext("Customer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Customer_billingAddress(ctx context.Context, field graphql.CollectedField, obj *domain.Customer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Customer_billingAddress(ctx context.Context, field graphql.CollectedField, obj *reads.Customer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -156,7 +157,7 @@ func (ec *executionContext) fieldContext_Customer_billingAddress(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _Customer_shippingAddress(ctx context.Context, field graphql.CollectedField, obj *domain.Customer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Customer_shippingAddress(ctx context.Context, field graphql.CollectedField, obj *reads.Customer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -188,7 +189,7 @@ func (ec *executionContext) fieldContext_Customer_shippingAddress(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_id(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_id(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -211,7 +212,7 @@ func (ec *executionContext) fieldContext_Invoice_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_number(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_number(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -234,7 +235,7 @@ func (ec *executionContext) fieldContext_Invoice_number(_ context.Context, field
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_type(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_type(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -246,8 +247,8 @@ func (ec *executionContext) _Invoice_type(ctx context.Context, field graphql.Col
 			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.InvoiceType) graphql.Marshaler {
-			return ec.marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.InvoiceType) graphql.Marshaler {
+			return ec.marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceType(ctx, selections, v)
 		},
 		true,
 		true,
@@ -257,7 +258,7 @@ func (ec *executionContext) fieldContext_Invoice_type(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type InvoiceType does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_status(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_status(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -269,8 +270,8 @@ func (ec *executionContext) _Invoice_status(ctx context.Context, field graphql.C
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.InvoiceStatus) graphql.Marshaler {
-			return ec.marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.InvoiceStatus) graphql.Marshaler {
+			return ec.marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -280,7 +281,7 @@ func (ec *executionContext) fieldContext_Invoice_status(_ context.Context, field
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type InvoiceStatus does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_createdDate(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_createdDate(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -303,7 +304,7 @@ func (ec *executionContext) fieldContext_Invoice_createdDate(_ context.Context, 
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_invoicedDate(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_invoicedDate(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -326,7 +327,7 @@ func (ec *executionContext) fieldContext_Invoice_invoicedDate(_ context.Context,
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_dueDate(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_dueDate(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -349,7 +350,7 @@ func (ec *executionContext) fieldContext_Invoice_dueDate(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_paidDate(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_paidDate(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -372,7 +373,7 @@ func (ec *executionContext) fieldContext_Invoice_paidDate(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_lastSendDate(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_lastSendDate(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -395,7 +396,7 @@ func (ec *executionContext) fieldContext_Invoice_lastSendDate(_ context.Context,
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_total(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_total(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -427,7 +428,7 @@ func (ec *executionContext) fieldContext_Invoice_total(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_amountPaid(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_amountPaid(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -459,7 +460,7 @@ func (ec *executionContext) fieldContext_Invoice_amountPaid(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_remainingBalance(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_remainingBalance(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -491,7 +492,7 @@ func (ec *executionContext) fieldContext_Invoice_remainingBalance(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_overPaymentAmount(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_overPaymentAmount(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -523,7 +524,7 @@ func (ec *executionContext) fieldContext_Invoice_overPaymentAmount(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_isSubmitted(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_isSubmitted(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -546,7 +547,7 @@ func (ec *executionContext) fieldContext_Invoice_isSubmitted(_ context.Context, 
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_supplementalInvoiceType(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_supplementalInvoiceType(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -569,7 +570,7 @@ func (ec *executionContext) fieldContext_Invoice_supplementalInvoiceType(_ conte
 	return graphql.NewScalarFieldContext("Invoice", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Invoice_vendor(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_vendor(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -581,8 +582,8 @@ func (ec *executionContext) _Invoice_vendor(ctx context.Context, field graphql.C
 			return obj.Vendor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Vendor) graphql.Marshaler {
-			return ec.marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐVendor(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Vendor) graphql.Marshaler {
+			return ec.marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐVendor(ctx, selections, v)
 		},
 		true,
 		false,
@@ -601,7 +602,7 @@ func (ec *executionContext) fieldContext_Invoice_vendor(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_customer(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_customer(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -613,8 +614,8 @@ func (ec *executionContext) _Invoice_customer(ctx context.Context, field graphql
 			return obj.Customer, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Customer) graphql.Marshaler {
-			return ec.marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCustomer(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Customer) graphql.Marshaler {
+			return ec.marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐCustomer(ctx, selections, v)
 		},
 		true,
 		false,
@@ -633,7 +634,7 @@ func (ec *executionContext) fieldContext_Invoice_customer(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_lineItems(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_lineItems(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -645,8 +646,8 @@ func (ec *executionContext) _Invoice_lineItems(ctx context.Context, field graphq
 			return obj.LineItems, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.InvoiceLineItem) graphql.Marshaler {
-			return ec.marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItemᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.InvoiceLineItem) graphql.Marshaler {
+			return ec.marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLineItemᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -665,7 +666,7 @@ func (ec *executionContext) fieldContext_Invoice_lineItems(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_loads(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_loads(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -677,8 +678,8 @@ func (ec *executionContext) _Invoice_loads(ctx context.Context, field graphql.Co
 			return obj.Loads, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.InvoiceLoad) graphql.Marshaler {
-			return ec.marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoadᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.InvoiceLoad) graphql.Marshaler {
+			return ec.marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLoadᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -697,7 +698,7 @@ func (ec *executionContext) fieldContext_Invoice_loads(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Invoice_payments(ctx context.Context, field graphql.CollectedField, obj *domain.Invoice) (ret graphql.Marshaler) {
+func (ec *executionContext) _Invoice_payments(ctx context.Context, field graphql.CollectedField, obj *reads.Invoice) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -709,8 +710,8 @@ func (ec *executionContext) _Invoice_payments(ctx context.Context, field graphql
 			return obj.Payments, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.InvoicePayment) graphql.Marshaler {
-			return ec.marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePaymentᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.InvoicePayment) graphql.Marshaler {
+			return ec.marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoicePaymentᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -729,7 +730,7 @@ func (ec *executionContext) fieldContext_Invoice_payments(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _InvoiceLineItem_id(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_id(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -752,7 +753,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("InvoiceLineItem", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLineItem_name(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_name(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -775,7 +776,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_name(_ context.Context,
 	return graphql.NewScalarFieldContext("InvoiceLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLineItem_amount(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_amount(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -807,7 +808,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_amount(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _InvoiceLineItem_rate(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_rate(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -819,8 +820,8 @@ func (ec *executionContext) _InvoiceLineItem_rate(ctx context.Context, field gra
 			return obj.Rate, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.LineRate) graphql.Marshaler {
-			return ec.marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLineRate(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.LineRate) graphql.Marshaler {
+			return ec.marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLineRate(ctx, selections, v)
 		},
 		true,
 		true,
@@ -839,7 +840,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_rate(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _InvoiceLineItem_loadNumber(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_loadNumber(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -862,7 +863,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_loadNumber(_ context.Co
 	return graphql.NewScalarFieldContext("InvoiceLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLineItem_customerId(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_customerId(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -885,7 +886,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_customerId(_ context.Co
 	return graphql.NewScalarFieldContext("InvoiceLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLineItem_category(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLineItem) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLineItem_category(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLineItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -908,7 +909,7 @@ func (ec *executionContext) fieldContext_InvoiceLineItem_category(_ context.Cont
 	return graphql.NewScalarFieldContext("InvoiceLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_id(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_id(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -931,7 +932,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_id(_ context.Context, field
 	return graphql.NewScalarFieldContext("InvoiceLoad", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_loadNumber(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_loadNumber(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -954,7 +955,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_loadNumber(_ context.Contex
 	return graphql.NewScalarFieldContext("InvoiceLoad", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_subsidiaryName(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_subsidiaryName(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -977,7 +978,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_subsidiaryName(_ context.Co
 	return graphql.NewScalarFieldContext("InvoiceLoad", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_source(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_source(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1000,7 +1001,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_source(_ context.Context, f
 	return graphql.NewScalarFieldContext("InvoiceLoad", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_orderNumber(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_orderNumber(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1023,7 +1024,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_orderNumber(_ context.Conte
 	return graphql.NewScalarFieldContext("InvoiceLoad", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_poNumber(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_poNumber(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1046,7 +1047,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_poNumber(_ context.Context,
 	return graphql.NewScalarFieldContext("InvoiceLoad", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoiceLoad_load(ctx context.Context, field graphql.CollectedField, obj *domain.InvoiceLoad) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoiceLoad_load(ctx context.Context, field graphql.CollectedField, obj *reads.InvoiceLoad) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1096,7 +1097,7 @@ func (ec *executionContext) fieldContext_InvoiceLoad_load(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _InvoicePayment_id(ctx context.Context, field graphql.CollectedField, obj *domain.InvoicePayment) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoicePayment_id(ctx context.Context, field graphql.CollectedField, obj *reads.InvoicePayment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1119,7 +1120,7 @@ func (ec *executionContext) fieldContext_InvoicePayment_id(_ context.Context, fi
 	return graphql.NewScalarFieldContext("InvoicePayment", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _InvoicePayment_paymentDate(ctx context.Context, field graphql.CollectedField, obj *domain.InvoicePayment) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoicePayment_paymentDate(ctx context.Context, field graphql.CollectedField, obj *reads.InvoicePayment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1142,7 +1143,7 @@ func (ec *executionContext) fieldContext_InvoicePayment_paymentDate(_ context.Co
 	return graphql.NewScalarFieldContext("InvoicePayment", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _InvoicePayment_amount(ctx context.Context, field graphql.CollectedField, obj *domain.InvoicePayment) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoicePayment_amount(ctx context.Context, field graphql.CollectedField, obj *reads.InvoicePayment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1174,7 +1175,7 @@ func (ec *executionContext) fieldContext_InvoicePayment_amount(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _InvoicePayment_checkNumber(ctx context.Context, field graphql.CollectedField, obj *domain.InvoicePayment) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoicePayment_checkNumber(ctx context.Context, field graphql.CollectedField, obj *reads.InvoicePayment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1197,7 +1198,7 @@ func (ec *executionContext) fieldContext_InvoicePayment_checkNumber(_ context.Co
 	return graphql.NewScalarFieldContext("InvoicePayment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _InvoicePayment_paymentReference(ctx context.Context, field graphql.CollectedField, obj *domain.InvoicePayment) (ret graphql.Marshaler) {
+func (ec *executionContext) _InvoicePayment_paymentReference(ctx context.Context, field graphql.CollectedField, obj *reads.InvoicePayment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1220,7 +1221,7 @@ func (ec *executionContext) fieldContext_InvoicePayment_paymentReference(_ conte
 	return graphql.NewScalarFieldContext("InvoicePayment", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _LineRate_unitOfMeasurement(ctx context.Context, field graphql.CollectedField, obj *domain.LineRate) (ret graphql.Marshaler) {
+func (ec *executionContext) _LineRate_unitOfMeasurement(ctx context.Context, field graphql.CollectedField, obj *reads.LineRate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1243,7 +1244,7 @@ func (ec *executionContext) fieldContext_LineRate_unitOfMeasurement(_ context.Co
 	return graphql.NewScalarFieldContext("LineRate", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _LineRate_units(ctx context.Context, field graphql.CollectedField, obj *domain.LineRate) (ret graphql.Marshaler) {
+func (ec *executionContext) _LineRate_units(ctx context.Context, field graphql.CollectedField, obj *reads.LineRate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1266,7 +1267,7 @@ func (ec *executionContext) fieldContext_LineRate_units(_ context.Context, field
 	return graphql.NewScalarFieldContext("LineRate", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _LineRate_rate(ctx context.Context, field graphql.CollectedField, obj *domain.LineRate) (ret graphql.Marshaler) {
+func (ec *executionContext) _LineRate_rate(ctx context.Context, field graphql.CollectedField, obj *reads.LineRate) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1289,7 +1290,7 @@ func (ec *executionContext) fieldContext_LineRate_rate(_ context.Context, field 
 	return graphql.NewScalarFieldContext("LineRate", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _Vendor_id(ctx context.Context, field graphql.CollectedField, obj *domain.Vendor) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vendor_id(ctx context.Context, field graphql.CollectedField, obj *reads.Vendor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1312,7 +1313,7 @@ func (ec *executionContext) fieldContext_Vendor_id(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Vendor", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Vendor_name(ctx context.Context, field graphql.CollectedField, obj *domain.Vendor) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vendor_name(ctx context.Context, field graphql.CollectedField, obj *reads.Vendor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1335,7 +1336,7 @@ func (ec *executionContext) fieldContext_Vendor_name(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Vendor", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Vendor_remitAddress(ctx context.Context, field graphql.CollectedField, obj *domain.Vendor) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vendor_remitAddress(ctx context.Context, field graphql.CollectedField, obj *reads.Vendor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1367,7 +1368,7 @@ func (ec *executionContext) fieldContext_Vendor_remitAddress(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Vendor_remitEmail(ctx context.Context, field graphql.CollectedField, obj *domain.Vendor) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vendor_remitEmail(ctx context.Context, field graphql.CollectedField, obj *reads.Vendor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1390,7 +1391,7 @@ func (ec *executionContext) fieldContext_Vendor_remitEmail(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Vendor", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Vendor_remitPhone(ctx context.Context, field graphql.CollectedField, obj *domain.Vendor) (ret graphql.Marshaler) {
+func (ec *executionContext) _Vendor_remitPhone(ctx context.Context, field graphql.CollectedField, obj *reads.Vendor) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1427,7 +1428,7 @@ func (ec *executionContext) fieldContext_Vendor_remitPhone(_ context.Context, fi
 
 var customerImplementors = []string{"Customer"}
 
-func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet, obj *domain.Customer) graphql.Marshaler {
+func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet, obj *reads.Customer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, customerImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1491,7 +1492,7 @@ func (ec *executionContext) _Customer(ctx context.Context, sel ast.SelectionSet,
 
 var invoiceImplementors = []string{"Invoice"}
 
-func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, obj *domain.Invoice) graphql.Marshaler {
+func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, obj *reads.Invoice) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1512,12 +1513,12 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "type":
-			out.Values[i] = ec.marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx, field.Selections, obj.Type)
+			out.Values[i] = ec.marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceType(ctx, field.Selections, obj.Type)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1577,17 +1578,17 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "vendor":
-			out.Values[i] = ec.marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐVendor(ctx, field.Selections, obj.Vendor)
+			out.Values[i] = ec.marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐVendor(ctx, field.Selections, obj.Vendor)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "customer":
-			out.Values[i] = ec.marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCustomer(ctx, field.Selections, obj.Customer)
+			out.Values[i] = ec.marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐCustomer(ctx, field.Selections, obj.Customer)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "lineItems":
-			out.Values[i] = ec.marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItemᚄ(ctx, field.Selections, obj.LineItems)
+			out.Values[i] = ec.marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLineItemᚄ(ctx, field.Selections, obj.LineItems)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1597,7 +1598,7 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "payments":
-			out.Values[i] = ec.marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePaymentᚄ(ctx, field.Selections, obj.Payments)
+			out.Values[i] = ec.marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoicePaymentᚄ(ctx, field.Selections, obj.Payments)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1625,7 +1626,7 @@ func (ec *executionContext) _Invoice(ctx context.Context, sel ast.SelectionSet, 
 
 var invoiceLineItemImplementors = []string{"InvoiceLineItem"}
 
-func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoiceLineItem) graphql.Marshaler {
+func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.SelectionSet, obj *reads.InvoiceLineItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceLineItemImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1651,7 +1652,7 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "rate":
-			out.Values[i] = ec.marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLineRate(ctx, field.Selections, obj.Rate)
+			out.Values[i] = ec.marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLineRate(ctx, field.Selections, obj.Rate)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1694,7 +1695,7 @@ func (ec *executionContext) _InvoiceLineItem(ctx context.Context, sel ast.Select
 
 var invoiceLoadImplementors = []string{"InvoiceLoad"}
 
-func (ec *executionContext) _InvoiceLoad(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoiceLoad) graphql.Marshaler {
+func (ec *executionContext) _InvoiceLoad(ctx context.Context, sel ast.SelectionSet, obj *reads.InvoiceLoad) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoiceLoadImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -1796,7 +1797,7 @@ func (ec *executionContext) _InvoiceLoad(ctx context.Context, sel ast.SelectionS
 
 var invoicePaymentImplementors = []string{"InvoicePayment"}
 
-func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.SelectionSet, obj *domain.InvoicePayment) graphql.Marshaler {
+func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.SelectionSet, obj *reads.InvoicePayment) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, invoicePaymentImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1855,7 +1856,7 @@ func (ec *executionContext) _InvoicePayment(ctx context.Context, sel ast.Selecti
 
 var lineRateImplementors = []string{"LineRate"}
 
-func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet, obj *domain.LineRate) graphql.Marshaler {
+func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet, obj *reads.LineRate) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, lineRateImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1904,7 +1905,7 @@ func (ec *executionContext) _LineRate(ctx context.Context, sel ast.SelectionSet,
 
 var vendorImplementors = []string{"Vendor"}
 
-func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, obj *domain.Vendor) graphql.Marshaler {
+func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, obj *reads.Vendor) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, vendorImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1965,15 +1966,15 @@ func (ec *executionContext) _Vendor(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItem(ctx context.Context, sel ast.SelectionSet, v domain.InvoiceLineItem) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLineItem(ctx context.Context, sel ast.SelectionSet, v reads.InvoiceLineItem) graphql.Marshaler {
 	return ec._InvoiceLineItem(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItemᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoiceLineItem) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLineItemᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.InvoiceLineItem) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLineItem(ctx, sel, v[i])
+		return ec.marshalNInvoiceLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLineItem(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1985,15 +1986,15 @@ func (ec *executionContext) marshalNInvoiceLineItem2ᚕgithubᚗcomᚋhaulgraph�
 	return ret
 }
 
-func (ec *executionContext) marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoad(ctx context.Context, sel ast.SelectionSet, v domain.InvoiceLoad) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLoad(ctx context.Context, sel ast.SelectionSet, v reads.InvoiceLoad) graphql.Marshaler {
 	return ec._InvoiceLoad(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoiceLoad) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLoadᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.InvoiceLoad) graphql.Marshaler {
 	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "InvoiceLoad", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceLoad(ctx, sel, v[i])
+		return ec.marshalNInvoiceLoad2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceLoad(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2005,15 +2006,15 @@ func (ec *executionContext) marshalNInvoiceLoad2ᚕgithubᚗcomᚋhaulgraphᚋha
 	return ret
 }
 
-func (ec *executionContext) marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePayment(ctx context.Context, sel ast.SelectionSet, v domain.InvoicePayment) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoicePayment(ctx context.Context, sel ast.SelectionSet, v reads.InvoicePayment) graphql.Marshaler {
 	return ec._InvoicePayment(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.InvoicePayment) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoicePaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.InvoicePayment) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoicePayment(ctx, sel, v[i])
+		return ec.marshalNInvoicePayment2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoicePayment(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2025,13 +2026,13 @@ func (ec *executionContext) marshalNInvoicePayment2ᚕgithubᚗcomᚋhaulgraph�
 	return ret
 }
 
-func (ec *executionContext) unmarshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx context.Context, v any) (domain.InvoiceStatus, error) {
+func (ec *executionContext) unmarshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceStatus(ctx context.Context, v any) (reads.InvoiceStatus, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.InvoiceStatus(tmp)
+	res := reads.InvoiceStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceStatus(ctx context.Context, sel ast.SelectionSet, v domain.InvoiceStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceStatus(ctx context.Context, sel ast.SelectionSet, v reads.InvoiceStatus) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
@@ -2042,13 +2043,13 @@ func (ec *executionContext) marshalNInvoiceStatus2githubᚗcomᚋhaulgraphᚋhau
 	return res
 }
 
-func (ec *executionContext) unmarshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx context.Context, v any) (domain.InvoiceType, error) {
+func (ec *executionContext) unmarshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceType(ctx context.Context, v any) (reads.InvoiceType, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.InvoiceType(tmp)
+	res := reads.InvoiceType(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoiceType(ctx context.Context, sel ast.SelectionSet, v domain.InvoiceType) graphql.Marshaler {
+func (ec *executionContext) marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoiceType(ctx context.Context, sel ast.SelectionSet, v reads.InvoiceType) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
@@ -2059,25 +2060,25 @@ func (ec *executionContext) marshalNInvoiceType2githubᚗcomᚋhaulgraphᚋhaulg
 	return res
 }
 
-func (ec *executionContext) marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLineRate(ctx context.Context, sel ast.SelectionSet, v domain.LineRate) graphql.Marshaler {
+func (ec *executionContext) marshalNLineRate2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLineRate(ctx context.Context, sel ast.SelectionSet, v reads.LineRate) graphql.Marshaler {
 	return ec._LineRate(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐCustomer(ctx context.Context, sel ast.SelectionSet, v *domain.Customer) graphql.Marshaler {
+func (ec *executionContext) marshalOCustomer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐCustomer(ctx context.Context, sel ast.SelectionSet, v *reads.Customer) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Customer(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOInvoice2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoice(ctx context.Context, sel ast.SelectionSet, v *domain.Invoice) graphql.Marshaler {
+func (ec *executionContext) marshalOInvoice2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoice(ctx context.Context, sel ast.SelectionSet, v *reads.Invoice) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Invoice(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐVendor(ctx context.Context, sel ast.SelectionSet, v *domain.Vendor) graphql.Marshaler {
+func (ec *executionContext) marshalOVendor2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐVendor(ctx context.Context, sel ast.SelectionSet, v *reads.Vendor) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -27,11 +28,11 @@ type LoadResolver interface {
 	Documents(ctx context.Context, obj *domain.Load) ([]*model.Document, error)
 }
 type StopResolver interface {
-	Location(ctx context.Context, obj *domain.Stop) (*domain.Location, error)
+	Location(ctx context.Context, obj *domain.Stop) (*reads.Location, error)
 }
 type TripResolver interface {
 	Drivers(ctx context.Context, obj *domain.Trip) ([]*domain.Driver, error)
-	Trailer(ctx context.Context, obj *domain.Trip) (*domain.Trailer, error)
+	Trailer(ctx context.Context, obj *domain.Trip) (*reads.Trailer, error)
 	Carrier(ctx context.Context, obj *domain.Trip) (*domain.Carrier, error)
 	Documents(ctx context.Context, obj *domain.Trip) ([]*model.Document, error)
 }
@@ -750,11 +751,11 @@ func (ec *executionContext) _Stop_location(ctx context.Context, field graphql.Co
 			directive1 := func(ctx context.Context) (any, error) {
 				scope, err := ec.unmarshalNString2string(ctx, "customer:read")
 				if err != nil {
-					var zeroVal *domain.Location
+					var zeroVal *reads.Location
 					return zeroVal, err
 				}
 				if ec.Directives.HasScope == nil {
-					var zeroVal *domain.Location
+					var zeroVal *reads.Location
 					return zeroVal, errors.New("directive hasScope is not implemented")
 				}
 				return ec.Directives.HasScope(ctx, obj, directive0, scope)
@@ -763,8 +764,8 @@ func (ec *executionContext) _Stop_location(ctx context.Context, field graphql.Co
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Location) graphql.Marshaler {
-			return ec.marshalOLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Location) graphql.Marshaler {
+			return ec.marshalOLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocation(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1158,11 +1159,11 @@ func (ec *executionContext) _Trip_trailer(ctx context.Context, field graphql.Col
 			directive1 := func(ctx context.Context) (any, error) {
 				scope, err := ec.unmarshalNString2string(ctx, "trailer:read")
 				if err != nil {
-					var zeroVal *domain.Trailer
+					var zeroVal *reads.Trailer
 					return zeroVal, err
 				}
 				if ec.Directives.HasScope == nil {
-					var zeroVal *domain.Trailer
+					var zeroVal *reads.Trailer
 					return zeroVal, errors.New("directive hasScope is not implemented")
 				}
 				return ec.Directives.HasScope(ctx, obj, directive0, scope)
@@ -1171,8 +1172,8 @@ func (ec *executionContext) _Trip_trailer(ctx context.Context, field graphql.Col
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Trailer) graphql.Marshaler {
-			return ec.marshalOTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Trailer) graphql.Marshaler {
+			return ec.marshalOTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailer(ctx, selections, v)
 		},
 		true,
 		false,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -34,7 +35,7 @@ type MutationResolver interface {
 	DisableWebhook(ctx context.Context, id string) (*model.WebhookNode, error)
 	RegenerateWebhookSecret(ctx context.Context, id string, rotationWindow *int) (*model.WebhookWithSecret, error)
 	DeleteWebhook(ctx context.Context, id string) (bool, error)
-	RedeliverEvent(ctx context.Context, webhookID string, eventID string) (*domain.WebhookDelivery, error)
+	RedeliverEvent(ctx context.Context, webhookID string, eventID string) (*webhooks.Delivery, error)
 	RecoverWebhookDeliveries(ctx context.Context, webhookID string, since time.Time) (int, error)
 }
 type SubscriptionResolver interface {
@@ -1864,11 +1865,11 @@ func (ec *executionContext) _Mutation_redeliverEvent(ctx context.Context, field 
 			directive1 := func(ctx context.Context) (any, error) {
 				scope, err := ec.unmarshalNString2string(ctx, "webhook:manage")
 				if err != nil {
-					var zeroVal *domain.WebhookDelivery
+					var zeroVal *webhooks.Delivery
 					return zeroVal, err
 				}
 				if ec.Directives.HasScope == nil {
-					var zeroVal *domain.WebhookDelivery
+					var zeroVal *webhooks.Delivery
 					return zeroVal, errors.New("directive hasScope is not implemented")
 				}
 				return ec.Directives.HasScope(ctx, nil, directive0, scope)
@@ -1877,8 +1878,8 @@ func (ec *executionContext) _Mutation_redeliverEvent(ctx context.Context, field 
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDelivery(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *webhooks.Delivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐDelivery(ctx, selections, v)
 		},
 		true,
 		true,

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
@@ -29,7 +30,7 @@ import (
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Location_id(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_id(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -52,7 +53,7 @@ func (ec *executionContext) fieldContext_Location_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Location_name(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_name(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -75,7 +76,7 @@ func (ec *executionContext) fieldContext_Location_name(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_companyNumber(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_companyNumber(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -98,7 +99,7 @@ func (ec *executionContext) fieldContext_Location_companyNumber(_ context.Contex
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_type(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_type(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -121,7 +122,7 @@ func (ec *executionContext) fieldContext_Location_type(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_status(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_status(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -133,8 +134,8 @@ func (ec *executionContext) _Location_status(ctx context.Context, field graphql.
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.LocationStatus) graphql.Marshaler {
-			return ec.marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.LocationStatus) graphql.Marshaler {
+			return ec.marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -144,7 +145,7 @@ func (ec *executionContext) fieldContext_Location_status(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type LocationStatus does not have child fields"))
 }
 
-func (ec *executionContext) _Location_physicalAddress(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_physicalAddress(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -176,7 +177,7 @@ func (ec *executionContext) fieldContext_Location_physicalAddress(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _Location_email(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_email(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -199,7 +200,7 @@ func (ec *executionContext) fieldContext_Location_email(_ context.Context, field
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_phone(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_phone(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -222,7 +223,7 @@ func (ec *executionContext) fieldContext_Location_phone(_ context.Context, field
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_fax(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_fax(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -245,7 +246,7 @@ func (ec *executionContext) fieldContext_Location_fax(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_dateCreated(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_dateCreated(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -268,7 +269,7 @@ func (ec *executionContext) fieldContext_Location_dateCreated(_ context.Context,
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Location_externalId(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_externalId(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -291,7 +292,7 @@ func (ec *executionContext) fieldContext_Location_externalId(_ context.Context, 
 	return graphql.NewScalarFieldContext("Location", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Location_notes(ctx context.Context, field graphql.CollectedField, obj *domain.Location) (ret graphql.Marshaler) {
+func (ec *executionContext) _Location_notes(ctx context.Context, field graphql.CollectedField, obj *reads.Location) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -303,8 +304,8 @@ func (ec *executionContext) _Location_notes(ctx context.Context, field graphql.C
 			return obj.Notes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.LocationNote) graphql.Marshaler {
-			return ec.marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNoteᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.LocationNote) graphql.Marshaler {
+			return ec.marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationNoteᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -404,8 +405,8 @@ func (ec *executionContext) _LocationConnection_items(ctx context.Context, field
 			return obj.Items, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.Location) graphql.Marshaler {
-			return ec.marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*reads.Location) graphql.Marshaler {
+			return ec.marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -546,8 +547,8 @@ func (ec *executionContext) _LocationEdge_node(ctx context.Context, field graphq
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Location) graphql.Marshaler {
-			return ec.marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Location) graphql.Marshaler {
+			return ec.marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocation(ctx, selections, v)
 		},
 		true,
 		true,
@@ -566,7 +567,7 @@ func (ec *executionContext) fieldContext_LocationEdge_node(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _LocationNote_id(ctx context.Context, field graphql.CollectedField, obj *domain.LocationNote) (ret graphql.Marshaler) {
+func (ec *executionContext) _LocationNote_id(ctx context.Context, field graphql.CollectedField, obj *reads.LocationNote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -589,7 +590,7 @@ func (ec *executionContext) fieldContext_LocationNote_id(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("LocationNote", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _LocationNote_description(ctx context.Context, field graphql.CollectedField, obj *domain.LocationNote) (ret graphql.Marshaler) {
+func (ec *executionContext) _LocationNote_description(ctx context.Context, field graphql.CollectedField, obj *reads.LocationNote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -612,7 +613,7 @@ func (ec *executionContext) fieldContext_LocationNote_description(_ context.Cont
 	return graphql.NewScalarFieldContext("LocationNote", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _LocationNote_noteType(ctx context.Context, field graphql.CollectedField, obj *domain.LocationNote) (ret graphql.Marshaler) {
+func (ec *executionContext) _LocationNote_noteType(ctx context.Context, field graphql.CollectedField, obj *reads.LocationNote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -635,7 +636,7 @@ func (ec *executionContext) fieldContext_LocationNote_noteType(_ context.Context
 	return graphql.NewScalarFieldContext("LocationNote", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _LocationNote_time(ctx context.Context, field graphql.CollectedField, obj *domain.LocationNote) (ret graphql.Marshaler) {
+func (ec *executionContext) _LocationNote_time(ctx context.Context, field graphql.CollectedField, obj *reads.LocationNote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -658,7 +659,7 @@ func (ec *executionContext) fieldContext_LocationNote_time(_ context.Context, fi
 	return graphql.NewScalarFieldContext("LocationNote", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _LocationNote_user(ctx context.Context, field graphql.CollectedField, obj *domain.LocationNote) (ret graphql.Marshaler) {
+func (ec *executionContext) _LocationNote_user(ctx context.Context, field graphql.CollectedField, obj *reads.LocationNote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -739,7 +740,7 @@ func (ec *executionContext) unmarshalInputLocationFilter(ctx context.Context, ob
 
 var locationImplementors = []string{"Location"}
 
-func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *domain.Location) graphql.Marshaler {
+func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet, obj *reads.Location) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -770,7 +771,7 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -805,7 +806,7 @@ func (ec *executionContext) _Location(ctx context.Context, sel ast.SelectionSet,
 				out.Invalids++
 			}
 		case "notes":
-			out.Values[i] = ec.marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNoteᚄ(ctx, field.Selections, obj.Notes)
+			out.Values[i] = ec.marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationNoteᚄ(ctx, field.Selections, obj.Notes)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -946,7 +947,7 @@ func (ec *executionContext) _LocationEdge(ctx context.Context, sel ast.Selection
 
 var locationNoteImplementors = []string{"LocationNote"}
 
-func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.SelectionSet, obj *domain.LocationNote) graphql.Marshaler {
+func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.SelectionSet, obj *reads.LocationNote) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, locationNoteImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1007,11 +1008,11 @@ func (ec *executionContext) _LocationNote(ctx context.Context, sel ast.Selection
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Location) graphql.Marshaler {
+func (ec *executionContext) marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationᚄ(ctx context.Context, sel ast.SelectionSet, v []*reads.Location) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx, sel, v[i])
+		return ec.marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocation(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1023,7 +1024,7 @@ func (ec *executionContext) marshalNLocation2ᚕᚖgithubᚗcomᚋhaulgraphᚋha
 	return ret
 }
 
-func (ec *executionContext) marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx context.Context, sel ast.SelectionSet, v *domain.Location) graphql.Marshaler {
+func (ec *executionContext) marshalNLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocation(ctx context.Context, sel ast.SelectionSet, v *reads.Location) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1059,15 +1060,15 @@ func (ec *executionContext) marshalNLocationEdge2ᚖgithubᚗcomᚋhaulgraphᚋh
 	return ec._LocationEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNote(ctx context.Context, sel ast.SelectionSet, v domain.LocationNote) graphql.Marshaler {
+func (ec *executionContext) marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationNote(ctx context.Context, sel ast.SelectionSet, v reads.LocationNote) graphql.Marshaler {
 	return ec._LocationNote(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.LocationNote) graphql.Marshaler {
+func (ec *executionContext) marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.LocationNote) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationNote(ctx, sel, v[i])
+		return ec.marshalNLocationNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationNote(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1079,13 +1080,13 @@ func (ec *executionContext) marshalNLocationNote2ᚕgithubᚗcomᚋhaulgraphᚋh
 	return ret
 }
 
-func (ec *executionContext) unmarshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationStatus(ctx context.Context, v any) (domain.LocationStatus, error) {
+func (ec *executionContext) unmarshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationStatus(ctx context.Context, v any) (reads.LocationStatus, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.LocationStatus(tmp)
+	res := reads.LocationStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocationStatus(ctx context.Context, sel ast.SelectionSet, v domain.LocationStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocationStatus(ctx context.Context, sel ast.SelectionSet, v reads.LocationStatus) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
@@ -1096,7 +1097,7 @@ func (ec *executionContext) marshalNLocationStatus2githubᚗcomᚋhaulgraphᚋha
 	return res
 }
 
-func (ec *executionContext) marshalOLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐLocation(ctx context.Context, sel ast.SelectionSet, v *domain.Location) graphql.Marshaler {
+func (ec *executionContext) marshalOLocation2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐLocation(ctx context.Context, sel ast.SelectionSet, v *reads.Location) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

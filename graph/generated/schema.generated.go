@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -23,12 +24,12 @@ import (
 type QueryResolver interface {
 	EventTypes(ctx context.Context) ([]string, error)
 	Events(ctx context.Context, first *int, after *string, types []string, loadNumber *string, subsidiaryID *string, since *time.Time, includePreviousAttributes *bool) (*model.EventConnection, error)
-	Invoice(ctx context.Context, id *string, number *string) (*domain.Invoice, error)
+	Invoice(ctx context.Context, id *string, number *string) (*reads.Invoice, error)
 	Load(ctx context.Context, loadNumber string) (*domain.Load, error)
 	Loads(ctx context.Context, filter *model.LoadFilter, first *int, after *string) (*model.LoadConnection, error)
 	Locations(ctx context.Context, filter *model.LocationFilter, page *int, pageSize *int, first *int, after *string) (*model.LocationConnection, error)
 	SettlementStatements(ctx context.Context, filter model.StatementFilter, page *int, pageSize *int, first *int, after *string) (*model.SettlementStatementConnection, error)
-	SettlementStatement(ctx context.Context, number int) (*domain.Statement, error)
+	SettlementStatement(ctx context.Context, number int) (*reads.Statement, error)
 	Trailers(ctx context.Context, page *int, pageSize *int, first *int, after *string) (*model.TrailerConnection, error)
 	Users(ctx context.Context, keyword *string, page *int, pageSize *int, first *int, after *string) (*model.UserConnection, error)
 	Webhooks(ctx context.Context) ([]*model.WebhookNode, error)
@@ -488,11 +489,11 @@ func (ec *executionContext) _Query_invoice(ctx context.Context, field graphql.Co
 			directive1 := func(ctx context.Context) (any, error) {
 				scope, err := ec.unmarshalNString2string(ctx, "invoice:read")
 				if err != nil {
-					var zeroVal *domain.Invoice
+					var zeroVal *reads.Invoice
 					return zeroVal, err
 				}
 				if ec.Directives.HasScope == nil {
-					var zeroVal *domain.Invoice
+					var zeroVal *reads.Invoice
 					return zeroVal, errors.New("directive hasScope is not implemented")
 				}
 				return ec.Directives.HasScope(ctx, nil, directive0, scope)
@@ -501,8 +502,8 @@ func (ec *executionContext) _Query_invoice(ctx context.Context, field graphql.Co
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Invoice) graphql.Marshaler {
-			return ec.marshalOInvoice2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐInvoice(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Invoice) graphql.Marshaler {
+			return ec.marshalOInvoice2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐInvoice(ctx, selections, v)
 		},
 		true,
 		false,
@@ -798,11 +799,11 @@ func (ec *executionContext) _Query_settlementStatement(ctx context.Context, fiel
 			directive1 := func(ctx context.Context) (any, error) {
 				scope, err := ec.unmarshalNString2string(ctx, "driver:read")
 				if err != nil {
-					var zeroVal *domain.Statement
+					var zeroVal *reads.Statement
 					return zeroVal, err
 				}
 				if ec.Directives.HasScope == nil {
-					var zeroVal *domain.Statement
+					var zeroVal *reads.Statement
 					return zeroVal, errors.New("directive hasScope is not implemented")
 				}
 				return ec.Directives.HasScope(ctx, nil, directive0, scope)
@@ -811,8 +812,8 @@ func (ec *executionContext) _Query_settlementStatement(ctx context.Context, fiel
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
-			return ec.marshalOSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
+			return ec.marshalOSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx, selections, v)
 		},
 		true,
 		false,

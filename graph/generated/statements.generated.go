@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
@@ -202,7 +203,7 @@ func (ec *executionContext) fieldContext_Driver_documents(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _SettlementStatement_id(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_id(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -225,7 +226,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_id(_ context.Contex
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_number(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_number(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -248,7 +249,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_number(_ context.Co
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_status(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_status(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -260,8 +261,8 @@ func (ec *executionContext) _SettlementStatement_status(ctx context.Context, fie
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.StatementStatus) graphql.Marshaler {
-			return ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.StatementStatus) graphql.Marshaler {
+			return ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -271,7 +272,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_status(_ context.Co
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type SettlementStatementStatus does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_statementDate(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_statementDate(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -294,7 +295,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_statementDate(_ con
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_payPeriodId(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_payPeriodId(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -317,7 +318,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_payPeriodId(_ conte
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_payPeriodTitle(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_payPeriodTitle(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -340,7 +341,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_payPeriodTitle(_ co
 	return graphql.NewScalarFieldContext("SettlementStatement", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _SettlementStatement_driver(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_driver(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -372,7 +373,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_driver(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _SettlementStatement_totals(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_totals(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -384,8 +385,8 @@ func (ec *executionContext) _SettlementStatement_totals(ctx context.Context, fie
 			return obj.Totals, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.StatementTotals) graphql.Marshaler {
-			return ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.StatementTotals) graphql.Marshaler {
+			return ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementTotals(ctx, selections, v)
 		},
 		true,
 		true,
@@ -404,7 +405,7 @@ func (ec *executionContext) fieldContext_SettlementStatement_totals(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _SettlementStatement_lineItems(ctx context.Context, field graphql.CollectedField, obj *domain.Statement) (ret graphql.Marshaler) {
+func (ec *executionContext) _SettlementStatement_lineItems(ctx context.Context, field graphql.CollectedField, obj *reads.Statement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -416,8 +417,8 @@ func (ec *executionContext) _SettlementStatement_lineItems(ctx context.Context, 
 			return obj.LineItems, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.StatementLine) graphql.Marshaler {
-			return ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.StatementLine) graphql.Marshaler {
+			return ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLineᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -517,8 +518,8 @@ func (ec *executionContext) _SettlementStatementConnection_items(ctx context.Con
 			return obj.Items, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.Statement) graphql.Marshaler {
-			return ec.marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*reads.Statement) graphql.Marshaler {
+			return ec.marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -659,8 +660,8 @@ func (ec *executionContext) _SettlementStatementEdge_node(ctx context.Context, f
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
-			return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
+			return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx, selections, v)
 		},
 		true,
 		true,
@@ -679,7 +680,7 @@ func (ec *executionContext) fieldContext_SettlementStatementEdge_node(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementLineItem_category(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_category(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -702,7 +703,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_category(_ context.Co
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_title(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_title(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -725,7 +726,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_title(_ context.Conte
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_policyName(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_policyName(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -748,7 +749,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_policyName(_ context.
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_tripNumber(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_tripNumber(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -771,7 +772,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_tripNumber(_ context.
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_loadNumber(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_loadNumber(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -794,7 +795,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_loadNumber(_ context.
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_amount(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_amount(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -826,7 +827,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_amount(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementLineItem_transactionType(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_transactionType(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -838,8 +839,8 @@ func (ec *executionContext) _StatementLineItem_transactionType(ctx context.Conte
 			return obj.TransactionType, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.TransactionType) graphql.Marshaler {
-			return ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.TransactionType) graphql.Marshaler {
+			return ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx, selections, v)
 		},
 		true,
 		false,
@@ -849,7 +850,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_transactionType(_ con
 	return graphql.NewScalarFieldContext("StatementLineItem", field, false, false, errors.New("field of type EscrowTransactionType does not have child fields"))
 }
 
-func (ec *executionContext) _StatementLineItem_subLines(ctx context.Context, field graphql.CollectedField, obj *domain.StatementLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementLineItem_subLines(ctx context.Context, field graphql.CollectedField, obj *reads.StatementLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -861,8 +862,8 @@ func (ec *executionContext) _StatementLineItem_subLines(ctx context.Context, fie
 			return obj.SubLines, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.SubLine) graphql.Marshaler {
-			return ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.SubLine) graphql.Marshaler {
+			return ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLineᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -881,7 +882,7 @@ func (ec *executionContext) fieldContext_StatementLineItem_subLines(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementSubLine_description(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_description(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -904,7 +905,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_description(_ context.
 	return graphql.NewScalarFieldContext("StatementSubLine", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementSubLine_quantity(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_quantity(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -927,7 +928,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_quantity(_ context.Con
 	return graphql.NewScalarFieldContext("StatementSubLine", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementSubLine_rate(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_rate(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -950,7 +951,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_rate(_ context.Context
 	return graphql.NewScalarFieldContext("StatementSubLine", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _StatementSubLine_amount(ctx context.Context, field graphql.CollectedField, obj *domain.SubLine) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementSubLine_amount(ctx context.Context, field graphql.CollectedField, obj *reads.SubLine) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -982,7 +983,7 @@ func (ec *executionContext) fieldContext_StatementSubLine_amount(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_grossIncome(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_grossIncome(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1014,7 +1015,7 @@ func (ec *executionContext) fieldContext_StatementTotals_grossIncome(_ context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_netIncome(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_netIncome(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1046,7 +1047,7 @@ func (ec *executionContext) fieldContext_StatementTotals_netIncome(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_lineHaul(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_lineHaul(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1078,7 +1079,7 @@ func (ec *executionContext) fieldContext_StatementTotals_lineHaul(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_accessorials(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_accessorials(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1110,7 +1111,7 @@ func (ec *executionContext) fieldContext_StatementTotals_accessorials(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_echecks(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_echecks(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1142,7 +1143,7 @@ func (ec *executionContext) fieldContext_StatementTotals_echecks(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_serviceFee(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_serviceFee(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1174,7 +1175,7 @@ func (ec *executionContext) fieldContext_StatementTotals_serviceFee(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_driverPayment(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_driverPayment(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1206,7 +1207,7 @@ func (ec *executionContext) fieldContext_StatementTotals_driverPayment(_ context
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_deductions(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_deductions(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1238,7 +1239,7 @@ func (ec *executionContext) fieldContext_StatementTotals_deductions(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_reimbursements(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_reimbursements(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1270,7 +1271,7 @@ func (ec *executionContext) fieldContext_StatementTotals_reimbursements(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_credits(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_credits(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1302,7 +1303,7 @@ func (ec *executionContext) fieldContext_StatementTotals_credits(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_escrow(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_escrow(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1334,7 +1335,7 @@ func (ec *executionContext) fieldContext_StatementTotals_escrow(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_fuel(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_fuel(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1366,7 +1367,7 @@ func (ec *executionContext) fieldContext_StatementTotals_fuel(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_tolls(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_tolls(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1398,7 +1399,7 @@ func (ec *executionContext) fieldContext_StatementTotals_tolls(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_bonus(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_bonus(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1430,7 +1431,7 @@ func (ec *executionContext) fieldContext_StatementTotals_bonus(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_shortfall(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_shortfall(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1462,7 +1463,7 @@ func (ec *executionContext) fieldContext_StatementTotals_shortfall(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_dailyPay(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_dailyPay(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1494,7 +1495,7 @@ func (ec *executionContext) fieldContext_StatementTotals_dailyPay(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_dailyPerDiem(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_dailyPerDiem(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1526,7 +1527,7 @@ func (ec *executionContext) fieldContext_StatementTotals_dailyPerDiem(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_statementPerDiem(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_statementPerDiem(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1558,7 +1559,7 @@ func (ec *executionContext) fieldContext_StatementTotals_statementPerDiem(_ cont
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_tripValue(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_tripValue(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1590,7 +1591,7 @@ func (ec *executionContext) fieldContext_StatementTotals_tripValue(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _StatementTotals_numberOfTrips(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_numberOfTrips(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1613,7 +1614,7 @@ func (ec *executionContext) fieldContext_StatementTotals_numberOfTrips(_ context
 	return graphql.NewScalarFieldContext("StatementTotals", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _StatementTotals_loadedMiles(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_loadedMiles(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1636,7 +1637,7 @@ func (ec *executionContext) fieldContext_StatementTotals_loadedMiles(_ context.C
 	return graphql.NewScalarFieldContext("StatementTotals", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _StatementTotals_emptyMiles(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_emptyMiles(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1659,7 +1660,7 @@ func (ec *executionContext) fieldContext_StatementTotals_emptyMiles(_ context.Co
 	return graphql.NewScalarFieldContext("StatementTotals", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
-func (ec *executionContext) _StatementTotals_hoursWorked(ctx context.Context, field graphql.CollectedField, obj *domain.StatementTotals) (ret graphql.Marshaler) {
+func (ec *executionContext) _StatementTotals_hoursWorked(ctx context.Context, field graphql.CollectedField, obj *reads.StatementTotals) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1842,7 +1843,7 @@ func (ec *executionContext) _Driver(ctx context.Context, sel ast.SelectionSet, o
 
 var settlementStatementImplementors = []string{"SettlementStatement"}
 
-func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.SelectionSet, obj *domain.Statement) graphql.Marshaler {
+func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.SelectionSet, obj *reads.Statement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementStatementImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1863,7 +1864,7 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1888,12 +1889,12 @@ func (ec *executionContext) _SettlementStatement(ctx context.Context, sel ast.Se
 				out.Invalids++
 			}
 		case "totals":
-			out.Values[i] = ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx, field.Selections, obj.Totals)
+			out.Values[i] = ec.marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementTotals(ctx, field.Selections, obj.Totals)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "lineItems":
-			out.Values[i] = ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx, field.Selections, obj.LineItems)
+			out.Values[i] = ec.marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLineᚄ(ctx, field.Selections, obj.LineItems)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2034,7 +2035,7 @@ func (ec *executionContext) _SettlementStatementEdge(ctx context.Context, sel as
 
 var statementLineItemImplementors = []string{"StatementLineItem"}
 
-func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementLine) graphql.Marshaler {
+func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.SelectionSet, obj *reads.StatementLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementLineItemImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -2075,12 +2076,12 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 				out.Invalids++
 			}
 		case "transactionType":
-			out.Values[i] = ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx, field.Selections, obj.TransactionType)
+			out.Values[i] = ec.marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx, field.Selections, obj.TransactionType)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "subLines":
-			out.Values[i] = ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx, field.Selections, obj.SubLines)
+			out.Values[i] = ec.marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLineᚄ(ctx, field.Selections, obj.SubLines)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2108,7 +2109,7 @@ func (ec *executionContext) _StatementLineItem(ctx context.Context, sel ast.Sele
 
 var statementSubLineImplementors = []string{"StatementSubLine"}
 
-func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.SelectionSet, obj *domain.SubLine) graphql.Marshaler {
+func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.SelectionSet, obj *reads.SubLine) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementSubLineImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -2162,7 +2163,7 @@ func (ec *executionContext) _StatementSubLine(ctx context.Context, sel ast.Selec
 
 var statementTotalsImplementors = []string{"StatementTotals"}
 
-func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.SelectionSet, obj *domain.StatementTotals) graphql.Marshaler {
+func (ec *executionContext) _StatementTotals(ctx context.Context, sel ast.SelectionSet, obj *reads.StatementTotals) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statementTotalsImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -2340,11 +2341,11 @@ func (ec *executionContext) marshalNDriverType2githubᚗcomᚋhaulgraphᚋhaulgr
 	return res
 }
 
-func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Statement) graphql.Marshaler {
+func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementᚄ(ctx context.Context, sel ast.SelectionSet, v []*reads.Statement) graphql.Marshaler {
 	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "SettlementStatement", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx, sel, v[i])
+		return ec.marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2356,7 +2357,7 @@ func (ec *executionContext) marshalNSettlementStatement2ᚕᚖgithubᚗcomᚋhau
 	return ret
 }
 
-func (ec *executionContext) marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx context.Context, sel ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
+func (ec *executionContext) marshalNSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx context.Context, sel ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -2392,13 +2393,13 @@ func (ec *executionContext) marshalNSettlementStatementEdge2ᚖgithubᚗcomᚋha
 	return ec._SettlementStatementEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx context.Context, v any) (domain.StatementStatus, error) {
+func (ec *executionContext) unmarshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx context.Context, v any) (reads.StatementStatus, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.StatementStatus(tmp)
+	res := reads.StatementStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementStatus(ctx context.Context, sel ast.SelectionSet, v domain.StatementStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNSettlementStatementStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementStatus(ctx context.Context, sel ast.SelectionSet, v reads.StatementStatus) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
@@ -2414,15 +2415,15 @@ func (ec *executionContext) unmarshalNStatementFilter2githubᚗcomᚋhaulgraph�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLine(ctx context.Context, sel ast.SelectionSet, v domain.StatementLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLine(ctx context.Context, sel ast.SelectionSet, v reads.StatementLine) graphql.Marshaler {
 	return ec._StatementLineItem(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.StatementLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLineᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.StatementLine) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementLine(ctx, sel, v[i])
+		return ec.marshalNStatementLineItem2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementLine(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2434,15 +2435,15 @@ func (ec *executionContext) marshalNStatementLineItem2ᚕgithubᚗcomᚋhaulgrap
 	return ret
 }
 
-func (ec *executionContext) marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLine(ctx context.Context, sel ast.SelectionSet, v domain.SubLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLine(ctx context.Context, sel ast.SelectionSet, v reads.SubLine) graphql.Marshaler {
 	return ec._StatementSubLine(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLineᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.SubLine) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLineᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.SubLine) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSubLine(ctx, sel, v[i])
+		return ec.marshalNStatementSubLine2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐSubLine(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -2454,7 +2455,7 @@ func (ec *executionContext) marshalNStatementSubLine2ᚕgithubᚗcomᚋhaulgraph
 	return ret
 }
 
-func (ec *executionContext) marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatementTotals(ctx context.Context, sel ast.SelectionSet, v domain.StatementTotals) graphql.Marshaler {
+func (ec *executionContext) marshalNStatementTotals2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatementTotals(ctx context.Context, sel ast.SelectionSet, v reads.StatementTotals) graphql.Marshaler {
 	return ec._StatementTotals(ctx, sel, &v)
 }
 
@@ -2484,16 +2485,16 @@ func (ec *executionContext) marshalODriver2ᚖgithubᚗcomᚋhaulgraphᚋhaulgra
 	return ec._Driver(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx context.Context, v any) (*domain.TransactionType, error) {
+func (ec *executionContext) unmarshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx context.Context, v any) (*reads.TransactionType, error) {
 	if v == nil {
 		return nil, nil
 	}
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.TransactionType(tmp)
+	res := reads.TransactionType(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v *domain.TransactionType) graphql.Marshaler {
+func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTransactionType(ctx context.Context, sel ast.SelectionSet, v *reads.TransactionType) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -2503,7 +2504,7 @@ func (ec *executionContext) marshalOEscrowTransactionType2ᚖgithubᚗcomᚋhaul
 	return res
 }
 
-func (ec *executionContext) marshalOSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐStatement(ctx context.Context, sel ast.SelectionSet, v *domain.Statement) graphql.Marshaler {
+func (ec *executionContext) marshalOSettlementStatement2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐStatement(ctx context.Context, sel ast.SelectionSet, v *reads.Statement) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
@@ -29,7 +30,7 @@ import (
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _Fleet_id(ctx context.Context, field graphql.CollectedField, obj *domain.Fleet) (ret graphql.Marshaler) {
+func (ec *executionContext) _Fleet_id(ctx context.Context, field graphql.CollectedField, obj *reads.Fleet) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -52,7 +53,7 @@ func (ec *executionContext) fieldContext_Fleet_id(_ context.Context, field graph
 	return graphql.NewScalarFieldContext("Fleet", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Fleet_name(ctx context.Context, field graphql.CollectedField, obj *domain.Fleet) (ret graphql.Marshaler) {
+func (ec *executionContext) _Fleet_name(ctx context.Context, field graphql.CollectedField, obj *reads.Fleet) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -75,7 +76,7 @@ func (ec *executionContext) fieldContext_Fleet_name(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Fleet", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Fleet_invoiceNumberPrefix(ctx context.Context, field graphql.CollectedField, obj *domain.Fleet) (ret graphql.Marshaler) {
+func (ec *executionContext) _Fleet_invoiceNumberPrefix(ctx context.Context, field graphql.CollectedField, obj *reads.Fleet) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -98,7 +99,7 @@ func (ec *executionContext) fieldContext_Fleet_invoiceNumberPrefix(_ context.Con
 	return graphql.NewScalarFieldContext("Fleet", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Note_id(ctx context.Context, field graphql.CollectedField, obj *domain.Note) (ret graphql.Marshaler) {
+func (ec *executionContext) _Note_id(ctx context.Context, field graphql.CollectedField, obj *reads.Note) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -121,7 +122,7 @@ func (ec *executionContext) fieldContext_Note_id(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Note_description(ctx context.Context, field graphql.CollectedField, obj *domain.Note) (ret graphql.Marshaler) {
+func (ec *executionContext) _Note_description(ctx context.Context, field graphql.CollectedField, obj *reads.Note) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -144,7 +145,7 @@ func (ec *executionContext) fieldContext_Note_description(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Note_noteType(ctx context.Context, field graphql.CollectedField, obj *domain.Note) (ret graphql.Marshaler) {
+func (ec *executionContext) _Note_noteType(ctx context.Context, field graphql.CollectedField, obj *reads.Note) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -167,7 +168,7 @@ func (ec *executionContext) fieldContext_Note_noteType(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Note_time(ctx context.Context, field graphql.CollectedField, obj *domain.Note) (ret graphql.Marshaler) {
+func (ec *executionContext) _Note_time(ctx context.Context, field graphql.CollectedField, obj *reads.Note) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -190,7 +191,7 @@ func (ec *executionContext) fieldContext_Note_time(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Note_user(ctx context.Context, field graphql.CollectedField, obj *domain.Note) (ret graphql.Marshaler) {
+func (ec *executionContext) _Note_user(ctx context.Context, field graphql.CollectedField, obj *reads.Note) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -213,7 +214,7 @@ func (ec *executionContext) fieldContext_Note_user(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Note", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_id(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_id(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -236,7 +237,7 @@ func (ec *executionContext) fieldContext_Trailer_id(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_createdAt(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -259,7 +260,7 @@ func (ec *executionContext) fieldContext_Trailer_createdAt(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_trailerNum(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_trailerNum(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -282,7 +283,7 @@ func (ec *executionContext) fieldContext_Trailer_trailerNum(_ context.Context, f
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_make(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_make(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -305,7 +306,7 @@ func (ec *executionContext) fieldContext_Trailer_make(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_licenseNum(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_licenseNum(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -328,7 +329,7 @@ func (ec *executionContext) fieldContext_Trailer_licenseNum(_ context.Context, f
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_licenseState(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_licenseState(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -351,7 +352,7 @@ func (ec *executionContext) fieldContext_Trailer_licenseState(_ context.Context,
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_vinNum(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_vinNum(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -374,7 +375,7 @@ func (ec *executionContext) fieldContext_Trailer_vinNum(_ context.Context, field
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_status(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_status(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -386,8 +387,8 @@ func (ec *executionContext) _Trailer_status(ctx context.Context, field graphql.C
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.TrailerStatus) graphql.Marshaler {
-			return ec.marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.TrailerStatus) graphql.Marshaler {
+			return ec.marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerStatus(ctx, selections, v)
 		},
 		true,
 		false,
@@ -397,7 +398,7 @@ func (ec *executionContext) fieldContext_Trailer_status(_ context.Context, field
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type TrailerStatus does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_subsidiaryId(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_subsidiaryId(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -420,7 +421,7 @@ func (ec *executionContext) fieldContext_Trailer_subsidiaryId(_ context.Context,
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_equipmentType(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_equipmentType(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -443,7 +444,7 @@ func (ec *executionContext) fieldContext_Trailer_equipmentType(_ context.Context
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_equipmentSize(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_equipmentSize(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -466,7 +467,7 @@ func (ec *executionContext) fieldContext_Trailer_equipmentSize(_ context.Context
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_insuranceCompany(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_insuranceCompany(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -489,7 +490,7 @@ func (ec *executionContext) fieldContext_Trailer_insuranceCompany(_ context.Cont
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_insurancePolicyNumber(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_insurancePolicyNumber(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -512,7 +513,7 @@ func (ec *executionContext) fieldContext_Trailer_insurancePolicyNumber(_ context
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_fleet(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_fleet(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -524,8 +525,8 @@ func (ec *executionContext) _Trailer_fleet(ctx context.Context, field graphql.Co
 			return obj.Fleet, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Fleet) graphql.Marshaler {
-			return ec.marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐFleet(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Fleet) graphql.Marshaler {
+			return ec.marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐFleet(ctx, selections, v)
 		},
 		true,
 		false,
@@ -544,7 +545,7 @@ func (ec *executionContext) fieldContext_Trailer_fleet(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Trailer_year(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_year(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -567,7 +568,7 @@ func (ec *executionContext) fieldContext_Trailer_year(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_licenseCountry(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_licenseCountry(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -590,7 +591,7 @@ func (ec *executionContext) fieldContext_Trailer_licenseCountry(_ context.Contex
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_plateExpiresAt(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_plateExpiresAt(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -613,7 +614,7 @@ func (ec *executionContext) fieldContext_Trailer_plateExpiresAt(_ context.Contex
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_licenseExpiresAt(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_licenseExpiresAt(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -636,7 +637,7 @@ func (ec *executionContext) fieldContext_Trailer_licenseExpiresAt(_ context.Cont
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_insuranceExpiresAt(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_insuranceExpiresAt(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -659,7 +660,7 @@ func (ec *executionContext) fieldContext_Trailer_insuranceExpiresAt(_ context.Co
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_inspectionExpiresAt(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_inspectionExpiresAt(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -682,7 +683,7 @@ func (ec *executionContext) fieldContext_Trailer_inspectionExpiresAt(_ context.C
 	return graphql.NewScalarFieldContext("Trailer", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
-func (ec *executionContext) _Trailer_capacity(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_capacity(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -694,8 +695,8 @@ func (ec *executionContext) _Trailer_capacity(ctx context.Context, field graphql
 			return obj.Capacity, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.TrailerCapacity) graphql.Marshaler {
-			return ec.marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerCapacity(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.TrailerCapacity) graphql.Marshaler {
+			return ec.marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerCapacity(ctx, selections, v)
 		},
 		true,
 		false,
@@ -714,7 +715,7 @@ func (ec *executionContext) fieldContext_Trailer_capacity(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _Trailer_notes(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_notes(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -726,8 +727,8 @@ func (ec *executionContext) _Trailer_notes(ctx context.Context, field graphql.Co
 			return obj.Notes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.Note) graphql.Marshaler {
-			return ec.marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNoteᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.Note) graphql.Marshaler {
+			return ec.marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐNoteᚄ(ctx, selections, v)
 		},
 		true,
 		false,
@@ -746,7 +747,7 @@ func (ec *executionContext) fieldContext_Trailer_notes(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Trailer_references(ctx context.Context, field graphql.CollectedField, obj *domain.Trailer) (ret graphql.Marshaler) {
+func (ec *executionContext) _Trailer_references(ctx context.Context, field graphql.CollectedField, obj *reads.Trailer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -758,8 +759,8 @@ func (ec *executionContext) _Trailer_references(ctx context.Context, field graph
 			return obj.References, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.TrailerReference) graphql.Marshaler {
-			return ec.marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReferenceᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []reads.TrailerReference) graphql.Marshaler {
+			return ec.marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerReferenceᚄ(ctx, selections, v)
 		},
 		true,
 		false,
@@ -778,7 +779,7 @@ func (ec *executionContext) fieldContext_Trailer_references(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _TrailerCapacity_pallets(ctx context.Context, field graphql.CollectedField, obj *domain.TrailerCapacity) (ret graphql.Marshaler) {
+func (ec *executionContext) _TrailerCapacity_pallets(ctx context.Context, field graphql.CollectedField, obj *reads.TrailerCapacity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -801,7 +802,7 @@ func (ec *executionContext) fieldContext_TrailerCapacity_pallets(_ context.Conte
 	return graphql.NewScalarFieldContext("TrailerCapacity", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _TrailerCapacity_weight(ctx context.Context, field graphql.CollectedField, obj *domain.TrailerCapacity) (ret graphql.Marshaler) {
+func (ec *executionContext) _TrailerCapacity_weight(ctx context.Context, field graphql.CollectedField, obj *reads.TrailerCapacity) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -905,8 +906,8 @@ func (ec *executionContext) _TrailerConnection_items(ctx context.Context, field 
 			return obj.Items, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.Trailer) graphql.Marshaler {
-			return ec.marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*reads.Trailer) graphql.Marshaler {
+			return ec.marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1047,8 +1048,8 @@ func (ec *executionContext) _TrailerEdge_node(ctx context.Context, field graphql
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.Trailer) graphql.Marshaler {
-			return ec.marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.Trailer) graphql.Marshaler {
+			return ec.marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailer(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1067,7 +1068,7 @@ func (ec *executionContext) fieldContext_TrailerEdge_node(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _TrailerReference_type(ctx context.Context, field graphql.CollectedField, obj *domain.TrailerReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _TrailerReference_type(ctx context.Context, field graphql.CollectedField, obj *reads.TrailerReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1090,7 +1091,7 @@ func (ec *executionContext) fieldContext_TrailerReference_type(_ context.Context
 	return graphql.NewScalarFieldContext("TrailerReference", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _TrailerReference_value(ctx context.Context, field graphql.CollectedField, obj *domain.TrailerReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _TrailerReference_value(ctx context.Context, field graphql.CollectedField, obj *reads.TrailerReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -1127,7 +1128,7 @@ func (ec *executionContext) fieldContext_TrailerReference_value(_ context.Contex
 
 var fleetImplementors = []string{"Fleet"}
 
-func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, obj *domain.Fleet) graphql.Marshaler {
+func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, obj *reads.Fleet) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, fleetImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1176,7 +1177,7 @@ func (ec *executionContext) _Fleet(ctx context.Context, sel ast.SelectionSet, ob
 
 var noteImplementors = []string{"Note"}
 
-func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj *domain.Note) graphql.Marshaler {
+func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj *reads.Note) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, noteImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1235,7 +1236,7 @@ func (ec *executionContext) _Note(ctx context.Context, sel ast.SelectionSet, obj
 
 var trailerImplementors = []string{"Trailer"}
 
-func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, obj *domain.Trailer) graphql.Marshaler {
+func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, obj *reads.Trailer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1281,7 +1282,7 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1311,7 +1312,7 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "fleet":
-			out.Values[i] = ec.marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐFleet(ctx, field.Selections, obj.Fleet)
+			out.Values[i] = ec.marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐFleet(ctx, field.Selections, obj.Fleet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1346,17 +1347,17 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 				out.Invalids++
 			}
 		case "capacity":
-			out.Values[i] = ec.marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerCapacity(ctx, field.Selections, obj.Capacity)
+			out.Values[i] = ec.marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerCapacity(ctx, field.Selections, obj.Capacity)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "notes":
-			out.Values[i] = ec.marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNoteᚄ(ctx, field.Selections, obj.Notes)
+			out.Values[i] = ec.marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐNoteᚄ(ctx, field.Selections, obj.Notes)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "references":
-			out.Values[i] = ec.marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReferenceᚄ(ctx, field.Selections, obj.References)
+			out.Values[i] = ec.marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerReferenceᚄ(ctx, field.Selections, obj.References)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -1384,7 +1385,7 @@ func (ec *executionContext) _Trailer(ctx context.Context, sel ast.SelectionSet, 
 
 var trailerCapacityImplementors = []string{"TrailerCapacity"}
 
-func (ec *executionContext) _TrailerCapacity(ctx context.Context, sel ast.SelectionSet, obj *domain.TrailerCapacity) graphql.Marshaler {
+func (ec *executionContext) _TrailerCapacity(ctx context.Context, sel ast.SelectionSet, obj *reads.TrailerCapacity) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerCapacityImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1541,7 +1542,7 @@ func (ec *executionContext) _TrailerEdge(ctx context.Context, sel ast.SelectionS
 
 var trailerReferenceImplementors = []string{"TrailerReference"}
 
-func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.SelectionSet, obj *domain.TrailerReference) graphql.Marshaler {
+func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.SelectionSet, obj *reads.TrailerReference) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, trailerReferenceImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1587,15 +1588,15 @@ func (ec *executionContext) _TrailerReference(ctx context.Context, sel ast.Selec
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNote(ctx context.Context, sel ast.SelectionSet, v domain.Note) graphql.Marshaler {
+func (ec *executionContext) marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐNote(ctx context.Context, sel ast.SelectionSet, v reads.Note) graphql.Marshaler {
 	return ec._Note(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Trailer) graphql.Marshaler {
+func (ec *executionContext) marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerᚄ(ctx context.Context, sel ast.SelectionSet, v []*reads.Trailer) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx, sel, v[i])
+		return ec.marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailer(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1607,7 +1608,7 @@ func (ec *executionContext) marshalNTrailer2ᚕᚖgithubᚗcomᚋhaulgraphᚋhau
 	return ret
 }
 
-func (ec *executionContext) marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx context.Context, sel ast.SelectionSet, v *domain.Trailer) graphql.Marshaler {
+func (ec *executionContext) marshalNTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailer(ctx context.Context, sel ast.SelectionSet, v *reads.Trailer) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1643,25 +1644,25 @@ func (ec *executionContext) marshalNTrailerEdge2ᚖgithubᚗcomᚋhaulgraphᚋha
 	return ec._TrailerEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTrailerReference2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReference(ctx context.Context, sel ast.SelectionSet, v domain.TrailerReference) graphql.Marshaler {
+func (ec *executionContext) marshalNTrailerReference2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerReference(ctx context.Context, sel ast.SelectionSet, v reads.TrailerReference) graphql.Marshaler {
 	return ec._TrailerReference(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐFleet(ctx context.Context, sel ast.SelectionSet, v *domain.Fleet) graphql.Marshaler {
+func (ec *executionContext) marshalOFleet2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐFleet(ctx context.Context, sel ast.SelectionSet, v *reads.Fleet) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Fleet(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.Note) graphql.Marshaler {
+func (ec *executionContext) marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐNoteᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.Note) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐNote(ctx, sel, v[i])
+		return ec.marshalNNote2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐNote(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1673,14 +1674,14 @@ func (ec *executionContext) marshalONote2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraph
 	return ret
 }
 
-func (ec *executionContext) marshalOTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailer(ctx context.Context, sel ast.SelectionSet, v *domain.Trailer) graphql.Marshaler {
+func (ec *executionContext) marshalOTrailer2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailer(ctx context.Context, sel ast.SelectionSet, v *reads.Trailer) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Trailer(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerCapacity(ctx context.Context, sel ast.SelectionSet, v *domain.TrailerCapacity) graphql.Marshaler {
+func (ec *executionContext) marshalOTrailerCapacity2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerCapacity(ctx context.Context, sel ast.SelectionSet, v *reads.TrailerCapacity) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
@@ -1694,14 +1695,14 @@ func (ec *executionContext) marshalOTrailerConnection2ᚖgithubᚗcomᚋhaulgrap
 	return ec._TrailerConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.TrailerReference) graphql.Marshaler {
+func (ec *executionContext) marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerReferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []reads.TrailerReference) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTrailerReference2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerReference(ctx, sel, v[i])
+		return ec.marshalNTrailerReference2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerReference(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1713,16 +1714,16 @@ func (ec *executionContext) marshalOTrailerReference2ᚕgithubᚗcomᚋhaulgraph
 	return ret
 }
 
-func (ec *executionContext) unmarshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerStatus(ctx context.Context, v any) (*domain.TrailerStatus, error) {
+func (ec *executionContext) unmarshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerStatus(ctx context.Context, v any) (*reads.TrailerStatus, error) {
 	if v == nil {
 		return nil, nil
 	}
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.TrailerStatus(tmp)
+	res := reads.TrailerStatus(tmp)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐTrailerStatus(ctx context.Context, sel ast.SelectionSet, v *domain.TrailerStatus) graphql.Marshaler {
+func (ec *executionContext) marshalOTrailerStatus2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐTrailerStatus(ctx context.Context, sel ast.SelectionSet, v *reads.TrailerStatus) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

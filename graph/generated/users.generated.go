@@ -12,7 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
@@ -29,7 +29,7 @@ import (
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -52,7 +52,7 @@ func (ec *executionContext) fieldContext_User_id(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _User_userName(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_userName(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -75,7 +75,7 @@ func (ec *executionContext) fieldContext_User_userName(_ context.Context, field 
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_name(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -98,7 +98,7 @@ func (ec *executionContext) fieldContext_User_name(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_email(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -121,7 +121,7 @@ func (ec *executionContext) fieldContext_User_email(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_phone(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_phone(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -144,7 +144,7 @@ func (ec *executionContext) fieldContext_User_phone(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_userType(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_userType(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -167,7 +167,7 @@ func (ec *executionContext) fieldContext_User_userType(_ context.Context, field 
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_role(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_role(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -190,7 +190,7 @@ func (ec *executionContext) fieldContext_User_role(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_companyCode(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_companyCode(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -213,7 +213,7 @@ func (ec *executionContext) fieldContext_User_companyCode(_ context.Context, fie
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_status(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_status(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -225,8 +225,8 @@ func (ec *executionContext) _User_status(ctx context.Context, field graphql.Coll
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.UserStatus) graphql.Marshaler {
-			return ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v reads.UserStatus) graphql.Marshaler {
+			return ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -236,7 +236,7 @@ func (ec *executionContext) fieldContext_User_status(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type UserStatus does not have child fields"))
 }
 
-func (ec *executionContext) _User_permissions(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_permissions(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -259,7 +259,7 @@ func (ec *executionContext) fieldContext_User_permissions(_ context.Context, fie
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_createdAt(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -282,7 +282,7 @@ func (ec *executionContext) fieldContext_User_createdAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("User", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _User_modifiedAt(ctx context.Context, field graphql.CollectedField, obj *domain.User) (ret graphql.Marshaler) {
+func (ec *executionContext) _User_modifiedAt(ctx context.Context, field graphql.CollectedField, obj *reads.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -386,8 +386,8 @@ func (ec *executionContext) _UserConnection_items(ctx context.Context, field gra
 			return obj.Items, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.User) graphql.Marshaler {
-			return ec.marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*reads.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -528,8 +528,8 @@ func (ec *executionContext) _UserEdge_node(ctx context.Context, field graphql.Co
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *domain.User) graphql.Marshaler {
-			return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUser(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *reads.User) graphql.Marshaler {
+			return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUser(ctx, selections, v)
 		},
 		true,
 		true,
@@ -562,7 +562,7 @@ func (ec *executionContext) fieldContext_UserEdge_node(_ context.Context, field 
 
 var userImplementors = []string{"User"}
 
-func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *domain.User) graphql.Marshaler {
+func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *reads.User) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -613,7 +613,7 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				out.Invalids++
 			}
 		case "status":
-			out.Values[i] = ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx, field.Selections, obj.Status)
+			out.Values[i] = ec.marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx, field.Selections, obj.Status)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -771,11 +771,11 @@ func (ec *executionContext) _UserEdge(ctx context.Context, sel ast.SelectionSet,
 
 // region    ***************************** type.gotpl *****************************
 
-func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.User) graphql.Marshaler {
+func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*reads.User) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUser(ctx, sel, v[i])
+		return ec.marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUser(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -787,7 +787,7 @@ func (ec *executionContext) marshalNUser2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 	return ret
 }
 
-func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUser(ctx context.Context, sel ast.SelectionSet, v *domain.User) graphql.Marshaler {
+func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUser(ctx context.Context, sel ast.SelectionSet, v *reads.User) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -823,13 +823,13 @@ func (ec *executionContext) marshalNUserEdge2ᚖgithubᚗcomᚋhaulgraphᚋhaulg
 	return ec._UserEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx context.Context, v any) (domain.UserStatus, error) {
+func (ec *executionContext) unmarshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx context.Context, v any) (reads.UserStatus, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.UserStatus(tmp)
+	res := reads.UserStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐUserStatus(ctx context.Context, sel ast.SelectionSet, v domain.UserStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNUserStatus2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋreadsᚐUserStatus(ctx context.Context, sel ast.SelectionSet, v reads.UserStatus) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {

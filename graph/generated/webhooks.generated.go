@@ -12,7 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/execrt"
 	"github.com/haulgraph/haulgraph/graph/model"
 	"github.com/haulgraph/haulgraph/graph/scalars"
@@ -24,7 +24,7 @@ import (
 type WebhookResolver interface {
 	PublicKey(ctx context.Context, obj *model.WebhookNode) (*string, error)
 
-	Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*domain.WebhookDelivery, error)
+	Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*webhooks.Delivery, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -199,8 +199,8 @@ func (ec *executionContext) _Webhook_signatureScheme(ctx context.Context, field 
 			return obj.SignatureScheme, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
-			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v webhooks.SignatureScheme) graphql.Marshaler {
+			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, selections, v)
 		},
 		true,
 		true,
@@ -245,8 +245,8 @@ func (ec *executionContext) _Webhook_state(ctx context.Context, field graphql.Co
 			return obj.State, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.WebhookState) graphql.Marshaler {
-			return ec.marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v webhooks.State) graphql.Marshaler {
+			return ec.marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐState(ctx, selections, v)
 		},
 		true,
 		true,
@@ -384,8 +384,8 @@ func (ec *executionContext) _Webhook_deliveries(ctx context.Context, field graph
 			return ec.Resolvers.Webhook().Deliveries(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*domain.WebhookDelivery) graphql.Marshaler {
-			return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDeliveryᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*webhooks.Delivery) graphql.Marshaler {
+			return ec.marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐDeliveryᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -415,7 +415,7 @@ func (ec *executionContext) fieldContext_Webhook_deliveries(ctx context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _WebhookAttempt_id(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_id(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -438,7 +438,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_id(_ context.Context, fi
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookAttempt_attempt(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_attempt(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -461,7 +461,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_attempt(_ context.Contex
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookAttempt_statusCode(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_statusCode(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -484,7 +484,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_statusCode(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_latencyMs(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -507,7 +507,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_latencyMs(_ context.Cont
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_error(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -530,7 +530,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_error(_ context.Context,
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookAttempt_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_attemptedAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -553,7 +553,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_attemptedAt(_ context.Co
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookAttempt_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookAttempt) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookAttempt_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *webhooks.Attempt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -565,8 +565,8 @@ func (ec *executionContext) _WebhookAttempt_signatureScheme(ctx context.Context,
 			return obj.SignatureScheme, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
-			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v webhooks.SignatureScheme) graphql.Marshaler {
+			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, selections, v)
 		},
 		true,
 		true,
@@ -576,7 +576,7 @@ func (ec *executionContext) fieldContext_WebhookAttempt_signatureScheme(_ contex
 	return graphql.NewScalarFieldContext("WebhookAttempt", field, false, false, errors.New("field of type WebhookSignatureScheme does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_id(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -599,7 +599,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_id(_ context.Context, f
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type ID does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_eventId(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_eventId(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -622,7 +622,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_eventId(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_eventType(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -645,7 +645,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_eventType(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_status(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -668,7 +668,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_status(_ context.Contex
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_attempt(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_attempt(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -691,7 +691,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_attempt(_ context.Conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -714,7 +714,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_nextAttemptAt(_ context
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_createdAt(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -737,7 +737,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_createdAt(_ context.Con
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_signatureScheme(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -749,8 +749,8 @@ func (ec *executionContext) _WebhookDelivery_signatureScheme(ctx context.Context
 			return obj.SignatureScheme, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
-			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v webhooks.SignatureScheme) graphql.Marshaler {
+			return ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, selections, v)
 		},
 		true,
 		true,
@@ -760,7 +760,7 @@ func (ec *executionContext) fieldContext_WebhookDelivery_signatureScheme(_ conte
 	return graphql.NewScalarFieldContext("WebhookDelivery", field, false, false, errors.New("field of type WebhookSignatureScheme does not have child fields"))
 }
 
-func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *domain.WebhookDelivery) (ret graphql.Marshaler) {
+func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field graphql.CollectedField, obj *webhooks.Delivery) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -772,8 +772,8 @@ func (ec *executionContext) _WebhookDelivery_attempts(ctx context.Context, field
 			return obj.Attempts, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []domain.WebhookAttempt) graphql.Marshaler {
-			return ec.marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttemptᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []webhooks.Attempt) graphql.Marshaler {
+			return ec.marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐAttemptᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -913,7 +913,7 @@ func (ec *executionContext) unmarshalInputCreateWebhookInput(ctx context.Context
 			it.IncludePreviousAttributes = data
 		case "signatureScheme":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("signatureScheme"))
-			data, err := ec.unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, v)
+			data, err := ec.unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -1025,7 +1025,7 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "signatureScheme":
-			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
+			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1068,7 +1068,7 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "state":
-			out.Values[i] = ec.marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx, field.Selections, obj.State)
+			out.Values[i] = ec.marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐState(ctx, field.Selections, obj.State)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1159,7 +1159,7 @@ func (ec *executionContext) _Webhook(ctx context.Context, sel ast.SelectionSet, 
 
 var webhookAttemptImplementors = []string{"WebhookAttempt"}
 
-func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *domain.WebhookAttempt) graphql.Marshaler {
+func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.SelectionSet, obj *webhooks.Attempt) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookAttemptImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1200,7 +1200,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 				out.Invalids++
 			}
 		case "signatureScheme":
-			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
+			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1228,7 +1228,7 @@ func (ec *executionContext) _WebhookAttempt(ctx context.Context, sel ast.Selecti
 
 var webhookDeliveryImplementors = []string{"WebhookDelivery"}
 
-func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *domain.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.SelectionSet, obj *webhooks.Delivery) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, webhookDeliveryImplementors)
 
 	out := execrt.NewObjectJSON(fields)
@@ -1274,12 +1274,12 @@ func (ec *executionContext) _WebhookDelivery(ctx context.Context, sel ast.Select
 				out.Invalids++
 			}
 		case "signatureScheme":
-			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
+			out.Values[i] = ec.marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx, field.Selections, obj.SignatureScheme)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "attempts":
-			out.Values[i] = ec.marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttemptᚄ(ctx, field.Selections, obj.Attempts)
+			out.Values[i] = ec.marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐAttemptᚄ(ctx, field.Selections, obj.Attempts)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1389,15 +1389,15 @@ func (ec *executionContext) marshalNWebhook2ᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 	return ec._Webhook(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttempt(ctx context.Context, sel ast.SelectionSet, v domain.WebhookAttempt) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐAttempt(ctx context.Context, sel ast.SelectionSet, v webhooks.Attempt) graphql.Marshaler {
 	return ec._WebhookAttempt(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []domain.WebhookAttempt) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐAttemptᚄ(ctx context.Context, sel ast.SelectionSet, v []webhooks.Attempt) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookAttempt(ctx, sel, v[i])
+		return ec.marshalNWebhookAttempt2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐAttempt(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1409,11 +1409,11 @@ func (ec *executionContext) marshalNWebhookAttempt2ᚕgithubᚗcomᚋhaulgraph�
 	return ret
 }
 
-func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐDeliveryᚄ(ctx context.Context, sel ast.SelectionSet, v []*webhooks.Delivery) graphql.Marshaler {
 	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDelivery(ctx, sel, v[i])
+		return ec.marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐDelivery(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -1425,7 +1425,7 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚕᚖgithubᚗcomᚋhaulgra
 	return ret
 }
 
-func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookDelivery(ctx context.Context, sel ast.SelectionSet, v *domain.WebhookDelivery) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐDelivery(ctx context.Context, sel ast.SelectionSet, v *webhooks.Delivery) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1435,15 +1435,15 @@ func (ec *executionContext) marshalNWebhookDelivery2ᚖgithubᚗcomᚋhaulgraph�
 	return ec._WebhookDelivery(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, v any) (domain.SignatureScheme, error) {
+func (ec *executionContext) unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx context.Context, v any) (webhooks.SignatureScheme, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[tmp]
+	res := unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme[tmp]
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, sel ast.SelectionSet, v domain.SignatureScheme) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx context.Context, sel ast.SelectionSet, v webhooks.SignatureScheme) graphql.Marshaler {
 	_ = sel
-	res := scalars.MarshalString(marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[v])
+	res := scalars.MarshalString(marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme[v])
 	if res == graphql.Null {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -1453,25 +1453,25 @@ func (ec *executionContext) marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgr
 }
 
 var (
-	unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[string]domain.SignatureScheme{
-		"SERVICE":                   domain.SchemeService,
-		"STANDARD_WEBHOOKS":         domain.SchemeStandardWebhooks,
-		"STANDARD_WEBHOOKS_ED25519": domain.SchemeStandardWebhooksEd25519,
+	unmarshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme = map[string]webhooks.SignatureScheme{
+		"SERVICE":                   webhooks.SchemeService,
+		"STANDARD_WEBHOOKS":         webhooks.SchemeStandardWebhooks,
+		"STANDARD_WEBHOOKS_ED25519": webhooks.SchemeStandardWebhooksEd25519,
 	}
-	marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[domain.SignatureScheme]string{
-		domain.SchemeService:                 "SERVICE",
-		domain.SchemeStandardWebhooks:        "STANDARD_WEBHOOKS",
-		domain.SchemeStandardWebhooksEd25519: "STANDARD_WEBHOOKS_ED25519",
+	marshalNWebhookSignatureScheme2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme = map[webhooks.SignatureScheme]string{
+		webhooks.SchemeService:                 "SERVICE",
+		webhooks.SchemeStandardWebhooks:        "STANDARD_WEBHOOKS",
+		webhooks.SchemeStandardWebhooksEd25519: "STANDARD_WEBHOOKS_ED25519",
 	}
 )
 
-func (ec *executionContext) unmarshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx context.Context, v any) (domain.WebhookState, error) {
+func (ec *executionContext) unmarshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐState(ctx context.Context, v any) (webhooks.State, error) {
 	tmp, err := scalars.UnmarshalString(v)
-	res := domain.WebhookState(tmp)
+	res := webhooks.State(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐWebhookState(ctx context.Context, sel ast.SelectionSet, v domain.WebhookState) graphql.Marshaler {
+func (ec *executionContext) marshalNWebhookState2githubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐState(ctx context.Context, sel ast.SelectionSet, v webhooks.State) graphql.Marshaler {
 	_ = sel
 	res := scalars.MarshalString(string(v))
 	if res == graphql.Null {
@@ -1499,35 +1499,35 @@ func (ec *executionContext) marshalOWebhook2ᚖgithubᚗcomᚋhaulgraphᚋhaulgr
 	return ec._Webhook(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, v any) (*domain.SignatureScheme, error) {
+func (ec *executionContext) unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx context.Context, v any) (*webhooks.SignatureScheme, error) {
 	if v == nil {
 		return nil, nil
 	}
 	tmp, err := scalars.UnmarshalString(v)
-	res := unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[tmp]
+	res := unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme[tmp]
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme(ctx context.Context, sel ast.SelectionSet, v *domain.SignatureScheme) graphql.Marshaler {
+func (ec *executionContext) marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme(ctx context.Context, sel ast.SelectionSet, v *webhooks.SignatureScheme) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	_ = sel
 	_ = ctx
-	res := scalars.MarshalString(marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme[*v])
+	res := scalars.MarshalString(marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme[*v])
 	return res
 }
 
 var (
-	unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[string]domain.SignatureScheme{
-		"SERVICE":                   domain.SchemeService,
-		"STANDARD_WEBHOOKS":         domain.SchemeStandardWebhooks,
-		"STANDARD_WEBHOOKS_ED25519": domain.SchemeStandardWebhooksEd25519,
+	unmarshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme = map[string]webhooks.SignatureScheme{
+		"SERVICE":                   webhooks.SchemeService,
+		"STANDARD_WEBHOOKS":         webhooks.SchemeStandardWebhooks,
+		"STANDARD_WEBHOOKS_ED25519": webhooks.SchemeStandardWebhooksEd25519,
 	}
-	marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐSignatureScheme = map[domain.SignatureScheme]string{
-		domain.SchemeService:                 "SERVICE",
-		domain.SchemeStandardWebhooks:        "STANDARD_WEBHOOKS",
-		domain.SchemeStandardWebhooksEd25519: "STANDARD_WEBHOOKS_ED25519",
+	marshalOWebhookSignatureScheme2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚋwebhooksᚐSignatureScheme = map[webhooks.SignatureScheme]string{
+		webhooks.SchemeService:                 "SERVICE",
+		webhooks.SchemeStandardWebhooks:        "STANDARD_WEBHOOKS",
+		webhooks.SchemeStandardWebhooksEd25519: "STANDARD_WEBHOOKS_ED25519",
 	}
 )
 

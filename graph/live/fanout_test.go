@@ -8,7 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // TestWaitingEventsGoOutTogether: events already waiting for a group's
@@ -36,7 +36,7 @@ func TestWaitingEventsGoOutTogether(t *testing.T) {
 // never cut off by one hand-over.
 func TestFanOutBoundedBySubscriberBuffer(t *testing.T) {
 	t.Parallel()
-	r := newFanOutRig(t, &Live{subs: &domain.Subscriptions{Buffer: 4}})
+	r := newFanOutRig(t, &Live{subs: &eventlog.Subscriptions{Buffer: 4}})
 	r.wait(5)
 	r.start()
 	r.expect("first 2", "wake", 1, 2)
@@ -73,7 +73,7 @@ func newFanOutRig(t *testing.T, l *Live) *fanOutRig {
 		var got []int64 // the group's goroutine's own
 		tell := func(how string) { woken <- fanOutWake{how, got}; got = nil }
 		r.g.members[&Member{
-			Queue: func(pos domain.EventPosition, _ []byte) { got = append(got, pos.Seq) },
+			Queue: func(pos eventlog.Position, _ []byte) { got = append(got, pos.Seq) },
 			Wake:  func() { tell("wake") },
 			Flush: func() { tell("flush") },
 			Fail:  func(gqlerror.List) {},
@@ -88,7 +88,7 @@ func (r *fanOutRig) wait(n int) {
 	defer r.g.seqMu.Unlock()
 	for range n {
 		r.seq++
-		r.g.seqs = append(r.g.seqs, domain.EventPosition{Xact: 1, Seq: r.seq})
+		r.g.seqs = append(r.g.seqs, eventlog.Position{Xact: 1, Seq: r.seq})
 		r.responses <- &graphql.Response{Data: []byte(`{}`)}
 	}
 }

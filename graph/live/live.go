@@ -18,6 +18,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
@@ -31,7 +32,7 @@ import (
 // whose filter runs before any execution; each execution gets fresh
 // dataloaders (operation.Loaders runs per response).
 type Live struct {
-	subs    *domain.Subscriptions // its Stream is the instance's hub
+	subs    *eventlog.Subscriptions // its Stream is the instance's hub
 	present graphql.ErrorPresenterFunc
 	emitted domain.EmitFunc // nil: nobody watches payloads
 
@@ -51,9 +52,9 @@ type Live struct {
 // New makes an empty set of groups over subs' hub; present renders the
 // errors of a refused resume; emitted, when set, is told every payload a
 // transport writes (tests validate them).
-func New(subs *domain.Subscriptions, present graphql.ErrorPresenterFunc, emitted domain.EmitFunc) *Live {
+func New(subs *eventlog.Subscriptions, present graphql.ErrorPresenterFunc, emitted domain.EmitFunc) *Live {
 	if subs == nil {
-		subs = &domain.Subscriptions{}
+		subs = &eventlog.Subscriptions{}
 	}
 	return &Live{subs: subs, present: present, emitted: emitted, groups: map[string]*liveGroup{}}
 }
@@ -102,8 +103,8 @@ func (l *Live) CountInPassing(cutShort bool) {
 }
 
 // Cursor is the opaque cursor of pos for tenant ("" for no position).
-func (l *Live) Cursor(tenant uuid.UUID, pos domain.EventPosition) string {
-	if pos == (domain.EventPosition{}) {
+func (l *Live) Cursor(tenant uuid.UUID, pos eventlog.Position) string {
+	if pos == (eventlog.Position{}) {
 		return ""
 	}
 	return l.subs.Cursors.Seal(tenant, pos)
@@ -147,12 +148,12 @@ type Member struct {
 	// Out writes one event's encoded payload, at its outbox position, to the
 	// subscriber; it must not block (a connection that cannot take it is cut
 	// off). SSE sends the position's cursor as the event's id.
-	Out func(pos domain.EventPosition, payload []byte)
+	Out func(pos eventlog.Position, payload []byte)
 	// Queue, when set, is Out without waking the subscriber's writer: the
 	// group queues an event to every member, then wakes each once (wake),
 	// so a connection holding several members writes their messages in
 	// one system call rather than one each.
-	Queue func(pos domain.EventPosition, payload []byte)
+	Queue func(pos eventlog.Position, payload []byte)
 	Wake  func()
 	// Flush, when set, is Wake that may write the queued messages from the
 	// group's goroutine, when the connection takes them at once: the group
@@ -164,14 +165,14 @@ type Member struct {
 	group *liveGroup // guarded by Live.mu
 
 	mu        sync.Mutex
-	replaying bool                 // resuming: live events wait in pending
-	pending   []livePending        // bounded by maxPending
-	overflow  bool                 // pending overflowed: the resume fails
-	last      domain.EventPosition // of the last event written
+	replaying bool              // resuming: live events wait in pending
+	pending   []livePending     // bounded by maxPending
+	overflow  bool              // pending overflowed: the resume fails
+	last      eventlog.Position // of the last event written
 }
 
 type livePending struct {
-	pos     domain.EventPosition
+	pos     eventlog.Position
 	payload []byte
 }
 
@@ -181,7 +182,7 @@ const maxPending = 10000
 
 // deliver hands m one live event, in commit order: held while m replays,
 // dropped when the replay already wrote it.
-func (m *Member) deliver(pos domain.EventPosition, payload []byte) {
+func (m *Member) deliver(pos eventlog.Position, payload []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
@@ -189,7 +190,7 @@ func (m *Member) deliver(pos domain.EventPosition, payload []byte) {
 		m.overflow = true
 	case m.replaying:
 		m.pending = append(m.pending, livePending{pos, payload})
-	case pos == domain.EventPosition{} || m.last.Before(pos):
+	case pos == eventlog.Position{} || m.last.Before(pos):
 		m.last = pos
 		if m.Queue != nil {
 			m.Queue(pos, payload)
@@ -289,7 +290,7 @@ type liveGroup struct {
 	members map[*Member]struct{}
 
 	seqMu  sync.Mutex
-	seqs   []domain.EventPosition // of events handed to the resolver, not yet executed
+	seqs   []eventlog.Position // of events handed to the resolver, not yet executed
 	opened bool
 }
 
@@ -317,12 +318,12 @@ func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext
 	return g, nil
 }
 
-// Subscribe is the group's domain.EventStream: it subscribes to the hub and
+// Subscribe is the group's eventlog.Stream: it subscribes to the hub and
 // records each delivered event's position for the execution it causes.
-func (g *liveGroup) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+func (g *liveGroup) Subscribe(tenant uuid.UUID, f eventlog.Filter, sink eventlog.Sink) eventlog.Subscription {
 	g.opened = true
 	deliver := sink.Deliver
-	sink.Deliver = func(ev *domain.LiveEvent) bool {
+	sink.Deliver = func(ev *eventlog.LiveEvent) bool {
 		g.seqMu.Lock()
 		g.seqs = append(g.seqs, ev.Pos)
 		g.seqMu.Unlock()
@@ -331,11 +332,11 @@ func (g *liveGroup) Subscribe(tenant uuid.UUID, f domain.EventFilter, sink domai
 	return g.live.subs.Stream.Subscribe(tenant, f, sink)
 }
 
-func (g *liveGroup) popSeq() domain.EventPosition {
+func (g *liveGroup) popSeq() eventlog.Position {
 	g.seqMu.Lock()
 	defer g.seqMu.Unlock()
 	if len(g.seqs) == 0 {
-		return domain.EventPosition{}
+		return eventlog.Position{}
 	}
 	s := g.seqs[0]
 	g.seqs = g.seqs[1:]
@@ -449,7 +450,7 @@ func (g *liveGroup) end() {
 	if len(members) == 0 {
 		return
 	}
-	e := gqlerror.Errorf("%s", domain.ErrSlowConsumer.Error())
+	e := gqlerror.Errorf("%s", eventlog.ErrSlowConsumer.Error())
 	e.Extensions = map[string]any{"code": CodeSlowConsumer}
 	for _, m := range members {
 		m.Fail(gqlerror.List{e})

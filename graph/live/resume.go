@@ -9,7 +9,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
@@ -60,7 +60,7 @@ func afterVariable(rc *graphql.OperationContext) string {
 // an error from it ends the replay. The errors are m's refusal (bad or
 // expired cursor, missing scope); on any refusal m has not joined.
 func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *graphql.OperationContext, m *Member, cursor string,
-	write func(ctx context.Context, pos domain.EventPosition, payload []byte) error) gqlerror.List {
+	write func(ctx context.Context, pos eventlog.Position, payload []byte) error) gqlerror.List {
 	ctx = graphql.WithOperationContext(ctx, opCtx)
 	after, err := l.subs.ResumeAt(ctx, cursor)
 	if err != nil {
@@ -128,7 +128,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 		// the replay covered. The hub may stand before the resume point
 		// (this instance's relay behind the one that issued the cursor):
 		// its late events up to the cursor are then dropped, not resent.
-		for _, p := range []domain.EventPosition{upTo, from} {
+		for _, p := range []eventlog.Position{upTo, from} {
 			if m.last.Before(p) {
 				m.last = p
 			}
@@ -152,11 +152,11 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 }
 
 // position is where the hub stands: the last event it was handed.
-func (l *Live) position() domain.EventPosition {
-	if h, ok := l.subs.Stream.(interface{ Position() domain.EventPosition }); ok {
+func (l *Live) position() eventlog.Position {
+	if h, ok := l.subs.Stream.(interface{ Position() eventlog.Position }); ok {
 		return h.Position()
 	}
-	return domain.EventPosition{}
+	return eventlog.Position{}
 }
 
 // replayFeed is the event stream of a replay's private execution: the
@@ -166,14 +166,14 @@ func (l *Live) position() domain.EventPosition {
 // the replay may be delivering: mu orders the two, so that no event is
 // delivered once the sink has ended (its channel is closed).
 type replayFeed struct {
-	filter domain.EventFilter
+	filter eventlog.Filter
 
 	mu     sync.Mutex
-	sink   domain.EventSink
+	sink   eventlog.Sink
 	closed bool
 }
 
-func (f *replayFeed) Subscribe(_ uuid.UUID, filter domain.EventFilter, sink domain.EventSink) domain.EventSubscription {
+func (f *replayFeed) Subscribe(_ uuid.UUID, filter eventlog.Filter, sink eventlog.Sink) eventlog.Subscription {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.filter, f.sink = filter, sink
@@ -188,7 +188,7 @@ func (f *replayFeed) subscribed() bool {
 }
 
 // deliver hands the execution one stored event; false once it has ended.
-func (f *replayFeed) deliver(ev *domain.LiveEvent) bool {
+func (f *replayFeed) deliver(ev *eventlog.LiveEvent) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {

@@ -12,24 +12,25 @@ import (
 	"github.com/vikstrous/dataloadgen"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // Source is the storage side of the loaders (storage.Reads implements it).
 // Every method is tenant-scoped: ids of another tenant are absent.
 type Source interface {
 	DriversByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Driver, error)
-	TrailersByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Trailer, error)
+	TrailersByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]reads.Trailer, error)
 	CarriersByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Carrier, error)
-	LocationsByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Location, error)
+	LocationsByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]reads.Location, error)
 	LoadsByIDs(ctx context.Context, tenant uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]domain.Load, error)
 }
 
 // Loaders are one request's dataloaders, bound to the caller's tenant.
 type Loaders struct {
 	Drivers   *dataloadgen.Loader[uuid.UUID, domain.Driver]
-	Trailers  *dataloadgen.Loader[uuid.UUID, domain.Trailer]
+	Trailers  *dataloadgen.Loader[uuid.UUID, reads.Trailer]
 	Carriers  *dataloadgen.Loader[uuid.UUID, domain.Carrier]
-	Locations *dataloadgen.Loader[uuid.UUID, domain.Location]
+	Locations *dataloadgen.Loader[uuid.UUID, reads.Location]
 	Loads     *dataloadgen.Loader[uuid.UUID, domain.Load]
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/shopspring/decimal"
 )
 
@@ -71,7 +73,7 @@ type CreateWebhookInput struct {
 	// Whether deliveries carry data.diff.previousAttributes.
 	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
 	// How deliveries are signed; fixed once created.
-	SignatureScheme *domain.SignatureScheme `json:"signatureScheme,omitempty"`
+	SignatureScheme *webhooks.SignatureScheme `json:"signatureScheme,omitempty"`
 }
 
 // An inclusive UTC window. Rules for each list are in its description.
@@ -203,7 +205,7 @@ type LocationConnection struct {
 	// All matching locations (same as totalCount).
 	Total int `json:"total"`
 	// The page's locations.
-	Items []*domain.Location `json:"items"`
+	Items []*reads.Location `json:"items"`
 	// All matching locations.
 	TotalCount int `json:"totalCount"`
 	// Where the page ends and whether another follows.
@@ -217,7 +219,7 @@ type LocationEdge struct {
 	// Pass as after to continue after this location.
 	Cursor string `json:"cursor"`
 	// The location.
-	Node *domain.Location `json:"node"`
+	Node *reads.Location `json:"node"`
 }
 
 // Which locations the list holds; every field left out matches all.
@@ -267,7 +269,7 @@ type SettlementStatementConnection struct {
 	// All matching items (same as totalCount).
 	Total int `json:"total"`
 	// The page's statements.
-	Items []*domain.Statement `json:"items"`
+	Items []*reads.Statement `json:"items"`
 	// All matching statements.
 	TotalCount int `json:"totalCount"`
 	// Where the page ends and whether another follows.
@@ -281,7 +283,7 @@ type SettlementStatementEdge struct {
 	// Pass as after to continue after this statement.
 	Cursor string `json:"cursor"`
 	// The statement.
-	Node *domain.Statement `json:"node"`
+	Node *reads.Statement `json:"node"`
 }
 
 // Which statements the list holds.
@@ -333,7 +335,7 @@ type TrailerConnection struct {
 	// All trailers (same as totalCount).
 	Total int `json:"total"`
 	// The page's trailers.
-	Items []*domain.Trailer `json:"items"`
+	Items []*reads.Trailer `json:"items"`
 	// All trailers.
 	TotalCount int `json:"totalCount"`
 	// Where the page ends and whether another follows.
@@ -347,7 +349,7 @@ type TrailerEdge struct {
 	// Pass as after to continue after this trailer.
 	Cursor string `json:"cursor"`
 	// The trailer.
-	Node *domain.Trailer `json:"node"`
+	Node *reads.Trailer `json:"node"`
 }
 
 // A trip.changed event.
@@ -449,7 +451,7 @@ type UserConnection struct {
 	// All matching users (same as totalCount).
 	Total int `json:"total"`
 	// The page's users.
-	Items []*domain.User `json:"items"`
+	Items []*reads.User `json:"items"`
 	// All matching users.
 	TotalCount int `json:"totalCount"`
 	// Where the page ends and whether another follows.
@@ -463,7 +465,7 @@ type UserEdge struct {
 	// Pass as after to continue after this user.
 	Cursor string `json:"cursor"`
 	// The user.
-	Node *domain.User `json:"node"`
+	Node *reads.User `json:"node"`
 }
 
 // A webhook with its signing secret, shown only in this answer.

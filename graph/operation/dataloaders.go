@@ -6,6 +6,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/resolvers"
 )
@@ -17,7 +18,7 @@ import (
 // rows or documents cached from an older event.
 type Loaders struct {
 	Source    loaders.Source
-	Documents *domain.Documents // nil: uploads are off
+	Documents *documents.Service // nil: uploads are off
 }
 
 var _ interface {

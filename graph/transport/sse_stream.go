@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/graph/operation"
 )
@@ -186,7 +187,7 @@ func (s *sseStream) end(final []sseFrame, drop bool) {
 }
 
 // deliver queues a live event; past the bound the client is too slow.
-func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
+func (s *sseStream) deliver(pos eventlog.Position, data []byte) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -196,7 +197,7 @@ func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
 		s.mu.Unlock()
 		s.o.Live.CountCutOff()
 		s.end(errorsEvent(gqlerror.List{operation.CodedError(live.CodeSlowConsumer,
-			domain.ErrSlowConsumer.Error()+": subscribe again with after: the last cursor received")}), true)
+			eventlog.ErrSlowConsumer.Error()+": subscribe again with after: the last cursor received")}), true)
 		return
 	}
 	s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
@@ -208,7 +209,7 @@ func (s *sseStream) deliver(pos domain.EventPosition, data []byte) {
 
 // deliverWait queues a replayed event once the queue has room: a replay
 // goes at the pace the client reads.
-func (s *sseStream) deliverWait(ctx context.Context, pos domain.EventPosition, data []byte) error {
+func (s *sseStream) deliverWait(ctx context.Context, pos eventlog.Position, data []byte) error {
 	for {
 		s.mu.Lock()
 		if s.ended {
@@ -310,7 +311,7 @@ func (s *sseStream) write(frames []sseFrame) bool {
 }
 
 // cursorOf is an event's SSE id: its cursor (Last-Event-ID resumes from it).
-func (s *sseStream) cursorOf(pos domain.EventPosition) string {
+func (s *sseStream) cursorOf(pos eventlog.Position) string {
 	return s.o.Live.Cursor(s.tenant, pos)
 }
 

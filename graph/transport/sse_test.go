@@ -13,6 +13,8 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 const sseQuery = `subscription($after: String, $f: LoadEventFilter) { loadChanged(after: $after, filter: $f) { id cursor data { load { loadNumber } } } }`
@@ -212,7 +214,7 @@ func TestSSERefusals(t *testing.T) {
 		{other, ev.Cursor, "BAD_USER_INPUT"},
 		{read, "not-a-cursor", "BAD_USER_INPUT"},
 		{read, uuid.NewString() + "-0", "CURSOR_EXPIRED"},
-		{read, srv.Events.Subscriptions.Cursors.Seal(a.ID, domain.EventPosition{Xact: 1, Seq: 999999999}), "CURSOR_EXPIRED"},
+		{read, srv.Events.Subscriptions.Cursors.Seal(a.ID, eventlog.Position{Xact: 1, Seq: 999999999}), "CURSOR_EXPIRED"},
 	} {
 		stream(t, srv, sseRequest{token: c.token, query: sseQuery, vars: map[string]any{"after": c.cursor}}).refusal(c.code)
 		stream(t, srv, sseRequest{method: http.MethodGet, token: c.token, query: sseQuery,
@@ -382,7 +384,7 @@ func TestSSESlowConsumerIsCutOff(t *testing.T) {
 	waitSubscribers(t, srv, 2)
 
 	write := writer(t, srv, tn)
-	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), loads.MaxStops))
 	fast.result()
 	sent := 1
 	for srv.GraphQL.Live.CutOff() == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 const loadEventFields = `id type timestamp version
@@ -315,7 +316,7 @@ func TestSlowSubscriberIsCutOff(t *testing.T) {
 	waitSubscribers(t, srv, 2)
 
 	write := writer(t, srv, tn)
-	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	mustGQL(t, srv, write, createLoad, createLoadVars("S-1", tn.SubsidiaryID.String(), loads.MaxStops))
 	fast.event("f")
 	sent := 1
 	for srv.GraphQL.Live.CutOff() == 0 {

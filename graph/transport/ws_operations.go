@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/graph/operation"
 )
@@ -86,8 +87,8 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 	}
 	op.event = w.o.Live.EventType(opCtx)
 	op.member = &live.Member{
-		Out:   func(_ domain.EventPosition, body []byte) { w.deliver(op, body, true) },
-		Queue: func(_ domain.EventPosition, body []byte) { w.deliver(op, body, false) },
+		Out:   func(_ eventlog.Position, body []byte) { w.deliver(op, body, true) },
+		Queue: func(_ eventlog.Position, body []byte) { w.deliver(op, body, false) },
 		Wake:  w.out.signal,
 		Flush: w.out.flush,
 		Fail: func(errs gqlerror.List) {
@@ -116,7 +117,7 @@ func (w *wsConn) resume(op *wsOp, opCtx *graphql.OperationContext, cursor string
 	go func() {
 		defer w.workers.Done()
 		defer cancel()
-		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, _ domain.EventPosition, body []byte) error {
+		errs := w.o.Live.Resume(ctx, w.exec, opCtx, op.member, cursor, func(ctx context.Context, _ eventlog.Position, body []byte) error {
 			if err := w.out.sendWait(ctx, wsFrame{head: op.head, body: body, tail: true}, &op.gone); err != nil {
 				return err
 			}

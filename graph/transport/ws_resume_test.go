@@ -10,6 +10,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 const resumeQuery = `subscription($after: String) { loadChanged(after: $after) { id cursor data { load { loadNumber } } } }`
@@ -112,8 +113,8 @@ func TestResumeRefusals(t *testing.T) {
 		{other, ev.ID, "CURSOR_EXPIRED"},               // and A's id is as unknown to B as any
 		{w, "not-a-cursor", "BAD_USER_INPUT"},          // malformed
 		{w, uuid.NewString() + "-0", "CURSOR_EXPIRED"}, // no longer kept (or never was)
-		{w, srv.Events.Subscriptions.Cursors.Seal(a.ID, domain.EventPosition{Xact: 1, Seq: 999999999}), "CURSOR_EXPIRED"}, // a position with no event
-		{other, uuid.NewString() + "-1", "CURSOR_EXPIRED"},                                                                // same for tenant B
+		{w, srv.Events.Subscriptions.Cursors.Seal(a.ID, eventlog.Position{Xact: 1, Seq: 999999999}), "CURSOR_EXPIRED"}, // a position with no event
+		{other, uuid.NewString() + "-1", "CURSOR_EXPIRED"},                                                             // same for tenant B
 	} {
 		c.w.subscribe("r", resumeQuery, map[string]any{"after": c.cursor})
 		m := c.w.read()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
 )
 
 // TestSharedExecution: subscribers of one operation (same tenant, scopes,
@@ -228,7 +229,7 @@ func TestWriteInPassingLeavesTheRestToTheWriter(t *testing.T) {
 			time.Sleep(2 * time.Millisecond) // polling server state with a deadline
 		}
 	}
-	mustGQL(t, srv, write, createLoad, createLoadVars("P-1", tn.SubsidiaryID.String(), domain.MaxLoadStops))
+	mustGQL(t, srv, write, createLoad, createLoadVars("P-1", tn.SubsidiaryID.String(), loads.MaxStops))
 	taken()
 	// The client reads nothing until every update is written or queued
 	// (each about 10 KB; the socket buffers take a fraction).
@@ -252,8 +253,8 @@ func TestWriteInPassingLeavesTheRestToTheWriter(t *testing.T) {
 	slow.event("s") // the create
 	for i := range updates {
 		e := field[bigEvent](t, slow.event("s").Data["loadChanged"])
-		if want := fmt.Sprintf("commodity %d", i); e.Data.Load.Commodity != want || len(e.Data.Load.Stops) != domain.MaxLoadStops {
-			t.Fatalf("event %d: %q with %d stops, want %q with %d", i, e.Data.Load.Commodity, len(e.Data.Load.Stops), want, domain.MaxLoadStops)
+		if want := fmt.Sprintf("commodity %d", i); e.Data.Load.Commodity != want || len(e.Data.Load.Stops) != loads.MaxStops {
+			t.Fatalf("event %d: %q with %d stops, want %q with %d", i, e.Data.Load.Commodity, len(e.Data.Load.Stops), want, loads.MaxStops)
 		}
 	}
 	if n := live.CutOff(); n != 0 {

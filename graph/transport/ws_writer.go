@@ -11,7 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/live"
 )
 
@@ -114,7 +114,7 @@ func (w *wsWriter) enqueue(f wsFrame) bool {
 	if len(w.queue) >= w.perOperation*(1+int(w.operations.Load())) {
 		w.mu.Unlock()
 		w.live.CountCutOff()
-		w.end(CloseSlowConsumer, domain.ErrSlowConsumer.Error())
+		w.end(CloseSlowConsumer, eventlog.ErrSlowConsumer.Error())
 		return false
 	}
 	w.queue = append(w.queue, f)

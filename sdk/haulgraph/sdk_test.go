@@ -19,6 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/sdk/haulgraph"
 	"github.com/haulgraph/haulgraph/webhooksig"
@@ -79,7 +80,7 @@ func TestClientRoutes(t *testing.T) {
 	if len(statementsInCSV) != f.seed.VisibleStatements || !strings.HasPrefix(exp.ContentType, "text/csv") {
 		t.Errorf("csv export: %d statements (want %d), %s", len(statementsInCSV), f.seed.VisibleStatements, exp.ContentType)
 	}
-	num := f.seed.Statements[domain.StatementProcessed]
+	num := f.seed.Statements[reads.StatementProcessed]
 	if s, err := c.GetStatement(ctx, num); err != nil || s.Number != num {
 		t.Errorf("statement %d: %v", num, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
@@ -230,8 +231,8 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 	if len(slices.Compact(sorted)) != len(numbers) {
 		t.Errorf("statements: a number came twice across pages: %v", numbers)
 	}
-	if !slices.Contains(numbers, fmt.Sprint(res.Statements[domain.StatementProcessed])) {
-		t.Errorf("statements: the processed statement %d is missing from %v", res.Statements[domain.StatementProcessed], numbers)
+	if !slices.Contains(numbers, fmt.Sprint(res.Statements[reads.StatementProcessed])) {
+		t.Errorf("statements: the processed statement %d is missing from %v", res.Statements[reads.StatementProcessed], numbers)
 	}
 	if st["amountType"] != "string" {
 		t.Errorf("statements: a driver payment arrived as %v, want string", st["amountType"])

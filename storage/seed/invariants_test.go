@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -43,8 +44,8 @@ func TestSeedCoversEveryShape(t *testing.T) {
 	expect("subsidiaries", count(`SELECT count(*) FROM subsidiaries WHERE tenant_id = $1`), len(res.SubsidiaryIDs))
 
 	// Statements: every status, the well-known numbers, the window, the counts.
-	for _, st := range []domain.StatementStatus{domain.StatementProcessed, domain.StatementFailed, domain.StatementGenerating,
-		domain.StatementReversing, domain.StatementOpen, domain.StatementDraft} {
+	for _, st := range []reads.StatementStatus{reads.StatementProcessed, reads.StatementFailed, reads.StatementGenerating,
+		reads.StatementReversing, reads.StatementOpen, reads.StatementDraft} {
 		num, ok := res.Statements[st]
 		if !ok {
 			t.Errorf("no well-known %s statement", st)
@@ -54,10 +55,10 @@ func TestSeedCoversEveryShape(t *testing.T) {
 	}
 	expect("categories of the well-known Processed statement", count(`SELECT count(DISTINCT l.category) FROM statement_line_items l
 		JOIN settlement_statements s ON s.id = l.statement_id WHERE s.tenant_id = $1 AND s.number = $2
-		AND l.category IN ('Per Trip', 'Accessorial', 'Fuel', 'Deduction', 'Escrow')`, res.Statements[domain.StatementProcessed]), 5)
+		AND l.category IN ('Per Trip', 'Accessorial', 'Fuel', 'Deduction', 'Escrow')`, res.Statements[reads.StatementProcessed]), 5)
 	expect("totals of the well-known Processed statement", count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND number = $2
 		AND gross_income IS NOT NULL AND net_income IS NOT NULL AND fuel IS NOT NULL AND escrow IS NOT NULL AND number_of_trips > 0`,
-		res.Statements[domain.StatementProcessed]), 1)
+		res.Statements[reads.StatementProcessed]), 1)
 	expect("statements outside the window", count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND statement_date NOT BETWEEN $2 AND $3`,
 		res.StatementFrom.Time, res.StatementTo.Time), 0)
 	expect("visible statements", count(`SELECT count(*) FROM settlement_statements WHERE tenant_id = $1 AND status IN ('Processed','Failed')`), res.VisibleStatements)
@@ -108,7 +109,7 @@ func TestSeedCoversEveryShape(t *testing.T) {
 			inv.ID, inv.Number, string(inv.Type), string(inv.Status)), 1)
 	}
 	full := res.Invoice
-	if full.Type != domain.LoadInvoice || full.Status != domain.InvoicePaid {
+	if full.Type != reads.LoadInvoice || full.Status != reads.InvoicePaid {
 		t.Errorf("the full invoice is %s/%s", full.Type, full.Status)
 	}
 	atLeast("full invoice payments", count(`SELECT count(*) FROM invoice_payments WHERE tenant_id = $1 AND invoice_id = $2`, full.ID), 1)
@@ -146,10 +147,10 @@ func TestSeedCoversEveryShape(t *testing.T) {
 	expect("the well-known trailer", count(`SELECT count(*) FROM trailers WHERE tenant_id = $1 AND id = $2`, res.TrailerID), 1)
 
 	// Trailers, locations, users.
-	expect("trailer statuses", count(`SELECT count(DISTINCT status) FROM trailers WHERE tenant_id = $1`), len(domain.TrailerStatuses))
-	expect("trailer equipment types", count(`SELECT count(DISTINCT equipment_type) FROM trailers WHERE tenant_id = $1`), len(domain.TrailerEquipmentTypes))
-	expect("trailer sizes", count(`SELECT count(DISTINCT equipment_size) FROM trailers WHERE tenant_id = $1`), len(domain.TrailerEquipmentSizes))
-	expect("licence countries", count(`SELECT count(DISTINCT license_country) FROM trailers WHERE tenant_id = $1`), len(domain.LicenseCountries))
+	expect("trailer statuses", count(`SELECT count(DISTINCT status) FROM trailers WHERE tenant_id = $1`), len(reads.TrailerStatuses))
+	expect("trailer equipment types", count(`SELECT count(DISTINCT equipment_type) FROM trailers WHERE tenant_id = $1`), len(reads.TrailerEquipmentTypes))
+	expect("trailer sizes", count(`SELECT count(DISTINCT equipment_size) FROM trailers WHERE tenant_id = $1`), len(reads.TrailerEquipmentSizes))
+	expect("licence countries", count(`SELECT count(DISTINCT license_country) FROM trailers WHERE tenant_id = $1`), len(reads.LicenseCountries))
 	atLeast("bare trailers", count(`SELECT count(*) FROM trailers WHERE tenant_id = $1 AND status IS NULL AND make IS NULL AND fleet_id IS NULL`), 1)
 	atLeast("trailers with notes and references", count(`SELECT count(*) FROM trailers WHERE tenant_id = $1 AND jsonb_array_length(notes) > 0 AND jsonb_array_length(refs) > 0`), 1)
 	atLeast("trailers with a fleet", count(`SELECT count(*) FROM trailers WHERE tenant_id = $1 AND fleet_id IS NOT NULL`), 1)
@@ -158,7 +159,7 @@ func TestSeedCoversEveryShape(t *testing.T) {
 	atLeast("location notes", count(`SELECT count(*) FROM location_notes WHERE tenant_id = $1`), 1)
 	atLeast("locations with an external id", count(`SELECT count(*) FROM locations WHERE tenant_id = $1 AND external_id IS NOT NULL`), 1)
 	expect("user roles", count(`SELECT count(DISTINCT role) FROM users WHERE tenant_id = $1`), 8)
-	expect("user statuses", count(`SELECT count(DISTINCT status) FROM users WHERE tenant_id = $1`), len(domain.UserStatuses))
+	expect("user statuses", count(`SELECT count(DISTINCT status) FROM users WHERE tenant_id = $1`), len(reads.UserStatuses))
 	expect("users without permissions", count(`SELECT count(*) FROM users WHERE tenant_id = $1 AND cardinality(permissions) = 0`), 0)
 	atLeast("external users", count(`SELECT count(*) FROM users WHERE tenant_id = $1 AND user_type = 'External'`), 1)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 var supplementalTypes = []string{"Accessorial", "Correction", "Rebill"}
@@ -30,12 +31,12 @@ func (s *seeder) invoices(ctx context.Context) error {
 	nextLoad := len(domain.LoadStatuses) // loads 0–8 stay unbilled
 	for j := 0; j < s.n.invoices; j++ {
 		r := ri.at(j)
-		typ := domain.InvoiceTypes[j%len(domain.InvoiceTypes)]
-		status := domain.InvoiceStatuses[(j/len(domain.InvoiceTypes))%len(domain.InvoiceStatuses)]
+		typ := reads.InvoiceTypes[j%len(reads.InvoiceTypes)]
+		status := reads.InvoiceStatuses[(j/len(reads.InvoiceTypes))%len(reads.InvoiceStatuses)]
 		id := s.ids.of("invoice", j)
 		number := fmt.Sprintf("INV-%06d", 100001+j)
 
-		nLoads := map[domain.InvoiceType]int{domain.LoadInvoice: 1, domain.OrderInvoice: 1, domain.SummaryInvoice: 2 + r.IntN(4)}[typ]
+		nLoads := map[reads.InvoiceType]int{reads.LoadInvoice: 1, reads.OrderInvoice: 1, reads.SummaryInvoice: 2 + r.IntN(4)}[typ]
 		var billed []load
 		for k := 0; k < nLoads; k++ {
 			li := nextLoad % s.n.loads
@@ -66,7 +67,7 @@ func (s *seeder) invoices(ctx context.Context) error {
 				line("Detention", "Accessorial", "Hour", hours, 7500, 0, -2, cents(hours*7500), l.number)
 			}
 		}
-		if typ == domain.StandaloneInvoice {
+		if typ == reads.StandaloneInvoice {
 			days := int64(1 + r.IntN(10))
 			line("Trailer Storage", "Storage", "Day", days, 5000, 0, -2, cents(days*5000), "")
 			if r.IntN(2) == 0 {
@@ -83,13 +84,13 @@ func (s *seeder) invoices(ctx context.Context) error {
 		submitted := false
 		var payments []cents
 		switch status {
-		case domain.InvoiceAwaitingPayment, domain.InvoicePaid:
+		case reads.InvoiceAwaitingPayment, reads.InvoicePaid:
 			iv := created.Add(time.Duration(1+r.IntN(48)) * time.Hour)
 			invoiced, due, lastSend, submitted = iv, iv.AddDate(0, 0, 30), iv.Add(time.Duration(r.IntN(72))*time.Hour), true
-			if status == domain.InvoiceAwaitingPayment && r.IntN(3) == 0 {
+			if status == reads.InvoiceAwaitingPayment && r.IntN(3) == 0 {
 				payments = []cents{total / 2}
 			}
-			if status == domain.InvoicePaid {
+			if status == reads.InvoicePaid {
 				if r.IntN(3) == 0 {
 					first := total / 3
 					payments = []cents{first, total - first}
@@ -109,12 +110,12 @@ func (s *seeder) invoices(ctx context.Context) error {
 				fmt.Sprintf("%06d", r.IntN(1e6)), fmt.Sprintf("ACH-%08d", r.IntN(1e8)))
 			amountPaid += amount
 		}
-		if status == domain.InvoicePaid {
+		if status == reads.InvoicePaid {
 			paid = at
 		}
 		remaining := total - amountPaid + over
 		var supplemental any
-		if typ != domain.StandaloneInvoice && r.IntN(10) == 0 {
+		if typ != reads.StandaloneInvoice && r.IntN(10) == 0 {
 			supplemental = oneOf(r, supplementalTypes)
 		}
 		inv.add(id, s.tid, number, string(typ), string(status), created, invoiced, due, paid, lastSend, domain.USD,
@@ -126,7 +127,7 @@ func (s *seeder) invoices(ctx context.Context) error {
 			seen[key] = true
 			s.res.Invoices = append(s.res.Invoices, ref)
 		}
-		if s.res.Invoice.Number == "" && typ == domain.LoadInvoice && status == domain.InvoicePaid {
+		if s.res.Invoice.Number == "" && typ == reads.LoadInvoice && status == reads.InvoicePaid {
 			s.res.Invoice = ref
 		}
 		if err := b.maybeFlush(ctx); err != nil {

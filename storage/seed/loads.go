@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // load is the part of a load other phases refer to (invoices bill loads,
@@ -133,7 +134,7 @@ func (s *seeder) loads(ctx context.Context) error {
 		updated := l.created.Add(time.Duration(1+r.IntN(240)) * time.Hour)
 		loads.add(l.id, s.tid, l.number, string(l.status), string(l.billing), s.ids.of("subsidiary", l.sub),
 			customer, l.order, l.po, l.source, l.rate.num(), domain.USD, weightLbs, oneOf(r, commodities),
-			oneOf(r, domain.TrailerEquipmentTypes), l.created, updated)
+			oneOf(r, reads.TrailerEquipmentTypes), l.created, updated)
 
 		nStops := 2
 		if r.IntN(4) == 0 {

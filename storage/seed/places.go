@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // location is what stops copy from the location they call at.
@@ -17,7 +17,7 @@ type location struct {
 	id     uuid.UUID
 	name   string
 	typ    string
-	status domain.LocationStatus
+	status reads.LocationStatus
 	street string
 	place  place
 }
@@ -25,17 +25,17 @@ type location struct {
 // locationAt derives location i from its row stream; the caller goes on
 // drawing from r for the rest of the row.
 func (s *seeder) locationAt(r *rand.Rand, i int) location {
-	l := location{id: s.ids.of("location", i), typ: domain.LocationTypes[i%len(domain.LocationTypes)]}
-	if i < len(domain.LocationTypes)*len(domain.LocationStatuses) {
-		l.status = domain.LocationStatuses[i/len(domain.LocationTypes)]
+	l := location{id: s.ids.of("location", i), typ: reads.LocationTypes[i%len(reads.LocationTypes)]}
+	if i < len(reads.LocationTypes)*len(reads.LocationStatuses) {
+		l.status = reads.LocationStatuses[i/len(reads.LocationTypes)]
 	} else {
 		switch x := r.IntN(10); {
 		case x == 0:
-			l.status = domain.LocationInactive
+			l.status = reads.LocationInactive
 		case x == 1:
-			l.status = domain.LocationDisabled
+			l.status = reads.LocationDisabled
 		default:
-			l.status = domain.LocationActive
+			l.status = reads.LocationActive
 		}
 	}
 	l.place = places[r.IntN(len(places))]
@@ -90,7 +90,7 @@ func (s *seeder) locations(ctx context.Context) error {
 				strings.ToLower(oneOf(r, firstNames)+"."+oneOf(r, lastNames)))
 			noteN++
 		}
-		if i < len(domain.LocationTypes)*len(domain.LocationStatuses) {
+		if i < len(reads.LocationTypes)*len(reads.LocationStatuses) {
 			s.res.LocationIDs = append(s.res.LocationIDs, l.id)
 		}
 		if err := b.maybeFlush(ctx); err != nil {

@@ -4,11 +4,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 func newResult() *Result {
 	return &Result{
-		Statements:          map[domain.StatementStatus]int32{},
+		Statements:          map[reads.StatementStatus]int32{},
 		VisibleByDriverType: map[domain.DriverType]int{},
 		Counts:              map[string]int{},
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -56,8 +57,8 @@ type Options struct {
 type InvoiceRef struct {
 	ID     uuid.UUID
 	Number string
-	Type   domain.InvoiceType
-	Status domain.InvoiceStatus
+	Type   reads.InvoiceType
+	Status reads.InvoiceStatus
 }
 
 // Result is what tests need to know about the seeded tenant.
@@ -76,7 +77,7 @@ type Result struct {
 
 	// Statements maps each status (the four invisible ones included) to the
 	// number of one statement in it.
-	Statements map[domain.StatementStatus]int32
+	Statements map[reads.StatementStatus]int32
 	// StatementFrom and StatementTo are the first and last statement dates.
 	StatementFrom, StatementTo domain.Date
 	// VisibleStatements counts Processed and Failed statements in the window;

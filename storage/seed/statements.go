@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // firstStatementDate is the first Friday of 2025; statements follow weekly.
@@ -28,22 +29,22 @@ const (
 // earlier weeks are mostly Processed, some Failed, a few being Reversing.
 // Driver 1's and driver 2's first statements are Failed and Reversing so that
 // every status exists at every scale.
-func statementStatus(r *rand.Rand, d, w int) domain.StatementStatus {
+func statementStatus(r *rand.Rand, d, w int) reads.StatementStatus {
 	switch {
 	case w == statementWeeks-1:
-		return []domain.StatementStatus{domain.StatementOpen, domain.StatementDraft, domain.StatementGenerating}[d%3]
+		return []reads.StatementStatus{reads.StatementOpen, reads.StatementDraft, reads.StatementGenerating}[d%3]
 	case w == 0 && d == 1:
-		return domain.StatementFailed
+		return reads.StatementFailed
 	case w == 0 && d == 2:
-		return domain.StatementReversing
+		return reads.StatementReversing
 	}
 	switch x := r.IntN(100); {
 	case x < 4:
-		return domain.StatementFailed
+		return reads.StatementFailed
 	case x < 5:
-		return domain.StatementReversing
+		return reads.StatementReversing
 	}
-	return domain.StatementProcessed
+	return reads.StatementProcessed
 }
 
 // stmtLines accumulates one statement's lines and the totals they imply.
@@ -118,7 +119,7 @@ func (s *seeder) statements(ctx context.Context, from, to int) error {
 		gross = lineHaul + acc
 		net = gross + fuel + ded + esc + reimb
 		has := func(cat string) bool { return l.counts[cat] > 0 }
-		computed := status != domain.StatementGenerating // totals come last
+		computed := status != reads.StatementGenerating // totals come last
 		hours := any(nil)
 		if dtype == domain.CompanyDriver && t.trips > 0 {
 			hours = decimalOf(int64(t.trips)*(900+int64(r.IntN(400)))/10, -1)
@@ -139,7 +140,7 @@ func (s *seeder) statements(ctx context.Context, from, to int) error {
 
 		// The well-known Processed statement has lines of every category.
 		rich := true
-		if status == domain.StatementProcessed {
+		if status == reads.StatementProcessed {
 			for _, cat := range []string{catPerTrip, catAccessorial, catFuel, catDeduction, catEscrow} {
 				rich = rich && has(cat)
 			}
@@ -147,7 +148,7 @@ func (s *seeder) statements(ctx context.Context, from, to int) error {
 		if _, ok := s.res.Statements[status]; !ok && rich {
 			s.res.Statements[status] = number
 		}
-		if status == domain.StatementProcessed || status == domain.StatementFailed {
+		if status == reads.StatementProcessed || status == reads.StatementFailed {
 			s.res.VisibleStatements++
 			s.res.VisibleByDriverType[dtype]++
 			if d == 0 {
@@ -236,9 +237,9 @@ func (s *seeder) statementLines(r *rand.Rand, l *stmtLines, i int, dtype domain.
 			l.add(catFuel, "Fuel purchase — "+p.city+", "+p.state, nil, nil, nil, amount, nil,
 				subLine{"Diesel", fmt.Sprintf("%d.%d gal", tenths/10, tenths%10), "3.899", amount})
 		}
-		l.add(catEscrow, "Maintenance escrow deposit", nil, nil, nil, -10000, string(domain.EscrowDeposit))
+		l.add(catEscrow, "Maintenance escrow deposit", nil, nil, nil, -10000, string(reads.EscrowDeposit))
 		if r.IntN(10) == 0 {
-			l.add(catEscrow, "Maintenance escrow withdrawal", nil, nil, nil, between(r, 200, 1200)*100, string(domain.EscrowWithdrawal))
+			l.add(catEscrow, "Maintenance escrow withdrawal", nil, nil, nil, between(r, 200, 1200)*100, string(reads.EscrowWithdrawal))
 		}
 	}
 	switch dtype {

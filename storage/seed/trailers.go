@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // trailers: every status, equipment type and size and licence country of
 // docs/architecture.md; every tenth trailer carries only its number (all optional
 // fields absent). Notes and references are stored as JSON arrays of
-// domain.Note and domain.TrailerReference.
+// reads.Note and reads.TrailerReference.
 func (s *seeder) trailers(ctx context.Context) error {
 	t := newTable("trailers", "id", "tenant_id", "created_at", "trailer_num", "make", "license_num", "license_state",
 		"vin_num", "status", "subsidiary_id", "equipment_type", "equipment_size", "insurance_company",
@@ -32,30 +32,30 @@ func (s *seeder) trailers(ctx context.Context) error {
 			s.prog.step(s.ph.trailers, 1)
 			continue
 		}
-		status := domain.TrailerStatuses[i%len(domain.TrailerStatuses)]
-		if i >= len(domain.TrailerStatuses) && r.IntN(10) < 7 {
+		status := reads.TrailerStatuses[i%len(reads.TrailerStatuses)]
+		if i >= len(reads.TrailerStatuses) && r.IntN(10) < 7 {
 			status = "Active"
 		}
-		equip := domain.TrailerEquipmentTypes[i%len(domain.TrailerEquipmentTypes)]
-		size := domain.TrailerEquipmentSizes[i%len(domain.TrailerEquipmentSizes)]
-		country := domain.LicenseCountries[0]
+		equip := reads.TrailerEquipmentTypes[i%len(reads.TrailerEquipmentTypes)]
+		size := reads.TrailerEquipmentSizes[i%len(reads.TrailerEquipmentSizes)]
+		country := reads.LicenseCountries[0]
 		if i%9 == 4 {
-			country = domain.LicenseCountries[1+(i/9)%2]
+			country = reads.LicenseCountries[1+(i/9)%2]
 		}
 		p := places[r.IntN(len(places))]
 		year := 2012 + r.IntN(14)
 		expires := func() time.Time { return day(2025, 1, 1).AddDate(0, r.IntN(30), r.IntN(28)) }
 		vin := strings.ToUpper(fmt.Sprintf("1%s%011d", []string{"UY", "JJ", "GR", "H3"}[r.IntN(4)], r.Int64N(1e11)))
-		var notes []domain.Note
+		var notes []reads.Note
 		for k := r.IntN(3); k > 0; k-- {
-			notes = append(notes, domain.Note{
+			notes = append(notes, reads.Note{
 				ID: s.ids.of("trailer-note", i*4+k).String(), Description: oneOf(r, noteTexts), NoteType: oneOf(r, noteTypes),
 				Time: created.Add(time.Duration(24*(30+r.IntN(900))) * time.Hour), User: strings.ToLower(oneOf(r, firstNames)),
 			})
 		}
-		var refs []domain.TrailerReference
+		var refs []reads.TrailerReference
 		for k := r.IntN(3); k > 0; k-- {
-			refs = append(refs, domain.TrailerReference{Type: oneOf(r, referenceTypes), Value: fmt.Sprintf("R-%08d", r.IntN(1e8))})
+			refs = append(refs, reads.TrailerReference{Type: oneOf(r, referenceTypes), Value: fmt.Sprintf("R-%08d", r.IntN(1e8))})
 		}
 		pallets, weight := 26, 45000
 		if strings.HasPrefix(size, "53") {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // users: every role and status, mostly Internal; permissions follow the role.
@@ -22,8 +22,8 @@ func (s *seeder) users(ctx context.Context) error {
 		if i >= len(userRoles) {
 			role = oneOf(r, userRoles)
 		}
-		status := domain.UserStatuses[i%len(domain.UserStatuses)]
-		if i >= len(domain.UserStatuses) {
+		status := reads.UserStatuses[i%len(reads.UserStatuses)]
+		if i >= len(reads.UserStatuses) {
 			switch x := r.IntN(20); {
 			case x < 2:
 				status = "Disabled"

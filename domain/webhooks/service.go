@@ -1,0 +1,407 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/haulgraph/haulgraph/domain"
+)
+
+// maxEventIDLength bounds the event id a redelivery names.
+const maxEventIDLength = 100
+
+// Store is the storage port of webhook management. Every method is
+// confined to the tenant it is given.
+type Store interface {
+	SubsidiaryExists(ctx context.Context, tenantID, subsidiaryID uuid.UUID) (bool, error)
+	CountWebhooks(ctx context.Context, tenantID uuid.UUID) (int, error)
+	// CreateWebhook stores w (with its scheme and public key) and seals
+	// secret, the signing key.
+	CreateWebhook(ctx context.Context, w *Webhook, secret string) error
+	GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error)
+	ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]Webhook, error)
+	// UpdateWebhook saves configuration and state of w.
+	UpdateWebhook(ctx context.Context, w *Webhook) error
+	// SetWebhookState moves the webhook from one state to another only if it is
+	// still in from with the given URL (a concurrent change wins), reporting
+	// whether it did.
+	SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from State, url string, to State, reason string) (bool, error)
+	// RotateWebhookSecret makes secret (and publicKey, "" for the HMAC
+	// schemes) current, keeping the old secret for signatures until
+	// rotationEnds (nil: drop it at once).
+	RotateWebhookSecret(ctx context.Context, tenantID, id uuid.UUID, secret, publicKey string, rotationEnds *time.Time) error
+	DeleteWebhook(ctx context.Context, tenantID, id uuid.UUID) error
+	// Redeliver queues a new delivery of an event of the webhook's subsidiary.
+	Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*Delivery, error)
+	// RecoverDeliveries makes the webhook's Failed deliveries created since
+	// Pending again, due now, each with a fresh retry chain; NotFound when the
+	// webhook is not the tenant's.
+	RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error)
+	ListDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, limit int) ([]Delivery, error)
+	// ListDeliveriesFor is ListDeliveries for several webhooks in one go.
+	ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]Delivery, error)
+}
+
+// VerificationFailed is the state reason of every failed verification: a
+// closed port, another listener, an HTTP error or a wrong answer all read
+// the same, so enabling webhooks cannot map a network.
+var VerificationFailed = fmt.Sprintf(`verification failed: the endpoint did not answer 200 with {"challenge": "<the X-Service-Challenge header>"} within %s`, VerificationTimeout)
+
+// Verifier sends the verification request of docs/api-contract.md §6.2 and checks the
+// answer, returning why it failed (nil: verified).
+type Verifier interface {
+	Verify(ctx context.Context, url, challenge string) error
+}
+
+// Service is the webhook management service used by GraphQL and the CLI.
+type Service struct {
+	Store    Store
+	Verifier Verifier
+	// DeliveryLog pages deliveries for REST (paging.go).
+	DeliveryLog DeliveryLog
+	// AllowInsecureURLs is the development flag (http:// and loopback).
+	AllowInsecureURLs bool
+	// Resolver, when set, resolves a URL's host when it is saved: a name
+	// that resolves inside (private, loopback, link-local) is refused.
+	Resolver HostResolver
+	Now      func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) tenant(ctx context.Context) (uuid.UUID, error) {
+	p, err := domain.Authorize(ctx, domain.OpManageWebhooks)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return p.TenantID, nil
+}
+
+// Create validates in and stores a Pending webhook; the secret is returned
+// once, here ("" for ed25519, whose public key is on the webhook).
+func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	var v domain.Validation
+	validateWebhookInput(&v, in, true, s.AllowInsecureURLs)
+	if in.URL != nil && !v.Has("url") {
+		if msg := checkResolvedURL(ctx, s.Resolver, *in.URL, s.AllowInsecureURLs); msg != "" {
+			v.Add("url", msg)
+		}
+	}
+	if in.SubsidiaryID != nil && *in.SubsidiaryID != uuid.Nil {
+		ok, err := s.Store.SubsidiaryExists(ctx, tenantID, *in.SubsidiaryID)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			v.Add("subsidiaryId", "unknown subsidiary")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, "", err
+	}
+	if n, err := s.Store.CountWebhooks(ctx, tenantID); err != nil {
+		return nil, "", err
+	} else if n >= MaxPerTenant {
+		return nil, "", &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf("a tenant may hold at most %d webhooks", MaxPerTenant)}
+	}
+	state, _, err := NextState("", TriggerCreated)
+	if err != nil {
+		return nil, "", err
+	}
+	// Stored timestamps have microseconds: answer what a read returns later.
+	now := s.now().UTC().Truncate(time.Microsecond)
+	w := &Webhook{
+		ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Name: *in.Name, URL: *in.URL,
+		EventTypes: dedupe(in.EventTypes), State: state, CreatedAt: now, UpdatedAt: now,
+	}
+	if in.IncludePreviousAttributes != nil {
+		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
+	}
+	w.SignatureScheme = SchemeService
+	if in.SignatureScheme != nil {
+		w.SignatureScheme = *in.SignatureScheme
+	}
+	key := NewKey(w.SignatureScheme)
+	w.PublicKey = key.PublicKey
+	if err := s.Store.CreateWebhook(ctx, w, key.Secret); err != nil {
+		return nil, "", err
+	}
+	return w, key.Shown, nil
+}
+
+// Get returns one webhook of the caller's tenant.
+func (s *Service) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.GetWebhook(ctx, tenantID, id)
+}
+
+// List returns the tenant's webhooks (at most MaxPerTenant).
+func (s *Service) List(ctx context.Context) ([]Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.ListWebhooks(ctx, tenantID, MaxPerTenant)
+}
+
+// Update changes configuration; a URL change on an Active webhook sends it
+// back to Pending and re-verifies (docs/api-contract.md §3.1). The subsidiary is fixed.
+func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if in.SubsidiaryID != nil {
+		var v domain.Validation
+		v.Add("subsidiaryId", "a webhook's subsidiary cannot be changed")
+		return nil, v.Err()
+	}
+	if err := ValidateInput(in, false, s.AllowInsecureURLs); err != nil {
+		return nil, err
+	}
+	if in.URL != nil {
+		if msg := checkResolvedURL(ctx, s.Resolver, *in.URL, s.AllowInsecureURLs); msg != "" {
+			var v domain.Validation
+			v.Add("url", msg)
+			return nil, v.Err()
+		}
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if in.SignatureScheme != nil && *in.SignatureScheme != w.SignatureScheme {
+		var v domain.Validation
+		v.Add("signatureScheme", "a webhook's signature scheme cannot be changed: create a webhook with the new scheme")
+		return nil, v.Err()
+	}
+	var triggers []Trigger
+	if in.Name != nil {
+		w.Name = *in.Name
+	}
+	if in.EventTypes != nil {
+		w.EventTypes = dedupe(in.EventTypes)
+		triggers = append(triggers, TriggerEventsChanged)
+	}
+	if in.IncludePreviousAttributes != nil && *in.IncludePreviousAttributes != w.IncludePreviousAttributes {
+		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
+		triggers = append(triggers, TriggerPreviousAttrChanged)
+	}
+	if in.URL != nil && *in.URL != w.URL {
+		w.URL = *in.URL
+		triggers = append(triggers, TriggerURLChanged)
+	}
+	verify := false
+	for _, tr := range triggers {
+		to, v, err := NextState(w.State, tr)
+		if err != nil {
+			return nil, err
+		}
+		w.State, verify = to, verify || v
+	}
+	w.UpdatedAt = s.now().UTC().Truncate(time.Microsecond)
+	if err := s.Store.UpdateWebhook(ctx, w); err != nil {
+		return nil, err
+	}
+	if verify {
+		return s.verify(ctx, w)
+	}
+	return w, nil
+}
+
+// Enable is the Send Events toggle: the webhook goes Pending and its endpoint
+// gets a verification request; a correct answer within 3 s makes it Active.
+func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	to, verify, err := NextState(w.State, TriggerEnable)
+	if err != nil {
+		return nil, err
+	}
+	if !verify {
+		return w, nil
+	}
+	if ok, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, ""); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, &domain.Error{Code: domain.CodeConflict, Message: "the webhook changed meanwhile; try again"}
+	}
+	w.State = to
+	return s.verify(ctx, w)
+}
+
+// verify runs the handshake for a Pending webhook and records the outcome,
+// unless the webhook changed (URL, manual disable) in the meantime.
+func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
+	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
+	defer cancel()
+	verr := s.Verifier.Verify(vctx, w.URL, newChallenge())
+	trigger, reason := TriggerVerified, ""
+	if verr != nil {
+		// One reason whatever failed: the verifier logs the cause.
+		trigger, reason = TriggerVerificationFailed, VerificationFailed
+	}
+	to, _, err := NextState(WebhookPending, trigger)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.SetWebhookState(ctx, w.TenantID, w.ID, WebhookPending, w.URL, to, reason); err != nil {
+		return nil, err
+	}
+	return s.Store.GetWebhook(ctx, w.TenantID, w.ID)
+}
+
+// Disable stops delivery at once; configuration and queued deliveries are
+// kept (they resume if the webhook is enabled and verified again).
+func (s *Service) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	to, _, err := NextState(w.State, TriggerDisable)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, "disabled manually"); err != nil {
+		return nil, err
+	}
+	return s.Store.GetWebhook(ctx, tenantID, id)
+}
+
+// RegenerateSecret issues a new key of the webhook's scheme (an HMAC secret
+// is returned once; an ed25519 public key is on the webhook). During the
+// rotation window (default 24 h, 0 = none) deliveries carry a signature by
+// the new and one by the old key.
+func (s *Service) RegenerateSecret(ctx context.Context, id uuid.UUID, window *time.Duration) (*Webhook, string, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	win := DefaultRotationWindow
+	if window != nil {
+		win = *window
+	}
+	if win < 0 || win > MaxRotationWindow {
+		var v domain.Validation
+		v.Add("rotationWindow", "rotationWindow must be between 0 and 7 days")
+		return nil, "", v.Err()
+	}
+	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, _, err := NextState(w.State, TriggerSecretRegenerated); err != nil {
+		return nil, "", err
+	}
+	var ends *time.Time
+	if win > 0 {
+		t := s.now().Add(win)
+		ends = &t
+	}
+	key := NewKey(w.SignatureScheme)
+	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, key.Secret, key.PublicKey, ends); err != nil {
+		return nil, "", err
+	}
+	w, err = s.Store.GetWebhook(ctx, tenantID, id)
+	return w, key.Shown, err
+}
+
+// Delete removes the webhook with its deliveries and attempts.
+func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return err
+	}
+	return s.Store.DeleteWebhook(ctx, tenantID, id)
+}
+
+// Redeliver queues the event again for the webhook (a new delivery, same
+// event id).
+func (s *Service) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID string) (*Delivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if eventID == "" || len(eventID) > maxEventIDLength {
+		var v domain.Validation
+		v.Add("eventId", fmt.Sprintf("eventId is required (at most %d characters)", maxEventIDLength))
+		return nil, v.Err()
+	}
+	return s.Store.Redeliver(ctx, tenantID, webhookID, eventID, s.now())
+}
+
+// Deliveries lists the webhook's latest deliveries with their attempts.
+func (s *Service) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int) ([]Delivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+		return nil, err
+	}
+	return s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))
+}
+
+// DeliveriesFor is Deliveries for several webhooks at once (no N+1 when a
+// list of webhooks asks for its deliveries).
+func (s *Service) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]Delivery, error) {
+	tenantID, err := s.tenant(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(webhookIDs) > MaxPerTenant {
+		return nil, domain.Invalid("at most %d webhooks at once", MaxPerTenant)
+	}
+	return s.Store.ListDeliveriesFor(ctx, tenantID, webhookIDs, clampLimit(limit))
+}
+
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > domain.MaxPageSize {
+		return domain.MaxPageSize
+	}
+	return limit
+}
+
+func newChallenge() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func dedupe(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
