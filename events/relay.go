@@ -2,13 +2,10 @@ package events
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
@@ -21,7 +18,6 @@ import (
 // every registered waker (webhook delivery workers) after each new batch.
 type Relay struct {
 	Outbox *storage.Outbox
-	Pool   *pgxpool.Pool
 	Hub    *Hub
 	Log    *slog.Logger
 	// Poll is the fallback interval when no notification arrives (default 1s).
@@ -141,21 +137,11 @@ func (r *Relay) pause(ctx context.Context, err error) bool {
 // listen holds one connection in LISTEN and drains the outbox on every
 // notification or poll tick.
 func (r *Relay) listen(ctx context.Context) error {
-	conn, err := r.Pool.Acquire(ctx)
+	l, err := r.Outbox.Listen(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN "+storage.NotifyChannel); err != nil {
-		conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
-		return err
-	}
-	defer func() {
-		// Leave the pooled connection clean, or close it when it cannot be.
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "UNLISTEN *"); err != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
-		}
-	}()
+	defer l.Close(ctx)
 	select {
 	case <-r.ready:
 	default:
@@ -178,13 +164,7 @@ func (r *Relay) listen(ctx context.Context) error {
 		} else {
 			held = 0
 		}
-		wait, cancel := context.WithTimeout(ctx, timeout)
-		_, err = conn.Conn().WaitForNotification(wait)
-		cancel()
-		if err != nil && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		if err := l.Wait(ctx, timeout); err != nil {
 			return err
 		}
 	}

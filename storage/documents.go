@@ -14,7 +14,7 @@ import (
 
 // LoadChangedFunc records that a load changed, inside the transaction of the
 // change (the events outbox). Nil until the event bus is wired.
-type LoadChangedFunc func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error
+type LoadChangedFunc func(ctx context.Context, tx *Tx, loadID uuid.UUID) error
 
 // Documents is the domain.DocumentStore on PostgreSQL.
 type Documents struct {
@@ -87,7 +87,7 @@ func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t do
 
 // InsertDocument records d and, for load and trip documents, the load's change.
 func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p domain.DocumentParent, d domain.Document) error {
-	return s.DB.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *TenantTx) error {
+	return s.DB.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		if p.LoadID != nil && s.LoadChanged != nil {
 			// The load's row lock comes before the first write: the outbox
 			// orders events by transaction id (storage.Outbox).

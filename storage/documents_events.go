@@ -16,7 +16,7 @@ func DocumentLoadChanged(now func() time.Time) LoadChangedFunc {
 	if now == nil {
 		now = time.Now
 	}
-	return func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error {
+	return func(ctx context.Context, tx *Tx, loadID uuid.UUID) error {
 		at := now().UTC()
 		// The row lock (taken by the caller before its first write) orders
 		// this with the load's other writes, so snapshots and events follow

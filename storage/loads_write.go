@@ -13,7 +13,7 @@ import (
 
 // LoadWrites is domain.LoadWriteStore: each write runs in one tenant
 // transaction together with the outbox insert of its events. Writes are
-// queued and sent with the next read (TenantTx), so a write such as
+// queued and sent with the next read (Tx), so a write such as
 // changeLoadStatus costs three round trips: lock and read, write and read
 // back, events and commit.
 type LoadWrites struct{ DB *DB }
@@ -22,14 +22,14 @@ var _ domain.LoadWriteStore = (*LoadWrites)(nil)
 
 // WriteLoads runs fn in a tenant transaction.
 func (s *LoadWrites) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, domain.LoadWriteTx) error) error {
-	return s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *TenantTx) error {
+	return s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		return fn(ctx, &loadTx{tx})
 	})
 }
 
 // loadTx is domain.LoadWriteTx. Its writes report their errors from the
 // call that next reads, or from the commit.
-type loadTx struct{ *TenantTx }
+type loadTx struct{ *Tx }
 
 func (t *loadTx) LoadForUpdate(ctx context.Context, loadNumber string) (*domain.Load, error) {
 	return t.lockAndRead(ctx, "SELECT id FROM loads WHERE tenant_id = $1 AND load_number = $2 FOR UPDATE",

@@ -42,7 +42,7 @@ func (e *OutboxEvent) Pos() domain.EventPosition {
 // (0010_outbox_horizon.sql). A write that emits events about a load must have
 // locked that load's row before its first write in the transaction, so that
 // transaction ids, and with them the outbox order, follow the row lock.
-func (t *TenantTx) appendEvents(events []domain.Event) error {
+func (t *Tx) appendEvents(events []domain.Event) error {
 	for _, e := range events {
 		payload, err := e.MarshalEnvelope()
 		if err != nil {

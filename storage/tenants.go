@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -54,6 +55,16 @@ func (s *Tenants) ListTenants(ctx context.Context) ([]domain.Tenant, error) {
 		return rows.Err()
 	})
 	return out, err
+}
+
+// AnyTenant reports whether the database holds a tenant.
+func (s *Tenants) AnyTenant(ctx context.Context) (bool, error) {
+	var any bool
+	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT EXISTS (SELECT 1 FROM tenants)", func(r pgx.Rows) error { return r.Scan(&any) })
+		return nil
+	})
+	return any, err
 }
 
 // TenantBySlug finds one tenant.

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
 )
 
 const webhooksUsage = `usage: haulgraph webhooks <action> --tenant SLUG [flags]
@@ -86,10 +87,14 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer a.Close()
-	var tenantID uuid.UUID
-	if err := a.DB.Bun.QueryRowContext(ctx, "SELECT id FROM tenants WHERE slug = ?", *tenant).Scan(&tenantID); err != nil {
+	tn, err := (&storage.Tenants{DB: a.DB}).TenantBySlug(ctx, *tenant)
+	if domain.CodeOf(err) == domain.CodeNotFound {
 		return fmt.Errorf("unknown tenant %q", *tenant)
 	}
+	if err != nil {
+		return err
+	}
+	tenantID := tn.ID
 	ctx = domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenantID, ClientID: "cli", Scopes: []domain.Scope{domain.ScopeWebhookManage}})
 	svc := a.Webhooks.Service
 	webhookID := func() (uuid.UUID, error) {
