@@ -18,7 +18,7 @@ import (
 
 // DB is the one handle to PostgreSQL: bun for models, migrations and writes,
 // and the pgx pool beneath it for what bun does not do (LISTEN/NOTIFY, COPY)
-// and for the hot reads (tenantBatch: bind parameters, batches).
+// and for the hot reads (readTenant: bind parameters, one pipeline).
 type DB struct {
 	Bun  *bun.DB
 	Pool *pgxpool.Pool

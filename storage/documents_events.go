@@ -22,7 +22,7 @@ func DocumentLoadChanged(now func() time.Time) LoadChangedFunc {
 		// this with the load's other writes, so snapshots and events follow
 		// one another.
 		tx.exec("UPDATE loads SET updated_at = $3 WHERE tenant_id = $1 AND id = $2", tx.tenant, loadID, at)
-		read := queueLoads(&tx.batch, loadByID, tx.tenant, loadID)
+		read := tx.queueLoads(loadByID, loadID)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}

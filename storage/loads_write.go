@@ -59,7 +59,7 @@ func (t *loadTx) TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip,
 func (t *loadTx) lockAndRead(ctx context.Context, lock string, key loadKey, arg any, notFound func() error) (*domain.Load, error) {
 	locked := false
 	t.query(lock, func(pgx.Rows) error { locked = true; return nil }, t.tenant, arg)
-	read := queueLoads(&t.batch, key, t.tenant, arg)
+	read := t.queueLoads(key, arg)
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (t *loadTx) lockAndRead(ctx context.Context, lock string, key loadKey, arg 
 // statements (queueLoads), so data.load is exactly what GET
 // /loads/{loadNumber} answers.
 func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, error) {
-	read := queueLoads(&t.batch, loadByID, t.tenant, id)
+	read := t.queueLoads(loadByID, id)
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}

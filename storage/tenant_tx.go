@@ -21,10 +21,12 @@ import (
 //
 // A queued statement's error is reported by the flush that sent it.
 type Tx struct {
-	conn   *pgxpool.Conn
-	tenant uuid.UUID // uuid.Nil in a system transaction
-	batch  pgx.Batch
-	begun  bool // BEGIN has been sent
+	conn     *pgxpool.Conn
+	tenant   uuid.UUID // uuid.Nil in a system transaction
+	implicit bool      // readTenant: no BEGIN/COMMIT, each flush its own transaction
+	batch    pgx.Batch
+	queued   int  // statements queued since the last flush, besides BEGIN and the tenant context
+	begun    bool // BEGIN has been sent
 }
 
 // inTenantTx runs fn in a transaction bound to one tenant (row-level
@@ -35,29 +37,48 @@ func (db *DB) inTenantTx(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant transaction without a tenant")
 	}
-	return db.inTx(ctx, tenant, fn)
+	return db.inTx(ctx, tenant, false, fn)
+}
+
+// readTenant is the hot reads' form of inTenantTx: no BEGIN and no COMMIT.
+// pgx sends a flush as one pipeline closed by a single Sync, which
+// PostgreSQL runs as one implicit transaction, so the tenant context queued
+// ahead of every flush holds for exactly that flush's statements and is
+// undone when it ends: a read of one level costs one round trip, and a
+// statement that forgets its tenant_id filter still sees one tenant. Reads
+// of two flushes do not share a snapshot (as two statements of a READ
+// COMMITTED transaction do not).
+func (db *DB) readTenant(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx *Tx) error) error {
+	if tenant == uuid.Nil {
+		return errors.New("storage: tenant read without a tenant")
+	}
+	return db.inTx(ctx, tenant, true, fn)
 }
 
 // inSystemTx runs fn as inTenantTx does, with the owner's rights across
 // tenants: the token service, the outbox readers, webhook workers, tenant
 // administration and seeding.
 func (db *DB) inSystemTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
-	return db.inTx(ctx, uuid.Nil, fn)
+	return db.inTx(ctx, uuid.Nil, false, fn)
 }
 
-func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx *Tx) error) error {
+// setTenant binds what follows to one tenant: app.tenant_id and the role
+// haulgraph_tenant, which row-level security confines to it.
+const setTenant = "SELECT set_config('app.tenant_id', $1, true), set_config('role', 'haulgraph_tenant', true)"
+
+func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, implicit bool, fn func(ctx context.Context, tx *Tx) error) error {
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
-	tx := &Tx{conn: conn, tenant: tenant}
-	tx.batch.Queue("BEGIN")
-	if tenant != uuid.Nil {
-		tx.batch.Queue(setTenant, tenant.String())
-	}
+	tx := &Tx{conn: conn, tenant: tenant, implicit: implicit}
+	tx.start()
 	if err = fn(ctx, tx); err == nil {
-		tx.batch.Queue("COMMIT")
+		if !implicit {
+			tx.batch.Queue("COMMIT")
+			tx.queued++
+		}
 		if err = tx.flush(ctx); err == nil {
 			return nil
 		}
@@ -68,15 +89,28 @@ func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Co
 	return err
 }
 
+// start queues what precedes the caller's statements: BEGIN once, and the
+// tenant context (once, or before every flush of an implicit read).
+func (t *Tx) start() {
+	if !t.implicit && !t.begun {
+		t.batch.Queue("BEGIN")
+	}
+	if t.tenant != uuid.Nil && (t.implicit || !t.begun) {
+		t.batch.Queue(setTenant, t.tenant.String())
+	}
+}
+
 // exec queues a statement without rows; its error comes back from the
 // flush that sends it (through the returned item's Exec, when that is set).
 func (t *Tx) exec(sql string, args ...any) *pgx.QueuedQuery {
+	t.queued++
 	return t.batch.Queue(sql, args...)
 }
 
 // execCount queues a statement and stores how many rows it touched in n
 // once the flush that sends it has run.
 func (t *Tx) execCount(n *int64, sql string, args ...any) {
+	t.queued++
 	t.batch.Queue(sql, args...).Exec(func(ct pgconn.CommandTag) error {
 		*n = ct.RowsAffected()
 		return nil
@@ -86,6 +120,7 @@ func (t *Tx) execCount(n *int64, sql string, args ...any) {
 // query queues sql; scan is called for each of its rows during the flush
 // that sends it.
 func (t *Tx) query(sql string, scan func(pgx.Rows) error, args ...any) {
+	t.queued++
 	queueRows(&t.batch, sql, scan, args...)
 }
 
@@ -99,11 +134,25 @@ func (t *Tx) queryRow(ctx context.Context, sql string, dest []any, args ...any) 
 
 // flush sends everything queued and reads every result in order.
 func (t *Tx) flush(ctx context.Context) error {
-	if t.batch.Len() == 0 {
+	if t.queued == 0 {
 		return nil
 	}
-	t.begun = true
 	err := t.conn.SendBatch(ctx, &t.batch).Close()
-	t.batch = pgx.Batch{}
+	t.begun = true
+	t.batch, t.queued = pgx.Batch{}, 0
+	t.start()
 	return err
+}
+
+// queueRows queues sql on b; scan is called for each of its rows, in order,
+// when the batch's results are read (BatchResults.Close).
+func queueRows(b *pgx.Batch, sql string, scan func(pgx.Rows) error, args ...any) {
+	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
 }
