@@ -11,7 +11,7 @@ import (
 // TenantBatchOn runs queries (each answering one text column) as one tenant
 // batch on conn, exactly as the hot reads do, and returns each query's rows.
 func TenantBatchOn(ctx context.Context, conn *pgxpool.Conn, tenant uuid.UUID, queries ...string) ([][]string, error) {
-	t := &Tx{conn: conn, tenant: tenant, implicit: true}
+	t := &Tx{conn: conn, tenant: tenant}
 	t.start()
 	out := make([][]string, len(queries))
 	for i, q := range queries {

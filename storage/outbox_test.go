@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
@@ -101,7 +100,7 @@ func TestOutboxConcurrentWritersNoSkips(t *testing.T) {
 		defer readers.Done()
 		var got []storage.OutboxEvent
 		for len(got) < want && ctx.Err() == nil {
-			n, err := outbox.Consume(ctx, "concurrency", 11, func(_ context.Context, _ bun.Tx, evs []storage.OutboxEvent) error {
+			n, err := outbox.Consume(ctx, "concurrency", 11, func(_ context.Context, _ *storage.Tx, evs []storage.OutboxEvent) error {
 				got = append(got, evs...)
 				return nil
 			})

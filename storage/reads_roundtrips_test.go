@@ -185,8 +185,10 @@ func TestRecordDeliveredIsOneRoundTrip(t *testing.T) {
 		t.Helper()
 		status := 200
 		before := rt.Load()
-		err := store.RecordWebhookAttempt(ctx, storage.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
-			Attempt: attempt, ChainAttempt: 1}, storage.AttemptOutcome{AttemptID: uuid.New(), StatusCode: &status, Delivered: true, At: time.Now()})
+		now := time.Now()
+		_, err := store.RecordWebhookAttempt(ctx, storage.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
+			Attempt: attempt, ChainAttempt: 1}, storage.AttemptLog{AttemptID: uuid.New(), StatusCode: &status, At: now},
+			domain.DecideAttempt(domain.AttemptResult{Delivered: true, At: now}, 1, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

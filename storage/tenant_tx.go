@@ -21,12 +21,12 @@ import (
 //
 // A queued statement's error is reported by the flush that sent it.
 type Tx struct {
-	conn     *pgxpool.Conn
-	tenant   uuid.UUID // uuid.Nil in a system transaction
-	implicit bool      // readTenant: no BEGIN/COMMIT, each flush its own transaction
-	batch    pgx.Batch
-	queued   int  // statements queued since the last flush, besides BEGIN and the tenant context
-	begun    bool // BEGIN has been sent
+	conn   *pgxpool.Conn
+	tenant uuid.UUID // uuid.Nil in a system transaction
+	begin  string    // "" (readTenant): no BEGIN/COMMIT, each flush its own transaction
+	batch  pgx.Batch
+	queued int  // statements queued since the last flush, besides BEGIN and the tenant context
+	begun  bool // BEGIN has been sent
 }
 
 // inTenantTx runs fn in a transaction bound to one tenant (row-level
@@ -37,8 +37,14 @@ func (db *DB) inTenantTx(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant transaction without a tenant")
 	}
-	return db.inTx(ctx, tenant, false, fn)
+	return db.inTx(ctx, tenant, beginWrite, fn)
 }
+
+// The BEGIN of a transaction: a read-write one, or one snapshot read only.
+const (
+	beginWrite    = "BEGIN"
+	beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+)
 
 // readTenant is the hot reads' form of inTenantTx: no BEGIN and no COMMIT.
 // pgx sends a flush as one pipeline closed by a single Sync, which
@@ -52,30 +58,36 @@ func (db *DB) readTenant(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant read without a tenant")
 	}
-	return db.inTx(ctx, tenant, true, fn)
+	return db.inTx(ctx, tenant, "", fn)
 }
 
 // inSystemTx runs fn as inTenantTx does, with the owner's rights across
 // tenants: the token service, the outbox readers, webhook workers, tenant
 // administration and seeding.
 func (db *DB) inSystemTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
-	return db.inTx(ctx, uuid.Nil, false, fn)
+	return db.inTx(ctx, uuid.Nil, beginWrite, fn)
+}
+
+// inSystemSnapshot is inSystemTx reading one snapshot, read only: what fn
+// reads in several flushes is consistent.
+func (db *DB) inSystemSnapshot(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
+	return db.inTx(ctx, uuid.Nil, beginSnapshot, fn)
 }
 
 // setTenant binds what follows to one tenant: app.tenant_id and the role
 // haulgraph_tenant, which row-level security confines to it.
 const setTenant = "SELECT set_config('app.tenant_id', $1, true), set_config('role', 'haulgraph_tenant', true)"
 
-func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, implicit bool, fn func(ctx context.Context, tx *Tx) error) error {
+func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, begin string, fn func(ctx context.Context, tx *Tx) error) error {
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
-	tx := &Tx{conn: conn, tenant: tenant, implicit: implicit}
+	tx := &Tx{conn: conn, tenant: tenant, begin: begin}
 	tx.start()
 	if err = fn(ctx, tx); err == nil {
-		if !implicit {
+		if begin != "" {
 			tx.batch.Queue("COMMIT")
 			tx.queued++
 		}
@@ -92,10 +104,11 @@ func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, implicit bool, fn func
 // start queues what precedes the caller's statements: BEGIN once, and the
 // tenant context (once, or before every flush of an implicit read).
 func (t *Tx) start() {
-	if !t.implicit && !t.begun {
-		t.batch.Queue("BEGIN")
+	implicit := t.begin == ""
+	if !implicit && !t.begun {
+		t.batch.Queue(t.begin)
 	}
-	if t.tenant != uuid.Nil && (t.implicit || !t.begun) {
+	if t.tenant != uuid.Nil && (implicit || !t.begun) {
 		t.batch.Queue(setTenant, t.tenant.String())
 	}
 }
