@@ -118,27 +118,36 @@ func (s *WebhookStore) ListWebhooks(ctx context.Context, tenantID uuid.UUID, lim
 	return out, err
 }
 
-// UpdateWebhook saves name, URL, events, IncludePreviousAttributes and state.
-func (s *WebhookStore) UpdateWebhook(ctx context.Context, w *domain.Webhook) error {
-	var n int64
-	err := s.db.inTenantTx(ctx, w.TenantID, func(ctx context.Context, tx *Tx) error {
-		tx.execCount(&n, `UPDATE webhooks SET name = $3, url = $4, event_types = $5, include_previous_attributes = $6, state = $7, updated_at = $8
-			WHERE tenant_id = $1 AND id = $2`, w.TenantID, w.ID, w.Name, w.URL, w.EventTypes, w.IncludePreviousAttributes, string(w.State), w.UpdatedAt)
-		return nil
-	})
-	return notFoundIfNone(n, err, w.ID)
-}
-
-// SetWebhookState is a compare-and-set on (state, url).
-func (s *WebhookStore) SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from domain.WebhookState, url string, to domain.WebhookState, reason string) (bool, error) {
-	var n int64
+// ChangeWebhook is domain.WebhookStore's one write shape: it locks the
+// webhook and reads it, change decides, and the store saves the result, in
+// one tenant transaction of two round trips.
+func (s *WebhookStore) ChangeWebhook(ctx context.Context, tenantID, id uuid.UUID, change func(w *domain.Webhook) error) (*domain.Webhook, error) {
+	var out *domain.Webhook
 	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
-		tx.execCount(&n, `UPDATE webhooks SET state = $1, state_reason = $2, updated_at = now(),
-			failing_since = CASE WHEN $1 = 'Active' THEN NULL ELSE failing_since END
-			WHERE tenant_id = $3 AND id = $4 AND state = $5 AND url = $6`, string(to), reason, tenantID, id, string(from), url)
+		tx.query("SELECT "+webhookColumns+" FROM webhooks WHERE tenant_id = $1 AND id = $2 FOR UPDATE", func(r pgx.Rows) error {
+			w, err := scanWebhook(r)
+			out = &w
+			return err
+		}, tenantID, id)
+		if err := tx.flush(ctx); err != nil {
+			return err
+		}
+		if out == nil {
+			return domain.NotFound("webhook %s not found", id)
+		}
+		if err := change(out); err != nil {
+			return err
+		}
+		tx.exec(`UPDATE webhooks SET name = $3, url = $4, event_types = $5, include_previous_attributes = $6,
+			state = $7, state_reason = $8, failing_since = $9, updated_at = $10
+			WHERE tenant_id = $1 AND id = $2`, tenantID, id, out.Name, out.URL, out.EventTypes, out.IncludePreviousAttributes,
+			string(out.State), out.StateReason, out.FailingSince, out.UpdatedAt)
 		return nil
 	})
-	return n == 1, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // RotateWebhookSecret replaces the secret (and the public key), keeping the
