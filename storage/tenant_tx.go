@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -68,6 +69,14 @@ func (db *DB) inSystemTx(ctx context.Context, fn func(ctx context.Context, tx *T
 	return db.inTx(ctx, uuid.Nil, beginWrite, fn)
 }
 
+// inTenantSnapshot is inTenantTx reading one snapshot, read only.
+func (db *DB) inTenantSnapshot(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx *Tx) error) error {
+	if tenant == uuid.Nil {
+		return errors.New("storage: tenant transaction without a tenant")
+	}
+	return db.inTx(ctx, tenant, beginSnapshot, fn)
+}
+
 // inSystemSnapshot is inSystemTx reading one snapshot, read only: what fn
 // reads in several flushes is consistent.
 func (db *DB) inSystemSnapshot(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
@@ -96,7 +105,11 @@ func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, begin string, fn func(
 		}
 	}
 	if tx.begun && conn.Conn().PgConn().TxStatus() != 'I' {
-		_, _ = conn.Exec(ctx, "ROLLBACK")
+		// ctx may be over (a client gone): roll back anyway; a connection
+		// pgx closed on cancellation is simply dropped by the pool.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_, _ = conn.Exec(rctx, "ROLLBACK")
+		cancel()
 	}
 	return err
 }
