@@ -136,7 +136,7 @@ func (s *Auth) EditClient(ctx context.Context, tenant uuid.UUID, clientID string
 // ClientByID finds a client by its id across tenants (the token endpoint
 // does not know the tenant yet).
 func (s *Auth) ClientByID(ctx context.Context, clientID string) (c APIClient, found bool, err error) {
-	err = s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err = s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE client_id = $1",
 			func(r pgx.Rows) error { found = true; return scanClient(r, &c) }, clientID)
 		return nil
@@ -201,7 +201,7 @@ func (s *Auth) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 // yet expired and the kids still verifying, in one round trip.
 func (s *Auth) Revocations(ctx context.Context, since time.Time) (Revocations, error) {
 	var rv Revocations
-	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(`SELECT client_id, '' FROM api_clients WHERE revoked_at > $1
 			UNION ALL SELECT client_id, jti FROM token_revocations WHERE expires_at > now()`, func(r pgx.Rows) error {
 			var client, jti string
@@ -229,7 +229,7 @@ func (s *Auth) Revocations(ctx context.Context, since time.Time) (Revocations, e
 // RevokeToken records a revoked token until expires; expired records are
 // pruned by the same statement.
 func (s *Auth) RevokeToken(ctx context.Context, tenant uuid.UUID, clientID, jti string, expires time.Time) error {
-	return s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	return s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.exec(`WITH pruned AS (DELETE FROM token_revocations WHERE expires_at < now())
 			INSERT INTO token_revocations (client_id, jti, tenant_id, expires_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (client_id, jti) DO NOTHING`, clientID, jti, tenant, expires)

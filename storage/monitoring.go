@@ -24,7 +24,7 @@ const MaxOutboxLagCount = 100000
 // on events (xact, seq)); ctx bounds it.
 func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
 	var lag OutboxLag
-	err := db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err := db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(`
 		WITH cursor AS (
 			SELECT coalesce((SELECT last_xact FROM event_cursors WHERE consumer = $1), '0'::xid8) AS xact,
@@ -42,7 +42,7 @@ func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
 // DeliveryBacklog counts webhook deliveries still pending and those failed
 // for good.
 func (db *DB) DeliveryBacklog(ctx context.Context) (pending, failed int64, err error) {
-	err = db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err = db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(`SELECT
 			(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(domain.DeliveryPending)+`),
 			(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(domain.DeliveryFailed)+`)`,
@@ -64,7 +64,7 @@ func (db *DB) PendingMigrations(ctx context.Context) (int, error) {
 		versions[i] = strings.TrimSuffix(strings.TrimPrefix(n, "migrations/"), ".sql")
 	}
 	var applied int
-	err = db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err = db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT count(*) FROM schema_migrations WHERE version = ANY($1)", func(r pgx.Rows) error { return r.Scan(&applied) }, versions)
 		return nil
 	})

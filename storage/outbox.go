@@ -122,7 +122,7 @@ func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
 // shortly rather than at the next notification, which that transaction need
 // not send.
 func (o *Outbox) After(ctx context.Context, pos domain.EventPosition, limit int) (events []OutboxEvent, held bool, err error) {
-	err = o.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err = o.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(outboxAfterHeld, func(rows pgx.Rows) error {
 			// Pointers: the row that says "none final" has NULL event columns.
 			var (

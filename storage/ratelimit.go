@@ -16,7 +16,7 @@ type RateLimits struct{ DB *DB }
 // to now, gives back giveBack unspent tokens and takes up to want whole
 // tokens: how many it took and what is left in the bucket.
 func (s *RateLimits) LeaseBucket(ctx context.Context, key string, rate float64, burst, want, giveBack int, now time.Time) (granted int, left float64, err error) {
-	err = s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err = s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT granted, remaining FROM rate_limit_lease($1, $2, $3, $4, $5, $6)",
 			func(r pgx.Rows) error { return r.Scan(&granted, &left) }, key, rate, float64(burst), want, giveBack, now)
 		return nil
@@ -30,7 +30,7 @@ func (s *RateLimits) LeaseBucket(ctx context.Context, key string, rate float64, 
 // PruneBuckets deletes the buckets not leased from since before.
 func (s *RateLimits) PruneBuckets(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.execCount(&n, "DELETE FROM rate_limit_buckets WHERE refreshed_at < $1", before)
 		return nil
 	})

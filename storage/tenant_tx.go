@@ -77,6 +77,14 @@ func (db *DB) inTenantSnapshot(ctx context.Context, tenant uuid.UUID, fn func(ct
 	return db.inTx(ctx, tenant, beginSnapshot, fn)
 }
 
+// inSystemPipeline is readTenant's form for the owner's work: no BEGIN and
+// no COMMIT, each flush one implicit transaction (its statements commit
+// together or not at all). One-statement system work (a lease, a claim, a
+// recorded attempt, the relay's poll) costs what the bare statement costs.
+func (db *DB) inSystemPipeline(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
+	return db.inTx(ctx, uuid.Nil, "", fn)
+}
+
 // inSystemSnapshot is inSystemTx reading one snapshot, read only: what fn
 // reads in several flushes is consistent.
 func (db *DB) inSystemSnapshot(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {

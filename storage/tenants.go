@@ -48,7 +48,7 @@ func (s *Tenants) ListTenants(ctx context.Context) ([]domain.Tenant, error) {
 // AnyTenant reports whether the database holds a tenant.
 func (s *Tenants) AnyTenant(ctx context.Context) (bool, error) {
 	var any bool
-	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT EXISTS (SELECT 1 FROM tenants)", func(r pgx.Rows) error { return r.Scan(&any) })
 		return nil
 	})

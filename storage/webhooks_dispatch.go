@@ -130,7 +130,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		PreviousExpires  *time.Time
 	}
 	var rows []row
-	err := s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(claimDeliveries, func(rs pgx.Rows) error {
 			var r row
 			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
@@ -204,7 +204,7 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 		e := truncate(l.Error, 1000)
 		errText = &e
 	}
-	err = s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+	err = s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(recordAttempt, func(r pgx.Rows) error { return r.Scan(&moved) },
 			l.AttemptID, c.TenantID, c.ID, c.Attempt, l.StatusCode, l.Latency.Milliseconds(), errText, l.At, string(c.Scheme),
 			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID)
