@@ -9,6 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/secretbox"
+	"github.com/haulgraph/haulgraph/storage"
 )
 
 // DemoKeyFile is the demo's generated master key, in Config.DemoDir:
@@ -42,7 +43,7 @@ func withEncryptionKey(cfg Config) (Config, error) {
 // a.Auth.Middleware is what every API transport wraps itself with.
 // throttle rate-limits the token endpoint (rest.RateLimits.TokenThrottle).
 func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux, throttle func(http.ResponseWriter, *http.Request, string) error) error {
-	svc, err := auth.New(ctx, a.DB, auth.Config{
+	svc, err := auth.New(ctx, &storage.Auth{DB: a.DB}, auth.Config{
 		Issuer:         a.Config.PublicURL,
 		TrustedIssuer:  a.Config.IssuerURL,
 		Audience:       a.Config.Audience,

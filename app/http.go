@@ -45,7 +45,7 @@ func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metr
 	if tenant <= 0 {
 		tenant = DefaultTenantRateLimit
 	}
-	var store ratelimit.Store = ratelimit.PGStore{Pool: db.Pool}
+	var store ratelimit.Store = ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}
 	if cfg.RateLimitStore != nil {
 		store = cfg.RateLimitStore(store)
 	}

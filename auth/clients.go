@@ -5,10 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"database/sql"
 	"encoding/base32"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -17,9 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/storage"
 )
 
 // MaxClients is how many live (unrevoked) credential sets a customer may
@@ -29,18 +27,17 @@ const MaxClients = 10
 // Client is one set of client credentials (docs/api-contract.md §5.1). The secret is never
 // stored; only its hash is.
 type Client struct {
-	bun.BaseModel `bun:"table:api_clients"`
-	ID            uuid.UUID  `bun:"id,pk" json:"-"`
-	TenantID      uuid.UUID  `bun:"tenant_id" json:"-"`
-	ClientID      string     `bun:"client_id" json:"client_id"`
-	SecretHash    []byte     `bun:"secret_hash" json:"-"`
-	Name          string     `bun:"name" json:"name"`
-	Description   string     `bun:"description" json:"description"`
-	Scopes        []string   `bun:"scopes,array" json:"scopes"`
-	ExpiresAt     *time.Time `bun:"expires_at" json:"expires_at"`
-	RevokedAt     *time.Time `bun:"revoked_at" json:"revoked_at"`
-	CreatedAt     time.Time  `bun:"created_at,nullzero,default:now()" json:"created_at"`
-	UpdatedAt     time.Time  `bun:"updated_at,nullzero,default:now()" json:"updated_at"`
+	ID          uuid.UUID  `json:"-"`
+	TenantID    uuid.UUID  `json:"-"`
+	ClientID    string     `json:"client_id"`
+	SecretHash  []byte     `json:"-"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Scopes      []string   `json:"scopes"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	RevokedAt   *time.Time `json:"revoked_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
 }
 
 // Active reports whether the client may obtain tokens at now.
@@ -65,8 +62,6 @@ type ClientEdit struct {
 	NoExpiry    bool // remove the expiry date
 }
 
-const clientLimitLock = 7340219 // advisory lock class: one client creation per tenant at a time
-
 // CreateClient makes a credential set for tenant and returns it with its
 // secret, which exists only in this return value.
 func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec ClientSpec) (*Client, string, error) {
@@ -79,40 +74,37 @@ func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec Cli
 			Fields: map[string][]string{"expires": {"the expiry date must be in the future"}}}
 	}
 	secret := "hgcs_" + randomString(32, base64.RawURLEncoding)
-	c := &Client{
+	row, err := s.store.CreateClient(ctx, storage.APIClient{
 		ID: uuid.New(), TenantID: tenantID,
 		ClientID:   "hgc_" + strings.ToLower(randomString(10, base32.StdEncoding.WithPadding(base32.NoPadding))),
 		SecretHash: hashSecret(secret), Name: spec.Name, Description: spec.Description,
 		Scopes: scopes, ExpiresAt: spec.ExpiresAt,
-	}
-	err = s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(?))", clientLimitLock, tenantID.String()); err != nil {
-			return err
-		}
-		n, err := tx.NewSelect().Model((*Client)(nil)).Where("tenant_id = ? AND revoked_at IS NULL", tenantID).Count(ctx)
-		if err != nil {
-			return err
-		}
-		if n >= MaxClients {
-			return &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf(
-				"this customer already holds %d client credential sets, the maximum; revoke one before creating another", n)}
-		}
-		_, err = tx.NewInsert().Model(c).Returning("created_at, updated_at").Exec(ctx)
-		return err
-	})
+	}, admitClient)
 	if err != nil {
 		return nil, "", err
 	}
-	return c, secret, nil
+	c := Client(row)
+	return &c, secret, nil
+}
+
+// admitClient refuses a new set when the tenant already holds live ones
+// up to the maximum.
+func admitClient(live int) error {
+	if live >= MaxClients {
+		return &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf(
+			"this customer already holds %d client credential sets, the maximum; revoke one before creating another", live)}
+	}
+	return nil
 }
 
 // ListClients returns the tenant's credential sets, newest first (at most
 // a few dozen: ten live ones plus the revoked history).
 func (s *Service) ListClients(ctx context.Context, tenantID uuid.UUID) ([]Client, error) {
-	var out []Client
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		return tx.NewSelect().Model(&out).Where("tenant_id = ?", tenantID).Order("created_at DESC").Limit(500).Scan(ctx)
-	})
+	rows, err := s.store.Clients(ctx, tenantID)
+	out := make([]Client, len(rows))
+	for i, r := range rows {
+		out[i] = Client(r)
+	}
 	return out, err
 }
 
@@ -120,19 +112,12 @@ func (s *Service) ListClients(ctx context.Context, tenantID uuid.UUID) ([]Client
 // the tokens it holds are refused at once here and within the revocation
 // poll interval on every other instance.
 func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID string) error {
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewUpdate().Model((*Client)(nil)).Set("revoked_at = now(), updated_at = now()").
-			Where("tenant_id = ? AND client_id = ? AND revoked_at IS NULL", tenantID, clientID).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return domain.NotFound("no active client %q for this customer", clientID)
-		}
-		return nil
-	})
+	revoked, err := s.store.RevokeClient(ctx, tenantID, clientID)
 	if err != nil {
 		return err
+	}
+	if !revoked {
+		return domain.NotFound("no active client %q for this customer", clientID)
 	}
 	return s.revocations.refreshNow(ctx)
 }
@@ -140,15 +125,7 @@ func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID
 // EditClient changes name, description, scopes or expiry of a live set.
 // New scopes take effect with the next token.
 func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID string, e ClientEdit) (*Client, error) {
-	var c Client
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		err := tx.NewSelect().Model(&c).Where("tenant_id = ? AND client_id = ? AND revoked_at IS NULL", tenantID, clientID).For("UPDATE").Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
-			return domain.NotFound("no active client %q for this customer", clientID)
-		}
-		if err != nil {
-			return err
-		}
+	row, err := s.store.EditClient(ctx, tenantID, clientID, func(c *storage.APIClient) (err error) {
 		if e.Name != nil {
 			c.Name = *e.Name
 		}
@@ -168,40 +145,30 @@ func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID s
 		case e.ExpiresAt != nil:
 			c.ExpiresAt = e.ExpiresAt
 		}
-		_, err = tx.NewUpdate().Model(&c).Column("name", "description", "scopes", "expires_at").
-			Set("updated_at = now()").Where("tenant_id = ? AND id = ?", tenantID, c.ID).Returning("updated_at").Exec(ctx)
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	c := Client(row)
 	return &c, nil
 }
 
 // TenantBySlug resolves a tenant for operators (the CLI names tenants by slug).
 func (s *Service) TenantBySlug(ctx context.Context, slug string) (uuid.UUID, error) {
-	var id uuid.UUID
-	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		return tx.NewSelect().Table("tenants").Column("id").Where("slug = ?", slug).Scan(ctx, &id)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return uuid.Nil, domain.NotFound("no tenant with slug %q", slug)
-	}
-	return id, err
+	t, err := s.store.TenantBySlug(ctx, slug)
+	return t.ID, err
 }
 
 // authenticate finds the client by id (across tenants: the token endpoint
 // does not know the tenant yet), charges an existing client's bucket (so
 // only clients that exist have one) and checks its secret in constant time.
 func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, clientID, secret string) (*Client, error) {
-	var c Client
-	err := s.db.InSystem(r.Context(), func(ctx context.Context, tx bun.Tx) error {
-		return tx.NewSelect().Model(&c).Where("client_id = ?", clientID).Scan(ctx)
-	})
-	found := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	row, found, err := s.store.ClientByID(r.Context(), clientID)
+	if err != nil {
 		return nil, err
 	}
+	c := Client(row)
 	if found {
 		if oerr := s.throttle(w, r, c.ClientID); oerr != nil {
 			return nil, oerr

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
@@ -32,7 +31,7 @@ type signingKey struct {
 // instance reads the same rows, so a rotation made by one instance (or the
 // CLI) reaches the others on the next refresh or the first unknown kid.
 type keyRing struct {
-	db      *storage.DB
+	store   Store
 	box     *secretbox.Box
 	keepFor time.Duration // how long a retired key keeps verifying
 
@@ -49,32 +48,11 @@ const (
 	keyRefresh       = time.Minute
 	unknownKIDReload = 200 * time.Millisecond
 	jwksRefresh      = 5 * time.Second
-	keyLockID        = 7340218 // advisory lock serializing key creation and rotation
 )
-
-type keyRow struct {
-	bun.BaseModel `bun:"table:signing_keys"`
-	KID           string     `bun:"kid,pk"`
-	Algorithm     string     `bun:"algorithm"`
-	PrivateKey    []byte     `bun:"private_key"`
-	CreatedAt     time.Time  `bun:"created_at,nullzero,default:now()"`
-	RetiredAt     *time.Time `bun:"retired_at"`
-	NotAfter      *time.Time `bun:"not_after"`
-}
 
 // ensure creates the first key when there is none (first start) and loads all.
 func (k *keyRing) ensure(ctx context.Context) error {
-	err := k.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", keyLockID); err != nil {
-			return err
-		}
-		n, err := tx.NewSelect().Model((*keyRow)(nil)).Where("retired_at IS NULL").Count(ctx)
-		if err != nil || n > 0 {
-			return err
-		}
-		return k.insertNew(ctx, tx)
-	})
-	if err != nil {
+	if err := k.store.EnsureSigningKey(ctx, k.newKey); err != nil {
 		return fmt.Errorf("auth: signing keys: %w", err)
 	}
 	return k.reload(ctx)
@@ -83,48 +61,32 @@ func (k *keyRing) ensure(ctx context.Context) error {
 // rotate retires the active key (it keeps verifying for keepFor) and makes a
 // new one.
 func (k *keyRing) rotate(ctx context.Context) error {
-	err := k.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", keyLockID); err != nil {
-			return err
-		}
-		if _, err := tx.NewUpdate().Model((*keyRow)(nil)).
-			Set("retired_at = now()").
-			Set("not_after = now() + ?::interval", fmt.Sprintf("%d milliseconds", k.keepFor.Milliseconds())).
-			Where("retired_at IS NULL").Exec(ctx); err != nil {
-			return err
-		}
-		return k.insertNew(ctx, tx)
-	})
-	if err != nil {
+	if err := k.store.RotateSigningKey(ctx, k.keepFor, k.newKey); err != nil {
 		return fmt.Errorf("auth: rotate signing key: %w", err)
 	}
 	return k.reload(ctx)
 }
 
-func (k *keyRing) insertNew(ctx context.Context, tx bun.Tx) error {
+// newKey makes a key pair, sealed for storage.
+func (k *keyRing) newKey() (storage.SigningKey, error) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return err
+		return storage.SigningKey{}, err
 	}
 	kid, err := thumbprint(&priv.PublicKey)
 	if err != nil {
-		return err
+		return storage.SigningKey{}, err
 	}
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
-		return err
+		return storage.SigningKey{}, err
 	}
-	row := &keyRow{KID: kid, Algorithm: string(jose.ES256), PrivateKey: k.box.Seal(der, []byte(kid))}
-	_, err = tx.NewInsert().Model(row).Exec(ctx)
-	return err
+	return storage.SigningKey{KID: kid, Algorithm: string(jose.ES256), PrivateKey: k.box.Seal(der, []byte(kid))}, nil
 }
 
 // reload reads every key that may still verify a token.
 func (k *keyRing) reload(ctx context.Context) error {
-	var rows []keyRow
-	err := k.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		return tx.NewSelect().Model(&rows).Where("not_after IS NULL OR not_after > now()").Order("created_at DESC").Scan(ctx)
-	})
+	rows, err := k.store.SigningKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("auth: load signing keys: %w", err)
 	}

@@ -7,9 +7,6 @@ import (
 	"maps"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // DefaultRevocationPoll is how stale an instance's revocation list may get:
@@ -23,7 +20,7 @@ const DefaultRevocationPoll = time.Second
 // per interval per instance), so no request uses a list older than that and
 // no background goroutine is needed.
 type revocationList struct {
-	pool      *pgxpool.Pool
+	store     Store
 	interval  time.Duration
 	horizon   time.Duration // a client revoked longer ago has no live token
 	onKeys    func(ctx context.Context, kids map[string]bool)
@@ -80,37 +77,19 @@ func (l *revocationList) refreshNow(ctx context.Context) error {
 // database stops verifying cached tokens too), in one round trip.
 func (l *revocationList) refresh(ctx context.Context) error {
 	start := time.Now()
-	b := &pgx.Batch{}
-	b.Queue(`SELECT client_id, '' FROM api_clients WHERE revoked_at > $1
-		UNION ALL SELECT client_id, jti FROM token_revocations WHERE expires_at > now()`, start.Add(-l.horizon))
-	b.Queue(`SELECT kid FROM signing_keys WHERE not_after IS NULL OR not_after > now()`)
-	res := l.pool.SendBatch(ctx, b)
-	defer res.Close()
-	clients, tokens := map[string]bool{}, map[string]bool{}
-	rows, err := res.Query()
+	rv, err := l.store.Revocations(ctx, start.Add(-l.horizon))
 	if err != nil {
 		return fmt.Errorf("revocations: %w", err)
 	}
-	var client, jti string
-	_, err = pgx.ForEachRow(rows, []any{&client, &jti}, func() error {
-		if jti == "" {
-			clients[client] = true
-		} else {
-			tokens[client+"\x00"+jti] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("revocations: %w", err)
+	clients, tokens, kids := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, c := range rv.Clients {
+		clients[c] = true
 	}
-	rows, err = res.Query()
-	if err != nil {
-		return fmt.Errorf("signing keys: %w", err)
+	for _, t := range rv.Tokens {
+		tokens[t[0]+"\x00"+t[1]] = true
 	}
-	kids := map[string]bool{}
-	var kid string
-	if _, err := pgx.ForEachRow(rows, []any{&kid}, func() error { kids[kid] = true; return nil }); err != nil {
-		return fmt.Errorf("signing keys: %w", err)
+	for _, kid := range rv.KIDs {
+		kids[kid] = true
 	}
 	l.mu.Lock()
 	l.clients, l.tokens, l.loadedAt = clients, tokens, start

@@ -88,9 +88,7 @@ func (s *Service) RevokeToken(ctx context.Context, clientID, raw string) error {
 	}
 	// Kept until the token would have expired anyway (plus the leeway);
 	// expired rows are pruned by the same statement.
-	if _, err := s.db.Pool.Exec(ctx, `WITH pruned AS (DELETE FROM token_revocations WHERE expires_at < now())
-		INSERT INTO token_revocations (client_id, jti, tenant_id, expires_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (client_id, jti) DO NOTHING`, c.ClientID, c.JTI, tenant, exp.Add(clockLeeway)); err != nil {
+	if err := s.store.RevokeToken(ctx, tenant, c.ClientID, c.JTI, exp.Add(clockLeeway)); err != nil {
 		return err
 	}
 	return s.revocations.refreshNow(ctx)

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/google/uuid"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -50,7 +52,7 @@ type Config struct {
 // Service issues and verifies access tokens and manages client credentials.
 type Service struct {
 	cfg      Config
-	db       *storage.DB
+	store    Store
 	keys     *keyRing
 	verifier func(context.Context) (*oidc.IDTokenVerifier, error)
 
@@ -63,8 +65,24 @@ type Service struct {
 // minted by an instance that had not yet noticed the rotation.
 const keyGrace = 5 * time.Minute
 
+// Store is what the service keeps in PostgreSQL (storage.Auth): client
+// credentials, sealed signing keys and revocations.
+type Store interface {
+	CreateClient(ctx context.Context, c storage.APIClient, admit func(live int) error) (storage.APIClient, error)
+	Clients(ctx context.Context, tenant uuid.UUID) ([]storage.APIClient, error)
+	RevokeClient(ctx context.Context, tenant uuid.UUID, clientID string) (bool, error)
+	EditClient(ctx context.Context, tenant uuid.UUID, clientID string, edit func(*storage.APIClient) error) (storage.APIClient, error)
+	ClientByID(ctx context.Context, clientID string) (storage.APIClient, bool, error)
+	TenantBySlug(ctx context.Context, slug string) (domain.Tenant, error)
+	EnsureSigningKey(ctx context.Context, newKey func() (storage.SigningKey, error)) error
+	RotateSigningKey(ctx context.Context, keepFor time.Duration, newKey func() (storage.SigningKey, error)) error
+	SigningKeys(ctx context.Context) ([]storage.SigningKey, error)
+	Revocations(ctx context.Context, since time.Time) (storage.Revocations, error)
+	RevokeToken(ctx context.Context, tenant uuid.UUID, clientID, jti string, expires time.Time) error
+}
+
 // New creates the service, generating the first signing key on first start.
-func New(ctx context.Context, db *storage.DB, cfg Config) (*Service, error) {
+func New(ctx context.Context, store Store, cfg Config) (*Service, error) {
 	cfg.Issuer = strings.TrimSuffix(cfg.Issuer, "/")
 	cfg.TrustedIssuer = strings.TrimSuffix(cfg.TrustedIssuer, "/")
 	if cfg.TrustedIssuer == "" {
@@ -80,11 +98,11 @@ func New(ctx context.Context, db *storage.DB, cfg Config) (*Service, error) {
 	if cfg.RevocationPoll <= 0 {
 		cfg.RevocationPoll = DefaultRevocationPoll
 	}
-	s := &Service{cfg: cfg, db: db, keys: &keyRing{db: db, box: box, keepFor: cfg.TokenTTL + keyGrace}, cache: newTokenCache()}
+	s := &Service{cfg: cfg, store: store, keys: &keyRing{store: store, box: box, keepFor: cfg.TokenTTL + keyGrace}, cache: newTokenCache()}
 	if err := s.keys.ensure(ctx); err != nil {
 		return nil, err
 	}
-	s.revocations = &revocationList{pool: db.Pool, interval: cfg.RevocationPoll, horizon: cfg.TokenTTL + keyGrace, onKeys: s.keys.sync}
+	s.revocations = &revocationList{store: store, interval: cfg.RevocationPoll, horizon: cfg.TokenTTL + keyGrace, onKeys: s.keys.sync}
 	if err := s.revocations.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}

@@ -2,13 +2,10 @@ package events
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
@@ -21,13 +18,8 @@ import (
 // every registered waker (webhook delivery workers) after each new batch.
 type Relay struct {
 	Outbox *storage.Outbox
-	// Pool gives the connection held in LISTEN: a session of its own on
-	// the server (storage.DB.Session), never one through a transaction
-	// pooler, which would hand the server session to other clients and
-	// drop the notifications.
-	Pool *pgxpool.Pool
-	Hub  *Hub
-	Log  *slog.Logger
+	Hub    *Hub
+	Log    *slog.Logger
 	// Poll is the fallback interval when no notification arrives (default 1s).
 	Poll time.Duration
 	// Batch is how many events one read takes (default 500).
@@ -145,21 +137,11 @@ func (r *Relay) pause(ctx context.Context, err error) bool {
 // listen holds one connection in LISTEN and drains the outbox on every
 // notification or poll tick.
 func (r *Relay) listen(ctx context.Context) error {
-	conn, err := r.Pool.Acquire(ctx)
+	l, err := r.Outbox.Listen(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "LISTEN "+storage.NotifyChannel); err != nil {
-		conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
-		return err
-	}
-	defer func() {
-		// Leave the pooled connection clean, or close it when it cannot be.
-		if _, err := conn.Exec(context.WithoutCancel(ctx), "UNLISTEN *"); err != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
-		}
-	}()
+	defer l.Close(ctx)
 	select {
 	case <-r.ready:
 	default:
@@ -182,13 +164,7 @@ func (r *Relay) listen(ctx context.Context) error {
 		} else {
 			held = 0
 		}
-		wait, cancel := context.WithTimeout(ctx, timeout)
-		_, err = conn.Conn().WaitForNotification(wait)
-		cancel()
-		if err != nil && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		if err := l.Wait(ctx, timeout); err != nil {
 			return err
 		}
 	}

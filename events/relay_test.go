@@ -20,7 +20,7 @@ import (
 func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay, *events.Hub) {
 	t.Helper()
 	hub := events.NewHub()
-	r := &events.Relay{Outbox: &storage.Outbox{DB: db}, Pool: db.Pool, Hub: hub, Poll: poll,
+	r := &events.Relay{Outbox: &storage.Outbox{DB: db}, Hub: hub, Poll: poll,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

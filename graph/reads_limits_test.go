@@ -90,7 +90,7 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 	}
 	// The throttle: 60 points, almost no refill; a query is charged its
 	// requested cost up front and refunded what it did not use.
-	u = limitedServer(t, w.srv, app.GraphQLOptions{Throttle: operation.NewThrottle(ratelimit.New(ratelimit.PGStore{Pool: w.srv.DB.Pool}, nil), 60, 0.001)})
+	u = limitedServer(t, w.srv, app.GraphQLOptions{Throttle: operation.NewThrottle(ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: w.srv.DB}}, nil), 60, 0.001)})
 	q := `{ trailers(first: 40) { items { trailerNum } } }`
 	out = gql(t, u, tok, q, nil)
 	var cost costJSON

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/ratelimit"
+	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -41,7 +42,7 @@ func TestBurstThenRefusalThenRecovery(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
-	store := &countingStore{PGStore: ratelimit.PGStore{Pool: db.Pool}}
+	store := &countingStore{PGStore: ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}}
 	lm := ratelimit.New(store, clk.Now)
 	ctx := context.Background()
 	lim := ratelimit.PerSecond(10)
@@ -99,8 +100,8 @@ func TestInstancesShareTheBudget(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
-	a := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
-	b := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	a := ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}, clk.Now)
+	b := ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}, clk.Now)
 	ctx := context.Background()
 	lim := ratelimit.PerSecond(10)
 
@@ -127,7 +128,7 @@ func TestLeasedTokensExpire(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
-	lm := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	lm := ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}, clk.Now)
 	ctx := context.Background()
 	lim := ratelimit.PerSecond(50)
 	// One request leases a slice (10 tokens); the bucket then refills while
@@ -153,7 +154,7 @@ func TestIdleBucketsArePruned(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
-	lm := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	lm := ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}, clk.Now)
 	ctx := context.Background()
 	rows := func(key string) int {
 		var n int
@@ -181,8 +182,8 @@ func TestTakeNAndRefundShareOneBudget(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	clk := newClock()
-	a := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
-	b := ratelimit.New(ratelimit.PGStore{Pool: db.Pool}, clk.Now)
+	a := ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}, clk.Now)
+	b := ratelimit.New(ratelimit.PGStore{Buckets: &storage.RateLimits{DB: db}}, clk.Now)
 	ctx := context.Background()
 	lim := ratelimit.Limit{Rate: 100, Burst: 10000}
 

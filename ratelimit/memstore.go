@@ -35,7 +35,7 @@ func NewMemStore(max int) *MemStore {
 	return &MemStore{max: max, buckets: map[string]memBucket{}}
 }
 
-// Lease is PGStore.Lease (migration 0013) on memory.
+// Lease is PGStore.Lease (rate_limit_lease, migration 0013) on memory.
 func (s *MemStore) Lease(_ context.Context, key string, l Limit, want, giveBack int, now time.Time) (granted int, left float64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -16,9 +16,9 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// DB is the one handle to PostgreSQL: bun for models, migrations and writes,
-// and the pgx pool beneath it for what bun does not do (LISTEN/NOTIFY, COPY)
-// and for the hot reads (tenantBatch: bind parameters, batches).
+// DB is the one handle to PostgreSQL: the pgx pool, which every statement
+// of storage reaches through a Tx (tenant_tx.go), and bun over it for the
+// models.
 type DB struct {
 	Bun  *bun.DB
 	Pool *pgxpool.Pool
@@ -76,9 +76,10 @@ func (db *DB) Close() {
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
 
-// InTenant runs fn in a transaction bound to one tenant: the role switches to
-// haulgraph_tenant, which row-level security confines to app.tenant_id, so a
-// query that forgets its tenant_id filter still sees only this tenant's rows.
+// InTenant runs fn in a bun transaction bound to one tenant (the role
+// haulgraph_tenant, which row-level security confines to app.tenant_id).
+// Storage itself goes through Tx (TestOneWayToTheDatabase); this is for
+// test fixtures and benches that write rows with bun.
 func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx context.Context, tx bun.Tx) error) error {
 	if tenantID == uuid.Nil {
 		return errors.New("storage: tenant transaction without a tenant")
@@ -92,8 +93,8 @@ func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx cont
 	})
 }
 
-// InSystem runs fn in a transaction with the owner's rights, across tenants.
-// Only the token service, the outbox relay, webhook workers and seeding use it.
+// InSystem runs fn in a bun transaction with the owner's rights, across
+// tenants: for test fixtures and benches, as InTenant.
 func (db *DB) InSystem(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
 	return db.Bun.RunInTx(ctx, &sql.TxOptions{}, fn)
 }

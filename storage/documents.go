@@ -2,12 +2,10 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
@@ -15,7 +13,7 @@ import (
 
 // LoadChangedFunc records that a load changed, inside the transaction of the
 // change (the events outbox). Nil until the event bus is wired.
-type LoadChangedFunc func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error
+type LoadChangedFunc func(ctx context.Context, tx *Tx, loadID uuid.UUID) error
 
 // Documents is the documents.Store on PostgreSQL.
 type Documents struct {
@@ -57,27 +55,31 @@ func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t do
 		}
 		p.UUID, p.PublicID = id, id.String()
 	}
-	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+	found := false
+	err := s.DB.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		scan := func(dest any) func(pgx.Rows) error {
+			return func(r pgx.Rows) error { found = true; return r.Scan(dest) }
+		}
 		switch t {
 		case domain.ParentLoad:
 			p.PublicID = publicID
-			return tx.QueryRowContext(ctx, `
+			tx.query(`
 				SELECT l.id FROM loads l
-				WHERE l.tenant_id = ? AND l.load_number = ?
+				WHERE l.tenant_id = $1 AND l.load_number = $2
 				  AND EXISTS (SELECT 1 FROM trips t WHERE t.tenant_id = l.tenant_id AND t.load_id = l.id)`,
-				tenantID, publicID).Scan(&p.UUID)
+				scan(&p.UUID), tenantID, publicID)
 		case domain.ParentTrip:
 			var loadID uuid.UUID
-			err := tx.QueryRowContext(ctx, `SELECT load_id FROM trips WHERE tenant_id = ? AND id = ?`, tenantID, p.UUID).Scan(&loadID)
 			p.LoadID = &loadID
-			return err
+			tx.query(`SELECT load_id FROM trips WHERE tenant_id = $1 AND id = $2`, scan(&loadID), tenantID, p.UUID)
 		case domain.ParentDriver:
-			return tx.QueryRowContext(ctx, `SELECT id FROM drivers WHERE tenant_id = ? AND id = ?`, tenantID, p.UUID).Scan(&p.UUID)
+			tx.query(`SELECT id FROM drivers WHERE tenant_id = $1 AND id = $2`, scan(&p.UUID), tenantID, p.UUID)
 		default:
-			return tx.QueryRowContext(ctx, `SELECT id FROM carriers WHERE tenant_id = ? AND id = ?`, tenantID, p.UUID).Scan(&p.UUID)
+			tx.query(`SELECT id FROM carriers WHERE tenant_id = $1 AND id = $2`, scan(&p.UUID), tenantID, p.UUID)
 		}
+		return nil
 	})
-	if errors.Is(err, sql.ErrNoRows) {
+	if err == nil && !found {
 		return p, parentNotFound(t, publicID)
 	}
 	if t == domain.ParentLoad {
@@ -88,7 +90,7 @@ func (s *Documents) DocumentParent(ctx context.Context, tenantID uuid.UUID, t do
 
 // InsertDocument records d and, for load and trip documents, the load's change.
 func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p documents.Parent, d domain.Document) error {
-	return s.DB.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *TenantTx) error {
+	return s.DB.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		if p.LoadID != nil && s.LoadChanged != nil {
 			// The load's row lock comes before the first write: the outbox
 			// orders events by transaction id (storage.Outbox).
@@ -123,13 +125,17 @@ func scanDocument(sc interface{ Scan(...any) error }) (domain.Document, uuid.UUI
 // Document reads one document of the tenant.
 func (s *Documents) Document(ctx context.Context, tenantID, id uuid.UUID) (domain.Document, error) {
 	var d domain.Document
-	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		d, _, err = scanDocument(tx.QueryRowContext(ctx,
-			`SELECT `+documentColumns+` FROM documents WHERE tenant_id = ? AND id = ?`, tenantID, id))
-		return err
+	found := false
+	err := s.DB.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		tx.query(`SELECT `+documentColumns+` FROM documents WHERE tenant_id = $1 AND id = $2`, func(r pgx.Rows) error {
+			var err error
+			found = true
+			d, _, err = scanDocument(r)
+			return err
+		}, tenantID, id)
+		return nil
 	})
-	if errors.Is(err, sql.ErrNoRows) {
+	if err == nil && !found {
 		return d, domain.NotFound("document %s was not found", id)
 	}
 	return d, err
@@ -142,25 +148,17 @@ func (s *Documents) DocumentsOf(ctx context.Context, tenantID uuid.UUID, t domai
 	if len(parents) == 0 {
 		return out, nil
 	}
-	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		rows, err := tx.QueryContext(ctx, `
+	err := s.DB.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		tx.query(`
 			SELECT `+documentColumns+` FROM (
 				SELECT *, row_number() OVER (PARTITION BY parent_uuid ORDER BY uploaded_at DESC, id) AS n
-				FROM documents WHERE tenant_id = ? AND parent_type = ? AND parent_uuid IN (?)
-			) d WHERE n <= ? ORDER BY parent_uuid, uploaded_at DESC, id`,
-			tenantID, string(t), bun.In(parents), limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			d, parent, err := scanDocument(rows)
-			if err != nil {
-				return err
-			}
+				FROM documents WHERE tenant_id = $1 AND parent_type = $2 AND parent_uuid = ANY($3)
+			) d WHERE n <= $4 ORDER BY parent_uuid, uploaded_at DESC, id`, func(r pgx.Rows) error {
+			d, parent, err := scanDocument(r)
 			out[parent] = append(out[parent], d)
-		}
-		return rows.Err()
+			return err
+		}, tenantID, string(t), parents, limit)
+		return nil
 	})
 	return out, err
 }

@@ -17,13 +17,13 @@ func DocumentLoadChanged(now func() time.Time) LoadChangedFunc {
 	if now == nil {
 		now = time.Now
 	}
-	return func(ctx context.Context, tx *TenantTx, loadID uuid.UUID) error {
+	return func(ctx context.Context, tx *Tx, loadID uuid.UUID) error {
 		at := now().UTC()
 		// The row lock (taken by the caller before its first write) orders
 		// this with the load's other writes, so snapshots and events follow
 		// one another.
 		tx.exec("UPDATE loads SET updated_at = $3 WHERE tenant_id = $1 AND id = $2", tx.tenant, loadID, at)
-		read := queueLoads(&tx.batch, loadByID, tx.tenant, loadID)
+		read := tx.queueLoads(loadByID, loadID)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ func TestDocumentsInsertEmitsLoadChangeInTheSameTransaction(t *testing.T) {
 	tenant, load, trip := docFixture(t, db, "a")
 	var changed []uuid.UUID
 	fail := false
-	store := &storage.Documents{DB: db, LoadChanged: func(ctx context.Context, tx *storage.TenantTx, loadID uuid.UUID) error {
+	store := &storage.Documents{DB: db, LoadChanged: func(ctx context.Context, tx *storage.Tx, loadID uuid.UUID) error {
 		if fail {
 			return errors.New("outbox down")
 		}
@@ -139,7 +139,7 @@ func TestUploadLeavesNoBytesWhenTheRowFails(t *testing.T) {
 	defer blobs.Close()
 	outboxDown := errors.New("outbox down")
 	docs := &documents.Service{
-		Store: &storage.Documents{DB: db, LoadChanged: func(context.Context, *storage.TenantTx, uuid.UUID) error { return outboxDown }},
+		Store: &storage.Documents{DB: db, LoadChanged: func(context.Context, *storage.Tx, uuid.UUID) error { return outboxDown }},
 		Blobs: blobs,
 	}
 	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeTripUpdate}})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
@@ -29,30 +28,33 @@ func (l *EventLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos 
 // always continue after the last event it was given.
 func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q eventlog.Query) ([]eventlog.LoggedEvent, error) {
 	var rows []struct {
-		Seq          int64           `bun:"seq"`
-		Xact         int64           `bun:"xact"`
-		ID           string          `bun:"id"`
-		Type         string          `bun:"type"`
-		SubsidiaryID uuid.UUID       `bun:"subsidiary_id"`
-		Payload      json.RawMessage `bun:"payload"`
+		Seq          int64           `db:"seq"`
+		Xact         int64           `db:"xact"`
+		ID           string          `db:"id"`
+		Type         string          `db:"type"`
+		SubsidiaryID uuid.UUID       `db:"subsidiary_id"`
+		Payload      json.RawMessage `db:"payload"`
 	}
-	err := l.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
+	err := l.DB.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		after := q.After
-		sel := tx.NewSelect().Table("events").ColumnExpr("seq, xact::text::bigint AS xact, id, type, subsidiary_id, payload").
-			Where("tenant_id = ?", tenantID).
-			Where("(xact, seq) > (?::bigint::text::xid8, ?)", after.Xact, after.Seq).
-			Where("xact < pg_snapshot_xmin(pg_current_snapshot())").
-			Where("subsidiary_id IS NOT NULL").Where("type IN (?)", bun.In(q.Types))
+		where := `tenant_id = ? AND (xact, seq) > (?::bigint::text::xid8, ?) AND xact < pg_snapshot_xmin(pg_current_snapshot())
+			AND subsidiary_id IS NOT NULL AND type = ANY(?)`
+		args := []any{tenantID, after.Xact, after.Seq, q.Types}
 		if q.SubsidiaryID != nil {
-			sel = sel.Where("subsidiary_id = ?", *q.SubsidiaryID)
+			where += " AND subsidiary_id = ?"
+			args = append(args, *q.SubsidiaryID)
 		}
 		if q.LoadNumber != "" {
-			sel = sel.Where("payload #>> '{data,load,LoadNumber}' = ?", q.LoadNumber)
+			where += " AND payload #>> '{data,load,LoadNumber}' = ?"
+			args = append(args, q.LoadNumber)
 		}
 		if q.Since != nil {
-			sel = sel.Where("created_at >= ?", *q.Since)
+			where += " AND created_at >= ?"
+			args = append(args, *q.Since)
 		}
-		return sel.OrderExpr("xact, seq").Limit(int64(q.Limit+1)).Scan(ctx, &rows)
+		selectRows(tx, &rows, "SELECT seq, xact::text::bigint AS xact, id, type, subsidiary_id, payload FROM events WHERE "+where+
+			" ORDER BY xact, seq LIMIT ?", append(args, q.Limit+1)...)
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -39,30 +38,20 @@ var _ reads.StatementExportStore = (*Reads)(nil)
 // snapshot, read in keyset steps of ExportBatch statements on
 // (statement_date, number), the order and index of search.
 func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q reads.StatementExportQuery, slots int, emit func(*reads.Statement) error) error {
-	if tenant == uuid.Nil {
-		return fmt.Errorf("storage: export without a tenant")
-	}
-	tx, err := r.DB.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		// The request's context may be over (a client gone): roll back
-		// anyway; a connection pgx closed on cancellation is simply dropped.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = tx.Rollback(rctx)
-	}()
 	// A client gone cancels ctx; pgx then sends the server a cancel request
 	// for the running statement and drops the connection (pgconn asyncClose),
 	// which ends the transaction: no snapshot or slot outlives the request.
-	if _, err := tx.Exec(ctx, `SELECT set_config('app.tenant_id', $1, true), set_config('role', 'haulgraph_tenant', true),
-		set_config('application_name', $2, true)`, tenant.String(), ExportApplicationName); err != nil {
-		return err
-	}
-	if err := takeExportSlot(ctx, tx, tenant, slots); err != nil {
-		return err
-	}
+	return r.DB.inTenantSnapshot(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		tx.exec("SELECT set_config('application_name', $1, true)", ExportApplicationName)
+		if err := takeExportSlot(ctx, tx, tenant, slots); err != nil {
+			return err
+		}
+		return streamStatements(ctx, tx, tenant, q, emit)
+	})
+}
+
+// streamStatements reads the export in keyset steps inside tx.
+func streamStatements(ctx context.Context, tx *Tx, tenant uuid.UUID, q reads.StatementExportQuery, emit func(*reads.Statement) error) error {
 	query, args := exportStatementsQuery(tenant, q)
 	// The first step starts before the first day: every row of the range
 	// sorts after (From - 1 day, MinInt32).
@@ -92,10 +81,10 @@ func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q reads.
 
 // takeExportSlot holds one of the tenant's export slots until the
 // transaction ends, or answers TooManyExports.
-func takeExportSlot(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, slots int) error {
+func takeExportSlot(ctx context.Context, tx *Tx, tenant uuid.UUID, slots int) error {
 	for i := range slots {
 		var ok bool
-		if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", exportSlotLock+i, tenant.String()).Scan(&ok); err != nil {
+		if _, err := tx.queryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", []any{&ok}, exportSlotLock+i, tenant.String()); err != nil {
 			return err
 		}
 		if ok {
@@ -132,27 +121,23 @@ func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (stri
 
 // readStatementBatch reads one keyset step and its line items and sub-lines
 // (three queries) and assembles them as search does.
-func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query string, args []any) ([]reads.Statement, error) {
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
+func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query string, args []any) ([]reads.Statement, error) {
 	type stmt struct {
 		row    statementRow
 		driver *domain.Driver
 	}
 	var got []stmt
-	for rows.Next() {
+	tx.query(query, func(rows pgx.Rows) error {
 		var s stmt
 		var d driverCols
 		if err := rows.Scan(append(s.row.scanTargets(), d.targets()...)...); err != nil {
-			rows.Close()
-			return nil, err
+			return err
 		}
 		s.driver = d.driver()
 		got = append(got, s)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, args...)
+	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	if len(got) == 0 {
@@ -174,47 +159,37 @@ func readStatementBatch(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, query 
 }
 
 // exportLines is statementLines over pgx.
-func exportLines(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]reads.StatementLine, error) {
-	rows, err := tx.Query(ctx, `SELECT id, statement_id, category, title, policy_name, trip_number,
-		load_number, amount, currency, transaction_type FROM statement_line_items
-		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, tenant, stmtIDs)
-	if err != nil {
-		return nil, err
-	}
+func exportLines(ctx context.Context, tx *Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]reads.StatementLine, error) {
 	var lines []lineRow
 	var lineIDs []string
-	for rows.Next() {
+	tx.query(`SELECT id, statement_id, category, title, policy_name, trip_number,
+		load_number, amount, currency, transaction_type FROM statement_line_items
+		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, func(rows pgx.Rows) error {
 		var l lineRow
 		if err := rows.Scan(&l.ID, &l.StatementID, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
 			&l.LoadNumber, &l.Amount, &l.Currency, &l.TransactionType); err != nil {
-			rows.Close()
-			return nil, err
+			return err
 		}
 		lines = append(lines, l)
 		lineIDs = append(lineIDs, l.ID.String())
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, tenant, stmtIDs)
+	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	rows, err = tx.Query(ctx, `SELECT line_item_id, description, quantity, rate, amount, currency
-		FROM statement_sub_lines WHERE tenant_id = $1 AND line_item_id = ANY($2::uuid[]) ORDER BY line_item_id, position`,
-		tenant, lineIDs)
-	if err != nil {
-		return nil, err
-	}
 	var subs []subLineRow
-	for rows.Next() {
-		var s subLineRow
-		if err := rows.Scan(&s.LineItemID, &s.Description, &s.Quantity, &s.Rate, &s.Amount, &s.Currency); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		subs = append(subs, s)
-	}
-	if err := rows.Err(); err != nil {
+	tx.query(`SELECT line_item_id, description, quantity, rate, amount, currency
+		FROM statement_sub_lines WHERE tenant_id = $1 AND line_item_id = ANY($2::uuid[]) ORDER BY line_item_id, position`,
+		func(rows pgx.Rows) error {
+			var s subLineRow
+			err := rows.Scan(&s.LineItemID, &s.Description, &s.Quantity, &s.Rate, &s.Amount, &s.Currency)
+			subs = append(subs, s)
+			return err
+		}, tenant, lineIDs)
+	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	return assembleLines(lines, subs), nil

@@ -11,7 +11,8 @@ import (
 // TenantBatchOn runs queries (each answering one text column) as one tenant
 // batch on conn, exactly as the hot reads do, and returns each query's rows.
 func TenantBatchOn(ctx context.Context, conn *pgxpool.Conn, tenant uuid.UUID, queries ...string) ([][]string, error) {
-	t := newTenantBatch(tenant)
+	t := &Tx{conn: conn, tenant: tenant}
+	t.start()
 	out := make([][]string, len(queries))
 	for i, q := range queries {
 		t.query(q, func(r pgx.Rows) error {
@@ -21,5 +22,5 @@ func TenantBatchOn(ctx context.Context, conn *pgxpool.Conn, tenant uuid.UUID, qu
 			return err
 		})
 	}
-	return out, conn.SendBatch(ctx, &t.b).Close()
+	return out, t.flush(ctx)
 }

@@ -116,3 +116,9 @@ func (r *loadsRead) Loads() []domain.Load {
 	}
 	return r.loads
 }
+
+// queueLoads queues a snapshot read of the transaction's tenant.
+func (t *Tx) queueLoads(key loadKey, arg any) *loadsRead {
+	t.queued++
+	return queueLoads(&t.batch, key, t.tenant, arg)
+}

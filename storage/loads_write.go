@@ -14,7 +14,7 @@ import (
 
 // LoadWrites is loads.WriteStore: each write runs in one tenant
 // transaction together with the outbox insert of its events. Writes are
-// queued and sent with the next read (TenantTx), so a write such as
+// queued and sent with the next read (Tx), so a write such as
 // changeLoadStatus costs three round trips: lock and read, write and read
 // back, events and commit.
 type LoadWrites struct{ DB *DB }
@@ -23,14 +23,14 @@ var _ loads.WriteStore = (*LoadWrites)(nil)
 
 // WriteLoads runs fn in a tenant transaction.
 func (s *LoadWrites) WriteLoads(ctx context.Context, tenant uuid.UUID, fn func(context.Context, loads.WriteTx) error) error {
-	return s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *TenantTx) error {
+	return s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		return fn(ctx, &loadTx{tx})
 	})
 }
 
 // loadTx is loads.WriteTx. Its writes report their errors from the
 // call that next reads, or from the commit.
-type loadTx struct{ *TenantTx }
+type loadTx struct{ *Tx }
 
 func (t *loadTx) LoadForUpdate(ctx context.Context, loadNumber string) (*domain.Load, error) {
 	return t.lockAndRead(ctx, "SELECT id FROM loads WHERE tenant_id = $1 AND load_number = $2 FOR UPDATE",
@@ -60,7 +60,7 @@ func (t *loadTx) TripForUpdate(ctx context.Context, id uuid.UUID) (*domain.Trip,
 func (t *loadTx) lockAndRead(ctx context.Context, lock string, key loadKey, arg any, notFound func() error) (*domain.Load, error) {
 	locked := false
 	t.query(lock, func(pgx.Rows) error { locked = true; return nil }, t.tenant, arg)
-	read := queueLoads(&t.batch, key, t.tenant, arg)
+	read := t.queueLoads(key, arg)
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (t *loadTx) lockAndRead(ctx context.Context, lock string, key loadKey, arg 
 // statements (queueLoads), so data.load is exactly what GET
 // /loads/{loadNumber} answers.
 func (t *loadTx) LoadSnapshot(ctx context.Context, id uuid.UUID) (*domain.Load, error) {
-	read := queueLoads(&t.batch, loadByID, t.tenant, id)
+	read := t.queueLoads(loadByID, id)
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}

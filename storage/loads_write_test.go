@@ -262,7 +262,7 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 	// these events back for a moment. Consume reads only final events.
 	waitFinal(t, outbox, 3)
 	var seen []string
-	n, err := outbox.Consume(ctx, "test", 2, func(_ context.Context, _ bun.Tx, evs []storage.OutboxEvent) error {
+	n, err := outbox.Consume(ctx, "test", 2, func(_ context.Context, _ *storage.Tx, evs []storage.OutboxEvent) error {
 		for _, e := range evs {
 			seen = append(seen, e.ID)
 		}
@@ -272,12 +272,12 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 		t.Fatalf("first batch: %d %v", n, err)
 	}
 	// A failing handler rolls back: the cursor does not move.
-	if _, err := outbox.Consume(ctx, "test", 2, func(context.Context, bun.Tx, []storage.OutboxEvent) error {
+	if _, err := outbox.Consume(ctx, "test", 2, func(context.Context, *storage.Tx, []storage.OutboxEvent) error {
 		return errors.New("boom")
 	}); err == nil {
 		t.Fatal("handler error swallowed")
 	}
-	n, err = outbox.Consume(ctx, "test", 2, func(_ context.Context, _ bun.Tx, evs []storage.OutboxEvent) error {
+	n, err = outbox.Consume(ctx, "test", 2, func(_ context.Context, _ *storage.Tx, evs []storage.OutboxEvent) error {
 		for _, e := range evs {
 			seen = append(seen, e.ID)
 		}
@@ -286,7 +286,7 @@ func TestOutboxConsumeAdvancesDurably(t *testing.T) {
 	if err != nil || n != 1 || len(seen) != 3 || seen[0] == seen[2] {
 		t.Fatalf("second batch: %d %v %v", n, err, seen)
 	}
-	if n, _ := outbox.Consume(ctx, "test", 2, func(context.Context, bun.Tx, []storage.OutboxEvent) error { return nil }); n != 0 {
+	if n, _ := outbox.Consume(ctx, "test", 2, func(context.Context, *storage.Tx, []storage.OutboxEvent) error { return nil }); n != 0 {
 		t.Fatalf("replayed %d events", n)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
@@ -22,7 +24,8 @@ const MaxOutboxLagCount = 100000
 // on events (xact, seq)); ctx bounds it.
 func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
 	var lag OutboxLag
-	err := db.Pool.QueryRow(ctx, `
+	err := db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query(`
 		WITH cursor AS (
 			SELECT coalesce((SELECT last_xact FROM event_cursors WHERE consumer = $1), '0'::xid8) AS xact,
 			       coalesce((SELECT last_seq FROM event_cursors WHERE consumer = $1), 0) AS seq),
@@ -30,16 +33,22 @@ func (db *DB) OutboxLag(ctx context.Context) (OutboxLag, error) {
 			SELECT e.created_at FROM events e, cursor c WHERE (e.xact, e.seq) > (c.xact, c.seq)
 			ORDER BY e.xact, e.seq LIMIT $2)
 		SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM pending`,
-		WebhookCursor, MaxOutboxLagCount).Scan(&lag.Events, &lag.OldestAgeSeconds)
+			func(r pgx.Rows) error { return r.Scan(&lag.Events, &lag.OldestAgeSeconds) }, WebhookCursor, MaxOutboxLagCount)
+		return nil
+	})
 	return lag, err
 }
 
 // DeliveryBacklog counts webhook deliveries still pending and those failed
 // for good.
 func (db *DB) DeliveryBacklog(ctx context.Context) (pending, failed int64, err error) {
-	err = db.Pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(webhooks.DeliveryPending)+`),
-		(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(webhooks.DeliveryFailed)+`)`).Scan(&pending, &failed)
+	err = db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query(`SELECT
+			(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(webhooks.DeliveryPending)+`),
+			(SELECT count(*) FROM webhook_deliveries WHERE status = `+sqlLiteral(webhooks.DeliveryFailed)+`)`,
+			func(r pgx.Rows) error { return r.Scan(&pending, &failed) })
+		return nil
+	})
 	return pending, failed, err
 }
 
@@ -55,6 +64,9 @@ func (db *DB) PendingMigrations(ctx context.Context) (int, error) {
 		versions[i] = strings.TrimSuffix(strings.TrimPrefix(n, "migrations/"), ".sql")
 	}
 	var applied int
-	err = db.Pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ANY($1)", versions).Scan(&applied)
+	err = db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT count(*) FROM schema_migrations WHERE version = ANY($1)", func(r pgx.Rows) error { return r.Scan(&applied) }, versions)
+		return nil
+	})
 	return len(versions) - applied, err
 }

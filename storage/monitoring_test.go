@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
@@ -35,7 +34,7 @@ func TestOutboxLagFollowsTheWebhookCursor(t *testing.T) {
 		t.Fatalf("two events waiting, the oldest 90 s old: %+v %v", lag, err)
 	}
 	dbtest.WaitOutboxFinal(t, db)
-	n, err := (&storage.Outbox{DB: db}).Consume(ctx, storage.WebhookCursor, 10, func(context.Context, bun.Tx, []storage.OutboxEvent) error { return nil })
+	n, err := (&storage.Outbox{DB: db}).Consume(ctx, storage.WebhookCursor, 10, func(context.Context, *storage.Tx, []storage.OutboxEvent) error { return nil })
 	if err != nil || n != 2 {
 		t.Fatalf("consume: %d %v", n, err)
 	}

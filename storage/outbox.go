@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -43,7 +42,7 @@ func (e *OutboxEvent) Pos() eventlog.Position {
 // (0010_outbox_horizon.sql). A write that emits events about a load must have
 // locked that load's row before its first write in the transaction, so that
 // transaction ids, and with them the outbox order, follow the row lock.
-func (t *TenantTx) appendEvents(events []domain.Event) error {
+func (t *Tx) appendEvents(events []domain.Event) error {
 	for _, e := range events {
 		payload, err := e.MarshalEnvelope()
 		if err != nil {
@@ -99,27 +98,21 @@ type OutboxHead struct {
 // what had committed beyond it.
 func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
 	h := OutboxHead{Committed: map[int64]bool{}}
-	tx, err := o.DB.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return h, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck
-	err = tx.QueryRow(ctx, `SELECT coalesce(max(xact)::text::bigint, 0) FROM events
-		WHERE xact < pg_snapshot_xmin(pg_current_snapshot())`).Scan(&h.Pos.Xact)
-	if err == nil && h.Pos.Xact > 0 {
-		err = tx.QueryRow(ctx, "SELECT max(seq) FROM events WHERE xact = $1::bigint::text::xid8", h.Pos.Xact).Scan(&h.Pos.Seq)
-	}
-	if err != nil {
-		return h, err
-	}
-	rows, err := tx.Query(ctx, "SELECT seq FROM events WHERE xact >= pg_snapshot_xmin(pg_current_snapshot())")
-	if err != nil {
-		return h, err
-	}
-	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	for _, s := range seqs {
-		h.Committed[s] = true
-	}
+	err := o.DB.inSystemSnapshot(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query(`SELECT coalesce(max(xact)::text::bigint, 0) FROM events
+			WHERE xact < pg_snapshot_xmin(pg_current_snapshot())`, func(r pgx.Rows) error { return r.Scan(&h.Pos.Xact) })
+		tx.query("SELECT seq FROM events WHERE xact >= pg_snapshot_xmin(pg_current_snapshot())", func(r pgx.Rows) error {
+			var seq int64
+			err := r.Scan(&seq)
+			h.Committed[seq] = true
+			return err
+		})
+		if err := tx.flush(ctx); err != nil || h.Pos.Xact == 0 {
+			return err
+		}
+		tx.query("SELECT max(seq) FROM events WHERE xact = $1::bigint::text::xid8", func(r pgx.Rows) error { return r.Scan(&h.Pos.Seq) }, h.Pos.Xact)
+		return nil
+	})
 	return h, err
 }
 
@@ -130,29 +123,28 @@ func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
 // shortly rather than at the next notification, which that transaction need
 // not send.
 func (o *Outbox) After(ctx context.Context, pos eventlog.Position, limit int) (events []OutboxEvent, held bool, err error) {
-	rows, err := o.DB.Pool.Query(ctx, outboxAfterHeld, pos.Xact, pos.Seq, limit)
+	err = o.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query(outboxAfterHeld, func(rows pgx.Rows) error {
+			// Pointers: the row that says "none final" has NULL event columns.
+			var (
+				seq, xact       *int64
+				id, typ         *string
+				tenant, subject *uuid.UUID
+				created         *time.Time
+				e               OutboxEvent
+			)
+			if err := rows.Scan(&held, &seq, &xact, &id, &tenant, &e.SubsidiaryID, &typ, &subject, &e.Payload, &created); err != nil {
+				return err
+			}
+			if seq != nil {
+				e.Seq, e.Xact, e.ID, e.TenantID, e.Type, e.SubjectID, e.CreatedAt = *seq, *xact, *id, *tenant, *typ, *subject, *created
+				events = append(events, e)
+			}
+			return nil
+		}, pos.Xact, pos.Seq, limit)
+		return nil
+	})
 	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		// Pointers: the row that says "none final" has NULL event columns.
-		var (
-			seq, xact       *int64
-			id, typ         *string
-			tenant, subject *uuid.UUID
-			created         *time.Time
-			e               OutboxEvent
-		)
-		if err := rows.Scan(&held, &seq, &xact, &id, &tenant, &e.SubsidiaryID, &typ, &subject, &e.Payload, &created); err != nil {
-			return nil, false, err
-		}
-		if seq != nil {
-			e.Seq, e.Xact, e.ID, e.TenantID, e.Type, e.SubjectID, e.CreatedAt = *seq, *xact, *id, *tenant, *typ, *subject, *created
-			events = append(events, e)
-		}
-	}
-	if err := rows.Err(); err != nil {
 		return nil, false, err
 	}
 	// A full batch is read on at once whatever follows it.
@@ -166,23 +158,23 @@ func (o *Outbox) After(ctx context.Context, pos eventlog.Position, limit int) (e
 // among several instances one consumes at a time; a new consumer starts at
 // the beginning of the outbox. It returns how many events were handed over.
 func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
-	fn func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error) (int, error) {
+	fn func(ctx context.Context, tx *Tx, events []OutboxEvent) error) (int, error) {
 	n := 0
-	err := o.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := o.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var last eventlog.Position
-		err := tx.Tx.QueryRowContext(ctx, "SELECT last_xact::text::bigint, last_seq FROM event_cursors WHERE consumer = $1 FOR UPDATE",
-			consumer).Scan(&last.Xact, &last.Seq)
-		if err == sql.ErrNoRows {
-			if _, err = tx.Tx.ExecContext(ctx, "INSERT INTO event_cursors (consumer) VALUES ($1) ON CONFLICT DO NOTHING", consumer); err == nil {
-				err = tx.Tx.QueryRowContext(ctx, "SELECT last_xact::text::bigint, last_seq FROM event_cursors WHERE consumer = $1 FOR UPDATE",
-					consumer).Scan(&last.Xact, &last.Seq)
-			}
-		}
-		if err != nil {
+		tx.exec("INSERT INTO event_cursors (consumer) VALUES ($1) ON CONFLICT DO NOTHING", consumer)
+		tx.query("SELECT last_xact::text::bigint, last_seq FROM event_cursors WHERE consumer = $1 FOR UPDATE",
+			func(r pgx.Rows) error { return r.Scan(&last.Xact, &last.Seq) }, consumer)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		batch, err := scanOutbox(tx.Tx.QueryContext(ctx, outboxAfter, last.Xact, last.Seq, limit))
-		if err != nil || len(batch) == 0 {
+		var batch []OutboxEvent
+		tx.query(outboxAfter, func(r pgx.Rows) error {
+			e, err := scanOutbox(r)
+			batch = append(batch, e)
+			return err
+		}, last.Xact, last.Seq, limit)
+		if err := tx.flush(ctx); err != nil || len(batch) == 0 {
 			return err
 		}
 		if err := fn(ctx, tx, batch); err != nil {
@@ -190,25 +182,16 @@ func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
 		}
 		n = len(batch)
 		end := batch[n-1].Pos()
-		_, err = tx.Tx.ExecContext(ctx, "UPDATE event_cursors SET last_xact = $1::bigint::text::xid8, last_seq = $2 WHERE consumer = $3",
+		tx.exec("UPDATE event_cursors SET last_xact = $1::bigint::text::xid8, last_seq = $2 WHERE consumer = $3",
 			end.Xact, end.Seq, consumer)
-		return err
+		return nil
 	})
 	return n, err
 }
 
-func scanOutbox(rows *sql.Rows, err error) ([]OutboxEvent, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []OutboxEvent
-	for rows.Next() {
-		var e OutboxEvent
-		if err := rows.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+// scanOutbox reads outboxColumns.
+func scanOutbox(r pgx.Rows) (OutboxEvent, error) {
+	var e OutboxEvent
+	err := r.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt)
+	return e, err
 }

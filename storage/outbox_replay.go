@@ -2,11 +2,9 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
@@ -22,14 +20,12 @@ func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *e
 	if id == "" && pos != nil {
 		where, args = "xact = $2::bigint::text::xid8 AND seq = $3", []any{tenant, pos.Xact, pos.Seq}
 	}
-	err = o.DB.InTenant(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		return tx.Tx.QueryRowContext(ctx, "SELECT xact::text::bigint, seq FROM events WHERE tenant_id = $1 AND "+where, args...).
-			Scan(&at.Xact, &at.Seq)
+	err = o.DB.readTenant(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT xact::text::bigint, seq FROM events WHERE tenant_id = $1 AND "+where,
+			func(r pgx.Rows) error { found = true; return r.Scan(&at.Xact, &at.Seq) }, args...)
+		return nil
 	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return at, false, nil
-	}
-	return at, err == nil, err
+	return at, found && err == nil, err
 }
 
 // TenantPage returns up to limit of tenant's events of types after `after`
@@ -38,13 +34,16 @@ func (o *Outbox) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *e
 // later.
 func (o *Outbox) TenantPage(ctx context.Context, tenant uuid.UUID, types []string, after, upTo eventlog.Position, limit int) ([]OutboxEvent, error) {
 	var out []OutboxEvent
-	err := o.DB.InTenant(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		out, err = scanOutbox(tx.Tx.QueryContext(ctx, "SELECT "+outboxColumns+` FROM events
+	err := o.DB.readTenant(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT "+outboxColumns+` FROM events
 			WHERE tenant_id = $1 AND type = ANY($2)
 			  AND (xact, seq) > ($3::bigint::text::xid8, $4) AND (xact, seq) <= ($5::bigint::text::xid8, $6)
-			ORDER BY xact, seq LIMIT $7`, tenant, types, after.Xact, after.Seq, upTo.Xact, upTo.Seq, limit))
-		return err
+			ORDER BY xact, seq LIMIT $7`, func(r pgx.Rows) error {
+			e, err := scanOutbox(r)
+			out = append(out, e)
+			return err
+		}, tenant, types, after.Xact, after.Seq, upTo.Xact, upTo.Seq, limit)
+		return nil
 	})
 	return out, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/loads"
@@ -102,7 +101,7 @@ func TestOutboxConcurrentWritersNoSkips(t *testing.T) {
 		defer readers.Done()
 		var got []storage.OutboxEvent
 		for len(got) < want && ctx.Err() == nil {
-			n, err := outbox.Consume(ctx, "concurrency", 11, func(_ context.Context, _ bun.Tx, evs []storage.OutboxEvent) error {
+			n, err := outbox.Consume(ctx, "concurrency", 11, func(_ context.Context, _ *storage.Tx, evs []storage.OutboxEvent) error {
 				got = append(got, evs...)
 				return nil
 			})

@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // Reads implements reads.Store (and the batch loaders behind GraphQL's
-// dataloaders). Every method runs inside InTenant and names tenant_id; every
+// dataloaders). Every method reads as its tenant (readTenant) and names tenant_id; every
 // relation is fetched with one query per level (WHERE x_id = ANY(...)).
 type Reads struct{ DB *DB }
 
@@ -115,16 +115,36 @@ func decodeCursor(s string, types []string) ([]string, error) {
 	return parts, nil
 }
 
-// count runs a COUNT(*) over the same FROM/WHERE as the page query.
-func count(ctx context.Context, tx bun.Tx, from string, args ...any) (int, error) {
-	var n int
-	err := tx.NewRaw("SELECT count(*) "+from, args...).Scan(ctx, &n)
-	return n, err
+// count queues a COUNT(*) over the same FROM/WHERE as the page query; n
+// is set by the flush that sends it.
+func count(tx *Tx, n *int, from string, args ...any) {
+	tx.query(numbered("SELECT count(*) "+from), func(r pgx.Rows) error { return r.Scan(n) }, args...)
 }
 
-// selectRows scans a raw query into rows.
-func selectRows[T any](ctx context.Context, tx bun.Tx, rows *[]T, query string, args ...any) error {
-	return tx.NewRaw(query, args...).Scan(ctx, rows)
+// selectRows queues a query whose rows are appended to *rows, columns
+// matched to T's fields by their db tags, by the flush that sends it.
+func selectRows[T any](tx *Tx, rows *[]T, query string, args ...any) {
+	tx.query(numbered(query), func(r pgx.Rows) error {
+		v, err := pgx.RowToStructByName[T](r)
+		*rows = append(*rows, v)
+		return err
+	}, args...)
+}
+
+// numbered turns the list builders' ? placeholders into pgx's $1, $2, ...
+// (the texts have no ? of their own, in literals or as operators).
+func numbered(query string) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // ids collects distinct non-nil ids.
@@ -140,6 +160,6 @@ func ids[T any](items []T, get func(T) *uuid.UUID) []uuid.UUID {
 	return out
 }
 
-func (r *Reads) in(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return r.DB.InTenant(ctx, tenant, fn)
+func (r *Reads) in(ctx context.Context, tenant uuid.UUID, fn func(ctx context.Context, tx *Tx) error) error {
+	return r.DB.readTenant(ctx, tenant, fn)
 }

@@ -23,9 +23,12 @@ func (r *Reads) InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number st
 // invoice reads one invoice with vendor, customer, line items, loads and
 // payments: six queries, one round trip together with the tenant context.
 func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceKey, arg any) (*reads.Invoice, error) {
-	t := newTenantBatch(tenant)
-	read := QueueInvoiceRead(&t.b, key, tenant, arg)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	var read *InvoiceRead
+	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		read = QueueInvoiceRead(&t.batch, key, tenant, arg)
+		t.queued++
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	if !read.Found {

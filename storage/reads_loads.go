@@ -15,9 +15,11 @@ import (
 // LoadByNumber answers docs/architecture.md's load read endpoint: the full snapshot, in
 // one round trip.
 func (r *Reads) LoadByNumber(ctx context.Context, tenant uuid.UUID, loadNumber string) (*domain.Load, error) {
-	t := newTenantBatch(tenant)
-	read := queueLoads(&t.b, loadByNumber, tenant, loadNumber)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	var read *loadsRead
+	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		read = t.queueLoads(loadByNumber, loadNumber)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	loads := read.Loads()
@@ -33,9 +35,11 @@ func (r *Reads) loadsByID(ctx context.Context, tenant uuid.UUID, idList []uuid.U
 	if len(idList) == 0 {
 		return nil, nil
 	}
-	t := newTenantBatch(tenant)
-	read := queueLoads(&t.b, loadsByIDs, tenant, idList)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	var read *loadsRead
+	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		read = t.queueLoads(loadsByIDs, idList)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return read.Loads(), nil
@@ -73,17 +77,18 @@ func (r *Reads) ListLoads(ctx context.Context, tenant uuid.UUID, q reads.LoadLis
 		pageArgs = append(slices.Clip(args), parts[0])
 		where = " AND l.load_number < $" + strconv.Itoa(len(pageArgs))
 	}
-	t := newTenantBatch(tenant)
-	t.query("SELECT count(*) "+from, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, args...)
 	var idList []uuid.UUID
 	pageArgs = append(slices.Clip(pageArgs), limit+1)
-	t.query("SELECT l.id "+from+where+" ORDER BY l.load_number DESC LIMIT $"+strconv.Itoa(len(pageArgs)), func(rows pgx.Rows) error {
-		var id uuid.UUID
-		err := rows.Scan(&id)
-		idList = append(idList, id)
-		return err
-	}, pageArgs...)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		t.query("SELECT count(*) "+from, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, args...)
+		t.query("SELECT l.id "+from+where+" ORDER BY l.load_number DESC LIMIT $"+strconv.Itoa(len(pageArgs)), func(rows pgx.Rows) error {
+			var id uuid.UUID
+			err := rows.Scan(&id)
+			idList = append(idList, id)
+			return err
+		}, pageArgs...)
+		return nil
+	}); err != nil {
 		return domain.Page[domain.Load]{}, err
 	}
 	idList, page.HasMore = trim(idList, limit)

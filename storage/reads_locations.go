@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
@@ -18,20 +16,20 @@ const locationCols = `l.id, l.name, l.company_number, l.type, l.status, l.street
 	l.email, l.phone, l.fax, l.date_created, l.external_id`
 
 type locationRow struct {
-	ID            uuid.UUID `bun:"id"`
-	Name          string    `bun:"name"`
-	CompanyNumber string    `bun:"company_number"`
-	Type          string    `bun:"type"`
-	Status        string    `bun:"status"`
-	Street        string    `bun:"street"`
-	City          string    `bun:"city"`
-	State         string    `bun:"state"`
-	ZipCode       string    `bun:"zip_code"`
-	Email         []string  `bun:"email,array"`
-	Phone         []string  `bun:"phone,array"`
-	Fax           string    `bun:"fax"`
-	DateCreated   time.Time `bun:"date_created"`
-	ExternalID    *string   `bun:"external_id"`
+	ID            uuid.UUID `db:"id"`
+	Name          string    `db:"name"`
+	CompanyNumber string    `db:"company_number"`
+	Type          string    `db:"type"`
+	Status        string    `db:"status"`
+	Street        string    `db:"street"`
+	City          string    `db:"city"`
+	State         string    `db:"state"`
+	ZipCode       string    `db:"zip_code"`
+	Email         []string  `db:"email"`
+	Phone         []string  `db:"phone"`
+	Fax           string    `db:"fax"`
+	DateCreated   time.Time `db:"date_created"`
+	ExternalID    *string   `db:"external_id"`
 }
 
 // SearchLocations answers docs/api-contract.md §4.5, oldest first.
@@ -49,11 +47,11 @@ func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q reads.L
 			st[i] = string(s)
 		}
 		from += " AND l.status = ANY(?)"
-		args = append(args, pgdialect.Array(st))
+		args = append(args, st)
 	}
 	if len(q.IDs) > 0 {
 		from += " AND l.id = ANY(?)"
-		args = append(args, pgdialect.Array(q.IDs))
+		args = append(args, q.IDs)
 	}
 	if q.CreatedAfter != nil {
 		from += " AND l.date_created >= ?"
@@ -64,16 +62,19 @@ func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q reads.L
 		args = append(args, q.CreatedBefore.UTC())
 	}
 	var rows []locationRow
-	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		if page.Total, err = count(ctx, tx, from, args...); err != nil {
-			return err
-		}
-		if err := selectRows(ctx, tx, &rows, "SELECT "+locationCols+" "+from+" "+win.where+" "+win.tail, append(append([]any{}, args...), win.args...)...); err != nil {
+	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		count(tx, &page.Total, from, args...)
+		selectRows(tx, &rows, "SELECT "+locationCols+" "+from+" "+win.where+" "+win.tail, append(append([]any{}, args...), win.args...)...)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
 		rows, page.HasMore = trim(rows, win.limit)
-		page.Items, err = fillLocations(ctx, tx, tenant, rows)
-		return err
+		notes := queueNotes(tx, tenant, ids(rows, func(l locationRow) *uuid.UUID { return &l.ID }))
+		if err := tx.flush(ctx); err != nil {
+			return err
+		}
+		page.Items = fillLocations(rows, *notes)
+		return nil
 	})
 	if err != nil {
 		return domain.Page[reads.Location]{}, err
@@ -85,30 +86,27 @@ func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q reads.L
 }
 
 type locationNoteRow struct {
-	ID          uuid.UUID `bun:"id"`
-	LocationID  uuid.UUID `bun:"location_id"`
-	Description string    `bun:"description"`
-	NoteType    string    `bun:"note_type"`
-	Time        time.Time `bun:"time"`
-	Author      string    `bun:"author"`
+	ID          uuid.UUID `db:"id"`
+	LocationID  uuid.UUID `db:"location_id"`
+	Description string    `db:"description"`
+	NoteType    string    `db:"note_type"`
+	Time        time.Time `db:"time"`
+	Author      string    `db:"author"`
 }
 
-// fillLocations converts rows and attaches their notes with one query.
-func fillLocations(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []locationRow) ([]reads.Location, error) {
-	out := make([]reads.Location, len(rows))
-	if len(rows) == 0 {
-		return out, nil
-	}
-	locIDs := make([]uuid.UUID, len(rows))
-	for i, l := range rows {
-		locIDs[i] = l.ID
-	}
+// queueNotes queues the read of the locations' notes, in one query.
+func queueNotes(tx *Tx, tenant uuid.UUID, locIDs []uuid.UUID) *[]locationNoteRow {
 	var notes []locationNoteRow
-	if err := selectRows(ctx, tx, &notes, `SELECT id, location_id, description, note_type, time, author
-		FROM location_notes WHERE tenant_id = ? AND location_id = ANY(?) ORDER BY location_id, time, id`,
-		tenant, pgdialect.Array(locIDs)); err != nil {
-		return nil, err
+	if len(locIDs) > 0 {
+		selectRows(tx, &notes, `SELECT id, location_id, description, note_type, time, author
+			FROM location_notes WHERE tenant_id = ? AND location_id = ANY(?) ORDER BY location_id, time, id`, tenant, locIDs)
 	}
+	return &notes
+}
+
+// fillLocations converts rows and attaches their notes.
+func fillLocations(rows []locationRow, notes []locationNoteRow) []reads.Location {
+	out := make([]reads.Location, len(rows))
 	byLoc := map[uuid.UUID][]reads.LocationNote{}
 	for _, n := range notes {
 		byLoc[n.LocationID] = append(byLoc[n.LocationID], reads.LocationNote{ID: n.ID, Description: n.Description, NoteType: n.NoteType, Time: n.Time, User: n.Author})
@@ -125,7 +123,7 @@ func fillLocations(ctx context.Context, tx bun.Tx, tenant uuid.UUID, rows []loca
 			ExternalID: l.ExternalID, Notes: ns,
 		}
 	}
-	return out, nil
+	return out
 }
 
 // nonNil is s, or an empty list for nil (a JSON [] and a SQL '{}').

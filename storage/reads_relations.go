@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
@@ -16,23 +14,24 @@ import (
 // are simply absent.
 
 type driverRow struct {
-	ID           uuid.UUID  `bun:"id"`
-	Name         string     `bun:"name"`
-	Type         string     `bun:"type"`
-	CompanyName  *string    `bun:"company_name"`
-	SubsidiaryID *uuid.UUID `bun:"subsidiary_id"`
-	FleetName    *string    `bun:"fleet_name"`
+	ID           uuid.UUID  `db:"id"`
+	Name         string     `db:"name"`
+	Type         string     `db:"type"`
+	CompanyName  *string    `db:"company_name"`
+	SubsidiaryID *uuid.UUID `db:"subsidiary_id"`
+	FleetName    *string    `db:"fleet_name"`
 }
 
-func driversByIDs(ctx context.Context, tx bun.Tx, tenant uuid.UUID, idList []uuid.UUID) (map[uuid.UUID]domain.Driver, error) {
+func driversByIDs(ctx context.Context, tx *Tx, tenant uuid.UUID, idList []uuid.UUID) (map[uuid.UUID]domain.Driver, error) {
 	out := map[uuid.UUID]domain.Driver{}
 	if len(idList) == 0 {
 		return out, nil
 	}
 	var rows []driverRow
-	if err := selectRows(ctx, tx, &rows, `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name AS fleet_name
+	selectRows(tx, &rows, `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name AS fleet_name
 		FROM drivers d LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
-		WHERE d.tenant_id = ? AND d.id = ANY(?)`, tenant, pgdialect.Array(idList)); err != nil {
+		WHERE d.tenant_id = ? AND d.id = ANY(?)`, tenant, idList)
+	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
@@ -43,7 +42,7 @@ func driversByIDs(ctx context.Context, tx bun.Tx, tenant uuid.UUID, idList []uui
 
 // DriversByIDs loads drivers by id (statement → driver, trip → drivers).
 func (r *Reads) DriversByIDs(ctx context.Context, tenant uuid.UUID, idList []uuid.UUID) (out map[uuid.UUID]domain.Driver, err error) {
-	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		out, err = driversByIDs(ctx, tx, tenant, idList)
 		return err
 	})
@@ -57,14 +56,15 @@ func (r *Reads) CarriersByIDs(ctx context.Context, tenant uuid.UUID, idList []uu
 		return out, nil
 	}
 	var rows []struct {
-		ID        uuid.UUID `bun:"id"`
-		Name      string    `bun:"name"`
-		MCNumber  string    `bun:"mc_number"`
-		DOTNumber string    `bun:"dot_number"`
+		ID        uuid.UUID `db:"id"`
+		Name      string    `db:"name"`
+		MCNumber  string    `db:"mc_number"`
+		DOTNumber string    `db:"dot_number"`
 	}
-	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		return selectRows(ctx, tx, &rows, `SELECT id, name, mc_number, dot_number FROM carriers
-			WHERE tenant_id = ? AND id = ANY(?)`, tenant, pgdialect.Array(idList))
+	err := r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		selectRows(tx, &rows, `SELECT id, name, mc_number, dot_number FROM carriers
+			WHERE tenant_id = ? AND id = ANY(?)`, tenant, idList)
+		return nil
 	})
 	for _, c := range rows {
 		out[c.ID] = domain.Carrier{ID: c.ID, Name: c.Name, MCNumber: c.MCNumber, DOTNumber: c.DOTNumber}
@@ -79,8 +79,9 @@ func (r *Reads) TrailersByIDs(ctx context.Context, tenant uuid.UUID, idList []uu
 		return out, nil
 	}
 	var rows []trailerRow
-	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		return selectRows(ctx, tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" AND t.id = ANY(?)", tenant, pgdialect.Array(idList))
+	err := r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		selectRows(tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" AND t.id = ANY(?)", tenant, idList)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -102,14 +103,15 @@ func (r *Reads) LocationsByIDs(ctx context.Context, tenant uuid.UUID, idList []u
 		return out, nil
 	}
 	var locs []reads.Location
-	err := r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
+	err := r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		var rows []locationRow
-		if err := selectRows(ctx, tx, &rows, "SELECT "+locationCols+" FROM locations l WHERE l.tenant_id = ? AND l.id = ANY(?)", tenant, pgdialect.Array(idList)); err != nil {
+		selectRows(tx, &rows, "SELECT "+locationCols+" FROM locations l WHERE l.tenant_id = ? AND l.id = ANY(?)", tenant, idList)
+		notes := queueNotes(tx, tenant, idList)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		var err error
-		locs, err = fillLocations(ctx, tx, tenant, rows)
-		return err
+		locs = fillLocations(rows, *notes)
+		return nil
 	})
 	for _, l := range locs {
 		out[l.ID] = l

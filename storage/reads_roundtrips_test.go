@@ -12,6 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/readstest"
@@ -187,8 +188,10 @@ func TestRecordDeliveredIsOneRoundTrip(t *testing.T) {
 		t.Helper()
 		status := 200
 		before := rt.Load()
-		err := store.RecordWebhookAttempt(ctx, storage.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
-			Attempt: attempt, ChainAttempt: 1}, storage.AttemptOutcome{AttemptID: uuid.New(), StatusCode: &status, Delivered: true, At: time.Now()})
+		now := time.Now()
+		_, err := store.RecordWebhookAttempt(ctx, storage.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
+			Attempt: attempt, ChainAttempt: 1}, storage.AttemptLog{AttemptID: uuid.New(), StatusCode: &status, At: now},
+			webhooks.DecideAttempt(webhooks.AttemptResult{Delivered: true, At: now}, 1, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,17 +48,18 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q reads.
 	if err != nil {
 		return page, err
 	}
-	t := newTenantBatch(tenant)
-	if text.Count != "" {
-		t.query(text.Count, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, text.CountArgs...)
-	}
 	var rows []reads.Statement
-	t.query(text.Page, func(r pgx.Rows) error {
-		s, err := scanStatement(r, !q.Skip.Totals)
-		rows = append(rows, s)
-		return err
-	}, text.PageArgs...)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		if text.Count != "" {
+			t.query(text.Count, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, text.CountArgs...)
+		}
+		t.query(text.Page, func(r pgx.Rows) error {
+			s, err := scanStatement(r, !q.Skip.Totals)
+			rows = append(rows, s)
+			return err
+		}, text.PageArgs...)
+		return nil
+	}); err != nil {
 		return domain.Page[reads.Statement]{}, err
 	}
 	rows, page.HasMore = trim(rows, text.Limit)
@@ -145,13 +146,14 @@ var statementByNumber = "SELECT " + statementColumns(reads.StatementSkip{}) +
 // StatementByNumber answers docs/api-contract.md §4.3: unknown and in-flight are both not found.
 func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number int32) (*reads.Statement, error) {
 	var rows []reads.Statement
-	t := newTenantBatch(tenant)
-	t.query(statementByNumber, func(r pgx.Rows) error {
-		s, err := scanStatement(r, true)
-		rows = append(rows, s)
-		return err
-	}, tenant, number)
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		t.query(statementByNumber, func(r pgx.Rows) error {
+			s, err := scanStatement(r, true)
+			rows = append(rows, s)
+			return err
+		}, tenant, number)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
@@ -192,53 +194,55 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []rea
 	for i, row := range rows {
 		stmtIDs[i] = row.ID
 	}
-	t := newTenantBatch(tenant)
 	drivers := map[uuid.UUID]*domain.Driver{}
-	if p.Driver {
-		driverIDs := ids(rows, func(s reads.Statement) *uuid.UUID { return &s.DriverID })
-		t.query(StatementDriversSQL, func(r pgx.Rows) error {
-			d := &domain.Driver{}
-			if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
-				return err
-			}
-			drivers[d.ID] = d
-			return nil
-		}, tenant, driverIDs)
-	}
 	type line struct {
 		id, statement uuid.UUID
 		reads.StatementLine
 	}
 	var lines []line
-	if p.LineItems || p.SubLines {
-		t.query(StatementLinesSQL, func(r pgx.Rows) error {
-			var l line
-			var amount numeric
-			if err := r.Scan(&l.id, &l.statement, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
-				&l.LoadNumber, &amount, &l.Amount.Currency, &l.TransactionType); err != nil {
-				return err
-			}
-			l.Amount.Amount = amount.dec()
-			l.SubLines = []reads.SubLine{}
-			lines = append(lines, l)
-			return nil
-		}, tenant, stmtIDs)
-	}
 	subLines := map[uuid.UUID][]reads.SubLine{}
-	if p.SubLines {
-		t.query(StatementSubLinesSQL, func(r pgx.Rows) error {
-			var lineID uuid.UUID
-			var s reads.SubLine
-			var amount numeric
-			if err := r.Scan(&lineID, &s.Description, &s.Quantity, &s.Rate, &amount, &s.Amount.Currency); err != nil {
-				return err
-			}
-			s.Amount.Amount = amount.dec()
-			subLines[lineID] = append(subLines[lineID], s)
-			return nil
-		}, tenant, stmtIDs)
-	}
-	if err := r.DB.runTenant(ctx, tenant, t); err != nil {
+	err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
+		if p.Driver {
+			driverIDs := ids(rows, func(s reads.Statement) *uuid.UUID { return &s.DriverID })
+			t.query(StatementDriversSQL, func(r pgx.Rows) error {
+				d := &domain.Driver{}
+				if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
+					return err
+				}
+				drivers[d.ID] = d
+				return nil
+			}, tenant, driverIDs)
+		}
+		if p.LineItems || p.SubLines {
+			t.query(StatementLinesSQL, func(r pgx.Rows) error {
+				var l line
+				var amount numeric
+				if err := r.Scan(&l.id, &l.statement, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
+					&l.LoadNumber, &amount, &l.Amount.Currency, &l.TransactionType); err != nil {
+					return err
+				}
+				l.Amount.Amount = amount.dec()
+				l.SubLines = []reads.SubLine{}
+				lines = append(lines, l)
+				return nil
+			}, tenant, stmtIDs)
+		}
+		if p.SubLines {
+			t.query(StatementSubLinesSQL, func(r pgx.Rows) error {
+				var lineID uuid.UUID
+				var s reads.SubLine
+				var amount numeric
+				if err := r.Scan(&lineID, &s.Description, &s.Quantity, &s.Rate, &amount, &s.Amount.Currency); err != nil {
+					return err
+				}
+				s.Amount.Amount = amount.dec()
+				subLines[lineID] = append(subLines[lineID], s)
+				return nil
+			}, tenant, stmtIDs)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	byStatement := make(map[uuid.UUID][]reads.StatementLine, len(rows))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
@@ -25,32 +24,32 @@ const trailerFrom = `FROM trailers t LEFT JOIN fleets f ON f.id = t.fleet_id AND
 	WHERE t.tenant_id = ?`
 
 type trailerRow struct {
-	ID                    uuid.UUID  `bun:"id"`
-	CreatedAt             time.Time  `bun:"created_at"`
-	TrailerNum            *string    `bun:"trailer_num"`
-	Make                  *string    `bun:"make"`
-	LicenseNum            *string    `bun:"license_num"`
-	LicenseState          *string    `bun:"license_state"`
-	VinNum                *string    `bun:"vin_num"`
-	Status                *string    `bun:"status"`
-	SubsidiaryID          *uuid.UUID `bun:"subsidiary_id"`
-	EquipmentType         *string    `bun:"equipment_type"`
-	EquipmentSize         *string    `bun:"equipment_size"`
-	InsuranceCompany      *string    `bun:"insurance_company"`
-	InsurancePolicyNumber *string    `bun:"insurance_policy_number"`
-	FleetID               *uuid.UUID `bun:"fleet_id"`
-	FleetName             *string    `bun:"fleet_name"`
-	FleetPrefix           *string    `bun:"fleet_prefix"`
-	Year                  *int       `bun:"year"`
-	LicenseCountry        *string    `bun:"license_country"`
-	PlateExpiresAt        *time.Time `bun:"plate_expires_at"`
-	LicenseExpiresAt      *time.Time `bun:"license_expires_at"`
-	InsuranceExpiresAt    *time.Time `bun:"insurance_expires_at"`
-	InspectionExpiresAt   *time.Time `bun:"inspection_expires_at"`
-	CapacityPallets       *int       `bun:"capacity_pallets"`
-	CapacityWeight        *int       `bun:"capacity_weight"`
-	Notes                 []byte     `bun:"notes"`
-	Refs                  []byte     `bun:"refs"`
+	ID                    uuid.UUID  `db:"id"`
+	CreatedAt             time.Time  `db:"created_at"`
+	TrailerNum            *string    `db:"trailer_num"`
+	Make                  *string    `db:"make"`
+	LicenseNum            *string    `db:"license_num"`
+	LicenseState          *string    `db:"license_state"`
+	VinNum                *string    `db:"vin_num"`
+	Status                *string    `db:"status"`
+	SubsidiaryID          *uuid.UUID `db:"subsidiary_id"`
+	EquipmentType         *string    `db:"equipment_type"`
+	EquipmentSize         *string    `db:"equipment_size"`
+	InsuranceCompany      *string    `db:"insurance_company"`
+	InsurancePolicyNumber *string    `db:"insurance_policy_number"`
+	FleetID               *uuid.UUID `db:"fleet_id"`
+	FleetName             *string    `db:"fleet_name"`
+	FleetPrefix           *string    `db:"fleet_prefix"`
+	Year                  *int       `db:"year"`
+	LicenseCountry        *string    `db:"license_country"`
+	PlateExpiresAt        *time.Time `db:"plate_expires_at"`
+	LicenseExpiresAt      *time.Time `db:"license_expires_at"`
+	InsuranceExpiresAt    *time.Time `db:"insurance_expires_at"`
+	InspectionExpiresAt   *time.Time `db:"inspection_expires_at"`
+	CapacityPallets       *int       `db:"capacity_pallets"`
+	CapacityWeight        *int       `db:"capacity_weight"`
+	Notes                 []byte     `db:"notes"`
+	Refs                  []byte     `db:"refs"`
 }
 
 func (t trailerRow) trailer() (reads.Trailer, error) {
@@ -111,11 +110,10 @@ func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Win
 		return page, err
 	}
 	var rows []trailerRow
-	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		if page.Total, err = count(ctx, tx, "FROM trailers t WHERE t.tenant_id = ?", tenant); err != nil {
-			return err
-		}
-		return selectRows(ctx, tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" "+win.where+" "+win.tail, append([]any{tenant}, win.args...)...)
+	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		count(tx, &page.Total, "FROM trailers t WHERE t.tenant_id = ?", tenant)
+		selectRows(tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" "+win.where+" "+win.tail, append([]any{tenant}, win.args...)...)
+		return nil
 	})
 	if err != nil {
 		return domain.Page[reads.Trailer]{}, err

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
@@ -15,18 +14,18 @@ import (
 var userKeys = keyset{cols: []string{"u.user_name", "u.id"}, types: []string{"text", "uuid"}}
 
 type userRow struct {
-	ID          uuid.UUID `bun:"id"`
-	UserName    string    `bun:"user_name"`
-	Name        string    `bun:"name"`
-	Email       string    `bun:"email"`
-	Phone       string    `bun:"phone"`
-	UserType    string    `bun:"user_type"`
-	Role        string    `bun:"role"`
-	CompanyCode string    `bun:"company_code"`
-	Status      string    `bun:"status"`
-	Permissions []string  `bun:"permissions,array"`
-	CreatedAt   time.Time `bun:"created_at"`
-	ModifiedAt  time.Time `bun:"modified_at"`
+	ID          uuid.UUID `db:"id"`
+	UserName    string    `db:"user_name"`
+	Name        string    `db:"name"`
+	Email       string    `db:"email"`
+	Phone       string    `db:"phone"`
+	UserType    string    `db:"user_type"`
+	Role        string    `db:"role"`
+	CompanyCode string    `db:"company_code"`
+	Status      string    `db:"status"`
+	Permissions []string  `db:"permissions"`
+	CreatedAt   time.Time `db:"created_at"`
+	ModifiedAt  time.Time `db:"modified_at"`
 }
 
 // likeEscaper makes a keyword literal inside LIKE (the trigram index serves
@@ -48,13 +47,12 @@ func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q reads.UserQ
 		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(q.Keyword))+"%")
 	}
 	var rows []userRow
-	err = r.in(ctx, tenant, func(ctx context.Context, tx bun.Tx) error {
-		if page.Total, err = count(ctx, tx, from, args...); err != nil {
-			return err
-		}
-		return selectRows(ctx, tx, &rows, `SELECT u.id, u.user_name, u.name, u.email, u.phone, u.user_type, u.role,
+	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+		count(tx, &page.Total, from, args...)
+		selectRows(tx, &rows, `SELECT u.id, u.user_name, u.name, u.email, u.phone, u.user_type, u.role,
 			u.company_code, u.status, u.permissions, u.created_at, u.modified_at `+from+" "+win.where+" "+win.tail,
 			append(append([]any{}, args...), win.args...)...)
+		return nil
 	})
 	if err != nil {
 		return domain.Page[reads.User]{}, err

@@ -2,11 +2,9 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -22,47 +20,51 @@ const maxTenantList = 10000
 
 // CreateTenant inserts t unless its slug exists; then the existing tenant.
 func (s *Tenants) CreateTenant(ctx context.Context, t domain.Tenant) (domain.Tenant, bool, error) {
-	created := false
-	err := s.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, ?, ?) ON CONFLICT (slug) DO NOTHING", t.ID, t.Slug, t.Name)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		created = n == 1
-		return tx.QueryRowContext(ctx, "SELECT id, slug, name, created_at FROM tenants WHERE slug = ?", t.Slug).Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt)
+	var n int64
+	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.execCount(&n, "INSERT INTO tenants (id, slug, name) VALUES ($1, $2, $3) ON CONFLICT (slug) DO NOTHING", t.ID, t.Slug, t.Name)
+		tx.query("SELECT id, slug, name, created_at FROM tenants WHERE slug = $1",
+			func(r pgx.Rows) error { return r.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt) }, t.Slug)
+		return nil
 	})
-	return t, created, err
+	return t, n == 1, err
 }
 
 // ListTenants lists tenants by slug.
 func (s *Tenants) ListTenants(ctx context.Context) ([]domain.Tenant, error) {
 	var out []domain.Tenant
-	err := s.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT id, slug, name, created_at FROM tenants ORDER BY slug LIMIT ?", maxTenantList)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT id, slug, name, created_at FROM tenants ORDER BY slug LIMIT $1", func(r pgx.Rows) error {
 			var t domain.Tenant
-			if err := rows.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt); err != nil {
-				return err
-			}
+			err := r.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt)
 			out = append(out, t)
-		}
-		return rows.Err()
+			return err
+		}, maxTenantList)
+		return nil
 	})
 	return out, err
+}
+
+// AnyTenant reports whether the database holds a tenant.
+func (s *Tenants) AnyTenant(ctx context.Context) (bool, error) {
+	var any bool
+	err := s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT EXISTS (SELECT 1 FROM tenants)", func(r pgx.Rows) error { return r.Scan(&any) })
+		return nil
+	})
+	return any, err
 }
 
 // TenantBySlug finds one tenant.
 func (s *Tenants) TenantBySlug(ctx context.Context, slug string) (domain.Tenant, error) {
 	var t domain.Tenant
-	err := s.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		return tx.QueryRowContext(ctx, "SELECT id, slug, name, created_at FROM tenants WHERE slug = ?", slug).Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt)
+	found := false
+	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT id, slug, name, created_at FROM tenants WHERE slug = $1",
+			func(r pgx.Rows) error { found = true; return r.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt) }, slug)
+		return nil
 	})
-	if errors.Is(err, sql.ErrNoRows) {
+	if err == nil && !found {
 		return t, domain.NotFound("no tenant with slug %q", slug)
 	}
 	return t, err
@@ -73,22 +75,16 @@ func (s *Tenants) TenantBySlug(ctx context.Context, slug string) (domain.Tenant,
 // between concurrent operators.
 func (s *Tenants) CreateSubsidiary(ctx context.Context, sub domain.Subsidiary) (domain.Subsidiary, bool, error) {
 	created := false
-	err := s.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('subsidiaries:' || ?))", sub.TenantID.String()); err != nil {
-			return err
-		}
-		var id uuid.UUID
-		err := tx.QueryRowContext(ctx, "SELECT id FROM subsidiaries WHERE tenant_id = ? AND name = ? ORDER BY id LIMIT 1", sub.TenantID, sub.Name).Scan(&id)
-		if err == nil {
-			sub.ID = id
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.exec("SELECT pg_advisory_xact_lock(hashtext('subsidiaries:' || $1))", sub.TenantID.String())
+		found, err := tx.queryRow(ctx, "SELECT id FROM subsidiaries WHERE tenant_id = $1 AND name = $2 ORDER BY id LIMIT 1",
+			[]any{&sub.ID}, sub.TenantID, sub.Name)
+		if err != nil || found {
 			return err
 		}
 		created = true
-		_, err = tx.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, ?)", sub.ID, sub.TenantID, sub.Name)
-		return err
+		tx.exec("INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, $3)", sub.ID, sub.TenantID, sub.Name)
+		return nil
 	})
 	return sub, created, err
 }
@@ -96,20 +92,14 @@ func (s *Tenants) CreateSubsidiary(ctx context.Context, sub domain.Subsidiary) (
 // ListSubsidiaries lists a tenant's subsidiaries by name.
 func (s *Tenants) ListSubsidiaries(ctx context.Context, tenantID uuid.UUID) ([]domain.Subsidiary, error) {
 	var out []domain.Subsidiary
-	err := s.DB.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT id, tenant_id, name FROM subsidiaries WHERE tenant_id = ? ORDER BY name, id LIMIT ?", tenantID, maxTenantList)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	err := s.DB.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT id, tenant_id, name FROM subsidiaries WHERE tenant_id = $1 ORDER BY name, id LIMIT $2", func(r pgx.Rows) error {
 			var s domain.Subsidiary
-			if err := rows.Scan(&s.ID, &s.TenantID, &s.Name); err != nil {
-				return err
-			}
+			err := r.Scan(&s.ID, &s.TenantID, &s.Name)
 			out = append(out, s)
-		}
-		return rows.Err()
+			return err
+		}, tenantID, maxTenantList)
+		return nil
 	})
 	return out, err
 }

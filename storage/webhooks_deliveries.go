@@ -2,12 +2,10 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
@@ -17,21 +15,28 @@ import (
 // tenant and subsidiary), due now.
 func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.UUID, eventID string, now time.Time) (*webhooks.Delivery, error) {
 	d := &webhooks.Delivery{ID: uuid.New(), WebhookID: webhookID, EventID: eventID, Status: webhooks.DeliveryPending, NextAttemptAt: &now, CreatedAt: now}
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := webhookExists(ctx, tx, tenantID, webhookID); err != nil {
+	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		exists := queueWebhookExists(tx, tenantID, webhookID)
+		inserted := false
+		tx.query(`INSERT INTO webhook_deliveries
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme)
+			SELECT $1, e.tenant_id, w.id, e.id, e.seq, 'Pending', $2, w.include_previous_attributes, true, $2, w.signature_scheme
+			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
+			WHERE e.tenant_id = $3 AND e.id = $4 AND w.id = $5
+			RETURNING (SELECT type FROM events WHERE id = $4), signature_scheme`, func(r pgx.Rows) error {
+			inserted = true
+			return r.Scan(&d.EventType, &d.SignatureScheme)
+		}, d.ID, now, tenantID, eventID, webhookID)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		err := tx.QueryRowContext(ctx, `INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme)
-			SELECT ?, e.tenant_id, w.id, e.id, e.seq, 'Pending', ?, w.include_previous_attributes, true, ?, w.signature_scheme
-			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
-			WHERE e.tenant_id = ? AND e.id = ? AND w.id = ?
-			RETURNING (SELECT type FROM events WHERE id = ?), signature_scheme`,
-			d.ID, now, now, tenantID, eventID, webhookID, eventID).Scan(&d.EventType, &d.SignatureScheme)
-		if errors.Is(err, sql.ErrNoRows) {
+		if err := exists(); err != nil {
+			return err
+		}
+		if !inserted {
 			return domain.NotFound("event %s not found for this webhook's subsidiary", eventID)
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -40,27 +45,23 @@ func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.U
 }
 
 type deliveryRow struct {
-	ID            uuid.UUID  `bun:"id"`
-	WebhookID     uuid.UUID  `bun:"webhook_id"`
-	EventID       string     `bun:"event_id"`
-	EventType     string     `bun:"event_type"`
-	Status        string     `bun:"status"`
-	Attempt       int        `bun:"attempt"`
-	NextAttemptAt *time.Time `bun:"next_attempt_at"`
-	CreatedAt     time.Time  `bun:"created_at"`
-	Scheme        string     `bun:"signature_scheme"`
+	ID            uuid.UUID
+	WebhookID     uuid.UUID
+	EventID       string
+	EventType     string
+	Status        string
+	Attempt       int
+	NextAttemptAt *time.Time
+	CreatedAt     time.Time
+	Scheme        string
 }
 
-type attemptRow struct {
-	ID          uuid.UUID `bun:"id"`
-	DeliveryID  uuid.UUID `bun:"delivery_id"`
-	Attempt     int       `bun:"attempt"`
-	StatusCode  *int      `bun:"status_code"`
-	LatencyMS   int       `bun:"latency_ms"`
-	Error       *string   `bun:"error"`
-	AttemptedAt time.Time `bun:"attempted_at"`
-	// SignatureScheme is what the attempt was signed with.
-	SignatureScheme string `bun:"signature_scheme"`
+const deliveryColumns = "d.id, d.webhook_id, d.event_id, e.type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme"
+
+func scanDelivery(r pgx.Rows) (deliveryRow, error) {
+	var d deliveryRow
+	err := r.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.Attempt, &d.NextAttemptAt, &d.CreatedAt, &d.Scheme)
+	return d, err
 }
 
 // ListDeliveries returns the webhook's latest deliveries and their attempts.
@@ -70,22 +71,26 @@ func (s *WebhookStore) ListDeliveries(ctx context.Context, tenantID, webhookID u
 }
 
 // ListDeliveriesFor returns the latest deliveries (at most limit each) of
-// several webhooks with their attempts: two queries, whatever the numbers.
+// several webhooks with their attempts: two round trips, whatever the
+// numbers.
 func (s *WebhookStore) ListDeliveriesFor(ctx context.Context, tenantID uuid.UUID, webhookIDs []uuid.UUID, limit int) (map[uuid.UUID][]webhooks.Delivery, error) {
 	var rows []deliveryRow
 	var attempts map[uuid.UUID][]webhooks.Attempt
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewRaw(`SELECT id, webhook_id, event_id, event_type, status, attempt, next_attempt_at, created_at, signature_scheme FROM (
-			SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme,
-			       row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.created_at DESC, d.id) AS n
-			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-			WHERE d.tenant_id = ? AND d.webhook_id IN (?)) r
-			WHERE n <= ? ORDER BY webhook_id, created_at DESC, id`, tenantID, bun.In(webhookIDs), limit).Scan(ctx, &rows); err != nil {
+	err := s.db.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		tx.query(`SELECT `+deliveryColumns+` FROM (
+			SELECT d.*, row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.created_at DESC, d.id) AS n
+			FROM webhook_deliveries d WHERE d.tenant_id = $1 AND d.webhook_id = ANY($2)) d
+			JOIN events e ON e.seq = d.event_seq
+			WHERE d.n <= $3 ORDER BY d.webhook_id, d.created_at DESC, d.id`, func(r pgx.Rows) error {
+			d, err := scanDelivery(r)
+			rows = append(rows, d)
+			return err
+		}, tenantID, webhookIDs, limit)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		var err error
-		attempts, err = attemptsOf(ctx, tx, tenantID, rows)
-		return err
+		attempts = queueAttempts(tx, tenantID, rows)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -104,14 +109,17 @@ func (r deliveryRow) delivery(attempts []webhooks.Attempt) webhooks.Delivery {
 		SignatureScheme: webhooks.SignatureScheme(r.Scheme), Attempts: attempts}
 }
 
-// webhookExists answers NotFound for a webhook the tenant does not have.
-func webhookExists(ctx context.Context, tx bun.Tx, tenantID, webhookID uuid.UUID) error {
-	var found bool
-	err := tx.QueryRowContext(ctx, "SELECT true FROM webhooks WHERE tenant_id = ? AND id = ?", tenantID, webhookID).Scan(&found)
-	if errors.Is(err, sql.ErrNoRows) {
-		return domain.NotFound("webhook %s not found", webhookID)
+// queueWebhookExists queues the check that the tenant has the webhook; the
+// returned func answers NotFound, once the flush has run, when it has not.
+func queueWebhookExists(tx *Tx, tenantID, webhookID uuid.UUID) func() error {
+	found := false
+	tx.query("SELECT true FROM webhooks WHERE tenant_id = $1 AND id = $2", func(r pgx.Rows) error { found = true; return nil }, tenantID, webhookID)
+	return func() error {
+		if !found {
+			return domain.NotFound("webhook %s not found", webhookID)
+		}
+		return nil
 	}
-	return err
 }
 
 // RecoverDeliveries is webhooks.Store's: the webhook's Failed deliveries
@@ -119,17 +127,14 @@ func webhookExists(ctx context.Context, tx bun.Tx, tenantID, webhookID uuid.UUID
 // (chain_base = the attempts made so far).
 func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {
 	var n int64
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := webhookExists(ctx, tx, tenantID, webhookID); err != nil {
+	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		exists := queueWebhookExists(tx, tenantID, webhookID)
+		tx.execCount(&n, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = $1, chain_base = attempt, updated_at = $1
+			WHERE tenant_id = $2 AND webhook_id = $3 AND status = 'Failed' AND created_at >= $4`, now, tenantID, webhookID, since)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = ?, chain_base = attempt, updated_at = ?
-			WHERE tenant_id = ? AND webhook_id = ? AND status = 'Failed' AND created_at >= ?`, now, now, tenantID, webhookID, since)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
+		return exists() // rolls the update back: it touched nothing of another tenant
 	})
 	return int(n), err
 }

@@ -2,12 +2,10 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
@@ -19,31 +17,35 @@ var _ webhooks.DeliveryLog = (*WebhookStore)(nil)
 var deliveryKeys = []string{"timestamptz", "uuid"}
 
 // DeliveriesPage answers webhooks.DeliveryLog: newest first by
-// (created_at, id), keyset-paged, attempts in one more query.
+// (created_at, id), keyset-paged, attempts in one more round trip.
 func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID uuid.UUID, w domain.Window) (domain.Page[webhooks.Delivery], error) {
 	var page domain.Page[webhooks.Delivery]
-	where, args := "", []any{tenantID, webhookID}
+	where, args := "", []any{tenantID, webhookID, w.Limit + 1}
 	if w.After != "" {
 		parts, err := decodeCursor(w.After, deliveryKeys)
 		if err != nil {
 			return page, err
 		}
-		where = "AND (d.created_at, d.id) < (?::timestamptz, ?::uuid)"
+		where = "AND (d.created_at, d.id) < ($4::timestamptz, $5::uuid)"
 		args = append(args, parts[0], parts[1])
 	}
 	var rows []deliveryRow
-	attempts := map[uuid.UUID][]webhooks.Attempt{}
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewRaw(`SELECT d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme
+	var attempts map[uuid.UUID][]webhooks.Attempt
+	err := s.db.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		tx.query(`SELECT `+deliveryColumns+`
 			FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-			WHERE d.tenant_id = ? AND d.webhook_id = ? `+where+`
-			ORDER BY d.created_at DESC, d.id DESC LIMIT ?`, append(args, w.Limit+1)...).Scan(ctx, &rows); err != nil {
+			WHERE d.tenant_id = $1 AND d.webhook_id = $2 `+where+`
+			ORDER BY d.created_at DESC, d.id DESC LIMIT $3`, func(r pgx.Rows) error {
+			d, err := scanDelivery(r)
+			rows = append(rows, d)
+			return err
+		}, args...)
+		if err := tx.flush(ctx); err != nil {
 			return err
 		}
 		rows, page.HasMore = trim(rows, w.Limit)
-		var err error
-		attempts, err = attemptsOf(ctx, tx, tenantID, rows)
-		return err
+		attempts = queueAttempts(tx, tenantID, rows)
+		return nil
 	})
 	if err != nil {
 		return page, err
@@ -55,40 +57,44 @@ func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID u
 	return page, nil
 }
 
-// attemptsOf loads the attempts of the deliveries, by delivery, in order.
-func attemptsOf(ctx context.Context, tx bun.Tx, tenantID uuid.UUID, deliveries []deliveryRow) (map[uuid.UUID][]webhooks.Attempt, error) {
+// queueAttempts queues the read of the deliveries' attempts; the map fills,
+// by delivery and in order, when the flush that sends it runs.
+func queueAttempts(tx *Tx, tenantID uuid.UUID, deliveries []deliveryRow) map[uuid.UUID][]webhooks.Attempt {
 	out := map[uuid.UUID][]webhooks.Attempt{}
 	if len(deliveries) == 0 {
-		return out, nil
+		return out
 	}
 	ids := make([]uuid.UUID, len(deliveries))
 	for i, d := range deliveries {
 		ids[i] = d.ID
 	}
-	var rows []attemptRow
-	if err := tx.NewRaw(`SELECT id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme FROM webhook_attempts
-		WHERE tenant_id = ? AND delivery_id IN (?) ORDER BY delivery_id, attempt`, tenantID, bun.In(ids)).Scan(ctx, &rows); err != nil {
-		return nil, err
-	}
-	for _, a := range rows {
-		da := webhooks.Attempt{ID: a.ID, Attempt: a.Attempt, StatusCode: a.StatusCode, LatencyMS: a.LatencyMS, AttemptedAt: a.AttemptedAt,
-			SignatureScheme: webhooks.SignatureScheme(a.SignatureScheme)}
-		if a.Error != nil {
-			da.Error = *a.Error
+	tx.query(`SELECT delivery_id, id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme FROM webhook_attempts
+		WHERE tenant_id = $1 AND delivery_id = ANY($2) ORDER BY delivery_id, attempt`, func(r pgx.Rows) error {
+		var deliveryID uuid.UUID
+		var a webhooks.Attempt
+		var errText *string
+		if err := r.Scan(&deliveryID, &a.ID, &a.Attempt, &a.StatusCode, &a.LatencyMS, &errText, &a.AttemptedAt, &a.SignatureScheme); err != nil {
+			return err
 		}
-		out[a.DeliveryID] = append(out[a.DeliveryID], da)
-	}
-	return out, nil
+		if errText != nil {
+			a.Error = *errText
+		}
+		out[deliveryID] = append(out[deliveryID], a)
+		return nil
+	}, tenantID, ids)
+	return out
 }
 
 // DeliveryEventID answers webhooks.DeliveryLog.
 func (s *WebhookStore) DeliveryEventID(ctx context.Context, tenantID, webhookID, deliveryID uuid.UUID) (string, error) {
 	var id string
-	err := s.db.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error {
-		return tx.QueryRowContext(ctx, "SELECT event_id FROM webhook_deliveries WHERE tenant_id = ? AND webhook_id = ? AND id = ?",
-			tenantID, webhookID, deliveryID).Scan(&id)
+	found := false
+	err := s.db.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
+		tx.query("SELECT event_id FROM webhook_deliveries WHERE tenant_id = $1 AND webhook_id = $2 AND id = $3",
+			func(r pgx.Rows) error { found = true; return r.Scan(&id) }, tenantID, webhookID, deliveryID)
+		return nil
 	})
-	if errors.Is(err, sql.ErrNoRows) {
+	if err == nil && !found {
 		return "", domain.NotFound("delivery %s of webhook %s not found", deliveryID, webhookID)
 	}
 	return id, err

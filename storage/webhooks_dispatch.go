@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
@@ -26,7 +26,7 @@ const WebhookCursor = "webhooks"
 // and writes the routes; the rule is domain's.
 func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
 	outbox := &Outbox{DB: s.db}
-	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx bun.Tx, events []OutboxEvent) error {
+	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx *Tx, events []OutboxEvent) error {
 		routable := make([]webhooks.RoutableEvent, len(events))
 		var tenants []string
 		seen := map[uuid.UUID]bool{}
@@ -57,38 +57,28 @@ func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now
 		}
 		// One constant statement for the whole batch; the partial unique
 		// index makes a repeated batch harmless.
-		_, err = tx.Tx.ExecContext(ctx, `INSERT INTO webhook_deliveries
+		tx.exec(`INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme)
 			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, 'Pending', $1, r.previous, $1, w.signature_scheme
 			FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::boolean[]) AS r(tenant_id, webhook_id, event_id, event_seq, previous)
 			JOIN webhooks w ON w.id = r.webhook_id
 			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
 			now, tenantIDs, webhookIDs, eventIDs, seqs, previous)
-		return err
+		return nil
 	})
 }
 
 // webhooksOf loads what routing needs of every webhook of the tenants.
-func webhooksOf(ctx context.Context, tx bun.Tx, tenants []string) ([]webhooks.Webhook, error) {
-	rows, err := tx.Tx.QueryContext(ctx, `SELECT id, tenant_id, subsidiary_id, state, array_to_json(event_types), include_previous_attributes
-		FROM webhooks WHERE tenant_id = ANY($1::uuid[]) ORDER BY created_at, id`, tenants)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+func webhooksOf(ctx context.Context, tx *Tx, tenants []string) ([]webhooks.Webhook, error) {
 	var hooks []webhooks.Webhook
-	for rows.Next() {
+	tx.query(`SELECT id, tenant_id, subsidiary_id, state, event_types, include_previous_attributes
+		FROM webhooks WHERE tenant_id = ANY($1::uuid[]) ORDER BY created_at, id`, func(r pgx.Rows) error {
 		var w webhooks.Webhook
-		var types []byte // database/sql cannot scan a text[]: read it as JSON
-		if err := rows.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.State, &types, &w.IncludePreviousAttributes); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(types, &w.EventTypes); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.State, &w.EventTypes, &w.IncludePreviousAttributes)
 		hooks = append(hooks, w)
-	}
-	return hooks, rows.Err()
+		return err
+	}, tenants)
+	return hooks, tx.flush(ctx)
 }
 
 // ClaimedDelivery is one attempt a worker now owns: the delivery, its webhook's
@@ -106,6 +96,9 @@ type ClaimedDelivery struct {
 	Scheme                 webhooks.SignatureScheme
 	Secret, PreviousSecret string // PreviousSecret only inside a rotation window
 	Payload                json.RawMessage
+	// FailingSince is the webhook's when the attempt was claimed: the
+	// aggregate webhooks.DecideAttempt reads.
+	FailingSince *time.Time
 }
 
 // claimDeliveries is one constant statement with bind parameters: pgx
@@ -118,7 +111,8 @@ const claimDeliveries = `WITH c AS (
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
 	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
-	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
+	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
+	       w.failing_since
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
 // ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
@@ -129,31 +123,24 @@ const claimDeliveries = `WITH c AS (
 // and the attempt is made again (at-least-once).
 func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ClaimedDelivery, error) {
 	type row struct {
-		ID, TenantID, WebhookID   uuid.UUID
-		EventID, EventType        string
-		Attempt, ChainBase        int
-		IncludePreviousAttributes bool
-		URL, Scheme               string
-		Secret, Previous          []byte
-		PreviousExpires           *time.Time
-		Payload                   json.RawMessage
+		ClaimedDelivery
+		ChainBase        int
+		Scheme           string
+		Secret, Previous []byte
+		PreviousExpires  *time.Time
 	}
 	var rows []row
-	rs, err := s.db.Pool.Query(ctx, claimDeliveries, leaseUntil, now, limit)
+	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query(claimDeliveries, func(rs pgx.Rows) error {
+			var r row
+			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
+				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload, &r.FailingSince)
+			rows = append(rows, r)
+			return err
+		}, leaseUntil, now, limit)
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	for rs.Next() {
-		var r row
-		if err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-			&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload); err != nil {
-			rs.Close()
-			return nil, err
-		}
-		rows = append(rows, r)
-	}
-	rs.Close()
-	if err := rs.Err(); err != nil {
 		return nil, err
 	}
 	out := make([]ClaimedDelivery, 0, len(rows))
@@ -162,9 +149,8 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		if err != nil {
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
-		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
-			Attempt: r.Attempt, ChainAttempt: r.Attempt - r.ChainBase, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL,
-			Scheme: webhooks.SignatureScheme(r.Scheme), Secret: string(secret), Payload: r.Payload}
+		c := r.ClaimedDelivery
+		c.ChainAttempt, c.Scheme, c.Secret = r.Attempt-r.ChainBase, webhooks.SignatureScheme(r.Scheme), string(secret)
 		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
@@ -177,117 +163,94 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 	return out, nil
 }
 
-// AttemptOutcome is what a worker records after one attempt.
-type AttemptOutcome struct {
+// AttemptLog is the log line of one attempt.
+type AttemptLog struct {
 	AttemptID  uuid.UUID
 	StatusCode *int
 	Latency    time.Duration
 	Error      string
 	At         time.Time
-	Delivered  bool
-	// NextAttemptAt schedules a retry; nil with !Delivered fails the chain.
-	NextAttemptAt *time.Time
-	// Gone: the endpoint answered 410, which disables the webhook.
-	Gone bool
 }
 
-// RecordWebhookAttempt logs the attempt and moves the delivery on; it keeps
-// the webhook's failing_since and disables an endpoint that answered 410 or
-// whose deliveries have all failed for webhooks.AutoDisableAfter. A stale
-// worker (its lease expired and the attempt was claimed again) records the
-// log line but changes nothing else.
-func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, o AttemptOutcome) error {
+// recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
+// in one statement (one round trip, no BEGIN or COMMIT): it logs the
+// attempt, moves the delivery on and saves the webhook's failing_since and,
+// when decided, its disabling. The claim was the load and its lease the
+// lock: only the worker holding attempt c.Attempt moves the delivery; a
+// stale one (its lease expired and the attempt was claimed again) records
+// the log line and changes nothing else.
+const recordAttempt = `WITH attempt AS (
+		INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)),
+	moved AS (
+		UPDATE webhook_deliveries SET status = $10, next_attempt_at = $11, updated_at = now()
+		WHERE id = $3 AND attempt = $4 AND status = 'Pending' RETURNING 1),
+	hook AS (
+		UPDATE webhooks SET failing_since = CASE WHEN $12::timestamptz IS NULL THEN NULL ELSE coalesce(failing_since, $12) END,
+			state = CASE WHEN $13 AND state = 'Active' THEN $14 ELSE state END,
+			state_reason = CASE WHEN $13 AND state = 'Active' THEN $15 ELSE state_reason END,
+			updated_at = CASE WHEN $13 AND state = 'Active' THEN now() ELSE updated_at END
+		WHERE id = $16 AND EXISTS (SELECT 1 FROM moved)
+		  AND ($13 OR failing_since IS DISTINCT FROM $12::timestamptz AND ($12::timestamptz IS NULL OR failing_since IS NULL))
+		RETURNING 1)
+	SELECT EXISTS (SELECT 1 FROM moved)`
+
+// RecordWebhookAttempt logs the attempt c and saves d, what the domain
+// decided of it (see recordAttempt); moved reports that the delivery moved
+// on (this worker held the attempt).
+func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, l AttemptLog, d webhooks.AttemptDecision) (moved bool, err error) {
 	var errText *string
-	if o.Error != "" {
-		e := truncate(o.Error, 1000)
+	if l.Error != "" {
+		e := truncate(l.Error, 1000)
 		errText = &e
 	}
-	if o.Delivered {
-		return s.recordDelivered(ctx, c, o, errText)
-	}
-	return s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, string(c.Scheme)); err != nil {
-			return err
-		}
-		status := webhooks.DeliveryPending
-		if o.NextAttemptAt == nil || o.Gone {
-			status = webhooks.DeliveryFailed
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = now()
-			WHERE id = ? AND attempt = ? AND status = 'Pending'`, status, o.NextAttemptAt, c.ID, c.Attempt)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		var failingSince time.Time
-		if err := tx.QueryRowContext(ctx, `UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ? RETURNING failing_since`,
-			o.At, c.WebhookID).Scan(&failingSince); err != nil {
-			return err
-		}
-		to, reason, disable := webhooks.AfterFailedAttempt(o.Gone, failingSince, o.At)
-		if !disable {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, "UPDATE webhooks SET state = ?, state_reason = ?, updated_at = now() WHERE id = ? AND state = 'Active'",
-			string(to), reason, c.WebhookID)
-		return err
-	})
-}
-
-// recordDelivered is RecordWebhookAttempt of a delivered attempt, the one
-// a backlog is made of: one statement (one round trip, no BEGIN or COMMIT)
-// logs it, marks the delivery delivered and clears the endpoint's
-// failing_since. When the endpoint answers again (it was failing, or this
-// was a retry) its other waiting retries are then brought forward, in a
-// transaction of their own: should that fail, they keep their schedule.
-func (s *WebhookStore) recordDelivered(ctx context.Context, c ClaimedDelivery, o AttemptOutcome, errText *string) error {
-	var moved, recovered bool
-	err := s.db.Pool.QueryRow(ctx, `WITH attempt AS (
-			INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10)),
-		moved AS (
-			UPDATE webhook_deliveries SET status = 'Delivered', next_attempt_at = NULL, updated_at = now()
-			WHERE id = $3 AND attempt = $4 AND status = 'Pending' RETURNING 1),
-		recovered AS (
-			UPDATE webhooks SET failing_since = NULL
-			WHERE id = $9 AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM moved) RETURNING 1)
-		SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM recovered)`,
-		o.AttemptID, c.TenantID, c.ID, c.Attempt, o.StatusCode, o.Latency.Milliseconds(), errText, o.At, c.WebhookID, string(c.Scheme),
-	).Scan(&moved, &recovered)
-	if err != nil || !moved || (!recovered && c.ChainAttempt <= 1) {
-		return err
-	}
-	return s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		return bringForward(ctx, tx, c.WebhookID, o.At)
-	})
-}
-
-// bringForward makes the endpoint's retries that wait beyond the recovery
-// window due within it, at the pace webhooks.RecoverySlots allows. Only
-// deliveries whose last attempt has been recorded (not one in flight) move.
-func bringForward(ctx context.Context, tx bun.Tx, webhookID uuid.UUID, now time.Time) error {
-	horizon := now.Add(webhooks.RecoveryWindow)
-	var dueSoon int
-	if err := tx.Tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries
-		WHERE webhook_id = $1 AND status = 'Pending' AND next_attempt_at <= $2`, webhookID, horizon).Scan(&dueSoon); err != nil {
-		return err
-	}
-	slots := webhooks.RecoverySlots(now, dueSoon)
-	if len(slots) == 0 {
+	err = s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.query(recordAttempt, func(r pgx.Rows) error { return r.Scan(&moved) },
+			l.AttemptID, c.TenantID, c.ID, c.Attempt, l.StatusCode, l.Latency.Milliseconds(), errText, l.At, string(c.Scheme),
+			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID)
 		return nil
-	}
-	_, err := tx.Tx.ExecContext(ctx, `WITH waiting AS (
-			SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+	})
+	return moved, err
+}
+
+// BringForward is the recovery of an endpoint that answers again: it loads
+// the endpoint's retries due within webhooks.RecoveryWindow of now (how many)
+// and those waiting beyond it (earliest first, at most
+// webhooks.RecoveryBurst, locked), lets plan decide their new times
+// (webhooks.RecoverySchedule) and saves them. Only deliveries whose last
+// attempt has been recorded (not one in flight) move.
+func (s *WebhookStore) BringForward(ctx context.Context, webhookID uuid.UUID, now time.Time,
+	plan func(now time.Time, dueSoon int, waiting []uuid.UUID) map[uuid.UUID]time.Time) error {
+	horizon := now.Add(webhooks.RecoveryWindow)
+	return s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		var dueSoon int
+		var waiting []uuid.UUID
+		tx.query(`SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'Pending' AND next_attempt_at <= $2`,
+			func(r pgx.Rows) error { return r.Scan(&dueSoon) }, webhookID, horizon)
+		tx.query(`SELECT d.id FROM webhook_deliveries d
 			WHERE d.webhook_id = $1 AND d.status = 'Pending' AND d.next_attempt_at > $2
 			  AND EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempt)
-			ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED),
-		numbered AS (SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) AS n FROM waiting)
-		UPDATE webhook_deliveries d SET next_attempt_at = ($4::timestamptz[])[numbered.n], updated_at = now()
-		FROM numbered WHERE d.id = numbered.id`, webhookID, horizon, len(slots), slots)
-	return err
+			ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED`, func(r pgx.Rows) error {
+			var id uuid.UUID
+			err := r.Scan(&id)
+			waiting = append(waiting, id)
+			return err
+		}, webhookID, horizon, webhooks.RecoveryBurst)
+		if err := tx.flush(ctx); err != nil {
+			return err
+		}
+		moves := plan(now, dueSoon, waiting)
+		if len(moves) == 0 {
+			return nil
+		}
+		ids, at := make([]uuid.UUID, 0, len(moves)), make([]time.Time, 0, len(moves))
+		for id, t := range moves {
+			ids, at = append(ids, id), append(at, t)
+		}
+		tx.exec(`UPDATE webhook_deliveries d SET next_attempt_at = m.at, updated_at = now()
+			FROM unnest($1::uuid[], $2::timestamptz[]) AS m(id, at) WHERE d.id = m.id`, ids, at)
+		return nil
+	})
 }
 
 // PruneHistory keeps docs/architecture.md's 30 days of history: it deletes attempt
@@ -296,25 +259,20 @@ func bringForward(ctx context.Context, tx bun.Tx, webhookID uuid.UUID, now time.
 // refers to it, so nothing is lost that could still be delivered or
 // redelivered. It returns how many rows went.
 func (s *WebhookStore) PruneHistory(ctx context.Context, before time.Time) (int64, error) {
-	var total int64
-	err := s.db.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
-		for _, q := range []string{
-			"DELETE FROM webhook_attempts WHERE attempted_at < ?",
-			"DELETE FROM webhook_deliveries WHERE status <> 'Pending' AND updated_at < ?",
-			`DELETE FROM events e WHERE e.created_at < ?
+	var n [3]int64
+	err := s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		for i, q := range []string{
+			"DELETE FROM webhook_attempts WHERE attempted_at < $1",
+			"DELETE FROM webhook_deliveries WHERE status <> 'Pending' AND updated_at < $1",
+			`DELETE FROM events e WHERE e.created_at < $1
 			   AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.last_xact, c.last_seq) < (e.xact, e.seq))
 			   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq)`,
 		} {
-			res, err := tx.ExecContext(ctx, q, before)
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			total += n
+			tx.execCount(&n[i], q, before)
 		}
 		return nil
 	})
-	return total, err
+	return n[0] + n[1] + n[2], err
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 character

@@ -51,8 +51,8 @@ func seedCommand(ctx context.Context, args []string) error {
 // seedDemo seeds the tenant "demo" at scale 1 when the database holds no
 // tenant yet (serve --seed-demo). It returns nil when there was nothing to do.
 func seedDemo(ctx context.Context, db *storage.DB) (*seed.Result, error) {
-	var any bool
-	if err := db.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM tenants)").Scan(&any); err != nil {
+	any, err := (&storage.Tenants{DB: db}).AnyTenant(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if any {

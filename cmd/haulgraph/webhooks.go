@@ -15,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
+	"github.com/haulgraph/haulgraph/storage"
 )
 
 const webhooksUsage = `usage: haulgraph webhooks <action> --tenant SLUG [flags]
@@ -87,10 +88,14 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer a.Close()
-	var tenantID uuid.UUID
-	if err := a.DB.Bun.QueryRowContext(ctx, "SELECT id FROM tenants WHERE slug = ?", *tenant).Scan(&tenantID); err != nil {
+	tn, err := (&storage.Tenants{DB: a.DB}).TenantBySlug(ctx, *tenant)
+	if domain.CodeOf(err) == domain.CodeNotFound {
 		return fmt.Errorf("unknown tenant %q", *tenant)
 	}
+	if err != nil {
+		return err
+	}
+	tenantID := tn.ID
 	ctx = domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenantID, ClientID: "cli", Scopes: []domain.Scope{domain.ScopeWebhookManage}})
 	svc := a.Webhooks.Service
 	webhookID := func() (uuid.UUID, error) {

@@ -166,20 +166,7 @@ func (s *Writes) CreateLoad(ctx context.Context, in Input) (*domain.Load, error)
 	if err != nil {
 		return nil, err
 	}
-	var out *domain.Load
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
-		if err := checkRefs(ctx, tx, refs); err != nil {
-			return err
-		}
-		if err := tx.InsertLoad(ctx, l); err != nil {
-			return err
-		}
-		if out, err = tx.LoadSnapshot(ctx, l.ID); err != nil {
-			return err
-		}
-		return emitLoad(ctx, tx, now, p.TenantID, nil, out)
-	})
-	return out, err
+	return s.writeLoad(ctx, p.TenantID, now, "", refs, func(*domain.Load) (*domain.Load, bool, error) { return l, true, nil })
 }
 
 // UpdateLoad changes a load's rate and other fields (not its status).
@@ -198,27 +185,12 @@ func (s *Writes) UpdateLoad(ctx context.Context, loadNumber string, patch Patch)
 		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	var out *domain.Load
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
-		before, err := tx.LoadForUpdate(ctx, number)
-		if err != nil {
-			return err
-		}
-		if err := checkRefs(ctx, tx, refs); err != nil {
-			return err
-		}
+	return s.writeLoad(ctx, p.TenantID, now, number, refs, func(before *domain.Load) (*domain.Load, bool, error) {
 		next := *before
 		patch.apply(&next, stops)
 		next.UpdatedAt = now
-		if err := tx.UpdateLoad(ctx, &next, patch.Stops != nil); err != nil {
-			return err
-		}
-		if out, err = tx.LoadSnapshot(ctx, before.ID); err != nil {
-			return err
-		}
-		return emitLoad(ctx, tx, now, p.TenantID, before, out)
+		return &next, patch.Stops != nil, nil
 	})
-	return out, err
 }
 
 // ChangeLoadStatus moves a load along the transition table.
@@ -236,24 +208,55 @@ func (s *Writes) ChangeLoadStatus(ctx context.Context, loadNumber, status string
 		return nil, CheckTransition(domain.LoadOpen, to) // the unknown-status error
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
-	var out *domain.Load
-	err = s.Store.WriteLoads(ctx, p.TenantID, func(ctx context.Context, tx WriteTx) error {
-		before, err := tx.LoadForUpdate(ctx, number)
-		if err != nil {
-			return err
-		}
+	return s.writeLoad(ctx, p.TenantID, now, number, nil, func(before *domain.Load) (*domain.Load, bool, error) {
 		if err := CheckTransition(before.Status, to); err != nil {
-			return err
+			return nil, false, err
 		}
 		next := *before
 		next.Status, next.UpdatedAt = to, now
-		if err := tx.UpdateLoad(ctx, &next, false); err != nil {
+		return &next, false, nil
+	})
+}
+
+// writeLoad is the one shape of a load write, in one tenant transaction:
+// the store locks and loads the aggregate (number ""; a new load: none),
+// the references are checked, change decides the load to save (and whether
+// its stops are replaced), the store saves it, reads it back and appends
+// the events of the change.
+func (s *Writes) writeLoad(ctx context.Context, tenant uuid.UUID, now time.Time, number string, refs []Ref,
+	change func(before *domain.Load) (next *domain.Load, stops bool, err error)) (*domain.Load, error) {
+	var out *domain.Load
+	err := s.Store.WriteLoads(ctx, tenant, func(ctx context.Context, tx WriteTx) error {
+		var before *domain.Load
+		if number != "" {
+			var err error
+			if before, err = tx.LoadForUpdate(ctx, number); err != nil {
+				return err
+			}
+		}
+		if err := checkRefs(ctx, tx, refs); err != nil {
 			return err
 		}
-		if out, err = tx.LoadSnapshot(ctx, before.ID); err != nil {
+		next, stops, err := change(before)
+		if err != nil {
 			return err
 		}
-		return emitLoad(ctx, tx, now, p.TenantID, before, out)
+		if before == nil {
+			err = tx.InsertLoad(ctx, next)
+		} else {
+			err = tx.UpdateLoad(ctx, next, stops)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = tx.LoadSnapshot(ctx, next.ID); err != nil {
+			return err
+		}
+		events, err := LoadEvents(uuid.New(), now, tenant, before, out)
+		if err != nil {
+			return err
+		}
+		return tx.AppendEvents(ctx, events)
 	})
 	return out, err
 }
@@ -313,14 +316,6 @@ func (s *Writes) UpdateTrip(ctx context.Context, id string, patch TripPatch) (*d
 		return tx.AppendEvents(ctx, events)
 	})
 	return out, err
-}
-
-func emitLoad(ctx context.Context, tx WriteTx, now time.Time, tenant uuid.UUID, before, after *domain.Load) error {
-	events, err := LoadEvents(uuid.New(), now, tenant, before, after)
-	if err != nil {
-		return err
-	}
-	return tx.AppendEvents(ctx, events)
 }
 
 func checkRefs(ctx context.Context, tx WriteTx, refs []Ref) error {

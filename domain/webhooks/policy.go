@@ -23,3 +23,56 @@ func AfterFailedAttempt(gone bool, failingSince, at time.Time) (to State, reason
 	}
 	return to, reason, true
 }
+
+// AttemptResult is what one attempt at a delivery came to.
+type AttemptResult struct {
+	Delivered bool
+	Gone      bool // the endpoint answered 410 Gone
+	// NextAttemptAt is the retry schedule's next attempt (NextRetry); nil
+	// when the chain is spent.
+	NextAttemptAt *time.Time
+	At            time.Time
+}
+
+// AttemptDecision is what follows one attempt, for the delivery and its
+// webhook; storage saves it as decided.
+type AttemptDecision struct {
+	// Status is DeliveryDelivered, DeliveryPending (a retry at
+	// NextAttemptAt) or DeliveryFailed.
+	Status        string
+	NextAttemptAt *time.Time
+	// FailingSince is the webhook's failing_since afterwards: nil once the
+	// endpoint answers, otherwise since when its deliveries have failed (an
+	// earlier time already recorded stays).
+	FailingSince *time.Time
+	// Disable moves an Active webhook to To, shown with Reason.
+	Disable bool
+	To      State
+	Reason  string
+	// BringForward: the endpoint answers again, so its other waiting
+	// retries are brought forward (RecoverySchedule).
+	BringForward bool
+}
+
+// DecideAttempt decides a delivery after one of its attempts. chainAttempt
+// is the attempt's number in its retry chain, failingSince the webhook's
+// when the attempt was claimed. A delivered attempt clears the webhook's
+// failure; when the endpoint had been failing or this was a retry, the
+// endpoint is back and its waiting retries come forward. A failed one
+// retries on schedule, fails the delivery when the chain is spent or the
+// endpoint is gone, and may disable the webhook (AfterFailedAttempt).
+func DecideAttempt(r AttemptResult, chainAttempt int, failingSince *time.Time) AttemptDecision {
+	if r.Delivered {
+		return AttemptDecision{Status: DeliveryDelivered, BringForward: failingSince != nil || chainAttempt > 1}
+	}
+	d := AttemptDecision{Status: DeliveryPending, NextAttemptAt: r.NextAttemptAt, FailingSince: failingSince}
+	if r.NextAttemptAt == nil || r.Gone {
+		d.Status, d.NextAttemptAt = DeliveryFailed, nil
+	}
+	if d.FailingSince == nil {
+		at := r.At
+		d.FailingSince = &at
+	}
+	d.To, d.Reason, d.Disable = AfterFailedAttempt(r.Gone, *d.FailingSince, r.At)
+	return d
+}

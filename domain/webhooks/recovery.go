@@ -36,6 +36,19 @@ func RecoverySlots(now time.Time, dueSoon int) []time.Time {
 	return out
 }
 
+// RecoverySchedule brings retries forward after a success at now: waiting
+// are the endpoint's retries due beyond the recovery window, earliest first,
+// and dueSoon those already due within it. The first waiting ones get the
+// window's free RecoverySlots, in order; the rest keep their schedule.
+func RecoverySchedule(now time.Time, dueSoon int, waiting []uuid.UUID) map[uuid.UUID]time.Time {
+	slots := RecoverySlots(now, dueSoon)
+	out := make(map[uuid.UUID]time.Time, min(len(slots), len(waiting)))
+	for i := 0; i < len(slots) && i < len(waiting); i++ {
+		out[waiting[i]] = slots[i]
+	}
+	return out
+}
+
 // MaxRecoverAge bounds recover's since: delivery history is kept 30 days.
 const MaxRecoverAge = 30 * 24 * time.Hour
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,12 +25,12 @@ type Store interface {
 	CreateWebhook(ctx context.Context, w *Webhook, secret string) error
 	GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error)
 	ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]Webhook, error)
-	// UpdateWebhook saves configuration and state of w.
-	UpdateWebhook(ctx context.Context, w *Webhook) error
-	// SetWebhookState moves the webhook from one state to another only if it is
-	// still in from with the given URL (a concurrent change wins), reporting
-	// whether it did.
-	SetWebhookState(ctx context.Context, tenantID, id uuid.UUID, from State, url string, to State, reason string) (bool, error)
+	// ChangeWebhook locks the webhook (NotFound if the tenant has none of
+	// that id), lets change decide on it and saves what change left in its
+	// configuration (name, URL, event types, previous attributes) and state
+	// (state, reason, failing since, updated at), returning what was saved.
+	// An error from change saves nothing and is returned.
+	ChangeWebhook(ctx context.Context, tenantID, id uuid.UUID, change func(w *Webhook) error) (*Webhook, error)
 	// RotateWebhookSecret makes secret (and publicKey, "" for the HMAC
 	// schemes) current, keeping the old secret for signatures until
 	// rotationEnds (nil: drop it at once).
@@ -182,14 +183,28 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook,
 			return nil, v.Err()
 		}
 	}
-	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	verify := false
+	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+		var err error
+		verify, err = s.applyUpdate(w, in)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	if verify {
+		return s.verify(ctx, w)
+	}
+	return w, nil
+}
+
+// applyUpdate changes w as in asks and reports whether its endpoint must be
+// verified again.
+func (s *Service) applyUpdate(w *Webhook, in Input) (verify bool, err error) {
 	if in.SignatureScheme != nil && *in.SignatureScheme != w.SignatureScheme {
 		var v domain.Validation
 		v.Add("signatureScheme", "a webhook's signature scheme cannot be changed: create a webhook with the new scheme")
-		return nil, v.Err()
+		return false, v.Err()
 	}
 	var triggers []Trigger
 	if in.Name != nil {
@@ -207,23 +222,31 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook,
 		w.URL = *in.URL
 		triggers = append(triggers, TriggerURLChanged)
 	}
-	verify := false
 	for _, tr := range triggers {
 		to, v, err := NextState(w.State, tr)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		w.State, verify = to, verify || v
+		if to != w.State {
+			w.moveTo(to, w.StateReason)
+		}
+		verify = verify || v
 	}
 	w.UpdatedAt = s.now().UTC().Truncate(time.Microsecond)
-	if err := s.Store.UpdateWebhook(ctx, w); err != nil {
-		return nil, err
-	}
-	if verify {
-		return s.verify(ctx, w)
-	}
-	return w, nil
+	return verify, nil
 }
+
+// moveTo puts w in state to, shown with reason; an Active webhook is not
+// failing.
+func (w *Webhook) moveTo(to State, reason string) {
+	w.State, w.StateReason = to, reason
+	if to == WebhookActive {
+		w.FailingSince = nil
+	}
+}
+
+// errKept ends a change that decides to leave the webhook as it is.
+var errKept = errors.New("webhook kept as it is")
 
 // Enable is the Send Events toggle: the webhook goes Pending and its endpoint
 // gets a verification request; a correct answer within 3 s makes it Active.
@@ -232,23 +255,24 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+		to, verify, err := NextState(w.State, TriggerEnable)
+		if err != nil {
+			return err
+		}
+		if !verify {
+			return errKept
+		}
+		w.moveTo(to, "")
+		w.UpdatedAt = s.now().UTC().Truncate(time.Microsecond)
+		return nil
+	})
+	if errors.Is(err, errKept) {
+		return s.Store.GetWebhook(ctx, tenantID, id)
+	}
 	if err != nil {
 		return nil, err
 	}
-	to, verify, err := NextState(w.State, TriggerEnable)
-	if err != nil {
-		return nil, err
-	}
-	if !verify {
-		return w, nil
-	}
-	if ok, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, ""); err != nil {
-		return nil, err
-	} else if !ok {
-		return nil, &domain.Error{Code: domain.CodeConflict, Message: "the webhook changed meanwhile; try again"}
-	}
-	w.State = to
 	return s.verify(ctx, w)
 }
 
@@ -267,10 +291,18 @@ func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Store.SetWebhookState(ctx, w.TenantID, w.ID, WebhookPending, w.URL, to, reason); err != nil {
-		return nil, err
+	out, err := s.Store.ChangeWebhook(ctx, w.TenantID, w.ID, func(now *Webhook) error {
+		if now.State != WebhookPending || now.URL != w.URL {
+			return errKept // changed meanwhile: that change wins
+		}
+		now.moveTo(to, reason)
+		now.UpdatedAt = s.now().UTC().Truncate(time.Microsecond)
+		return nil
+	})
+	if errors.Is(err, errKept) {
+		return s.Store.GetWebhook(ctx, w.TenantID, w.ID)
 	}
-	return s.Store.GetWebhook(ctx, w.TenantID, w.ID)
+	return out, err
 }
 
 // Disable stops delivery at once; configuration and queued deliveries are
@@ -280,18 +312,15 @@ func (s *Service) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Store.GetWebhook(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
-	}
-	to, _, err := NextState(w.State, TriggerDisable)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.Store.SetWebhookState(ctx, tenantID, id, w.State, w.URL, to, "disabled manually"); err != nil {
-		return nil, err
-	}
-	return s.Store.GetWebhook(ctx, tenantID, id)
+	return s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+		to, _, err := NextState(w.State, TriggerDisable)
+		if err != nil {
+			return err
+		}
+		w.moveTo(to, "disabled manually")
+		w.UpdatedAt = s.now().UTC().Truncate(time.Microsecond)
+		return nil
+	})
 }
 
 // RegenerateSecret issues a new key of the webhook's scheme (an HMAC secret

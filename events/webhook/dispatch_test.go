@@ -164,7 +164,7 @@ func TestRunningDispatcherAndWorkerDeliverOnRelayWake(t *testing.T) {
 	e := newEnv(t)
 	rcv := newReceiver(t)
 	e.active(rcv)
-	relay := &events.Relay{Outbox: &storage.Outbox{DB: e.db}, Pool: e.db.Pool, Hub: events.NewHub(), Poll: time.Hour,
+	relay := &events.Relay{Outbox: &storage.Outbox{DB: e.db}, Hub: events.NewHub(), Poll: time.Hour,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	wake, stop := relay.Wake()
 	defer stop()

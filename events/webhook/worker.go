@@ -155,8 +155,8 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o, outcome := w.attempt(sendCtx, c)
-			errs[i] = w.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), c, o)
+			l, r, outcome := w.attempt(sendCtx, c)
+			errs[i] = w.record(context.WithoutCancel(ctx), c, l, r)
 			// Told once recorded: whoever counts attempts never sees one
 			// whose delivery still reads pending.
 			if w.Attempted != nil {
@@ -168,34 +168,48 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	return len(claimed), errors.Join(errs...)
 }
 
-// attempt sends one signed delivery and decides what follows; outcome is
+// record saves what the domain decides of the attempt (the claim loaded
+// the delivery) and, when the endpoint is back, brings its waiting retries
+// forward in a transaction of its own: should that fail, they keep their
+// schedule.
+func (w *Worker) record(ctx context.Context, c storage.ClaimedDelivery, l storage.AttemptLog, r webhooks.AttemptResult) error {
+	d := webhooks.DecideAttempt(r, c.ChainAttempt, c.FailingSince)
+	moved, err := w.Store.RecordWebhookAttempt(ctx, c, l, d)
+	if err != nil || !moved || !d.BringForward {
+		return err
+	}
+	return w.Store.BringForward(ctx, c.WebhookID, l.At, webhooks.RecoverySchedule)
+}
+
+// attempt sends one signed delivery: its log line, its result and outcome,
 // the attempt's in a word (see Attempted).
-func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (o storage.AttemptOutcome, outcome string) {
-	o = storage.AttemptOutcome{AttemptID: uuid.New()}
+func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (l storage.AttemptLog, r webhooks.AttemptResult, outcome string) {
+	l = storage.AttemptLog{AttemptID: uuid.New()}
 	start := time.Now()
-	status, err := w.send(ctx, c, o.AttemptID)
-	o.Latency, o.At = time.Since(start), w.Now()
+	status, err := w.send(ctx, c, l.AttemptID)
+	l.Latency, l.At = time.Since(start), w.Now()
+	r.At = l.At
 	if status != 0 {
-		o.StatusCode = &status
+		l.StatusCode = &status
 	}
 	outcome = "rejected"
 	switch {
 	case err != nil:
-		o.Error, outcome = err.Error(), "error"
+		l.Error, outcome = err.Error(), "error"
 		w.Log.InfoContext(ctx, "webhook attempt failed", "webhook", c.WebhookID, "delivery", c.ID, "err", Cause(err))
 	case status >= 200 && status < 300:
-		o.Delivered = true
-		return o, "delivered"
+		r.Delivered = true
+		return l, r, "delivered"
 	case status == http.StatusGone:
-		o.Gone, o.Error = true, "410 Gone: the endpoint asked to be disabled"
-		return o, "gone"
+		r.Gone, l.Error = true, "410 Gone: the endpoint asked to be disabled"
+		return l, r, "gone"
 	default:
-		o.Error = "status " + strconv.Itoa(status)
+		l.Error = "status " + strconv.Itoa(status)
 	}
-	if next, ok := webhooks.NextRetry(w.Schedule, c.ChainAttempt, o.At); ok {
-		o.NextAttemptAt = &next
+	if next, ok := webhooks.NextRetry(w.Schedule, c.ChainAttempt, r.At); ok {
+		r.NextAttemptAt = &next
 	}
-	return o, outcome
+	return l, r, outcome
 }
 
 // send POSTs the event and returns the status; only the status matters, the
