@@ -23,6 +23,8 @@ type TenantTx struct {
 	tenant uuid.UUID
 	batch  pgx.Batch
 	begun  bool // BEGIN has been sent
+	// traceparent is the write's trace context, stored with its events.
+	traceparent *string
 }
 
 // inTenantTx runs fn in a TenantTx and commits it when fn returns nil; on an
@@ -36,7 +38,7 @@ func (db *DB) inTenantTx(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 		return err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
-	tx := &TenantTx{conn: conn, tenant: tenant}
+	tx := &TenantTx{conn: conn, tenant: tenant, traceparent: traceparentOf(ctx)}
 	tx.batch.Queue("BEGIN")
 	tx.batch.Queue(setTenant, tenant.String())
 	if err = fn(ctx, tx); err == nil {

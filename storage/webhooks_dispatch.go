@@ -106,6 +106,9 @@ type ClaimedDelivery struct {
 	Scheme                 domain.SignatureScheme
 	Secret, PreviousSecret string // PreviousSecret only inside a rotation window
 	Payload                json.RawMessage
+	// Traceparent is the trace context of the write that emitted the
+	// event, or "".
+	Traceparent string
 }
 
 // claimDeliveries is one constant statement with bind parameters: pgx
@@ -118,7 +121,7 @@ const claimDeliveries = `WITH c AS (
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
 	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
-	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload
+	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload, coalesce(e.traceparent, '')
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
 // ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
@@ -137,6 +140,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		Secret, Previous          []byte
 		PreviousExpires           *time.Time
 		Payload                   json.RawMessage
+		Traceparent               string
 	}
 	var rows []row
 	rs, err := s.db.Pool.Query(ctx, claimDeliveries, leaseUntil, now, limit)
@@ -146,7 +150,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 	for rs.Next() {
 		var r row
 		if err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-			&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload); err != nil {
+			&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload, &r.Traceparent); err != nil {
 			rs.Close()
 			return nil, err
 		}
@@ -164,7 +168,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		}
 		c := ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID, EventType: r.EventType,
 			Attempt: r.Attempt, ChainAttempt: r.Attempt - r.ChainBase, IncludePreviousAttributes: r.IncludePreviousAttributes, URL: r.URL,
-			Scheme: domain.SignatureScheme(r.Scheme), Secret: string(secret), Payload: r.Payload}
+			Scheme: domain.SignatureScheme(r.Scheme), Secret: string(secret), Payload: r.Payload, Traceparent: r.Traceparent}
 		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
