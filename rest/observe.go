@@ -132,10 +132,15 @@ func (o *Observer) Wrap(next http.Handler) http.Handler {
 // endSpan names the request's span by its route unless an inner layer named
 // it, and ends it with the status.
 func endSpan(span trace.Span, ri *requestInfo, method, route string, status int) {
-	if ri.spanName == "" {
-		span.SetName(method + " " + route)
+	// A mux pattern may name its method ("GET /api/p/v{version}/invoices").
+	path := route
+	if _, p, ok := strings.Cut(route, " "); ok {
+		path = p
 	}
-	span.SetAttributes(attribute.String("http.route", route), attribute.Int("http.response.status_code", status))
+	if ri.spanName == "" {
+		span.SetName(method + " " + path)
+	}
+	span.SetAttributes(attribute.String("http.route", path), attribute.Int("http.response.status_code", status))
 	if status >= 500 {
 		span.SetStatus(codes.Error, "")
 	}
