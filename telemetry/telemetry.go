@@ -197,16 +197,6 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 	return t.provider.Shutdown(ctx)
 }
 
-// Traceparent is the W3C traceparent of the span in ctx, or "" when ctx
-// holds none.
-func Traceparent(ctx context.Context) string {
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsValid() {
-		return ""
-	}
-	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
-}
-
 // Remote is ctx with the remote span context a W3C traceparent names as its
 // parent (ctx unchanged when tp is not a valid one).
 func Remote(ctx context.Context, tp string) context.Context {
