@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -264,6 +265,55 @@ func TestTracingOneTraceFromWriteToDelivery(t *testing.T) {
 			t.Fatalf("an exported span holds the mutation's argument %q", secret)
 		}
 	}
+
+	// Each WebSocket operation is a span named by the operation, a child of
+	// the upgrade request's.
+	wsTrace := randomHex(16)
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Subprotocols: []string{"graphql-transport-ws"}}
+	conn, wsRes, err := d.Dial("ws"+strings.TrimPrefix(e.srv.URL, "http")+"/graphql",
+		http.Header{"traceparent": {"00-" + wsTrace + "-" + randomHex(8) + "-01"}})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	_ = wsRes.Body.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	frames := []map[string]any{
+		{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer " + e.token}},
+		{"id": "q", "type": "subscribe", "payload": map[string]any{"query": "query TracedQuery { __typename }"}},
+		{"id": "s", "type": "subscribe", "payload": map[string]any{"query": "subscription TracedWatch { loadChanged { data { load { loadNumber } } } }"}},
+	}
+	for _, f := range frames {
+		if err := conn.WriteJSON(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for done := false; !done; {
+		var m struct{ ID, Type string }
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("ws read: %v", err)
+		}
+		done = m.ID == "q" && m.Type == "complete"
+	}
+	waitFor(t, 10*time.Second, "the subscription joined", func() bool { return e.srv.GraphQL.Live.Members() > 0 })
+	if err := conn.WriteJSON(map[string]any{"id": "s", "type": "complete"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Close()
+	waitFor(t, 20*time.Second, "both WebSocket operations' spans, children of the upgrade's", func() bool {
+		upgrade := ""
+		for _, s := range otlp.trace(wsTrace) {
+			if s.Name == "GET /graphql" && s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+				upgrade = hex.EncodeToString(s.SpanId)
+			}
+		}
+		n := 0
+		for _, s := range otlp.trace(wsTrace) {
+			if (s.Name == "query TracedQuery" || s.Name == "subscription TracedWatch") && hex.EncodeToString(s.ParentSpanId) == upgrade {
+				n++
+			}
+		}
+		return upgrade != "" && n == 2
+	})
 
 	// A refused request: its problem's traceId is its span's trace id.
 	failing := randomHex(16)
