@@ -14,12 +14,14 @@ import (
 	"github.com/haulgraph/haulgraph/admin"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/board"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/telemetry"
 )
 
 // App is one running instance of HaulGraph.
@@ -46,6 +48,8 @@ type App struct {
 	// Metrics is the instance's registry, served by AdminHandler.
 	Metrics *metrics.Metrics
 	admin   http.Handler
+	// Tracing is the instance's tracer (no-op when off); Close flushes it.
+	Tracing *telemetry.Tracing
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -58,9 +62,23 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if connectTimeout <= 0 {
 		connectTimeout = storage.DefaultConnectTimeout
 	}
+	tracing, err := telemetry.New(ctx, cfg.Tracing, "")
+	if err != nil {
+		return nil, err
+	}
+	built := false
+	defer func() {
+		if !built { // the exporter's goroutine ends with New's failure
+			_ = tracing.Shutdown(context.WithoutCancel(ctx))
+		}
+	}()
+	log = slog.New(telemetry.LogHandler(log.Handler(), domain.TraceIDFrom))
 	dbOpts := []storage.Option{storage.ConnectTimeout(connectTimeout)}
 	if cfg.DBRoundTrips != nil {
 		dbOpts = append(dbOpts, storage.CountRoundTrips(cfg.DBRoundTrips))
+	}
+	if tracing.On() {
+		dbOpts = append(dbOpts, storage.Trace(telemetry.PGTracer{Tracer: tracing.Tracer}))
 	}
 	db, err := storage.Connect(ctx, cfg.Endpoints(), dbOpts...)
 	if err != nil {
@@ -70,7 +88,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New()}
+	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New(), Tracing: tracing}
 	if err := a.wireWebhooks(); err != nil {
 		db.Close()
 		return nil, err
@@ -99,9 +117,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	readStore := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &reads.Service{Store: readStore}, Documents: a.Documents,
 		Exports: &reads.Exports{Store: readStore}, Events: a.Events.Log,
-		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics)
+		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)
+	built = true
 	return a, nil
 }
 
@@ -152,12 +171,17 @@ func (a *App) Run(ctx context.Context) error {
 // the server starts shutting down.
 func (a *App) GoingAway() { a.closingOnce.Do(func() { close(a.closing) }) }
 
-// Close releases the database.
+// Close releases the database and exports the spans still buffered.
 func (a *App) Close() {
 	for _, c := range a.closers {
 		c()
 	}
 	a.DB.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.Tracing.Shutdown(ctx); err != nil {
+		a.Log.Warn("tracing: spans lost at shutdown", "err", err)
+	}
 }
 
 func (a *App) healthz(w http.ResponseWriter, r *http.Request) {

@@ -15,10 +15,14 @@ import (
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/telemetry"
 )
 
 // Config is everything the service reads from its environment.
 type Config struct {
+	// Tracing is OpenTelemetry's OTEL_* settings (telemetry.FromEnv); off
+	// unless an OTLP endpoint is set (docs/tracing.md).
+	Tracing     telemetry.Config
 	DatabaseURL string // DATABASE_URL
 	Addr        string // HAULGRAPH_ADDR
 	Audience    string // HAULGRAPH_AUDIENCE
@@ -205,6 +209,11 @@ func FromEnv() (Config, error) {
 		DemoDir:         os.Getenv("HAULGRAPH_DEMO_DIR"),
 		ShutdownTimeout: 10 * time.Second,
 	}
+	tracing, err := telemetry.FromEnv(os.Getenv)
+	if err != nil {
+		return c, err
+	}
+	c.Tracing = tracing
 	if v := os.Getenv("HAULGRAPH_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

@@ -32,6 +32,9 @@ type Events struct {
 func (a *App) wireEvents(ctx context.Context) error {
 	hub := events.NewHub()
 	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Hub: hub, Log: a.Log}
+	if a.Tracing.On() {
+		relay.Tracer = a.Tracing.Tracer
+	}
 	if err := relay.Position(ctx); err != nil {
 		return err
 	}

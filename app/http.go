@@ -9,6 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/refdocs"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/telemetry"
 )
 
 // Default rate limits (docs/architecture.md), requests per second; the token endpoint
@@ -100,8 +101,11 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 // logging, metrics and trace context around everything. /metrics is on the admin listener only.
 // The body and write bounds sit inside the observer, so that a 408 they
 // answer is logged and counted like any other answer.
-func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics) http.Handler {
+func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing) http.Handler {
 	obs := rest.NewObserver(log, m)
+	if t.On() {
+		obs.Trace(t.Tracer, t.Propagator)
+	}
 	api := rest.NewAPI(deps)
 	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
 	docs := refdocs.Handler()

@@ -35,6 +35,9 @@ func (a *App) wireWebhooks() error {
 	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks, Resolver: a.Config.WebhookResolver})
 	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout,
 		Attempted: a.Metrics.WebhookAttempt, Emitted: a.Config.EmittedEvent}
+	if a.Tracing.On() {
+		worker.Tracer = a.Tracing.Tracer
+	}
 	a.Webhooks = webhookParts{
 		Store:  store,
 		Worker: worker,

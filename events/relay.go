@@ -7,8 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/telemetry"
 )
 
 // Relay tails the outbox of one instance: it starts at the outbox head (live
@@ -24,6 +28,8 @@ type Relay struct {
 	Poll time.Duration
 	// Batch is how many events one read takes (default 500).
 	Batch int
+	// Tracer, when set, records a span per batch relayed (telemetry).
+	Tracer trace.Tracer
 
 	pos        eventlog.Position
 	skip       map[int64]bool // committed before Position, not yet final then
@@ -178,6 +184,7 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		span := r.batchSpan(ctx, batch)
 		for i := range batch {
 			if r.skip[batch[i].Seq] {
 				delete(r.skip, batch[i].Seq)
@@ -197,10 +204,47 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 		if len(batch) > 0 {
 			r.wakeAll()
 		}
+		if span != nil {
+			span.End()
+		}
 		if len(batch) < r.Batch {
 			return held, nil
 		}
 	}
+}
+
+// batchSpan starts the span of a batch read from the outbox: a child of
+// its writer's span when every traced event in it comes from one trace (a
+// write's events, the usual batch), and linked to each writer's span.
+func (r *Relay) batchSpan(ctx context.Context, batch []storage.OutboxEvent) trace.Span {
+	if r.Tracer == nil || len(batch) == 0 {
+		return nil
+	}
+	var links []trace.Link
+	parent, one := trace.SpanContext{}, true
+	for i := range batch {
+		if batch[i].Traceparent == nil {
+			continue
+		}
+		sc := trace.SpanContextFromContext(telemetry.Remote(ctx, *batch[i].Traceparent))
+		if !sc.IsValid() {
+			continue
+		}
+		switch {
+		case !parent.IsValid():
+			parent = sc
+		case sc.TraceID() != parent.TraceID():
+			one = false
+		}
+		links = append(links, trace.Link{SpanContext: sc})
+	}
+	if one && parent.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
+	}
+	_, span := r.Tracer.Start(ctx, "outbox relay", trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.Int("messaging.batch.message_count", len(batch)),
+			attribute.Int64("outbox.first_seq", batch[0].Seq), attribute.Int64("outbox.last_seq", batch[len(batch)-1].Seq)))
+	return span
 }
 
 // Parse reads a stored envelope into the shared live event.

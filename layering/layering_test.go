@@ -37,6 +37,8 @@ var rules = []rule{
 	{"readme", nil},
 	{"layering", nil},
 	{"scripts", nil},
+	// OpenTelemetry: the tracer, the PostgreSQL tracer, the log handler.
+	{"telemetry", nil},
 	// The Go SDK is what integrators import: the API only, over HTTP.
 	{"sdk/...", []string{"sdk/..."}},
 	// Storage: SQL behind the domain's ports.
@@ -45,8 +47,8 @@ var rules = []rule{
 	{"storage/seed", []string{"storage", "domain/..."}},
 	{"storage", []string{"domain/...", "secretbox"}},
 	// Background work over storage.
-	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox"}},
-	{"events", []string{"domain/...", "storage"}},
+	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox", "telemetry"}},
+	{"events", []string{"domain/...", "storage", "telemetry"}},
 	{"metrics", []string{"storage"}},
 	// Identity: tokens and clients over storage.
 	{"auth", []string{"domain/...", "storage", "secretbox", "jsonkey"}},

@@ -10,8 +10,8 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 )
 
-// TestEveryVariableDocumented: every HAULGRAPH_* variable the code and the
-// scripts read is in the README's Environment table.
+// TestEveryVariableDocumented: every HAULGRAPH_* and OTEL_* variable the
+// code and the scripts read is in the README's Environment table.
 func TestEveryVariableDocumented(t *testing.T) {
 	t.Parallel()
 	root := apptest.RepoRoot(t)
@@ -21,7 +21,7 @@ func TestEveryVariableDocumented(t *testing.T) {
 	}
 	_, env, _ := strings.Cut(string(md), "\n## Environment\n")
 	env, _, _ = strings.Cut(env, "\n## ")
-	name := regexp.MustCompile(`HAULGRAPH_[A-Z0-9_]*[A-Z0-9]`)
+	name := regexp.MustCompile(`(HAULGRAPH|OTEL)_[A-Z0-9_]*[A-Z0-9]`)
 	seen := map[string]bool{}
 	for _, f := range apptest.SourceFiles(t, root) {
 		source := (strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go")) || strings.HasSuffix(f, ".sh") || f == "Makefile"

@@ -11,6 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -18,6 +23,17 @@ import (
 type Observer struct {
 	log     *slog.Logger
 	metrics RequestMetrics
+	// tracer, when set, records a server span per request, and its trace
+	// id becomes the request's (Trace).
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+}
+
+// Trace records a server span per request with t, continuing the trace of
+// an incoming traceparent read by p; the span's trace id is then the trace
+// id of logs and problem documents.
+func (o *Observer) Trace(t trace.Tracer, p propagation.TextMapPropagator) {
+	o.tracer, o.prop = t, p
 }
 
 // RequestMetrics counts answered requests (metrics.Metrics). stream is
@@ -37,6 +53,7 @@ func NewObserver(log *slog.Logger, m RequestMetrics) *Observer {
 type requestInfo struct {
 	route    string
 	clientID string
+	spanName string
 }
 
 type infoKey struct{}
@@ -55,15 +72,37 @@ func SetClient(ctx context.Context, clientID string) {
 	}
 }
 
+// NameSpan names the request's span (a GraphQL operation's type and name)
+// instead of its route.
+func NameSpan(ctx context.Context, name string) {
+	if ri, ok := ctx.Value(infoKey{}).(*requestInfo); ok {
+		ri.spanName = name
+	}
+	trace.SpanFromContext(ctx).SetName(name)
+}
+
 // Wrap logs, counts and traces every request through next.
 func (o *Observer) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		tc := parseTraceparent(r.Header.Get("traceparent"))
-		span := newSpanID()
-		w.Header().Set("traceparent", "00-"+tc.traceID+"-"+span+"-"+tc.flags)
+		ctx := r.Context()
+		var (
+			span    trace.Span
+			traceID string
+		)
+		if o.tracer != nil {
+			ctx, span = o.tracer.Start(o.prop.Extract(ctx, propagation.HeaderCarrier(r.Header)), r.Method,
+				trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+					attribute.String("http.request.method", r.Method), attribute.String("url.path", r.URL.Path)))
+			traceID = span.SpanContext().TraceID().String()
+			o.prop.Inject(ctx, propagation.HeaderCarrier(w.Header()))
+		} else {
+			tc := parseTraceparent(r.Header.Get("traceparent"))
+			traceID = tc.traceID
+			w.Header().Set("traceparent", "00-"+tc.traceID+"-"+newSpanID()+"-"+tc.flags)
+		}
 		ri := &requestInfo{}
-		ctx := context.WithValue(domain.WithTraceID(r.Context(), tc.traceID), infoKey{}, ri)
+		ctx = context.WithValue(domain.WithTraceID(ctx, traceID), infoKey{}, ri)
 		r = r.WithContext(ctx)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
@@ -83,8 +122,29 @@ func (o *Observer) Wrap(next http.Handler) http.Handler {
 		o.log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("latency_ms", float64(elapsed.Microseconds())/1000),
-			slog.String("client_id", ri.clientID), slog.String("trace_id", tc.traceID))
+			slog.String("client_id", ri.clientID), slog.String("trace_id", traceID))
+		if span != nil {
+			endSpan(span, ri, r.Method, route, status)
+		}
 	})
+}
+
+// endSpan names the request's span by its route unless an inner layer named
+// it, and ends it with the status.
+func endSpan(span trace.Span, ri *requestInfo, method, route string, status int) {
+	// A mux pattern may name its method ("GET /api/p/v{version}/invoices").
+	path := route
+	if _, p, ok := strings.Cut(route, " "); ok {
+		path = p
+	}
+	if ri.spanName == "" {
+		span.SetName(method + " " + path)
+	}
+	span.SetAttributes(attribute.String("http.route", path), attribute.Int("http.response.status_code", status))
+	if status >= 500 {
+		span.SetStatus(codes.Error, "")
+	}
+	span.End()
 }
 
 // methodLabel bounds the metric's method label to the known methods.

@@ -3,6 +3,8 @@ package storage
 import (
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/multitracer"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -15,4 +17,15 @@ const DefaultConnectTimeout = 5 * time.Second
 // kernel's TCP timeout.
 func ConnectTimeout(d time.Duration) Option {
 	return func(cfg *pgxpool.Config) { cfg.ConnConfig.ConnectTimeout = d }
+}
+
+// Trace hands every statement of the pool to t (telemetry.PGTracer), after
+// any tracer an earlier option set.
+func Trace(t pgx.QueryTracer) Option {
+	return func(cfg *pgxpool.Config) {
+		if cfg.ConnConfig.Tracer != nil {
+			t = multitracer.New(cfg.ConnConfig.Tracer, t)
+		}
+		cfg.ConnConfig.Tracer = t
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
@@ -29,6 +30,8 @@ type OutboxEvent struct {
 	SubjectID     uuid.UUID       `bun:"subject_id"`
 	Payload       json.RawMessage `bun:"payload,type:jsonb"`
 	CreatedAt     time.Time       `bun:"created_at,nullzero,default:now()"`
+	// Traceparent is the W3C trace context of the write (NULL: none known).
+	Traceparent *string `bun:"traceparent"`
 }
 
 // Pos is the event's place in the outbox order.
@@ -48,12 +51,29 @@ func (t *Tx) appendEvents(events []domain.Event) error {
 		if err != nil {
 			return err
 		}
-		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload)
+		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload, t.traceparent)
 	}
 	return nil
 }
 
-const insertEventSQL = "INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload) VALUES ($1, $2, $3, $4, $5, $6)"
+const insertEventSQL = "INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload, traceparent) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+
+// traceparentOf is the W3C traceparent of the write in ctx, kept with its
+// events so that their deliveries continue its trace: the span's when
+// tracing is on, else the request's trace id (rest.Observer) with a new
+// span id; nil outside a request.
+func traceparentOf(ctx context.Context) *string {
+	var tp string
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		tp = "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
+	} else if id := domain.TraceIDFrom(ctx); len(id) == 32 {
+		span := uuid.New()
+		tp = "00-" + id + "-" + trace.SpanID(span[:8]).String() + "-01"
+	} else {
+		return nil
+	}
+	return &tp
+}
 
 // Outbox reads the events table across tenants (owner rights): the relay and
 // the durable consumers (webhook delivery) use it.
@@ -70,7 +90,7 @@ type Outbox struct{ DB *DB }
 // The read statements are constant texts with bind parameters (pgx caches
 // one prepared statement per connection for each).
 const (
-	outboxColumns = "seq, xact::text::bigint, id, tenant_id, subsidiary_id, type, subject_id, payload, created_at"
+	outboxColumns = "seq, xact::text::bigint, id, tenant_id, subsidiary_id, type, subject_id, payload, created_at, traceparent"
 	outboxAfter   = "SELECT " + outboxColumns + ` FROM events
 		WHERE (xact, seq) > ($1::bigint::text::xid8, $2) AND xact < pg_snapshot_xmin(pg_current_snapshot())
 		ORDER BY xact, seq LIMIT $3`
@@ -133,7 +153,7 @@ func (o *Outbox) After(ctx context.Context, pos eventlog.Position, limit int) (e
 				created         *time.Time
 				e               OutboxEvent
 			)
-			if err := rows.Scan(&held, &seq, &xact, &id, &tenant, &e.SubsidiaryID, &typ, &subject, &e.Payload, &created); err != nil {
+			if err := rows.Scan(&held, &seq, &xact, &id, &tenant, &e.SubsidiaryID, &typ, &subject, &e.Payload, &created, &e.Traceparent); err != nil {
 				return err
 			}
 			if seq != nil {
@@ -192,6 +212,6 @@ func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
 // scanOutbox reads outboxColumns.
 func scanOutbox(r pgx.Rows) (OutboxEvent, error) {
 	var e OutboxEvent
-	err := r.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt)
+	err := r.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt, &e.Traceparent)
 	return e, err
 }

@@ -28,6 +28,8 @@ type Tx struct {
 	batch  pgx.Batch
 	queued int  // statements queued since the last flush, besides BEGIN and the tenant context
 	begun  bool // BEGIN has been sent
+	// traceparent is the write's trace context, stored with its events.
+	traceparent *string
 }
 
 // inTenantTx runs fn in a transaction bound to one tenant (row-level
@@ -101,7 +103,7 @@ func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, begin string, fn func(
 		return err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
-	tx := &Tx{conn: conn, tenant: tenant, begin: begin}
+	tx := &Tx{conn: conn, tenant: tenant, begin: begin, traceparent: traceparentOf(ctx)}
 	tx.start()
 	if err = fn(ctx, tx); err == nil {
 		if begin != "" {

@@ -99,6 +99,9 @@ type ClaimedDelivery struct {
 	// FailingSince is the webhook's when the attempt was claimed: the
 	// aggregate webhooks.DecideAttempt reads.
 	FailingSince *time.Time
+	// Traceparent is the trace context of the write that emitted the
+	// event, or "".
+	Traceparent string
 }
 
 // claimDeliveries is one constant statement with bind parameters: pgx
@@ -112,7 +115,7 @@ const claimDeliveries = `WITH c AS (
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
 	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
 	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
-	       w.failing_since
+	       w.failing_since, coalesce(e.traceparent, '')
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
 // ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
@@ -134,7 +137,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		tx.query(claimDeliveries, func(rs pgx.Rows) error {
 			var r row
 			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload, &r.FailingSince)
+				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
 			rows = append(rows, r)
 			return err
 		}, leaseUntil, now, limit)

@@ -65,7 +65,7 @@ func main() {
 	flag.IntVar(&o.pairs, "pairs", 3, "interleaved rounds of each comparison's targets (at least 3)")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of one round (at most 1m)")
 	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
-	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
+	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both), tracing (an instance exporting every span to a local OTLP sink vs one with tracing off; only when named)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
 	flag.BoolVar(&o.describeDirect, "describe-direct", false, "with -pooler: the direct instance sends statements as it would through the pooler (described once, unnamed), which separates the cost of that from PgBouncer's hop")
 	flag.BoolVar(&o.pooler, "pooler", false, "compare through PgBouncer with direct (run under scripts/with-pgbouncer.sh); comparisons invoice, dashboard, statements")
@@ -216,6 +216,8 @@ func run(ctx context.Context, o options) error {
 	comparisons := []comparison{
 		{name: "invoice", targets: []string{"REST invoice", "bare invoice"}},
 		{name: "statements", targets: []string{"GraphQL dashboard", "REST statement search", "bare statement page"}},
+		{name: "tracing", targets: []string{"REST invoice traced", "REST invoice"}},
+		{name: "tracing", targets: []string{"GraphQL dash traced", "GraphQL dashboard"}},
 	}
 	if o.pooler {
 		direct, stop, err := directInstance(ctx, cfg, o.describeDirect)
@@ -243,12 +245,23 @@ func run(ctx context.Context, o options) error {
 		}
 		slices.SortFunc(comparisons, func(a, b comparison) int { return strings.Compare(a.name, b.name) })
 	}
+	want := []string{"invoice", "statements", "dashboard"} // dashboard: with -pooler
 	if o.only != "" {
-		want := strings.Split(o.only, ",")
-		comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
-		if len(comparisons) == 0 {
-			return fmt.Errorf("-only %q names no comparison (invoice, statements; with -pooler also dashboard)", o.only)
+		want = strings.Split(o.only, ",")
+	}
+	comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
+	if len(comparisons) == 0 {
+		return fmt.Errorf("-only %q names no comparison (invoice, statements, tracing; with -pooler: invoice, statements, dashboard)", o.only)
+	}
+	if slices.Contains(want, "tracing") {
+		traced, stop, err := tracedInstance(ctx, cfg)
+		if err != nil {
+			return err
 		}
+		defer stop()
+		targets["REST invoice traced"] = target{Method: "GET", URLs: invoicePaths(traced + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers}
+		targets["GraphQL dash traced"] = target{Method: "POST", URLs: []string{traced + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
+			Body: dashboardBody(from, to)}
 	}
 	// Each target answers once before it is measured (and must answer 200).
 	for _, c := range comparisons {

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
@@ -114,17 +116,22 @@ func schemeAllowed(req *http.Request, allowInsecure bool) error {
 	return errors.New("endpoint must use https")
 }
 
-// traceparent returns a W3C traceparent continuing ctx's trace id, if any.
+// traceparent returns a W3C traceparent naming ctx's span (the delivery
+// attempt's, when tracing is on), or continuing ctx's trace id, if any. The
+// flags say sampled, as the published header does.
 func traceparent(ctx context.Context) string {
-	trace := domain.TraceIDFrom(ctx)
-	if len(trace) != 32 {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-01"
+	}
+	id := domain.TraceIDFrom(ctx)
+	if len(id) != 32 {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
-		trace = hex.EncodeToString(b)
+		id = hex.EncodeToString(b)
 	}
 	span := make([]byte, 8)
 	_, _ = rand.Read(span)
-	return "00-" + trace + "-" + hex.EncodeToString(span) + "-01"
+	return "00-" + id + "-" + hex.EncodeToString(span) + "-01"
 }
 
 // NoAnswer is the reason of every request that got no HTTP answer: the

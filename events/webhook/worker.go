@@ -13,12 +13,16 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/telemetry"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -50,6 +54,9 @@ type Worker struct {
 	// Emitted, when set, is told every body sent (tests validate them
 	// against the published schemas).
 	Emitted domain.EmitFunc
+	// Tracer, when set, records each attempt as a client span in the trace
+	// of the write that emitted the event (telemetry).
+	Tracer trace.Tracer
 
 	wake chan struct{}
 	once sync.Once
@@ -185,9 +192,11 @@ func (w *Worker) record(ctx context.Context, c storage.ClaimedDelivery, l storag
 // the attempt's in a word (see Attempted).
 func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (l storage.AttemptLog, r webhooks.AttemptResult, outcome string) {
 	l = storage.AttemptLog{AttemptID: uuid.New()}
+	ctx, span := w.startSpan(ctx, c)
 	start := time.Now()
 	status, err := w.send(ctx, c, l.AttemptID)
 	l.Latency, l.At = time.Since(start), w.Now()
+	endSpan(span, status, err)
 	r.At = l.At
 	if status != 0 {
 		l.StatusCode = &status
@@ -210,6 +219,36 @@ func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (l stor
 		r.NextAttemptAt = &next
 	}
 	return l, r, outcome
+}
+
+// startSpan starts the attempt's span as a child of the writer's (the
+// event's stored traceparent): an attempt is caused by that one write. With
+// tracing off, the attempt's traceparent still carries the write's trace id.
+func (w *Worker) startSpan(ctx context.Context, c storage.ClaimedDelivery) (context.Context, trace.Span) {
+	parent := telemetry.Remote(ctx, c.Traceparent)
+	if w.Tracer == nil {
+		if sc := trace.SpanContextFromContext(parent); sc.IsValid() {
+			ctx = domain.WithTraceID(ctx, sc.TraceID().String())
+		}
+		return ctx, nil
+	}
+	return w.Tracer.Start(parent, "webhook "+c.EventType, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("http.request.method", http.MethodPost),
+			attribute.String("webhook.id", c.WebhookID.String()), attribute.String("webhook.delivery.id", c.ID.String()),
+			attribute.String("webhook.event.id", c.EventID), attribute.Int("webhook.attempt", c.Attempt)))
+}
+
+func endSpan(span trace.Span, status int, err error) {
+	if span == nil {
+		return
+	}
+	if status != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", status))
+	}
+	if err != nil || status < 200 || status > 299 {
+		span.SetStatus(codes.Error, "")
+	}
+	span.End()
 }
 
 // send POSTs the event and returns the status; only the status matters, the

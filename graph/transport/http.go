@@ -119,6 +119,7 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 			"a %s cannot be sent with GET: %s", opCtx.Operation.Operation, msg))
 		return
 	}
+	nameRequest(ctx, opCtx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	writeResponse(w, r, http.StatusOK, responses(ctx))
 }

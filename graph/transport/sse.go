@@ -120,6 +120,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRefusal(w, r, http.StatusMethodNotAllowed, operation.Coded(domain.CodeInvalid, "a mutation cannot be sent with GET: use POST"))
 		return
 	}
+	nameRequest(ctx, opCtx)
 	s := t.open(w, r)
 	if opCtx.Operation.Operation != ast.Subscription {
 		next, ctx := exec.DispatchOperation(ctx, opCtx)

@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
@@ -26,6 +27,14 @@ type wsOp struct {
 	head   []byte       // `{"id":…,"type":"next","payload":`
 	event  string       // the event type streamed, when payloads are watched
 	gone   atomic.Bool  // removed from the connection's operations
+	span   trace.Span   // the operation's, ended when it is removed
+}
+
+// endSpan ends the operation's span (none in a bare wsOp).
+func (op *wsOp) endSpan() {
+	if op.span != nil {
+		op.span.End()
+	}
 }
 
 // start runs an operation: a query or mutation once, a subscription by
@@ -70,13 +79,14 @@ func (w *wsConn) start(id string, payload json.RawMessage) bool {
 		w.refuse(id, resp.Errors)
 		return true
 	}
-	op := &wsOp{id: id, head: w.head(id)}
+	opSpanCtx, span := startOperation(w.ctx, opCtx)
+	op := &wsOp{id: id, head: w.head(id), span: span}
 	w.add(op)
 	if opCtx.Operation.Operation != ast.Subscription {
 		w.workers.Add(1)
 		go func() {
 			defer w.workers.Done()
-			next, ctx := w.exec.DispatchOperation(w.ctx, opCtx)
+			next, ctx := w.exec.DispatchOperation(opSpanCtx, opCtx)
 			resp := next(ctx)
 			if w.remove(id) == op {
 				w.next(op, resp)
@@ -197,6 +207,7 @@ func (w *wsConn) remove(id string) *wsOp {
 	w.out.operations.Store(int64(len(w.ops)))
 	if op != nil {
 		op.gone.Store(true)
+		op.endSpan()
 	}
 	return op
 }
@@ -210,6 +221,7 @@ func (w *wsConn) leaveAll() {
 	w.mu.Unlock()
 	for _, op := range ops {
 		op.gone.Store(true)
+		op.endSpan()
 		if op.member != nil {
 			w.o.Live.Leave(op.member)
 		}
