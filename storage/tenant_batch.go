@@ -55,5 +55,5 @@ func (db *DB) runTenant(ctx context.Context, tenant uuid.UUID, t *tenantBatch) e
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant read without a tenant")
 	}
-	return db.Pool.SendBatch(ctx, &t.b).Close()
+	return db.reader(ctx).Pool.SendBatch(ctx, &t.b).Close()
 }
