@@ -264,3 +264,32 @@ func TestReadYourWritesAcrossInstances(t *testing.T) {
 		t.Fatalf("a client that wrote nothing read %q: not served by the delayed replica", got)
 	}
 }
+
+// A replica that does not answer is skipped (reads keep working on the
+// primary) and used again once it is back.
+func TestUnreachableReplicaSkipped(t *testing.T) {
+	t.Parallel()
+	e := newReplicaEnv(t)
+	srv := e.start(t, time.Minute, nil)
+	a := apptest.NewTenant(t, srv, "down-a")
+	tok := srv.Token(t, a, domain.ScopeLoadCreate, domain.ScopeLoadRead)
+	createLoad(t, srv, tok, a, "DOWN-1", "kept")
+	e.standby.WaitReplay(30 * time.Second)
+	waitHealthy(t, srv, true)
+
+	// Before the health check has noticed, reads already go on (the
+	// primary takes a read whose replica cannot be reached).
+	e.standby.Stop()
+	if got := loadCommodity(t, srv, tok, "DOWN-1"); got != "kept" {
+		t.Fatalf("with the replica just down a read saw %q, want kept", got)
+	}
+	waitHealthy(t, srv, false)
+	if got := restCommodity(t, srv, tok, "DOWN-1"); got != "kept" {
+		t.Fatalf("with the replica skipped a REST read saw %q, want kept", got)
+	}
+	e.standby.Start()
+	waitHealthy(t, srv, true)
+	if got := loadCommodity(t, srv, tok, "DOWN-1"); got != "kept" {
+		t.Fatalf("after the replica came back a read saw %q, want kept", got)
+	}
+}

@@ -88,7 +88,11 @@ func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx cont
 		return errors.New("storage: tenant transaction without a tenant")
 	}
 	if r := db.reader(ctx); r != db {
-		return r.InTenant(ctx, tenantID, fn)
+		// A replica that cannot be reached: the primary reads instead
+		// until the health check skips it.
+		if err := r.InTenant(ctx, tenantID, fn); err == nil || !unreachable(err) || ctx.Err() != nil {
+			return err
+		}
 	}
 	err := db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
 		// One round trip: the tenant and SET LOCAL ROLE (the "role" setting).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/domain"
 )
@@ -25,15 +26,28 @@ const ReplicaCatchUpWait = 200 * time.Millisecond
 
 type readOnlyKey struct{}
 
+// readOnly is one read-only request's state: its client's last write
+// position, looked up once however many reads the request makes.
+type readOnly struct {
+	once sync.Once
+	need int64
+	err  error
+}
+
 // ReadOnly marks ctx as read-only work (REST reads, searches and exports,
 // GraphQL queries, the events API): the tenant reads under it may be served
 // by a healthy replica. Writes under it fail there, so only what never
-// writes is marked.
+// writes is marked. Mark once per request.
 func ReadOnly(ctx context.Context) context.Context {
-	return context.WithValue(ctx, readOnlyKey{}, true)
+	return context.WithValue(ctx, readOnlyKey{}, &readOnly{})
 }
 
-func isReadOnly(ctx context.Context) bool { b, _ := ctx.Value(readOnlyKey{}).(bool); return b }
+func readOnlyFrom(ctx context.Context) *readOnly {
+	r, _ := ctx.Value(readOnlyKey{}).(*readOnly)
+	return r
+}
+
+func isReadOnly(ctx context.Context) bool { return readOnlyFrom(ctx) != nil }
 
 // Replicas routes read-only tenant work to streaming standbys. A health
 // check (Run) measures each one's lag by LSN against the primary; a replica
@@ -245,7 +259,9 @@ func (rs *Replicas) choose(ctx context.Context) *DB {
 	if first == nil {
 		return rs.primary
 	}
-	need, err := rs.lastWrite(ctx)
+	ro := readOnlyFrom(ctx)
+	ro.once.Do(func() { ro.need, ro.err = rs.lastWrite(ctx) })
+	need, err := ro.need, ro.err
 	if err != nil {
 		return rs.primary
 	}
@@ -261,6 +277,14 @@ func (rs *Replicas) choose(ctx context.Context) *DB {
 		return first.db
 	}
 	return rs.primary
+}
+
+// unreachable reports whether a read on a replica failed before anything
+// was sent (down, restarting: no connection, or one that was already dead),
+// so that it may run again, whole, on the primary.
+func unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || pgconn.SafeToRetry(err)
 }
 
 // lastWrite is the WAL position the context's client must see (0: none
