@@ -228,8 +228,8 @@ func (rs *Replicas) checkOne(ctx context.Context, r *replica, now time.Time, sam
 // prune forgets the recorded writes every healthy replica has replayed
 // anyway: older than the lag bound, with a wide margin.
 func (rs *Replicas) prune(ctx context.Context) {
-	_, err := rs.primary.Pool.Exec(ctx, "DELETE FROM client_write_lsns WHERE written_at < now() - $1::interval",
-		(10 * max(rs.maxLag, time.Minute)).String())
+	_, err := rs.primary.Pool.Exec(ctx, "DELETE FROM client_write_lsns WHERE written_at < now() - make_interval(secs => $1)",
+		(10 * max(rs.maxLag, time.Minute)).Seconds())
 	if err != nil && rs.log != nil && ctx.Err() == nil {
 		rs.log.Warn("replicas: prune recorded writes", "err", err)
 	}

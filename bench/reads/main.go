@@ -10,6 +10,10 @@
 // pool, every one on the bare handler's) and the ratios.
 //
 //	./scripts/with-pg.sh go run ./bench/reads -pairs 3 -duration 5s
+//
+// With -replica URL (a streaming standby of DATABASE_URL) it also measures
+// a second instance reading from that replica against the first
+// (docs/replicas.md).
 package main
 
 import (
