@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -242,12 +244,13 @@ func TestReadYourWritesAcrossInstances(t *testing.T) {
 	srv1 := e.start(t, time.Minute, nil)
 	srv2 := e.start(t, time.Minute, srv1)
 	tn := apptest.NewTenant(t, srv1, "ryw")
-	id, secret := srv1.Client(t, tn, domain.ScopeLoadCreate, domain.ScopeLoadRead)
+	id, secret := srv1.Client(t, tn, domain.ScopeLoadCreate, domain.ScopeLoadRead, domain.ScopeWebhookManage)
 	tok, err := srv1.OAuth(id, secret).Token(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := srv2.Token(t, tn, domain.ScopeLoadRead)
+	otherHooks := srv2.Token(t, tn, domain.ScopeWebhookManage)
 	e.standby.WaitReplay(30 * time.Second)
 	waitHealthy(t, srv1, true)
 	waitHealthy(t, srv2, true)
@@ -263,6 +266,36 @@ func TestReadYourWritesAcrossInstances(t *testing.T) {
 	if got := loadCommodity(t, srv2, other, "RYW-1"); got != "" {
 		t.Fatalf("a client that wrote nothing read %q: not served by the delayed replica", got)
 	}
+
+	// A webhook change (REST) is a write too: its GET on the other
+	// instance finds it.
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	body, _ := json.Marshal(map[string]any{"Name": "ryw", "Url": receiver.URL + "/hook", "EventTypes": []string{"load.changed"}, "SubsidiaryId": tn.SubsidiaryID.String()})
+	created := restDo(t, srv1, tok.AccessToken, http.MethodPost, "/api/p/v1/webhooks", body, http.StatusCreated)
+	var hook struct{ Id string } //nolint:revive
+	if err := json.Unmarshal(created, &hook); err != nil || hook.Id == "" {
+		t.Fatalf("created webhook: %s %v", created, err)
+	}
+	restDo(t, srv2, tok.AccessToken, http.MethodGet, "/api/p/v1/webhooks/"+hook.Id, nil, http.StatusOK)
+	restDo(t, srv2, otherHooks, http.MethodGet, "/api/p/v1/webhooks/"+hook.Id, nil, http.StatusNotFound)
+}
+
+func restDo(t *testing.T, srv *apptest.Server, token, method, path string, body []byte, want int) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL+path, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, b, want)
+	}
+	return b
 }
 
 // A replica that does not answer is skipped (reads keep working on the
