@@ -6,7 +6,9 @@
 // binary runs as postgres through runuser, as scripts/with-pg.sh does).
 //
 // The primary carries the database "haulgraph", migrated before the standbys
-// are cloned, so every node has HaulGraph's schema and roles from the start.
+// are cloned, so every node has HaulGraph's schema and roles from the start
+// (the primary starts from a copy of a migrated template data directory,
+// kept in /var/tmp per server version and migration set).
 // Everything is stopped and removed when the test ends.
 package pgcluster
 
@@ -94,22 +96,29 @@ func Start(t testing.TB, opts Options) *Cluster {
 		t.Fatalf("pgcluster: %v", err)
 	}
 
-	primary := c.newNode("primary")
+	tmpl, err := templateData(bindir)
+	if err != nil {
+		t.Fatalf("pgcluster: template: %v", err)
+	}
+	primary, err := c.newNode("primary")
+	if err != nil {
+		t.Fatalf("pgcluster: %v", err)
+	}
 	c.primary = primary
-	if err := c.initPrimary(primary); err != nil {
+	if err := c.copyPrimary(primary, tmpl); err != nil {
 		t.Fatalf("pgcluster: primary: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := createAndMigrate(ctx, primary); err != nil {
-		t.Fatalf("pgcluster: migrate: %v", err)
-	}
 	for i := 1; i <= opts.Standbys; i++ {
 		var delay time.Duration
 		if i-1 < len(opts.ApplyDelay) {
 			delay = opts.ApplyDelay[i-1]
 		}
-		n := c.newNode("standby" + strconv.Itoa(i))
+		n, err := c.newNode("standby" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatalf("pgcluster: %v", err)
+		}
 		if err := c.cloneStandby(n, primary, delay); err != nil {
 			t.Fatalf("pgcluster: %s: %v", n.Name, err)
 		}
@@ -132,7 +141,95 @@ func Start(t testing.TB, opts Options) *Cluster {
 			t.Fatalf("pgcluster: synchronous: %v", err)
 		}
 	}
+	if err := primary.waitStreaming(ctx, opts.Standbys, opts.Synchronous || opts.SynchronousStandbyNames != ""); err != nil {
+		t.Fatalf("pgcluster: %v", err)
+	}
 	return c
+}
+
+// waitStreaming returns once n standbys stream from the primary and, when
+// sync is set, one of them is synchronous (a reload takes effect a little
+// after pg_reload_conf returns).
+func (n *Node) waitStreaming(ctx context.Context, standbys int, sync bool) error {
+	want := "SELECT count(*) FILTER (WHERE state = 'streaming') >= $1 AND (NOT $2 OR bool_or(sync_state IN ('sync', 'quorum'))) FROM pg_stat_replication"
+	for {
+		var ok *bool
+		err := n.queryRow(ctx, want, &ok, standbys, sync)
+		if err == nil && (ok != nil && *ok || standbys == 0) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("standbys not streaming (synchronous: %v): %v", sync, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// tmpl is the migrated primary's data directory that every cluster starts
+// from: copying it is far quicker than initdb and the migrations. Like
+// storage/dbtest's template database it is shared by later test processes
+// while the migrations and the server version stay the same.
+var tmpl struct {
+	once sync.Once
+	data string
+	err  error
+}
+
+func templateData(bindir string) (string, error) {
+	tmpl.once.Do(func() { tmpl.data, tmpl.err = buildTemplate(bindir) })
+	return tmpl.data, tmpl.err
+}
+
+func buildTemplate(bindir string) (string, error) {
+	final := filepath.Join("/var/tmp", "hg-pgcluster-template-w1-"+filepath.Base(filepath.Dir(bindir))+"-"+storage.MigrationsDigest()[:16])
+	data := filepath.Join(final, "primary", "data")
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err == nil {
+		return data, nil
+	}
+	build, err := os.MkdirTemp("/var/tmp", "hg-pgcluster-build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(build) // gone once renamed
+	if err := chownPostgres(build); err != nil {
+		return "", err
+	}
+	c := &Cluster{bindir: bindir, dir: build}
+	n, err := c.newNode("primary")
+	if err != nil {
+		return "", err
+	}
+	if err := c.initPrimary(n); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err = createAndMigrate(ctx, n)
+	if stopErr := n.stop("fast"); err == nil {
+		err = stopErr
+	}
+	if err != nil {
+		return "", err
+	}
+	// Complete or absent: another process may have won the race.
+	if err := os.Rename(build, final); err != nil {
+		if _, statErr := os.Stat(filepath.Join(data, "PG_VERSION")); statErr != nil {
+			return "", err
+		}
+	}
+	return data, nil
+}
+
+// copyPrimary starts n from a copy of the template's data directory.
+func (c *Cluster) copyPrimary(n *Node, tmplData string) error {
+	if out, err := exec.Command("cp", "-a", tmplData, n.data).CombinedOutput(); err != nil {
+		return fmt.Errorf("copy the template: %v: %s", err, out)
+	}
+	if err := n.appendConf(n.settings()); err != nil {
+		return err
+	}
+	return n.start()
 }
 
 // Primary is the node that currently takes writes (node 0 until a Promote).
@@ -145,19 +242,19 @@ func (c *Cluster) Primary() *Node {
 // Standby returns standby i (1-based).
 func (c *Cluster) Standby(i int) *Node { return c.Nodes[i] }
 
-func (c *Cluster) newNode(name string) *Node {
+func (c *Cluster) newNode(name string) (*Node, error) {
 	base := filepath.Join(c.dir, name)
 	n := &Node{c: c, Name: name, data: filepath.Join(base, "data"), sock: filepath.Join(base, "run"), log: filepath.Join(base, "postgres.log")}
 	for _, d := range []string{base, n.sock} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			c.t.Fatalf("pgcluster: %v", err)
+			return nil, err
 		}
 		if err := chownPostgres(d); err != nil {
-			c.t.Fatalf("pgcluster: %v", err)
+			return nil, err
 		}
 	}
 	c.Nodes = append(c.Nodes, n)
-	return n
+	return n, nil
 }
 
 // settings every node shares: fast and small (test data only), and what
@@ -174,6 +271,8 @@ wal_level = replica
 max_wal_senders = 10
 max_replication_slots = 10
 wal_keep_size = 256MB
+min_wal_size = 2MB
+max_wal_size = 64MB
 hot_standby = on
 hot_standby_feedback = on
 wal_receiver_status_interval = 1s
@@ -181,9 +280,11 @@ log_min_messages = warning
 `, n.sock)
 }
 
+// initPrimary makes a new cluster, with 1 MB WAL segments: less to copy
+// into every clone than the default 16 MB.
 func (c *Cluster) initPrimary(n *Node) error {
 	if out, err := c.asPostgres(filepath.Join(c.bindir, "initdb"), "-D", n.data, "-U", "postgres",
-		"--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"); err != nil {
+		"--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync", "--wal-segsize=1"); err != nil {
 		return fmt.Errorf("initdb: %v: %s", err, out)
 	}
 	if err := n.appendConf(n.settings()); err != nil {
