@@ -58,9 +58,19 @@ func (db *DB) runTenant(ctx context.Context, tenant uuid.UUID, t *tenantBatch) e
 	if r := db.reader(ctx); r != db {
 		// A replica that cannot be reached: the primary reads instead
 		// until the health check skips it.
-		if err := r.Pool.SendBatch(ctx, &t.b).Close(); err == nil || !unreachable(err) || ctx.Err() != nil {
+		if err := r.Pool.SendBatch(ctx, t.fresh()).Close(); err == nil || !unreachable(err) || ctx.Err() != nil {
 			return err
 		}
 	}
 	return db.Pool.SendBatch(ctx, &t.b).Close()
+}
+
+// fresh is the batch's statements as new: a sent batch keeps the
+// statement descriptions of the connection it went to.
+func (t *tenantBatch) fresh() *pgx.Batch {
+	b := &pgx.Batch{}
+	for _, q := range t.b.QueuedQueries {
+		b.QueuedQueries = append(b.QueuedQueries, &pgx.QueuedQuery{SQL: q.SQL, Arguments: q.Arguments, Fn: q.Fn})
+	}
+	return b
 }
