@@ -88,9 +88,11 @@ func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx cont
 		return errors.New("storage: tenant transaction without a tenant")
 	}
 	if r := db.reader(ctx); r != db {
-		// A replica that cannot be reached: the primary reads instead
-		// until the health check skips it.
-		if err := r.InTenant(ctx, tenantID, fn); err == nil || !unreachable(err) || ctx.Err() != nil {
+		// A replica that cannot be reached before fn began: the primary
+		// reads instead until the health check skips it.
+		began := false
+		err := r.InTenant(ctx, tenantID, func(ctx context.Context, tx bun.Tx) error { began = true; return fn(ctx, tx) })
+		if err == nil || began || !unreachable(err) || ctx.Err() != nil {
 			return err
 		}
 	}
