@@ -50,6 +50,8 @@ type App struct {
 	admin   http.Handler
 	// Tracing is the instance's tracer (no-op when off); Close flushes it.
 	Tracing *telemetry.Tracing
+	// replicas takes read-only work (nil: none configured).
+	replicas *storage.Replicas
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -88,7 +90,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New(), Tracing: tracing}
+	replicas, err := db.OpenReplicas(ctx, cfg.ReplicaURLs, cfg.ReplicaMaxLag, log, dbOpts...)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New(), Tracing: tracing, replicas: replicas}
 	if err := a.wireWebhooks(); err != nil {
 		db.Close()
 		return nil, err
@@ -163,6 +170,9 @@ func (a *App) Run(ctx context.Context) error {
 		return nil
 	})
 	a.runWebhooks(ctx, g)
+	if a.replicas != nil {
+		g.Go(func() error { return a.replicas.Run(ctx) })
+	}
 	return g.Wait()
 }
 

@@ -107,7 +107,7 @@ func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connB
 		obs.Trace(t.Tracer, t.Propagator)
 	}
 	api := rest.NewAPI(deps)
-	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
+	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(readOnlyREST(api))))
 	docs := refdocs.Handler()
 	mux.Handle("GET "+refdocs.Path, docs)
 	mux.Handle("GET "+refdocs.Path+"/", docs)

@@ -30,6 +30,7 @@ type Tx struct {
 	begun  bool // BEGIN has been sent
 	// traceparent is the write's trace context, stored with its events.
 	traceparent *string
+	seen        bool // a row was scanned or a flush succeeded
 }
 
 // inTenantTx runs fn in a transaction bound to one tenant (row-level
@@ -61,7 +62,7 @@ func (db *DB) readTenant(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant read without a tenant")
 	}
-	return db.inTx(ctx, tenant, "", fn)
+	return db.read(ctx, tenant, "", fn)
 }
 
 // inSystemTx runs fn as inTenantTx does, with the owner's rights across
@@ -76,7 +77,22 @@ func (db *DB) inTenantSnapshot(ctx context.Context, tenant uuid.UUID, fn func(ct
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant transaction without a tenant")
 	}
-	return db.inTx(ctx, tenant, beginSnapshot, fn)
+	return db.read(ctx, tenant, beginSnapshot, fn)
+}
+
+// read runs a tenant read on the database reader chooses for ctx (a healthy
+// replica that has replayed the client's last write, for read-only work;
+// else the primary). A replica that fails before fn has seen a result (down,
+// restarting) leaves the read, whole, to the primary until the health check
+// skips it.
+func (db *DB) read(ctx context.Context, tenant uuid.UUID, begin string, fn func(ctx context.Context, tx *Tx) error) error {
+	if r := db.reader(ctx); r != db {
+		seen, err := r.run(ctx, tenant, begin, fn)
+		if err == nil || seen || !unreachable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return db.inTx(ctx, tenant, begin, fn)
 }
 
 // inSystemPipeline is readTenant's form for the owner's work: no BEGIN and
@@ -98,9 +114,19 @@ func (db *DB) inSystemSnapshot(ctx context.Context, fn func(ctx context.Context,
 const setTenant = "SELECT set_config('app.tenant_id', $1, true), set_config('role', 'haulgraph_tenant', true)"
 
 func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, begin string, fn func(ctx context.Context, tx *Tx) error) error {
+	_, err := db.run(ctx, tenant, begin, fn)
+	if err == nil && begin == beginWrite && tenant != uuid.Nil {
+		db.noteWrite(ctx)
+	}
+	return err
+}
+
+// run is inTx on db's own pool; seen reports whether fn saw a result (a row
+// scanned or a flush that succeeded), after which it cannot run again.
+func (db *DB) run(ctx context.Context, tenant uuid.UUID, begin string, fn func(ctx context.Context, tx *Tx) error) (seen bool, err error) {
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
 	tx := &Tx{conn: conn, tenant: tenant, begin: begin, traceparent: traceparentOf(ctx)}
@@ -111,7 +137,7 @@ func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, begin string, fn func(
 			tx.queued++
 		}
 		if err = tx.flush(ctx); err == nil {
-			return nil
+			return true, nil
 		}
 	}
 	if tx.begun && conn.Conn().PgConn().TxStatus() != 'I' {
@@ -121,7 +147,7 @@ func (db *DB) inTx(ctx context.Context, tenant uuid.UUID, begin string, fn func(
 		_, _ = conn.Exec(rctx, "ROLLBACK")
 		cancel()
 	}
-	return err
+	return tx.seen, err
 }
 
 // start queues what precedes the caller's statements: BEGIN once, and the
@@ -157,7 +183,7 @@ func (t *Tx) execCount(n *int64, sql string, args ...any) {
 // that sends it.
 func (t *Tx) query(sql string, scan func(pgx.Rows) error, args ...any) {
 	t.queued++
-	queueRows(&t.batch, sql, scan, args...)
+	queueRows(&t.batch, sql, func(r pgx.Rows) error { t.seen = true; return scan(r) }, args...)
 }
 
 // queryRow queues sql and flushes: found reports whether it returned a row,
@@ -174,7 +200,7 @@ func (t *Tx) flush(ctx context.Context) error {
 		return nil
 	}
 	err := t.conn.SendBatch(ctx, &t.batch).Close()
-	t.begun = true
+	t.begun, t.seen = true, t.seen || err == nil
 	t.batch, t.queued = pgx.Batch{}, 0
 	t.start()
 	return err

@@ -17,6 +17,10 @@
 // (HAULGRAPH_DIRECT_DATABASE_URL) instead, in the same interleaved rounds:
 //
 //	./scripts/with-pg.sh ./scripts/with-pgbouncer.sh go run ./bench/reads -pooler
+//
+// With -replica URL (a streaming standby of DATABASE_URL) it also measures
+// a second instance reading from that replica against the first
+// (docs/replicas.md).
 package main
 
 import (
@@ -69,6 +73,7 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
 	flag.BoolVar(&o.describeDirect, "describe-direct", false, "with -pooler: the direct instance sends statements as it would through the pooler (described once, unnamed), which separates the cost of that from PgBouncer's hop")
 	flag.BoolVar(&o.pooler, "pooler", false, "compare through PgBouncer with direct (run under scripts/with-pgbouncer.sh); comparisons invoice, dashboard, statements")
+	flag.StringVar(&o.replica, "replica", "", "URL of a streaming standby of DATABASE_URL: adds the comparisons replica-invoice and replica-statements (a second instance reading from it, against the first)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,6 +94,7 @@ type options struct {
 	pooler     bool
 	// describeDirect: the direct instance of -pooler as if behind a pooler.
 	describeDirect bool
+	replica        string
 }
 
 func (o options) check() error {
@@ -245,13 +251,29 @@ func run(ctx context.Context, o options) error {
 		}
 		slices.SortFunc(comparisons, func(a, b comparison) int { return strings.Compare(a.name, b.name) })
 	}
-	want := []string{"invoice", "statements", "dashboard"} // dashboard: with -pooler
+	if o.replica != "" {
+		rep, stop, err := replicaInstance(ctx, cfg, o.replica)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		rt := targets["REST invoice"]
+		rt.URLs, rt.trips = invoicePaths(rep.url+"/api/p/v1/invoices?id="), rep.trips.Callers
+		targets["replica invoice"] = rt
+		st := targets["REST statement search"]
+		st.URLs, st.trips = []string{rep.url + "/api/p/v1/driver-settlement-statements/search"}, rep.trips.Callers
+		targets["replica stmt search"] = st
+		comparisons = append(comparisons,
+			comparison{name: "replica-invoice", targets: []string{"replica invoice", "REST invoice"}},
+			comparison{name: "replica-statements", targets: []string{"replica stmt search", "REST statement search"}})
+	}
+	want := []string{"invoice", "statements", "dashboard", "replica-invoice", "replica-statements"} // dashboard: with -pooler; replica-*: with -replica
 	if o.only != "" {
 		want = strings.Split(o.only, ",")
 	}
 	comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
 	if len(comparisons) == 0 {
-		return fmt.Errorf("-only %q names no comparison (invoice, statements, tracing; with -pooler: invoice, statements, dashboard)", o.only)
+		return fmt.Errorf("-only %q names no comparison (invoice, statements, tracing; with -pooler: invoice, statements, dashboard; with -replica: replica-invoice, replica-statements)", o.only)
 	}
 	if slices.Contains(want, "tracing") {
 		traced, stop, err := tracedInstance(ctx, cfg)
