@@ -170,6 +170,12 @@ type Config struct {
 	// DBConnectTimeout bounds one connection attempt to PostgreSQL
 	// (HAULGRAPH_DB_CONNECT_TIMEOUT, default 5s); zero is the default.
 	DBConnectTimeout time.Duration
+	// DBHealthCheckPeriod is how often the pool drops idle connections that
+	// no longer answer (storage.HealthCheckPeriod; zero is pgxpool's
+	// minute). EventRelayRetry is the relay's pause before it listens again
+	// after losing the database (zero: 1s). Tests of a failover shorten both.
+	DBHealthCheckPeriod time.Duration
+	EventRelayRetry     time.Duration
 	// HTTP holds the public server's connection bounds (app/server.go).
 	HTTP HTTPLimits
 }

@@ -30,7 +30,7 @@ type Events struct {
 // the instance serves, so every write accepted afterwards reaches its hub.
 func (a *App) wireEvents(ctx context.Context) error {
 	hub := events.NewHub()
-	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Pool: a.DB.Pool, Hub: hub, Log: a.Log}
+	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Pool: a.DB.Pool, Hub: hub, Log: a.Log, Retry: a.Config.EventRelayRetry}
 	if err := relay.Position(ctx); err != nil {
 		return err
 	}

@@ -28,6 +28,10 @@ type Relay struct {
 	Poll time.Duration
 	// Batch is how many events one read takes (default 500).
 	Batch int
+	// Retry is the pause before the relay listens again after losing its
+	// connection or its database (default 1s): during a failover it keeps
+	// trying until the new primary answers, then drains from its position.
+	Retry time.Duration
 
 	pos        domain.EventPosition
 	skip       map[int64]bool // committed before Position, not yet final then
@@ -104,6 +108,9 @@ func (r *Relay) Run(ctx context.Context) error {
 	if r.Batch <= 0 {
 		r.Batch = 500
 	}
+	if r.Retry <= 0 {
+		r.Retry = time.Second
+	}
 	for !r.positioned {
 		if err := r.Position(ctx); err != nil {
 			if storage.Permanent(err) {
@@ -133,7 +140,7 @@ func (r *Relay) pause(ctx context.Context, err error) bool {
 	select {
 	case <-ctx.Done():
 		return false
-	case <-time.After(time.Second):
+	case <-time.After(r.Retry):
 		return true
 	}
 }

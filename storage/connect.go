@@ -16,3 +16,11 @@ const DefaultConnectTimeout = 5 * time.Second
 func ConnectTimeout(d time.Duration) Option {
 	return func(cfg *pgxpool.Config) { cfg.ConnConfig.ConnectTimeout = d }
 }
+
+// HealthCheckPeriod is how often the pool closes its idle connections that
+// no longer answer (pgxpool's default is a minute). After a failover the
+// idle connections to the lost primary go at the next check, and new ones
+// reach whichever host of DATABASE_URL now accepts writes.
+func HealthCheckPeriod(d time.Duration) Option {
+	return func(cfg *pgxpool.Config) { cfg.HealthCheckPeriod = d }
+}
