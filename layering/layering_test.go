@@ -37,6 +37,7 @@ var rules = []rule{
 	{"sdk/...", []string{"sdk/..."}},
 	// Storage: SQL behind the domain's ports.
 	{"storage/dbtest", []string{"storage"}},
+	{"storage/pgcluster", []string{"storage"}},
 	{"storage/readstest", []string{"storage", "domain"}},
 	{"storage/seed", []string{"storage", "domain"}},
 	{"storage", []string{"domain", "secretbox"}},
