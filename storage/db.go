@@ -34,6 +34,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 		cfg.MaxConns = 20
 	}
 	cfg.AfterConnect = registerTypes
+	markLostConnections(&cfg.ConnConfig.Config)
 	for _, o := range opts {
 		o(cfg)
 	}
