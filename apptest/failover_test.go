@@ -25,21 +25,27 @@ import (
 	"github.com/haulgraph/haulgraph/storage/pgcluster"
 )
 
-// A primary with a synchronous standby, one instance on the multi-host URL,
-// concurrent writers, a live subscription and a webhook: the primary is lost
-// in the middle of the writes and the standby promoted. Requests in the gap
-// are answered 503 with Retry-After (never 500, never without an answer);
-// the instance reconnects to the new primary by itself; every acknowledged
-// write is there, and every event there reaches the subscription (once) and
-// the webhook (at least once).
+// A primary with a synchronous standby, two instances on the multi-host
+// URL, concurrent writers on both, a live subscription on the second and a
+// webhook: the primary is lost in the middle of the writes and the standby
+// promoted. Requests in the gap are answered 503 with Retry-After (never
+// 500, never without an answer); both instances reconnect to the new
+// primary by themselves; every acknowledged write is there, and every event
+// there reaches the subscription (once) and the webhook (at least once).
 func TestFailoverToSynchronousStandby(t *testing.T) {
 	t.Parallel()
 	cluster := pgcluster.Start(t, pgcluster.Options{Standbys: 1, Synchronous: true})
 	primary, standby := cluster.Primary(), cluster.Standby(1)
-	srv := apptest.Start(t, apptest.Options{DatabaseURL: multiHostURL(t, primary, standby), Configure: func(c *app.Config) {
+	dbURL := multiHostURL(t, primary, standby)
+	configure := func(c *app.Config) {
 		c.DBConnectTimeout = 2 * time.Second
 		c.DBHealthCheckPeriod = 50 * time.Millisecond
 		c.EventRelayRetry = 20 * time.Millisecond
+	}
+	srv := apptest.Start(t, apptest.Options{DatabaseURL: dbURL, Configure: configure})
+	other := apptest.Start(t, apptest.Options{DatabaseURL: dbURL, Configure: func(c *app.Config) {
+		configure(c)
+		c.PublicURL = srv.URL // one issuer: tokens from either instance serve on both
 	}})
 	tenant := apptest.NewTenant(t, srv, "failover")
 	write := srv.Token(t, tenant, domain.ScopeLoadCreate)
@@ -54,7 +60,7 @@ func TestFailoverToSynchronousStandby(t *testing.T) {
 	var workers sync.WaitGroup
 	t.Cleanup(func() { cancel(); workers.Wait() })
 
-	sub := &failoverSubscriber{eventCounter: eventCounter{seen: map[string]int{}}, url: "ws" + strings.TrimPrefix(srv.URL, "http") + "/graphql",
+	sub := &failoverSubscriber{eventCounter: eventCounter{seen: map[string]int{}}, url: "ws" + strings.TrimPrefix(other.URL, "http") + "/graphql",
 		token: read, subscribed: make(chan struct{})}
 	workers.Add(1)
 	go func() { defer workers.Done(); sub.run(ctx) }()
@@ -64,7 +70,7 @@ func TestFailoverToSynchronousStandby(t *testing.T) {
 		t.Fatal("the subscription did not start")
 	}
 
-	w := &failoverWriters{url: srv.URL + "/graphql", token: write, subsidiary: tenant.SubsidiaryID.String(), stop: make(chan struct{})}
+	w := &failoverWriters{urls: []string{srv.URL + "/graphql", other.URL + "/graphql"}, token: write, subsidiary: tenant.SubsidiaryID.String(), stop: make(chan struct{})}
 	for i := range 4 {
 		w.wg.Add(1)
 		go func() { defer w.wg.Done(); w.run(i) }()
@@ -290,10 +296,11 @@ func gapRefuses(t *testing.T, what string, do func() (*http.Response, error)) {
 // each acknowledged load number and any answer other than a success or a
 // 503 with Retry-After.
 type failoverWriters struct {
-	url, token, subsidiary string
-	stop                   chan struct{}
-	wg                     sync.WaitGroup // the writers
-	acked, refused         atomic.Int64
+	urls              []string // writer i writes to urls[i%len(urls)]
+	token, subsidiary string
+	stop              chan struct{}
+	wg                sync.WaitGroup // the writers
+	acked, refused    atomic.Int64
 
 	mu     sync.Mutex
 	done   []string
@@ -315,7 +322,7 @@ func (w *failoverWriters) run(writer int) {
 				map[string]any{"type": "Delivery", "name": "Dock 2", "address": map[string]any{"street": "2 Parkway", "city": "Springfield", "state": "IL", "zipCode": "62701"}},
 			}}}
 		b, _ := json.Marshal(map[string]any{"query": `mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`, "variables": vars})
-		res, err := failoverRequest("POST", w.url, w.token, "application/json", string(b))
+		res, err := failoverRequest("POST", w.urls[writer%len(w.urls)], w.token, "application/json", string(b))
 		if err != nil {
 			w.fail(fmt.Sprintf("createLoad %s: no answer: %v", number, err))
 			continue
