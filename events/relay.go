@@ -34,6 +34,8 @@ type Relay struct {
 	Retry time.Duration
 
 	pos        domain.EventPosition
+	posAt      time.Time      // when the event at pos was written; zero: not relayed by this instance
+	listened   bool           // a listen has begun: the next one is a reconnection
 	skip       map[int64]bool // committed before Position, not yet final then
 	positioned bool
 	ready      chan struct{}
@@ -126,7 +128,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if storage.Permanent(err) {
+		if storage.Permanent(err) || errors.Is(err, ErrOutboxLost) {
 			return err
 		}
 		if !r.pause(ctx, err) {
@@ -134,6 +136,18 @@ func (r *Relay) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// ErrOutboxLost ends Run when the database, on reconnection, lacks the
+// last event this instance published: it lost committed transactions (a
+// failover to a standby they had not reached: asynchronous replication).
+// Positions past what the database has are not positions in it any more
+// (it reuses the lost transaction ids), so the instance stops; started
+// again it tails from the new head (docs/failover.md).
+var ErrOutboxLost = errors.New("the database lacks events this instance published: it lost committed transactions; restart the instance")
+
+// lostWindow bounds the age of the last published event the reconnection
+// check looks for: history older than it may have been pruned.
+const lostWindow = 24 * time.Hour
 
 func (r *Relay) pause(ctx context.Context, err error) bool {
 	r.Log.Warn("event relay: retrying", "err", err)
@@ -163,6 +177,16 @@ func (r *Relay) listen(ctx context.Context) error {
 			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
 		}
 	}()
+	if r.listened && !r.posAt.IsZero() && time.Since(r.posAt) < lostWindow {
+		has, err := r.Outbox.Has(ctx, r.pos)
+		if err != nil {
+			return err
+		}
+		if !has {
+			return fmt.Errorf("event relay: the event at %d/%d: %w", r.pos.Xact, r.pos.Seq, ErrOutboxLost)
+		}
+	}
+	r.listened = true
 	select {
 	case <-r.ready:
 	default:
@@ -208,7 +232,7 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 		for i := range batch {
 			if r.skip[batch[i].Seq] {
 				delete(r.skip, batch[i].Seq)
-				r.pos = batch[i].Pos()
+				r.pos, r.posAt = batch[i].Pos(), time.Time{}
 				r.Hub.Advance(r.pos) // committed before this instance started: replays cover it
 				continue
 			}
@@ -219,7 +243,7 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 			} else {
 				r.Hub.Publish(ev)
 			}
-			r.pos = batch[i].Pos()
+			r.pos, r.posAt = batch[i].Pos(), batch[i].CreatedAt
 		}
 		if len(batch) > 0 {
 			r.wakeAll()

@@ -196,6 +196,17 @@ func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
 	return n, err
 }
 
+// Has reports whether the event at pos is in the outbox. A relay asks it
+// of the last event it published when it reconnects: a database without it
+// has lost committed transactions (a failover to a standby they had not
+// reached).
+func (o *Outbox) Has(ctx context.Context, pos domain.EventPosition) (bool, error) {
+	var has bool
+	err := o.DB.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM events WHERE xact = $1::bigint::text::xid8 AND seq = $2)",
+		pos.Xact, pos.Seq).Scan(&has)
+	return has, err
+}
+
 func scanOutbox(rows *sql.Rows, err error) ([]OutboxEvent, error) {
 	if err != nil {
 		return nil, err
