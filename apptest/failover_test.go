@@ -119,6 +119,10 @@ func TestFailoverToSynchronousStandby(t *testing.T) {
 		return res, nil
 	})
 	waitFor(t, 30*time.Second, "a write refused in the gap", func() bool { return w.refused.Load() > 0 })
+	// The subscriber's connection drops in the gap: it subscribes again
+	// with after: its last cursor, and the new primary replays what it
+	// missed.
+	sub.drop()
 
 	standby.Promote()
 	waitFor(t, 60*time.Second, "writes acknowledged by the new primary", func() bool { return w.acked.Load() >= ackedBefore+20 })
@@ -224,7 +228,10 @@ func TestFailoverToSynchronousStandby(t *testing.T) {
 		}
 	}
 	if sub.errors.Load() > 0 {
-		t.Errorf("the subscription got %d error frames", sub.errors.Load())
+		t.Errorf("the subscription got %d error frames other than SERVICE_UNAVAILABLE", sub.errors.Load())
+	}
+	if sub.replayed.Load() == 0 {
+		t.Error("no event reached the subscription resumed with after: its cursor")
 	}
 	t.Logf("%d events: subscription resumed %d times, webhook deliveries %d", len(eventIDs), sub.resumes.Load(), hook.total())
 }
@@ -476,6 +483,19 @@ type failoverSubscriber struct {
 	cursor     string
 	resumes    atomic.Int64
 	errors     atomic.Int64
+	replayed   atomic.Int64 // events received by a session that began with after:
+
+	mu   sync.Mutex
+	conn *websocket.Conn
+}
+
+// drop closes the current connection, as a network failure would.
+func (s *failoverSubscriber) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		s.conn.Close()
+	}
 }
 
 func (s *failoverSubscriber) run(ctx context.Context) {
@@ -498,6 +518,9 @@ func (s *failoverSubscriber) session(ctx context.Context) error {
 	}
 	_ = res.Body.Close()
 	defer conn.Close()
+	s.mu.Lock()
+	s.conn = conn
+	s.mu.Unlock()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	var after any
@@ -523,9 +546,15 @@ func (s *failoverSubscriber) session(ctx context.Context) error {
 				Errors []json.RawMessage
 			}
 		}
-		if err := conn.ReadJSON(&msg); err != nil {
+		var raw json.RawMessage
+		if err := conn.ReadJSON(&raw); err != nil {
 			return err
 		}
+		if err := json.Unmarshal(raw, &msg); err != nil && !strings.Contains(string(raw), `"error"`) {
+			return err
+		}
+		// A resume refused while no node takes writes is retried.
+		unavailable := strings.Contains(string(raw), "SERVICE_UNAVAILABLE")
 		switch msg.Type {
 		case "connection_ack":
 			s.once.Do(func() { close(s.subscribed) })
@@ -535,12 +564,22 @@ func (s *failoverSubscriber) session(ctx context.Context) error {
 			}
 		case "next":
 			if len(msg.Payload.Errors) > 0 {
-				s.errors.Add(1)
+				if !unavailable {
+					s.errors.Add(1)
+				}
 				return errors.New("error frame")
 			}
 			s.cursor = msg.Payload.Data.LoadChanged.Cursor
 			s.add(msg.Payload.Data.LoadChanged.ID)
-		case "error", "complete":
+			if after != nil {
+				s.replayed.Add(1)
+			}
+		case "error":
+			if !unavailable {
+				s.errors.Add(1)
+			}
+			return errors.New(string(raw))
+		case "complete":
 			return errors.New(msg.Type)
 		}
 	}
