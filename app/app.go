@@ -45,6 +45,8 @@ type App struct {
 	// Metrics is the instance's registry, served by AdminHandler.
 	Metrics *metrics.Metrics
 	admin   http.Handler
+	// replicas takes read-only work (nil: none configured).
+	replicas *storage.Replicas
 }
 
 // New opens the database, applies migrations and assembles the handler.
@@ -72,7 +74,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New()}
+	replicas, err := db.OpenReplicas(ctx, cfg.ReplicaURLs, cfg.ReplicaMaxLag, log, dbOpts...)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New(), replicas: replicas}
 	if err := a.wireWebhooks(); err != nil {
 		db.Close()
 		return nil, err
@@ -146,6 +153,9 @@ func (a *App) Run(ctx context.Context) error {
 		return nil
 	})
 	a.runWebhooks(ctx, g)
+	if a.replicas != nil {
+		g.Go(func() error { return a.replicas.Run(ctx) })
+	}
 	return g.Wait()
 }
 

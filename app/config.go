@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -178,6 +179,12 @@ type Config struct {
 	EventRelayRetry     time.Duration
 	// HTTP holds the public server's connection bounds (app/server.go).
 	HTTP HTTPLimits
+	// ReplicaURLs are read replicas (HAULGRAPH_REPLICA_URLS, comma-separated;
+	// none by default): read-only work goes to a healthy one (docs/replicas.md).
+	ReplicaURLs []string
+	// ReplicaMaxLag is how far behind the primary a replica may be and still
+	// serve reads (HAULGRAPH_REPLICA_MAX_LAG, default 5s).
+	ReplicaMaxLag time.Duration
 }
 
 // DefaultAdminAddr is the admin listener's address when
@@ -219,6 +226,18 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_DB_CONNECT_TIMEOUT: a positive duration, got %q", v)
 		}
 		c.DBConnectTimeout = d
+	}
+	for _, u := range strings.Split(os.Getenv("HAULGRAPH_REPLICA_URLS"), ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			c.ReplicaURLs = append(c.ReplicaURLs, u)
+		}
+	}
+	if v := os.Getenv("HAULGRAPH_REPLICA_MAX_LAG"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("HAULGRAPH_REPLICA_MAX_LAG: a positive duration, got %q", v)
+		}
+		c.ReplicaMaxLag = d
 	}
 	if c.DatabaseURL == "" {
 		return c, fmt.Errorf("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it)")

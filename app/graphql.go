@@ -173,6 +173,7 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
+	srv.Use(readOnlyQueries{}) // queries may read from a replica
 	srv.Use(extension.AutomaticPersistedQuery{Cache: operation.NewPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	// After the persisted query is looked up, before anything else reads it.
 	srv.Use(operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,

@@ -102,6 +102,6 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics) http.Handler {
 	obs := rest.NewObserver(log, m)
 	api := rest.NewAPI(deps)
-	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(api)))
+	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(readOnlyREST(api))))
 	return obs.Wrap(bounds.Wrap(boundHead(mux)))
 }

@@ -33,6 +33,8 @@ func (s *Server) EmittedChecked() map[string]int { return s.emitted.Checked() }
 type Options struct {
 	// DatabaseURL shares a database between instances; empty makes a new one.
 	DatabaseURL string
+	// ReplicaURLs are read replicas of DatabaseURL (storage/pgcluster).
+	ReplicaURLs []string
 	// Configure edits the configuration before the instance starts.
 	Configure func(*app.Config)
 	// Log receives the instance's log (text format); nil discards it
@@ -58,6 +60,7 @@ func Start(t testing.TB, opts Options) *Server {
 		EncryptionKey:        "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
 	}
 	cfg.TokenTTL = 3600e9
+	cfg.ReplicaURLs = opts.ReplicaURLs
 	// Generous rate limits so that tests of other areas are not throttled;
 	// the rate-limit tests set their own.
 	cfg.ClientRateLimit, cfg.TenantRateLimit = 10000, 10000

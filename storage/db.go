@@ -22,10 +22,16 @@ import (
 type DB struct {
 	Bun  *bun.DB
 	Pool *pgxpool.Pool
+	// replicas takes read-only tenant work when set (OpenReplicas).
+	replicas *Replicas
 }
 
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
+	return open(ctx, url, true, opts...)
+}
+
+func open(ctx context.Context, url string, ping bool, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("storage: parse DATABASE_URL: %w", err)
@@ -42,9 +48,13 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: connect: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("storage: ping: %w", err)
+	// A replica (no ping) connects on first use: one down at start-up is
+	// only skipped.
+	if ping {
+		if err := pool.Ping(ctx); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("storage: ping: %w", err)
+		}
 	}
 	sqldb := stdlib.OpenDBFromPool(pool)
 	return &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Pool: pool}, nil
@@ -59,8 +69,11 @@ func registerTypes(_ context.Context, c *pgx.Conn) error {
 	return nil
 }
 
-// Close releases every connection.
+// Close releases every connection, the replicas' too.
 func (db *DB) Close() {
+	if db.replicas != nil {
+		db.replicas.close()
+	}
 	_ = db.Bun.Close()
 	db.Pool.Close()
 }
@@ -75,13 +88,24 @@ func (db *DB) InTenant(ctx context.Context, tenantID uuid.UUID, fn func(ctx cont
 	if tenantID == uuid.Nil {
 		return errors.New("storage: tenant transaction without a tenant")
 	}
-	return db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+	if r := db.reader(ctx); r != db {
+		// A replica that cannot be reached: the primary reads instead
+		// until the health check skips it.
+		if err := r.InTenant(ctx, tenantID, fn); err == nil || !unreachable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	err := db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
 		// One round trip: the tenant and SET LOCAL ROLE (the "role" setting).
 		if _, err := tx.ExecContext(ctx, "SELECT set_config('app.tenant_id', ?, true), set_config('role', 'haulgraph_tenant', true)", tenantID.String()); err != nil {
 			return err
 		}
 		return fn(ctx, tx)
 	})
+	if err == nil {
+		db.noteWrite(ctx)
+	}
+	return err
 }
 
 // InSystem runs fn in a transaction with the owner's rights, across tenants.

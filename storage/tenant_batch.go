@@ -55,5 +55,12 @@ func (db *DB) runTenant(ctx context.Context, tenant uuid.UUID, t *tenantBatch) e
 	if tenant == uuid.Nil {
 		return errors.New("storage: tenant read without a tenant")
 	}
+	if r := db.reader(ctx); r != db {
+		// A replica that cannot be reached: the primary reads instead
+		// until the health check skips it.
+		if err := r.Pool.SendBatch(ctx, &t.b).Close(); err == nil || !unreachable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
 	return db.Pool.SendBatch(ctx, &t.b).Close()
 }

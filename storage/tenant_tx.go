@@ -42,6 +42,7 @@ func (db *DB) inTenantTx(ctx context.Context, tenant uuid.UUID, fn func(ctx cont
 	if err = fn(ctx, tx); err == nil {
 		tx.batch.Queue("COMMIT")
 		if err = tx.flush(ctx); err == nil {
+			db.noteWrite(ctx)
 			return nil
 		}
 	}

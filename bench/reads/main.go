@@ -10,6 +10,10 @@
 // pool, every one on the bare handler's) and the ratios.
 //
 //	./scripts/with-pg.sh go run ./bench/reads -pairs 3 -duration 5s
+//
+// With -replica URL (a streaming standby of DATABASE_URL) it also measures
+// a second instance reading from that replica against the first
+// (docs/replicas.md).
 package main
 
 import (
@@ -57,6 +61,7 @@ func main() {
 	flag.IntVar(&o.conns, "conns", 8, "client connections (at most 64)")
 	flag.StringVar(&o.only, "only", "", "comma-separated comparisons to run: invoice, statements (default both)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the servers over every round to this file")
+	flag.StringVar(&o.replica, "replica", "", "URL of a streaming standby of DATABASE_URL: adds the comparisons replica-invoice and replica-statements (a second instance reading from it, against the first)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,6 +79,7 @@ type options struct {
 	conns      int
 	only       string
 	cpuprofile string
+	replica    string
 }
 
 func (o options) check() error {
@@ -198,11 +204,27 @@ func run(ctx context.Context, o options) error {
 		{name: "invoice", targets: []string{"REST invoice", "bare invoice"}},
 		{name: "statements", targets: []string{"GraphQL dashboard", "REST statement search", "bare statement page"}},
 	}
+	if o.replica != "" {
+		rep, stop, err := replicaInstance(ctx, cfg, o.replica)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		rt := targets["REST invoice"]
+		rt.URLs, rt.trips = invoicePaths(rep.url+"/api/p/v1/invoices?id="), rep.trips.Callers
+		targets["replica invoice"] = rt
+		st := targets["REST statement search"]
+		st.URLs, st.trips = []string{rep.url + "/api/p/v1/driver-settlement-statements/search"}, rep.trips.Callers
+		targets["replica stmt search"] = st
+		comparisons = append(comparisons,
+			comparison{name: "replica-invoice", targets: []string{"replica invoice", "REST invoice"}},
+			comparison{name: "replica-statements", targets: []string{"replica stmt search", "REST statement search"}})
+	}
 	if o.only != "" {
 		want := strings.Split(o.only, ",")
 		comparisons = slices.DeleteFunc(comparisons, func(c comparison) bool { return !slices.Contains(want, c.name) })
 		if len(comparisons) == 0 {
-			return fmt.Errorf("-only %q names no comparison (invoice, statements)", o.only)
+			return fmt.Errorf("-only %q names no comparison (invoice, statements, replica-invoice, replica-statements)", o.only)
 		}
 	}
 	// Each target answers once before it is measured (and must answer 200).

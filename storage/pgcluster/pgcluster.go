@@ -1,7 +1,7 @@
 // Package pgcluster starts PostgreSQL clusters of a test's own on this
 // machine: a primary and N streaming standbys cloned from it with
 // pg_basebackup -R, each its own data directory and Unix socket directory
-// (listen_addresses = ”), all under a fresh directory in /var/tmp that the
+// (listen_addresses empty), all under a fresh directory in /var/tmp that the
 // postgres user owns (the server refuses to run as root, so as root every
 // binary runs as postgres through runuser, as scripts/with-pg.sh does).
 //
