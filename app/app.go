@@ -76,6 +76,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}()
 	log = slog.New(telemetry.LogHandler(log.Handler(), domain.TraceIDFrom))
 	dbOpts := []storage.Option{storage.ConnectTimeout(connectTimeout)}
+	if cfg.DBHealthCheckPeriod > 0 {
+		dbOpts = append(dbOpts, storage.HealthCheckPeriod(cfg.DBHealthCheckPeriod))
+	}
 	if cfg.DBRoundTrips != nil {
 		dbOpts = append(dbOpts, storage.CountRoundTrips(cfg.DBRoundTrips))
 	}

@@ -184,6 +184,12 @@ type Config struct {
 	// pooler too.
 	Pooler            string
 	DirectDatabaseURL string
+	// DBHealthCheckPeriod is how often the pool drops idle connections that
+	// no longer answer (storage.HealthCheckPeriod; zero is pgxpool's
+	// minute). EventRelayRetry is the relay's pause before it listens again
+	// after losing the database (zero: 1s). Tests of a failover shorten both.
+	DBHealthCheckPeriod time.Duration
+	EventRelayRetry     time.Duration
 	// HTTP holds the public server's connection bounds (app/server.go).
 	HTTP HTTPLimits
 	// ReplicaURLs are read replicas (HAULGRAPH_REPLICA_URLS, comma-separated;

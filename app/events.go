@@ -31,7 +31,7 @@ type Events struct {
 // the instance serves, so every write accepted afterwards reaches its hub.
 func (a *App) wireEvents(ctx context.Context) error {
 	hub := events.NewHub()
-	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Hub: hub, Log: a.Log}
+	relay := &events.Relay{Outbox: &storage.Outbox{DB: a.DB}, Hub: hub, Log: a.Log, Retry: a.Config.EventRelayRetry}
 	if a.Tracing.On() {
 		relay.Tracer = a.Tracing.Tracer
 	}

@@ -27,11 +27,12 @@ func Unreachable(err error) bool {
 		return false
 	}
 	var connect *pgconn.ConnectError
+	var lost *ConnectionLost
 	var pgErr *pgconn.PgError
 	var fromDriver interface{ SafeToRetry() bool } // pgconn's own error types
 	var netErr net.Error
 	switch {
-	case errors.As(err, &connect), errors.Is(err, pgconn.ErrConnClosed),
+	case errors.As(err, &connect), errors.As(err, &lost), errors.Is(err, pgconn.ErrConnClosed),
 		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone):
 		return true
 	case errors.As(err, &pgErr):
@@ -47,3 +48,12 @@ func Unreachable(err error) bool {
 	}
 	return false
 }
+
+// ConnectionLost is a failed read or write on a database connection's
+// socket (the peer reset it, or it ended mid-answer, as when the primary is
+// lost). The driver returns those bare, like any other socket's, so
+// storage's dialer wraps them in this to say they are the database's.
+type ConnectionLost struct{ Err error }
+
+func (e *ConnectionLost) Error() string { return e.Err.Error() }
+func (e *ConnectionLost) Unwrap() error { return e.Err }

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -30,8 +31,14 @@ type Relay struct {
 	Batch int
 	// Tracer, when set, records a span per batch relayed (telemetry).
 	Tracer trace.Tracer
+	// Retry is the pause before the relay listens again after losing its
+	// connection or its database (default 1s): during a failover it keeps
+	// trying until the new primary answers, then drains from its position.
+	Retry time.Duration
 
 	pos        eventlog.Position
+	posAt      time.Time      // when the event at pos was written; zero: not relayed by this instance
+	listened   bool           // a listen has begun: the next one is a reconnection
 	skip       map[int64]bool // committed before Position, not yet final then
 	positioned bool
 	ready      chan struct{}
@@ -106,6 +113,9 @@ func (r *Relay) Run(ctx context.Context) error {
 	if r.Batch <= 0 {
 		r.Batch = 500
 	}
+	if r.Retry <= 0 {
+		r.Retry = time.Second
+	}
 	for !r.positioned {
 		if err := r.Position(ctx); err != nil {
 			if storage.Permanent(err) {
@@ -121,7 +131,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if storage.Permanent(err) {
+		if storage.Permanent(err) || errors.Is(err, ErrOutboxLost) {
 			return err
 		}
 		if !r.pause(ctx, err) {
@@ -130,12 +140,24 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 }
 
+// ErrOutboxLost ends Run when the database, on reconnection, lacks the
+// last event this instance published: it lost committed transactions (a
+// failover to a standby they had not reached: asynchronous replication).
+// Positions past what the database has are not positions in it any more
+// (it reuses the lost transaction ids), so the instance stops; started
+// again it tails from the new head (docs/failover.md).
+var ErrOutboxLost = errors.New("the database lacks events this instance published: it lost committed transactions; restart the instance")
+
+// lostWindow bounds the age of the last published event the reconnection
+// check looks for: history older than it may have been pruned.
+const lostWindow = 24 * time.Hour
+
 func (r *Relay) pause(ctx context.Context, err error) bool {
 	r.Log.Warn("event relay: retrying", "err", err)
 	select {
 	case <-ctx.Done():
 		return false
-	case <-time.After(time.Second):
+	case <-time.After(r.Retry):
 		return true
 	}
 }
@@ -148,6 +170,16 @@ func (r *Relay) listen(ctx context.Context) error {
 		return err
 	}
 	defer l.Close(ctx)
+	if r.listened && !r.posAt.IsZero() && time.Since(r.posAt) < lostWindow {
+		has, err := r.Outbox.Has(ctx, r.pos)
+		if err != nil {
+			return err
+		}
+		if !has {
+			return fmt.Errorf("event relay: the event at %d/%d: %w", r.pos.Xact, r.pos.Seq, ErrOutboxLost)
+		}
+	}
+	r.listened = true
 	select {
 	case <-r.ready:
 	default:
@@ -188,7 +220,7 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 		for i := range batch {
 			if r.skip[batch[i].Seq] {
 				delete(r.skip, batch[i].Seq)
-				r.pos = batch[i].Pos()
+				r.pos, r.posAt = batch[i].Pos(), time.Time{}
 				r.Hub.Advance(r.pos) // committed before this instance started: replays cover it
 				continue
 			}
@@ -199,7 +231,7 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 			} else {
 				r.Hub.Publish(ev)
 			}
-			r.pos = batch[i].Pos()
+			r.pos, r.posAt = batch[i].Pos(), batch[i].CreatedAt
 		}
 		if len(batch) > 0 {
 			r.wakeAll()

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -19,8 +20,13 @@ import (
 
 func startRelay(t *testing.T, db *storage.DB, poll time.Duration) (*events.Relay, *events.Hub) {
 	t.Helper()
+	return startRelayRetrying(t, db, poll, 0)
+}
+
+func startRelayRetrying(t *testing.T, db *storage.DB, poll, retry time.Duration) (*events.Relay, *events.Hub) {
+	t.Helper()
 	hub := events.NewHub()
-	r := &events.Relay{Outbox: &storage.Outbox{DB: db}, Hub: hub, Poll: poll,
+	r := &events.Relay{Outbox: &storage.Outbox{DB: db}, Hub: hub, Poll: poll, Retry: retry,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -141,5 +147,52 @@ func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
 	}
 	if ev := receive(t, ch); ev.Data.Load.LoadNumber != "P-1" {
 		t.Fatalf("polled event: %+v", ev)
+	}
+}
+
+// TestRelayListensAgainAfterLosingItsConnection: when the server ends the
+// relay's LISTEN connection (as a lost primary does), the relay connects
+// again after its Retry pause, publishes what committed meanwhile, and
+// hears the next notification on the new connection.
+func TestRelayListensAgainAfterLosingItsConnection(t *testing.T) {
+	t.Parallel()
+	db := dbtest.New(t)
+	ctx := context.Background()
+	tenant, sub := uuid.New(), uuid.New()
+	for _, q := range []string{
+		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'relisten', 'R')`,
+		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
+	} {
+		if _, err := db.Pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// No polling within the test: events come from a drain on reconnecting
+	// or from NOTIFY on the new connection.
+	_, hub := startRelayRetrying(t, db, time.Hour, 20*time.Millisecond)
+	ch, subscription := subscribe(hub, tenant)
+	defer subscription.Close()
+	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
+	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate}})
+	create := func(n string) {
+		t.Helper()
+		if _, err := svc.CreateLoad(caller, loads.Input{LoadNumber: n, SubsidiaryID: sub.String(), Stops: []loads.StopInput{{Type: "Pickup"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	terminate := func() {
+		t.Helper()
+		var n int
+		if err := db.Pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("terminating the relay's connection: %d terminated, %v", n, err)
+		}
+	}
+	for i := range 3 {
+		terminate()
+		create(fmt.Sprintf("R-%d", i))
+		if ev := receive(t, ch); ev.Data.Load.LoadNumber != fmt.Sprintf("R-%d", i) {
+			t.Fatalf("after reconnection %d: %+v", i, ev.Data.Load)
+		}
 	}
 }

@@ -1,11 +1,17 @@
 package storage
 
 import (
+	"context"
+	"errors"
+	"net"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/multitracer"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // DefaultConnectTimeout bounds one connection attempt when neither
@@ -28,4 +34,48 @@ func Trace(t pgx.QueryTracer) Option {
 		}
 		cfg.ConnConfig.Tracer = t
 	}
+}
+
+// HealthCheckPeriod is how often the pool closes its idle connections that
+// no longer answer (pgxpool's default is a minute). After a failover the
+// idle connections to the lost primary go at the next check, and new ones
+// reach whichever host of DATABASE_URL now accepts writes.
+func HealthCheckPeriod(d time.Duration) Option {
+	return func(cfg *pgxpool.Config) { cfg.HealthCheckPeriod = d }
+}
+
+// markLostConnections makes every connection's socket report a failed read
+// or write as domain.ConnectionLost: the driver hands a reset or a cut-off
+// answer back bare, and without the mark a request caught by the loss of
+// the primary would be answered 500 instead of 503. Timeouts stay as they
+// are (the driver turns them into the caller's cancellation).
+func markLostConnections(cfg *pgconn.Config) {
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return lostMarking{c}, nil
+	}
+}
+
+type lostMarking struct{ net.Conn }
+
+func (c lostMarking) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	return n, markLost(err)
+}
+
+func (c lostMarking) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	return n, markLost(err)
+}
+
+func markLost(err error) error {
+	var netErr net.Error
+	if err == nil || errors.As(err, &netErr) && netErr.Timeout() {
+		return err
+	}
+	return &domain.ConnectionLost{Err: err}
 }

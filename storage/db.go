@@ -46,6 +46,7 @@ func open(ctx context.Context, url string, ping bool, opts ...Option) (*DB, erro
 		cfg.MaxConns = 20
 	}
 	cfg.AfterConnect = registerTypes
+	markLostConnections(&cfg.ConnConfig.Config)
 	for _, o := range opts {
 		o(cfg)
 	}

@@ -209,6 +209,19 @@ func (o *Outbox) Consume(ctx context.Context, consumer string, limit int,
 	return n, err
 }
 
+// Has reports whether the event at pos is in the outbox. A relay asks it
+// of the last event it published when it reconnects: a database without it
+// has lost committed transactions (a failover to a standby they had not
+// reached).
+func (o *Outbox) Has(ctx context.Context, pos eventlog.Position) (has bool, err error) {
+	err = o.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		_, err := tx.queryRow(ctx, "SELECT EXISTS (SELECT 1 FROM events WHERE xact = $1::bigint::text::xid8 AND seq = $2)",
+			[]any{&has}, pos.Xact, pos.Seq)
+		return err
+	})
+	return has, err
+}
+
 // scanOutbox reads outboxColumns.
 func scanOutbox(r pgx.Rows) (OutboxEvent, error) {
 	var e OutboxEvent
