@@ -18,7 +18,7 @@ ALL_TAGS = blob_s3 blob_gcs
 # HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: the README's receivers listen on http://127.0.0.1.
 # Each step is announced on stderr; serve --seed-demo announces its own.
 run:
-	@echo "run: building bin/haulgraph (the first build takes a minute or two)" >&2
+	@echo "run: building bin/haulgraph (a first build compiles about 530 packages; later ones take seconds)" >&2
 	@$(GO) build -tags '$(TAGS)' -o bin/haulgraph ./cmd/haulgraph
 	@if [ -n "$${DATABASE_URL:-}" ]; then echo "run: database: DATABASE_URL" >&2; \
 		else echo "run: database: the private PostgreSQL under .data (make reset removes it)" >&2; fi
