@@ -4,6 +4,12 @@ SHELL := /bin/bash
 GO      ?= go
 PKGS    ?= ./...
 TESTFLAGS ?= -race -count=1 -timeout 30m
+# Build tags of bin/haulgraph: blob_s3 and blob_gcs link the s3:// and gs://
+# document drivers, left out by default for a short first build
+# (docs/operating.md, "Document storage"): make build TAGS="blob_s3 blob_gcs".
+TAGS    ?=
+# Every cloud driver, vetted (and so compiled) by make check.
+ALL_TAGS = blob_s3 blob_gcs
 
 .PHONY: run reset test check generate build fuzz fuzz-targets sdk-typescript
 
@@ -12,8 +18,8 @@ TESTFLAGS ?= -race -count=1 -timeout 30m
 # HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: the README's receivers listen on http://127.0.0.1.
 # Each step is announced on stderr; serve --seed-demo announces its own.
 run:
-	@echo "run: building bin/haulgraph" >&2
-	@$(GO) build -o bin/haulgraph ./cmd/haulgraph
+	@echo "run: building bin/haulgraph (a first build compiles about 530 packages; later ones take seconds)" >&2
+	@$(GO) build -tags '$(TAGS)' -o bin/haulgraph ./cmd/haulgraph
 	@if [ -n "$${DATABASE_URL:-}" ]; then echo "run: database: DATABASE_URL" >&2; \
 		else echo "run: database: the private PostgreSQL under .data (make reset removes it)" >&2; fi
 	@HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=$${HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS:-true} \
@@ -24,11 +30,15 @@ run:
 reset:
 	@./scripts/reset-demo.sh
 
+# The binary the tests that run it share (cmd/haulgraph's, make build in the
+# README's and the scripts' copies of the tree: all -trimpath), built once
+# here so that each of them finds it in the build cache.
 test: check fuzz
+	$(GO) build -trimpath -o /dev/null ./cmd/haulgraph
 	./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: a few seconds in
-# `make test`, longer by hand (README.md, "Tests"). Failing inputs land in the
+# `make test`, longer by hand (docs/testing.md). Failing inputs land in the
 # package's testdata/fuzz/ and then run with every `go test`.
 FUZZTIME ?= 3s
 FUZZ_TARGETS = \
@@ -59,17 +69,20 @@ fuzz-targets:
 		if $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg >$$out 2>&1; then \
 			echo "ok   $$pkg $$fn"; else grep -v '^fuzz: elapsed' $$out; echo "FAIL $$pkg $$fn"; exit 1; fi; done
 
-# The gates CI enforces: generated code is current, formatting, vet.
+# The gates CI enforces: generated code is current, formatting, vet (of the
+# build with every cloud driver too). -trimpath, as the binary make test
+# builds next: vet's compilations are then that build's, not a second one.
 check:
 	./scripts/check-generated.sh
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.data/*' -not -path '*/node_modules/*')); test -z "$$unformatted" || { echo "gofmt would change: $$unformatted"; exit 1; }
-	$(GO) vet ./...
+	$(GO) vet -trimpath ./...
+	$(GO) vet -trimpath -tags '$(ALL_TAGS)' ./cmd/haulgraph
 
 generate:
 	$(GO) generate ./...
 
 build:
-	$(GO) build -o bin/haulgraph ./cmd/haulgraph
+	$(GO) build -tags '$(TAGS)' -o bin/haulgraph ./cmd/haulgraph
 
 # The TypeScript package's generated types (sdk/typescript/src/generated),
 # from rest/openapi.json, schema/ and sdk/typescript/operations/; its Go

@@ -207,7 +207,8 @@ const DefaultAdminAddr = "127.0.0.1:9090"
 // DefaultAudience is the API audience when HAULGRAPH_AUDIENCE is unset.
 const DefaultAudience = "https://api.haulgraph.local"
 
-// FromEnv reads the configuration, with docs/architecture.md's defaults.
+// FromEnv reads the configuration, with the defaults of docs/operating.md's
+// Environment table.
 func FromEnv() (Config, error) {
 	c := Config{
 		DatabaseURL:     os.Getenv("DATABASE_URL"),

@@ -22,7 +22,8 @@ const poll = 100 * time.Millisecond
 func withPoll(c *app.Config) { c.RevocationPoll = poll }
 
 // eventually calls probe every poll interval until it answers 401 or
-// within (the bound of 5 s) passes, and returns how long it took.
+// within (a revocation must hold everywhere within 5 s) passes, and returns
+// how long it took.
 func eventuallyRefused(t *testing.T, probeURL, token string, within time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()

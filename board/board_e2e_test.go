@@ -184,7 +184,7 @@ func createLoad(t *testing.T, srv *apptest.Server, token, number, subsidiary str
 }
 
 // inOrder asserts the board's order: by status (the transition order of
-// docs/architecture.md's list), newest load number first within a status.
+// docs/events-api.md's transition table), newest load number first within a status.
 func inOrder(t *testing.T, ctx context.Context) {
 	t.Helper()
 	rs, err := rows(ctx)

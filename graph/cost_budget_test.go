@@ -102,7 +102,7 @@ func TestInstancesShareTheCostBudget(t *testing.T) {
 	}
 }
 
-// The issue's dashboard query: a page of 100 statements with driver,
+// docs/graphql.md's dashboard query: a page of 100 statements with driver,
 // totals, line items and sub-lines.
 const dashboardQuery = `query($f: StatementFilter!) { settlementStatements(filter: $f, page: 0, pageSize: 100) { items {
 	number status statementDate driver { name type }
@@ -129,7 +129,7 @@ func TestDefaultCostBudgetSustainsTheDashboard(t *testing.T) {
 			t.Fatalf("request %d at 2/s: %d %+v (cost %+v)", i, res.StatusCode, out.Errors, cost)
 		}
 		if cost.Requested != 6601 || cost.Actual < 1000 {
-			t.Fatalf("the dashboard query is priced %+v, the README says 6601", cost)
+			t.Fatalf("the dashboard query is priced %+v, docs/graphql.md says 6601", cost)
 		}
 		mu.Lock()
 		now = now.Add(500 * time.Millisecond)

@@ -11,15 +11,18 @@ import (
 )
 
 // TestEveryVariableDocumented: every HAULGRAPH_* and OTEL_* variable the
-// code and the scripts read is in the README's Environment table.
+// code and the scripts read is in the Environment table of docs/operating.md.
 func TestEveryVariableDocumented(t *testing.T) {
 	t.Parallel()
 	root := apptest.RepoRoot(t)
-	md, err := os.ReadFile(filepath.Join(root, "README.md"))
+	md, err := os.ReadFile(filepath.Join(root, "docs", "operating.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, env, _ := strings.Cut(string(md), "\n## Environment\n")
+	_, env, found := strings.Cut(string(md), "\n## Environment\n")
+	if !found {
+		t.Fatal(`docs/operating.md has no "## Environment" section`)
+	}
 	env, _, _ = strings.Cut(env, "\n## ")
 	name := regexp.MustCompile(`(HAULGRAPH|OTEL)_[A-Z0-9_]*[A-Z0-9]`)
 	seen := map[string]bool{}
@@ -34,7 +37,7 @@ func TestEveryVariableDocumented(t *testing.T) {
 		}
 		for _, v := range name.FindAllString(string(b), -1) {
 			if !seen[v] && !strings.Contains(env, "`"+v) {
-				t.Errorf("%s reads %s, which README.md's Environment section does not list", f, v)
+				t.Errorf("%s reads %s, which docs/operating.md's Environment section does not list", f, v)
 			}
 			seen[v] = true
 		}

@@ -1,8 +1,8 @@
-// Package readme turns README.md into a script: its fenced blocks, in order,
-// become steps (shell commands, GraphQL requests, files to save) paired with
-// the answers the README shows for them. TestREADME runs the steps against a
-// real `make run`; the conventions are the README's section "The README is a
-// test".
+// Package readme turns README.md and the guides under docs/ into a script:
+// their fenced blocks, in order, become steps (shell commands, GraphQL
+// requests, files to save) paired with the answers shown for them.
+// TestREADME runs the steps against a real `make run`; the conventions are
+// docs/testing.md's "The README and the guides are a test".
 package readme
 
 import (
@@ -58,7 +58,7 @@ func Blocks(md string) ([]Block, error) {
 type Kind int
 
 const (
-	Shell   Kind = iota // run Script in the shell session
+	Shell   Kind = iota // run Script in the shell
 	GraphQL             // POST Query with Variables to /graphql with $TOKEN
 	File                // save Script as Path (relative to the checkout)
 )

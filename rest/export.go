@@ -36,7 +36,7 @@ type exportHandler struct{ exports *reads.Exports }
 
 // GET /driver-settlement-statements/export?start=&end=&format=csv|ndjson
 // [&driverType=&driverId=&bom=true&raw=true]: every Processed and Failed statement of
-// the range, streamed as it is read (README: "Exporting statements").
+// the range, streamed as it is read (docs/exports.md).
 func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error {
 	qs := r.URL.Query()
 	in := reads.StatementExportInput{Start: queryParam(qs, "start"), End: queryParam(qs, "end"),

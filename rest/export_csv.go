@@ -11,8 +11,8 @@ import (
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
-// StatementCSVHeader is the export's CSV header (README: "Exporting
-// statements"): one row per line item, the statement's columns repeated on
+// StatementCSVHeader is the export's CSV header (docs/exports.md): one row
+// per line item, the statement's columns repeated on
 // each; a statement without line items is one row with empty Line* columns.
 // Money is a plain decimal; Currency and LineCurrency are the ISO 4217
 // numeric codes of the JSON (840 = USD), empty when unknown. Sub-lines are

@@ -17,7 +17,8 @@ import (
 )
 
 // Blobs is the documents.BlobStore on a gocloud.dev bucket (file:// by default;
-// s3:// and gs:// are registered by cmd/haulgraph/blob_drivers.go).
+// s3:// and gs:// are registered by cmd/haulgraph in a binary built with the
+// blob_s3 / blob_gcs tag).
 type Blobs struct{ Bucket *blob.Bucket }
 
 var _ documents.BlobStore = (*Blobs)(nil)
@@ -45,11 +46,26 @@ func OpenBlobs(ctx context.Context, rawURL string) (*Blobs, error) {
 		}
 		return &Blobs{Bucket: b}, nil
 	}
+	if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+		return nil, noBlobDriver(u.Scheme)
+	}
 	b, err := blob.OpenBucket(ctx, rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open bucket: %w", err)
 	}
 	return &Blobs{Bucket: b}, nil
+}
+
+// blobDriverTags names the build tag that links each cloud scheme's driver.
+var blobDriverTags = map[string]string{"s3": "blob_s3", "gs": "blob_gcs"}
+
+// noBlobDriver says which build has the driver the binary lacks, so that an
+// operator fixes the build rather than the URL.
+func noBlobDriver(scheme string) error {
+	if tag, ok := blobDriverTags[scheme]; ok {
+		return fmt.Errorf("HAULGRAPH_BLOB_URL: this binary has no driver for %s:// buckets: build it with the %s tag (make build TAGS=%s; docs/operating.md, \"Document storage\")", scheme, tag, tag)
+	}
+	return fmt.Errorf("HAULGRAPH_BLOB_URL: no driver for %q buckets (file://, and s3:// or gs:// in a binary built with the blob_s3 or blob_gcs tag; docs/operating.md, \"Document storage\")", scheme+"://")
 }
 
 // Close releases the bucket.

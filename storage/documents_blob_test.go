@@ -66,3 +66,20 @@ func TestBlobsFailedWriteLeavesNothing(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+// TestBlobsSchemeWithoutDriver: a bucket URL whose driver this build lacks
+// (the test binary links neither cloud driver, as the default build) is
+// refused naming the build tag that has it, before any bucket is touched.
+func TestBlobsSchemeWithoutDriver(t *testing.T) {
+	t.Parallel()
+	for url, want := range map[string]string{
+		"s3://bucket?region=us-east-1": "no driver for s3:// buckets: build it with the blob_s3 tag (make build TAGS=blob_s3",
+		"gs://bucket":                  "no driver for gs:// buckets: build it with the blob_gcs tag (make build TAGS=blob_gcs",
+		"azblob://container":           `no driver for "azblob://" buckets`,
+	} {
+		_, err := storage.OpenBlobs(context.Background(), url)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "HAULGRAPH_BLOB_URL: ") {
+			t.Errorf("OpenBlobs(%s) = %v, want an error containing %q", url, err, want)
+		}
+	}
+}

@@ -32,7 +32,9 @@ func haulgraphBinary(t *testing.T) string {
 			return
 		}
 		built.path = filepath.Join(built.dir, "haulgraph")
-		built.out, built.err = exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+		// -trimpath, as the tests that run make build in a copy of the tree:
+		// one build in the cache serves them all.
+		built.out, built.err = exec.Command("go", "build", "-trimpath", "-o", built.path, ".").CombinedOutput()
 	})
 	if built.err != nil {
 		t.Fatalf("go build: %v\n%s", built.err, built.out)

@@ -78,7 +78,7 @@ func fieldsOf(v any) (map[string]json.RawMessage, error) {
 	return m, err
 }
 
-// LoadEvents builds the events of one load write (docs/architecture.md "Events"):
+// LoadEvents builds the events of one load write (docs/events-api.md, "Events"):
 // load.changed (<uuid>-0) always, without diff on creation (before == nil),
 // plus load.status.changed (<uuid>-1), load only, when the status changed.
 // A write that changed nothing emits nothing.

@@ -3194,7 +3194,7 @@ type PageInfo {
 }
 `, BuiltIn: false},
 	{Name: "../../schema/documents.graphqls", Input: `# Document uploads. The rules (allowed types per target, size, content
-# sniffing, names) live in domain; see README.md, "Uploading documents".
+# sniffing, names) live in domain; see docs/documents.md.
 
 """
 A file sent with the GraphQL multipart request spec (one file per upload).

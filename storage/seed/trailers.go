@@ -11,7 +11,7 @@ import (
 )
 
 // trailers: every status, equipment type and size and licence country of
-// docs/architecture.md; every tenth trailer carries only its number (all optional
+// domain/enums.go; every tenth trailer carries only its number (all optional
 // fields absent). Notes and references are stored as JSON arrays of
 // reads.Note and reads.TrailerReference.
 func (s *seeder) trailers(ctx context.Context) error {
