@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -164,7 +163,7 @@ func (rs *Replicas) check(ctx context.Context) {
 	defer cancel()
 	now := time.Now()
 	var current int64
-	if err := rs.primary.Pool.QueryRow(cctx, "SELECT (pg_current_wal_lsn() - '0/0')::bigint").Scan(&current); err != nil {
+	if _, err := rs.primary.systemRow(cctx, "SELECT (pg_current_wal_lsn() - '0/0')::bigint", []any{&current}); err != nil {
 		// Without the primary's position no lag is known: keep the last
 		// verdicts (a primary outage is the failover's business).
 		return
@@ -191,7 +190,7 @@ func (rs *Replicas) check(ctx context.Context) {
 
 func (rs *Replicas) checkOne(ctx context.Context, r *replica, now time.Time, samples []lsnSample) {
 	var replayed *int64
-	err := r.db.Pool.QueryRow(ctx, "SELECT (pg_last_wal_replay_lsn() - '0/0')::bigint").Scan(&replayed)
+	_, err := r.db.systemRow(ctx, "SELECT (pg_last_wal_replay_lsn() - '0/0')::bigint", []any{&replayed})
 	if err == nil && replayed == nil {
 		err = errors.New("not a standby")
 	}
@@ -228,7 +227,7 @@ func (rs *Replicas) checkOne(ctx context.Context, r *replica, now time.Time, sam
 // prune forgets the recorded writes every healthy replica has replayed
 // anyway: older than the lag bound, with a wide margin.
 func (rs *Replicas) prune(ctx context.Context) {
-	_, err := rs.primary.Pool.Exec(ctx, "DELETE FROM client_write_lsns WHERE written_at < now() - make_interval(secs => $1)",
+	err := rs.primary.systemExec(ctx, "DELETE FROM client_write_lsns WHERE written_at < now() - make_interval(secs => $1)",
 		(10 * max(rs.maxLag, time.Minute)).Seconds())
 	if err != nil && rs.log != nil && ctx.Err() == nil {
 		rs.log.Warn("replicas: prune recorded writes", "err", err)
@@ -295,8 +294,8 @@ func (rs *Replicas) lastWrite(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	var lsn int64
-	err := rs.primary.Pool.QueryRow(ctx, "SELECT (lsn - '0/0')::bigint FROM client_write_lsns WHERE client_id = $1", p.ClientID).Scan(&lsn)
-	if errors.Is(err, pgx.ErrNoRows) {
+	found, err := rs.primary.systemRow(ctx, "SELECT (lsn - '0/0')::bigint FROM client_write_lsns WHERE client_id = $1", []any{&lsn}, p.ClientID)
+	if err == nil && !found {
 		return 0, nil
 	}
 	return lsn, err
@@ -309,7 +308,7 @@ func (r *replica) waitReplay(ctx context.Context, need int64) bool {
 	defer cancel()
 	for {
 		var reached *bool
-		err := r.db.Pool.QueryRow(ctx, "SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", lsnText(need)).Scan(&reached)
+		_, err := r.db.systemRow(ctx, "SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", []any{&reached}, lsnText(need))
 		if err == nil && reached != nil && *reached {
 			return true
 		}
@@ -334,7 +333,7 @@ func (db *DB) noteWrite(ctx context.Context) {
 	if p == nil || p.ClientID == "" {
 		return
 	}
-	_, err := db.Pool.Exec(context.WithoutCancel(ctx), `INSERT INTO client_write_lsns (client_id, lsn, written_at)
+	err := db.systemExec(context.WithoutCancel(ctx), `INSERT INTO client_write_lsns (client_id, lsn, written_at)
 		VALUES ($1, pg_current_wal_insert_lsn(), now())
 		ON CONFLICT (client_id) DO UPDATE SET lsn = greatest(client_write_lsns.lsn, excluded.lsn), written_at = excluded.written_at`, p.ClientID)
 	if err != nil && rs.log != nil {
@@ -343,3 +342,21 @@ func (db *DB) noteWrite(ctx context.Context) {
 }
 
 func lsnText(lsn int64) string { return fmt.Sprintf("%X/%X", uint64(lsn)>>32, uint64(lsn)&0xffffffff) }
+
+// systemRow runs one statement with the owner's rights on db (the primary or
+// a replica) and scans its row into dest; found is false without one.
+func (db *DB) systemRow(ctx context.Context, sql string, dest []any, args ...any) (found bool, err error) {
+	err = db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		found, err = tx.queryRow(ctx, sql, dest, args...)
+		return err
+	})
+	return found, err
+}
+
+// systemExec runs one statement without rows with the owner's rights on db.
+func (db *DB) systemExec(ctx context.Context, sql string, args ...any) error {
+	return db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.exec(sql, args...)
+		return nil
+	})
+}

@@ -89,7 +89,7 @@ func StatementName(sql string) string {
 	}
 	cmd := strings.ToUpper(words[0])
 	for i, w := range words[:len(words)-1] {
-		switch strings.ToUpper(w) {
+		switch strings.ToUpper(strings.TrimLeft(w, "(")) {
 		case "FROM", "INTO", "UPDATE", "JOIN":
 			if i == 0 && cmd != "UPDATE" {
 				continue
