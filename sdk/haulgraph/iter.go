@@ -11,69 +11,61 @@ import (
 
 // Statements yields every statement the search selects, from s.Page on.
 func (c *Client) Statements(ctx context.Context, s StatementSearch) iter.Seq2[Statement, error] {
-	return func(yield func(Statement, error) bool) {
-		for {
-			page, err := c.SearchStatements(ctx, s)
-			if err != nil {
-				yield(Statement{}, err)
-				return
-			}
-			for _, it := range page.Items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			s.Page++
-			if len(page.Items) == 0 || int64(s.Page)*int64(s.PageSize) >= page.Total {
-				return
-			}
+	return numbered(s.Page, s.PageSize, func(p int32) ([]Statement, int64, error) {
+		s.Page = p
+		page, err := c.SearchStatements(ctx, s)
+		if err != nil {
+			return nil, 0, err
 		}
-	}
+		return page.Items, page.Total, nil
+	})
 }
 
 // Locations yields every location the search selects, from s.Page on.
 func (c *Client) Locations(ctx context.Context, s LocationSearch) iter.Seq2[Location, error] {
-	return func(yield func(Location, error) bool) {
-		var p int32
-		if s.Page != nil {
-			p = *s.Page
-		}
-		for {
-			s.Page = &p
-			page, err := c.SearchLocations(ctx, s)
-			if err != nil {
-				yield(Location{}, err)
-				return
-			}
-			for _, it := range page.Items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			p++
-			if len(page.Items) == 0 || int64(p)*int64(s.PageSize) >= page.Total {
-				return
-			}
-		}
+	var first int32
+	if s.Page != nil {
+		first = *s.Page
 	}
+	return numbered(first, s.PageSize, func(p int32) ([]Location, int64, error) {
+		s.Page = &p
+		page, err := c.SearchLocations(ctx, s)
+		if err != nil {
+			return nil, 0, err
+		}
+		return page.Items, page.Total, nil
+	})
 }
 
 // Users yields every user the search selects, from s.Page on.
 func (c *Client) Users(ctx context.Context, s UserSearch) iter.Seq2[User, error] {
-	return func(yield func(User, error) bool) {
-		for {
-			page, err := c.SearchUsers(ctx, s)
+	return numbered(s.Page, s.PageSize, func(p int32) ([]User, int64, error) {
+		s.Page = p
+		page, err := c.SearchUsers(ctx, s)
+		if err != nil {
+			return nil, 0, err
+		}
+		return page.Items, page.Total, nil
+	})
+}
+
+// numbered yields the items of numbered pages of size, fetched from page
+// first on, until the total is reached (or a page comes back empty).
+func numbered[T any](first, size int32, fetch func(page int32) ([]T, int64, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for p := first; ; p++ {
+			items, total, err := fetch(p)
 			if err != nil {
-				yield(User{}, err)
+				var zero T
+				yield(zero, err)
 				return
 			}
-			for _, it := range page.Items {
+			for _, it := range items {
 				if !yield(it, nil) {
 					return
 				}
 			}
-			s.Page++
-			if len(page.Items) == 0 || int64(s.Page)*int64(s.PageSize) >= page.Total {
+			if len(items) == 0 || int64(p+1)*int64(size) >= total {
 				return
 			}
 		}
