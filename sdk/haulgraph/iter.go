@@ -74,68 +74,79 @@ func numbered[T any](first, size int32, fetch func(page int32) ([]T, int64, erro
 
 // Trailers yields every trailer, oldest first, following the Link header.
 func (c *Client) Trailers(ctx context.Context, p ListTrailersParams) iter.Seq2[Trailer, error] {
-	return func(yield func(Trailer, error) bool) {
-		page, err := c.ListTrailers(ctx, p)
-		for {
-			if err != nil {
-				yield(Trailer{}, err)
-				return
-			}
-			for _, it := range page.Items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			if page.Next == "" {
-				return
-			}
-			page, err = c.trailersAt(ctx, page.Next, nil)
+	return linked(func(next string) ([]Trailer, string, error) {
+		var page *TrailerPage
+		var err error
+		if next == "" {
+			page, err = c.ListTrailers(ctx, p)
+		} else {
+			page, err = c.trailersAt(ctx, next, nil)
 		}
-	}
+		if err != nil {
+			return nil, "", err
+		}
+		return page.Items, page.Next, nil
+	})
 }
 
 // Events yields the tenant's events, oldest first, until the log is caught
 // up (the last page has no next link). To poll, keep the last event's Id
 // and pass it as After next time.
 func (c *Client) Events(ctx context.Context, p ListEventsParams) iter.Seq2[EventEnvelope, error] {
-	return func(yield func(EventEnvelope, error) bool) {
-		page, err := c.ListEvents(ctx, p)
-		for {
-			if err != nil {
-				yield(EventEnvelope{}, err)
-				return
-			}
-			for _, it := range page.Items {
-				if !yield(it, nil) {
-					return
-				}
-			}
-			if page.Next == "" {
-				return
-			}
-			page, err = c.eventsAt(ctx, page.Next, nil)
+	return linked(func(next string) ([]EventEnvelope, string, error) {
+		var page *EventPage
+		var err error
+		if next == "" {
+			page, err = c.ListEvents(ctx, p)
+		} else {
+			page, err = c.eventsAt(ctx, next, nil)
 		}
-	}
+		if err != nil {
+			return nil, "", err
+		}
+		return page.Items, page.Next, nil
+	})
 }
 
 // WebhookDeliveries yields a webhook's deliveries, newest first.
 func (c *Client) WebhookDeliveries(ctx context.Context, id string, p ListWebhookDeliveriesParams) iter.Seq2[WebhookDelivery, error] {
-	return func(yield func(WebhookDelivery, error) bool) {
-		page, err := c.ListWebhookDeliveries(ctx, id, p)
+	return linked(func(next string) ([]WebhookDelivery, string, error) {
+		var page *DeliveryPage
+		var err error
+		if next == "" {
+			page, err = c.ListWebhookDeliveries(ctx, id, p)
+		} else {
+			page, err = c.deliveriesAt(ctx, next, nil)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return page.Items, page.Next, nil
+	})
+}
+
+// linked yields the items of pages that link to the next one: fetch("")
+// gets the first, fetch(next) the page its predecessor linked to, until a
+// page links to none.
+func linked[T any](fetch func(next string) ([]T, string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		next := ""
 		for {
+			items, link, err := fetch(next)
 			if err != nil {
-				yield(WebhookDelivery{}, err)
+				var zero T
+				yield(zero, err)
 				return
 			}
-			for _, it := range page.Items {
+			for _, it := range items {
 				if !yield(it, nil) {
 					return
 				}
 			}
-			if page.Next == "" {
+			if link == "" {
 				return
 			}
-			page, err = c.deliveriesAt(ctx, page.Next, nil)
+			next = link
 		}
 	}
 }
