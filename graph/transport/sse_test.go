@@ -133,18 +133,7 @@ func TestSSEResumes(t *testing.T) {
 	<-during
 	mustGQL(t, srv, write, createLoad, createLoadVars("R-live", tn.SubsidiaryID.String(), 1))
 
-	rows, err := srv.DB.Pool.Query(t.Context(), `SELECT id FROM events WHERE tenant_id = $1 AND type = 'load.changed'
-		AND (xact, seq) > (SELECT xact, seq FROM events WHERE id = $2) ORDER BY xact, seq`, tn.ID, last.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for rows.Next() {
-		var id string
-		_ = rows.Scan(&id)
-		want = append(want, id)
-	}
-	rows.Close()
+	want := loadEventsAfter(t, srv, tn.ID, last.ID)
 	if len(want) != 51 {
 		t.Fatalf("the outbox holds %d events after the cursor, want 51", len(want))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
@@ -56,19 +57,7 @@ func TestSubscriptionResumes(t *testing.T) {
 	<-during
 	mustGQL(t, srv, write, createLoad, createLoadVars("R-live", tn.SubsidiaryID.String(), 1))
 
-	// What the outbox holds after the board's last event, in commit order.
-	rows, err := srv.DB.Pool.Query(t.Context(), `SELECT id FROM events WHERE tenant_id = $1 AND type = 'load.changed'
-		AND (xact, seq) > (SELECT xact, seq FROM events WHERE id = $2) ORDER BY xact, seq`, tn.ID, last.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for rows.Next() {
-		var id string
-		_ = rows.Scan(&id)
-		want = append(want, id)
-	}
-	rows.Close()
+	want := loadEventsAfter(t, srv, tn.ID, last.ID)
 	if len(want) != 51 {
 		t.Fatalf("the outbox holds %d events after the cursor, want 51", len(want))
 	}
@@ -134,4 +123,20 @@ func TestResumeRefusals(t *testing.T) {
 	if _, ok := got["r"]; !ok {
 		t.Fatalf("the resume from before F-2 did not replay it: %v", got)
 	}
+}
+
+// loadEventsAfter is the ids of the tenant's load.changed events after the
+// event lastID in the outbox, in commit order: what a resumed board must get.
+func loadEventsAfter(t *testing.T, srv *apptest.Server, tenant uuid.UUID, lastID string) []string {
+	t.Helper()
+	rows, err := srv.DB.Pool.Query(t.Context(), `SELECT id FROM events WHERE tenant_id = $1 AND type = 'load.changed'
+		AND (xact, seq) > (SELECT xact, seq FROM events WHERE id = $2) ORDER BY xact, seq`, tenant, lastID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
