@@ -53,6 +53,16 @@ type SSEOptions struct {
 	Opened func() (ended func())
 }
 
+// Defaults both streaming transports (WebSocket and SSE) share: how long
+// one write may take before the subscriber is cut off, the bytes buffered
+// per connection, and timers on the real clock.
+const (
+	defaultWriteTimeout = 10 * time.Second
+	defaultSendBuffer   = 64 << 10
+)
+
+func afterFunc(d time.Duration, f func()) (stop func() bool) { return time.AfterFunc(d, f).Stop }
+
 func (o SSEOptions) withDefaults() SSEOptions {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 15 * time.Second
@@ -70,13 +80,13 @@ func (o SSEOptions) withDefaults() SSEOptions {
 		o.Queue = 64
 	}
 	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = 10 * time.Second
+		o.WriteTimeout = defaultWriteTimeout
 	}
 	if o.SendBuffer <= 0 {
-		o.SendBuffer = 64 << 10
+		o.SendBuffer = defaultSendBuffer
 	}
 	if o.AfterFunc == nil {
-		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+		o.AfterFunc = afterFunc
 	}
 	return o
 }

@@ -115,10 +115,10 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 		o.InitTimeout = 10 * time.Second
 	}
 	if o.AfterFunc == nil {
-		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+		o.AfterFunc = afterFunc
 	}
 	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = 10 * time.Second
+		o.WriteTimeout = defaultWriteTimeout
 	}
 	if o.MaxSubscriptions <= 0 {
 		o.MaxSubscriptions = 100
@@ -134,7 +134,7 @@ func NewWebsocket(o WebsocketOptions) WebsocketTransport {
 		o.QueuePerOperation = 64
 	}
 	if o.SendBuffer <= 0 {
-		o.SendBuffer = 64 << 10
+		o.SendBuffer = defaultSendBuffer
 	}
 	if o.Live == nil {
 		o.Live = live.New(nil, graphql.DefaultErrorPresenter, nil)
