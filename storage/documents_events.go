@@ -31,6 +31,6 @@ func DocumentLoadChanged(now func() time.Time) LoadChangedFunc {
 		if len(loads) == 0 {
 			return domain.NotFound("load not found")
 		}
-		return tx.appendEvents([]domain.Event{documents.LoadEvent(uuid.New(), at, tx.tenant, &loads[0])})
+		return tx.appendEvents(ctx, []domain.Event{documents.LoadEvent(uuid.New(), at, tx.tenant, &loads[0])})
 	}
 }

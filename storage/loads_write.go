@@ -179,8 +179,8 @@ func (t *loadTx) UpdateTrip(_ context.Context, tr *domain.Trip) error {
 	return nil
 }
 
-func (t *loadTx) AppendEvents(_ context.Context, events []domain.Event) error {
-	return t.appendEvents(events)
+func (t *loadTx) AppendEvents(ctx context.Context, events []domain.Event) error {
+	return t.appendEvents(ctx, events)
 }
 
 func (t *loadTx) insertStops(l *domain.Load) {

@@ -45,13 +45,16 @@ func (e *OutboxEvent) Pos() eventlog.Position {
 // (0010_outbox_horizon.sql). A write that emits events about a load must have
 // locked that load's row before its first write in the transaction, so that
 // transaction ids, and with them the outbox order, follow the row lock.
-func (t *Tx) appendEvents(events []domain.Event) error {
+// Each event keeps the write's trace context (traceparentOf), taken here
+// rather than for every transaction: reads need none.
+func (t *Tx) appendEvents(ctx context.Context, events []domain.Event) error {
+	tp := traceparentOf(ctx)
 	for _, e := range events {
 		payload, err := e.MarshalEnvelope()
 		if err != nil {
 			return err
 		}
-		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload, t.traceparent)
+		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload, tp)
 	}
 	return nil
 }

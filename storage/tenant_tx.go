@@ -28,9 +28,7 @@ type Tx struct {
 	batch  pgx.Batch
 	queued int  // statements queued since the last flush, besides BEGIN and the tenant context
 	begun  bool // BEGIN has been sent
-	// traceparent is the write's trace context, stored with its events.
-	traceparent *string
-	seen        bool // a row was scanned or a flush succeeded
+	seen   bool // a row was scanned or a flush succeeded
 }
 
 // inTenantTx runs fn in a transaction bound to one tenant (row-level
@@ -129,7 +127,7 @@ func (db *DB) run(ctx context.Context, tenant uuid.UUID, begin string, fn func(c
 		return false, err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
-	tx := &Tx{conn: conn, tenant: tenant, begin: begin, traceparent: traceparentOf(ctx)}
+	tx := &Tx{conn: conn, tenant: tenant, begin: begin}
 	tx.start()
 	if err = fn(ctx, tx); err == nil {
 		if begin != "" {
