@@ -49,6 +49,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		Subscriptions: a.Events.Subscriptions,
 	}, readStore, a.Log, GraphQLOptions{
 		DisableIntrospection: a.Config.DisableIntrospection,
+		ReadOnlyQueries:      a.replicas != nil,
 		EmittedEvent:         a.Config.EmittedEvent,
 		MaxCost:              a.Config.GraphQLCostLimit,
 		MaxNodes:             a.Config.GraphQLMaxNodes,
@@ -87,9 +88,12 @@ type GraphQLOptions struct {
 	EmittedEvent domain.EmitFunc
 	// DisableIntrospection turns __schema/__type off (on by default).
 	DisableIntrospection bool
-	MaxDepth             int   // default 12
-	MaxCost              int   // requested cost of one query, default operation.DefaultCostLimit
-	MaxBodyBytes         int64 // default 1 MiB
+	// ReadOnlyQueries marks query operations read-only, so that storage may
+	// serve them from a replica (only worth its cost with replicas).
+	ReadOnlyQueries bool
+	MaxDepth        int   // default 12
+	MaxCost         int   // requested cost of one query, default operation.DefaultCostLimit
+	MaxBodyBytes    int64 // default 1 MiB
 	// MaxNodes bounds a document's selections, directives and values,
 	// fragments counted each time they are spread (default operation.DefaultMaxNodes);
 	// MaxNesting how deep they nest (default operation.DefaultMaxNesting); MaxErrors
@@ -174,7 +178,9 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(readOnlyQueries{}) // queries may read from a replica
+	if o.ReadOnlyQueries {
+		srv.Use(readOnlyQueries{}) // queries may read from a replica
+	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: operation.NewPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	// After the persisted query is looked up, before anything else reads it.
 	srv.Use(operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,

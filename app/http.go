@@ -101,13 +101,17 @@ func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Han
 // logging, metrics and trace context around everything. /metrics is on the admin listener only.
 // The body and write bounds sit inside the observer, so that a 408 they
 // answer is logged and counted like any other answer.
-func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing) http.Handler {
+func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing, replicas bool) http.Handler {
 	obs := rest.NewObserver(log, m)
 	if t.On() {
 		obs.Trace(t.Tracer, t.Propagator)
 	}
 	api := rest.NewAPI(deps)
-	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(readOnlyREST(api))))
+	var h http.Handler = api
+	if replicas {
+		h = readOnlyREST(api) // reads may go to a replica
+	}
+	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(h)))
 	docs := refdocs.Handler()
 	mux.Handle("GET "+refdocs.Path, docs)
 	mux.Handle("GET "+refdocs.Path+"/", docs)
