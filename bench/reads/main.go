@@ -441,48 +441,17 @@ func newBare(ctx context.Context, url string, tenant uuid.UUID, trips *storage.R
 	return &bareHandler{pool: pool, tenant: tenant}, nil
 }
 
-// directHG is the second instance of -pooler: straight to the server.
-type directHG struct {
-	url   string
-	trips *storage.RoundTrips
-}
-
-// directInstance starts an instance on cfg's direct URL (no pooler) and
-// serves it; stop ends its server and workers and waits for them.
-func directInstance(ctx context.Context, cfg app.Config, describe bool) (directHG, func(), error) {
+// directInstance starts the second instance of -pooler on cfg's direct URL
+// (no pooler); stop ends it.
+func directInstance(ctx context.Context, cfg app.Config, describe bool) (instance, func(), error) {
 	if cfg.Pooler == storage.PoolerNone {
-		return directHG{}, nil, errors.New("-pooler: HAULGRAPH_POOLER is not set: run under ./scripts/with-pgbouncer.sh")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return directHG{}, nil, err
+		return instance{}, nil, errors.New("-pooler: HAULGRAPH_POOLER is not set: run under ./scripts/with-pgbouncer.sh")
 	}
 	cfg.DatabaseURL, cfg.DirectDatabaseURL, cfg.Pooler = cfg.DirectDatabaseURL, "", storage.PoolerNone
 	if describe {
 		cfg.DirectDatabaseURL, cfg.Pooler = cfg.DatabaseURL, storage.PoolerPgBouncer // both pools direct
 	}
-	// PublicURL stays: it is the issuer of the tokens both instances accept.
-	cfg.Addr = ln.Addr().String()
-	d := directHG{url: "http://" + cfg.Addr, trips: &storage.RoundTrips{}}
-	cfg.DBRoundTrips = d.trips
-	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		_ = ln.Close()
-		return directHG{}, nil, err
-	}
-	workers, stopWorkers := context.WithCancel(ctx)
-	workersDone := make(chan struct{})
-	go func() { defer close(workersDone); _ = a.Run(workers) }()
-	srv := a.NewServer()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(a.Listener(ln)) }()
-	return d, func() {
-		_ = srv.Close()
-		<-served
-		stopWorkers()
-		<-workersDone
-		a.Close()
-	}, nil
+	return secondInstance(ctx, cfg)
 }
 
 // pgbouncerCPU reads the CPU time of the PgBouncer that url leads to, from

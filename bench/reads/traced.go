@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 
@@ -21,26 +19,14 @@ func tracedInstance(ctx context.Context, cfg app.Config) (string, func(), error)
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		sink.Close()
-		return "", nil, err
-	}
-	cfg.Addr = ln.Addr().String()
 	cfg.Tracing = telemetry.Config{Endpoint: sink.URL}
-	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	in, stop, err := secondInstance(ctx, cfg)
 	if err != nil {
-		ln.Close()
 		sink.Close()
 		return "", nil, err
 	}
-	srv := a.NewServer()
-	served := make(chan struct{})
-	go func() { defer close(served); _ = srv.Serve(a.Listener(ln)) }()
-	return "http://" + ln.Addr().String(), func() {
-		_ = srv.Close()
-		<-served
-		a.Close() // exports what is left, then the sink may go
+	return in.url, func() {
+		stop() // exports what is left, then the sink may go
 		sink.Close()
 	}, nil
 }
