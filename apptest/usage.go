@@ -18,7 +18,8 @@ import (
 // sequential one has ended) reads what the server spent on an attack as the
 // difference of two readings; the test's own client adds a small share.
 type Usage struct {
-	CPU        time.Duration // user + system time of the process so far
+	CPU        time.Duration // user + system time of the process so far (logged only: load changes it)
+	Allocated  uint64        // bytes allocated on the heap so far (runtime.MemStats.TotalAlloc)
 	RSS        int64         // resident set now, bytes
 	PeakRSS    int64         // the most resident since the last ResetPeakRSS, bytes
 	FDs        int           // open file descriptors (sockets included)
@@ -32,8 +33,11 @@ func ReadUsage(t testing.TB) Usage {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		t.Fatalf("apptest: getrusage: %v", err)
 	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
 	u := Usage{
 		CPU:        time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+		Allocated:  ms.TotalAlloc,
 		Goroutines: runtime.NumGoroutine(),
 	}
 	f, err := os.Open("/proc/self/status")

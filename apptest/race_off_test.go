@@ -1,5 +1,0 @@
-//go:build !race
-
-package apptest_test
-
-const raceSlowdown = 1
