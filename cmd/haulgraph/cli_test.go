@@ -113,18 +113,19 @@ func TestHelpNeedsNoDatabase(t *testing.T) {
 		{[]string{"version", "--help"}, []string{"usage: haulgraph version"}},
 		{[]string{"listen", "--help"}, []string{"usage: haulgraph listen", "-forward-to", "-events", "-scheme", "-from", "-client-id", "HAULGRAPH_CLIENT_SECRET"}},
 		{[]string{"listen", "-h"}, []string{"usage: haulgraph listen", "-forward-to"}},
+		{[]string{"listen", "help"}, []string{"usage: haulgraph listen", "--forward-to"}},
 		{[]string{"help", "listen"}, []string{"usage: haulgraph listen", "-forward-to"}},
-		{[]string{"trigger", "--help"}, []string{"usage: haulgraph trigger", "load.status.changed", "trip.changed"}},
+		{[]string{"trigger", "--help"}, []string{"haulgraph trigger load.changed", "haulgraph trigger load.status.changed", "haulgraph trigger trip.changed"}},
 	}
 	// Every command the binary has, whatever the table above says of it.
 	for _, c := range commands() {
 		cases = append(cases, want{[]string{c.name, "--help"}, []string{"usage:"}}, want{[]string{"help", c.name}, []string{"usage:"}})
 		for _, a := range c.actions {
-			has := []string{"usage:"}
-			if c.flags != nil {
-				has = append(has, "flags of haulgraph "+c.name+" "+a)
+			has := []string{"usage: haulgraph " + c.name + " " + a.name}
+			if len(a.flags) > 0 {
+				has = append(has, "flags of haulgraph "+c.name+" "+a.name)
 			}
-			cases = append(cases, want{[]string{"help", c.name, a}, has})
+			cases = append(cases, want{[]string{"help", c.name, a.name}, has}, want{[]string{c.name, a.name, "help"}, has})
 		}
 	}
 	actions := map[string][]string{
@@ -133,9 +134,9 @@ func TestHelpNeedsNoDatabase(t *testing.T) {
 		"clients":      {"create", "list", "revoke", "edit"},
 		"keys":         {"rotate"},
 		"trigger":      {"load.changed", "load.status.changed", "trip.changed"},
-		"webhooks":     {"create", "list", "get", "update", "enable", "disable", "regenerate-secret", "delete", "redeliver", "deliveries", "recover"},
+		"webhooks":     {"create", "list", "get", "update", "enable", "disable", "rotate-secret", "regenerate-secret", "delete", "redeliver", "deliveries", "recover"},
 	}
-	flagOf := map[string]string{"tenants": "-slug", "subsidiaries": "-tenant", "clients": "-scopes", "keys": "haulgraph keys rotate", "webhooks": "-signature-scheme", "trigger": "-load"}
+	flagOf := map[string]string{"tenants": "--json", "subsidiaries": "--tenant", "clients": "--tenant", "keys": "haulgraph keys rotate", "webhooks": "--tenant", "trigger": "--load"}
 	for cmd, acts := range actions {
 		usage := "usage:"
 		cases = append(cases, want{[]string{cmd, "--help"}, []string{usage}}, want{[]string{"help", cmd}, []string{usage}})
@@ -166,8 +167,10 @@ func TestHelpNeedsNoDatabase(t *testing.T) {
 	}
 }
 
-// TestBadCommandLine: an unknown command, action or flag, or none at all,
-// exits 2 naming it on stderr, before anything touches the database.
+// TestBadCommandLine: an unknown command, action or flag, none at all, a
+// flag the action does not take or a bad flag value exits 2 with two lines
+// on stderr, the first naming the problem, the second the help to read,
+// before anything touches the database.
 func TestBadCommandLine(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -200,6 +203,19 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"trigger", "load.changed", "--tenant", "acme"}, "-tenant"},
 		{[]string{"trigger", "load.changed"}, "no API client"},
 		{[]string{"trigger", "trip.changed", "--api", "ftp://x"}, `--api "ftp://x" is not an http(s) URL`},
+		{[]string{"seed", "--tenant", "perf", "--scale", "5000"}, "--scale 5000: give 1 to 1000"},
+		{[]string{"seed", "--scale", "5"}, "--tenant is required"},
+		{[]string{"clients", "create", "--tenant", "acme", "--name", "x", "--scopes", "load:read bogus:read"}, `unknown scope "bogus:read"`},
+		{[]string{"clients", "create", "--tenant", "acme", "--name", "x"}, "--scopes is required"},
+		{[]string{"clients", "edit", "--tenant", "acme", "--client-id", "c", "--expires", "soon"}, `--expires "soon"`},
+		{[]string{"clients", "list", "--tenant", "acme", "--name", "x"}, "--name does not apply to clients list"},
+		{[]string{"webhooks", "get", "--tenant", "acme", "--id", "42"}, `--id "42" is not an id`},
+		{[]string{"webhooks", "get", "--tenant", "acme"}, "--id is required"},
+		{[]string{"webhooks", "deliveries", "--tenant", "acme", "--id", "6f1c1f3e-8f4b-4c4e-9a77-1d2b3c4d5e6f", "--limit", "1000"}, "--limit 1000: give 1 to 100"},
+		{[]string{"webhooks", "create", "--tenant", "acme", "--name", "n", "--url", "https://x", "--events", "load.changed", "--signature-scheme", "hmac"}, `--signature-scheme "hmac"`},
+		{[]string{"webhooks", "redeliver", "--tenant", "acme", "--id", "6f1c1f3e-8f4b-4c4e-9a77-1d2b3c4d5e6f"}, "give one of --delivery and --event"},
+		{[]string{"webhooks", "recover", "--tenant", "acme", "--id", "6f1c1f3e-8f4b-4c4e-9a77-1d2b3c4d5e6f", "--since", "yesterday"}, "--since must be"},
+		{[]string{"tenants", "create", "--name", "Acme"}, "--slug is required"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -211,8 +227,52 @@ func TestBadCommandLine(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout %q; want the complaint on stderr only", stdout)
 			}
+			if lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "Run 'haulgraph help") {
+				t.Errorf("stderr %q; want two lines: the problem, then which help to read", stderr)
+			}
 			if dialled != 0 {
 				t.Errorf("a bad command line connected to the database %d times", dialled)
+			}
+		})
+	}
+}
+
+// TestActionHelp: an action's help shows its own synopsis and only the
+// flags it takes, written --flag as the docs write them; an old action name
+// shows the help of the action it now names.
+func TestActionHelp(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args       []string
+		has, lacks []string
+	}{
+		{[]string{"help", "clients", "create"}, []string{"usage: haulgraph clients create --tenant SLUG --name NAME", "  --scopes", "load:read", "webhook:manage"}, []string{"--client-id", "haulgraph clients list"}},
+		{[]string{"clients", "revoke", "--help"}, []string{"usage: haulgraph clients revoke", "  --client-id"}, []string{"--scopes", "--expires"}},
+		{[]string{"help", "webhooks", "regenerate-secret"}, []string{"usage: haulgraph webhooks rotate-secret", "also: regenerate-secret", "  --rotation-window"}, []string{"--url"}},
+		{[]string{"help", "webhooks", "redeliver"}, []string{"--delivery", "--event"}, []string{"--since"}},
+		{[]string{"help", "clients"}, []string{"haulgraph clients create", "haulgraph clients edit", "Run 'haulgraph help clients ACTION'"}, []string{"flags of"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code, _, _ := runBinary(t, c.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			for _, s := range c.has {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("help lacks %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range c.lacks {
+				if strings.Contains(stdout, s) {
+					t.Errorf("help shows %q, which is not this action's:\n%s", s, stdout)
+				}
+			}
+			for _, line := range strings.Split(stdout, "\n") {
+				if len(line) > 200 {
+					t.Errorf("a help line of %d characters: %.80s…", len(line), line)
+				}
 			}
 		})
 	}

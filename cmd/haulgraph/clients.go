@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,16 +17,59 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-const clientsUsage = `usage: haulgraph clients <create|list|revoke|edit> --tenant SLUG [flags]
+// clientsActions are the clients command's actions and the flags each takes.
+var clientsActions = []action{
+	{name: "create", synopsis: `--tenant SLUG --name NAME --scopes "load:read invoice:read" [--description TEXT] [--expires DATE] [--json]`,
+		notes:    "Prints the client id and secret; the secret is shown only this once.\n" + expiryNote + "\n" + scopesNote(),
+		flags:    []string{"tenant", "name", "scopes", "description", "expires", "json"},
+		required: []string{"tenant", "name", "scopes"}},
+	{name: "list", synopsis: "--tenant SLUG [--json]", flags: []string{"tenant", "json"}, required: []string{"tenant"}},
+	{name: "revoke", synopsis: "--tenant SLUG --client-id ID [--json]",
+		notes: "The client obtains no further tokens; tokens it holds are refused from the next revocation poll.\n",
+		flags: []string{"tenant", "client-id", "json"}, required: []string{"tenant", "client-id"}},
+	{name: "edit", synopsis: `--tenant SLUG --client-id ID [--name NAME] [--description TEXT] [--scopes "..."] [--expires DATE|never] [--json]`,
+		notes: expiryNote + "\n" + scopesNote(),
+		flags: []string{"tenant", "client-id", "name", "description", "scopes", "expires", "json"}, required: []string{"tenant", "client-id"}},
+}
 
-  create --name NAME --scopes "load:read invoice:read" [--description TEXT] [--expires DATE] [--json]
-         prints the client id and secret; the secret is shown only this once
-  list   [--json]
-  revoke --client-id ID [--json]
-  edit   --client-id ID [--name NAME] [--description TEXT] [--scopes "..."] [--expires DATE|never] [--json]
+const expiryNote = "DATE is YYYY-MM-DD (valid through that day, UTC) or an RFC 3339 time."
 
-DATE is YYYY-MM-DD (valid through that day, UTC) or an RFC 3339 time.
-Scopes (space- or comma-separated): ` + "%s\n"
+// scopesNote lists the grantable scopes, a few to a line.
+func scopesNote() string {
+	var b strings.Builder
+	b.WriteString("Scopes (space- or comma-separated):\n")
+	for i, sc := range domain.ScopeCatalogue {
+		if i%6 == 0 {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString(" " + string(sc))
+	}
+	return b.String() + "\n"
+}
+
+// checkClientFlags refuses unknown scopes and malformed expiry dates
+// before the database is opened.
+func checkClientFlags(_ string, fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case err != nil:
+		case f.Name == "scopes":
+			for _, sc := range parseScopeList(f.Value.String()) {
+				if !domain.KnownScope(sc) {
+					err = fmt.Errorf("--scopes: unknown scope %q (haulgraph help clients create lists them)", sc)
+					return
+				}
+			}
+		case f.Name == "expires" && f.Value.String() != "never":
+			_, err = parseExpiry(f.Value.String())
+		}
+	})
+	return err
+}
 
 // clientsCmd runs `haulgraph clients` against the configured database.
 func clientsCmd(ctx context.Context, args []string) error {
@@ -70,7 +112,7 @@ func clientFlags(fs *flag.FlagSet) clientOpts {
 // setup so tests run it against a real instance.
 func runClients(ctx context.Context, svc *auth.Service, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return usageError(fmt.Sprintf(clientsUsage, domain.JoinScopes(domain.ScopeCatalogue)))
+		return usageError("no action given (create, list, revoke, edit)")
 	}
 	fs := flag.NewFlagSet("clients "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -220,7 +262,7 @@ func parseExpiry(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	return time.Time{}, usageError(fmt.Sprintf("--expires %q: use YYYY-MM-DD or an RFC 3339 time", s))
+	return time.Time{}, usageError(fmt.Sprintf("--expires %q: use YYYY-MM-DD, an RFC 3339 time or never", s))
 }
 
 func writeJSON(out io.Writer, v any) error {
@@ -228,8 +270,3 @@ func writeJSON(out io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-
-// errUsage marks errors caused by the command line itself.
-var errUsage = errors.New("usage")
-
-func usageError(msg string) error { return fmt.Errorf("%w: %s", errUsage, msg) }

@@ -9,7 +9,7 @@ import (
 // the previous one keeps verifying until its last token has expired.
 func keysCmd(ctx context.Context, args []string) error {
 	if len(args) != 1 || args[0] != "rotate" {
-		return usageError("haulgraph keys rotate")
+		return usageError("no action given (rotate)")
 	}
 	a, err := openApp(ctx)
 	if err != nil {

@@ -27,9 +27,9 @@ import (
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
-const listenUsage = `usage: haulgraph listen --forward-to URL [--events TYPE,…] [--scheme SCHEME] [--from now|CURSOR] [--api URL]
+const listenSynopsis = "--forward-to URL [--events TYPE,…] [--scheme SCHEME] [--from now|CURSOR] [--api URL]"
 
-Follows the events API of the client's tenant and forwards every event to
+const listenNotes = `Follows the events API of the client's tenant and forwards every event to
 URL (a receiver on your machine) signed exactly as a webhook delivery is:
 the same body, the same headers and signature, under a signing secret of
 this machine that listen prints when it starts and keeps across runs. One

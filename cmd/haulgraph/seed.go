@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/haulgraph/haulgraph/storage"
@@ -18,6 +19,17 @@ func seedFlags(fs *flag.FlagSet) (tenant *string, scale *int, name *string) {
 	return fs.String("tenant", "", "slug of the tenant to create and fill (required)"),
 		fs.Int("scale", 1, fmt.Sprintf("size: 1 = ~1,000 statements and loads, 100 = 100,000 (max %d)", seed.MaxScale)),
 		fs.String("name", "", "display name of the tenant (default: from the slug)")
+}
+
+// checkSeedFlags refuses a scale out of range before the database is opened.
+func checkSeedFlags(_ string, fs *flag.FlagSet) error {
+	if fs.Lookup("tenant").Value.String() == "" {
+		return errors.New("--tenant is required")
+	}
+	if n, _ := strconv.Atoi(fs.Lookup("scale").Value.String()); n < 1 || n > seed.MaxScale {
+		return fmt.Errorf("--scale %d: give 1 to %d", n, seed.MaxScale)
+	}
+	return nil
 }
 
 // seedCommand is `haulgraph seed --tenant SLUG [--scale N]`.

@@ -12,13 +12,18 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-const tenantsUsage = `usage:
-  haulgraph tenants create --slug SLUG --name NAME [--json]
-  haulgraph tenants list [--json]
-  haulgraph subsidiaries create --tenant SLUG --name NAME [--json]
-  haulgraph subsidiaries list --tenant SLUG [--json]
+var (
+	tenantsActions = []action{
+		{name: "create", synopsis: "--slug SLUG --name NAME [--json]", flags: []string{"slug", "name", "json"}, required: []string{"slug"}},
+		{name: "list", synopsis: "[--json]", flags: []string{"json"}},
+	}
+	subsidiariesActions = []action{
+		{name: "create", synopsis: "--tenant SLUG --name NAME [--json]", flags: []string{"tenant", "name", "json"}, required: []string{"tenant", "name"}},
+		{name: "list", synopsis: "--tenant SLUG [--json]", flags: []string{"tenant", "json"}, required: []string{"tenant"}},
+	}
+)
 
-create is idempotent: the same slug (tenant) or name (subsidiary) again
+const tenantsNotes = `create is idempotent: the same slug (tenant) or name (subsidiary) again
 prints the existing one; a tenant slug with another name is refused.
 `
 
@@ -43,7 +48,7 @@ func tenantFlags(fs *flag.FlagSet) (slug, tenant, name *string, asJSON *bool) {
 // runTenants is the command proper; kind is "tenants" or "subsidiaries".
 func runTenants(ctx context.Context, db *storage.DB, kind string, args []string, out io.Writer) error {
 	if len(args) == 0 || (args[0] != "create" && args[0] != "list") {
-		return usageError(tenantsUsage)
+		return usageError("no action given (create, list)")
 	}
 	fs := flag.NewFlagSet(kind+" "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -8,9 +8,7 @@ import (
 	"time"
 )
 
-const triggerUsage = `usage: haulgraph trigger load.changed|load.status.changed|trip.changed [--load LD-…] [--api URL]
-
-Makes a real change to a load of the client's tenant through the public
+const triggerNotes = `Makes a real change to a load of the client's tenant through the public
 GraphQL API, so that the event goes out on every channel (events API,
 subscriptions, webhooks, haulgraph listen), and prints what it changed:
   load.changed          sets the load's poNumber to a new TRIGGER-… value
@@ -23,6 +21,14 @@ load:read and load:update, and trip:update and trailer:read for trips.
 
 // triggerTypes are the event types trigger can cause, as its actions.
 var triggerTypes = []string{"load.changed", "load.status.changed", "trip.changed"}
+
+func triggerActions() []action {
+	actions := make([]action, len(triggerTypes))
+	for i, t := range triggerTypes {
+		actions[i] = action{name: t, synopsis: "[--load LD-…] [--api URL]", flags: []string{"load", "api", "client-id", "client-secret", "audience"}}
+	}
+	return actions
+}
 
 type triggerOptions struct {
 	api  apiFlags

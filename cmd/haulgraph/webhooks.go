@@ -7,7 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,28 +18,67 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-const webhooksUsage = `usage: haulgraph webhooks <action> --tenant SLUG [flags]
+// webhooksActions are the webhooks command's actions, named as the REST
+// routes name them.
+var webhooksActions = []action{
+	{name: "create", synopsis: `--tenant SLUG --name NAME --url URL --events "load.changed load.status.changed" [--subsidiary ID] [--include-previous-attributes] [--signature-scheme SCHEME]`,
+		notes: "The signature scheme is fixed once created. Prints the signing secret, this once\n" +
+			"(a standard-webhooks-ed25519 webhook has none: its publicKey verifies deliveries).\n",
+		flags:    []string{"tenant", "name", "url", "events", "subsidiary", "include-previous-attributes", "signature-scheme"},
+		required: []string{"tenant", "name", "url", "events"}},
+	{name: "list", synopsis: "--tenant SLUG", flags: []string{"tenant"}, required: []string{"tenant"}},
+	{name: "get", synopsis: "--tenant SLUG --id ID", flags: []string{"tenant", "id"}, required: []string{"tenant", "id"}},
+	{name: "update", synopsis: `--tenant SLUG --id ID [--name NAME] [--url URL] [--events "..."] [--include-previous-attributes=true|false]`,
+		flags: []string{"tenant", "id", "name", "url", "events", "include-previous-attributes"}, required: []string{"tenant", "id"}},
+	{name: "enable", synopsis: "--tenant SLUG --id ID", notes: "Send Events on: sends the verification request.\n",
+		flags: []string{"tenant", "id"}, required: []string{"tenant", "id"}},
+	{name: "disable", synopsis: "--tenant SLUG --id ID", flags: []string{"tenant", "id"}, required: []string{"tenant", "id"}},
+	{name: "rotate-secret", aliases: []string{"regenerate-secret"}, synopsis: "--tenant SLUG --id ID [--rotation-window 24h]",
+		notes: "Prints the new signing secret, this once; the old one still signs (as v0) for the rotation window.\n",
+		flags: []string{"tenant", "id", "rotation-window"}, required: []string{"tenant", "id"}},
+	{name: "delete", synopsis: "--tenant SLUG --id ID", flags: []string{"tenant", "id"}, required: []string{"tenant", "id"}},
+	{name: "redeliver", synopsis: "--tenant SLUG --id ID (--delivery DELIVERY_ID | --event EVENT_ID)",
+		notes: "Queues the event of a delivery (or the event itself) again for the webhook, with the same event id.\n",
+		flags: []string{"tenant", "id", "delivery", "event"}, required: []string{"tenant", "id"}},
+	{name: "deliveries", synopsis: "--tenant SLUG --id ID [--limit 20]", flags: []string{"tenant", "id", "limit"}, required: []string{"tenant", "id"}},
+	{name: "recover", synopsis: "--tenant SLUG --id ID --since TIME",
+		notes: "Re-queues the failed deliveries since TIME (RFC 3339, or a duration ago such as 2h).\n",
+		flags: []string{"tenant", "id", "since"}, required: []string{"tenant", "id", "since"}},
+}
 
-actions:
-  create      --name NAME --url URL --events "load.changed load.status.changed" --subsidiary ID [--include-previous-attributes]
-              [--signature-scheme service|standard-webhooks|standard-webhooks-ed25519]  (fixed once created)
-  list
-  get         --id ID
-  update      --id ID [--name NAME] [--url URL] [--events "..."] [--include-previous-attributes=true|false]
-  enable      --id ID        (Send Events on: sends the verification request)
-  disable     --id ID
-  regenerate-secret --id ID [--rotation-window 24h]
-  delete      --id ID
-  redeliver   --id ID --event EVENT_ID
-  deliveries  --id ID [--limit 20]
-  recover     --id ID --since TIME   (re-queue failed deliveries since TIME: RFC 3339, or a duration ago such as 2h)
+const webhooksNotes = "Output is JSON. Signing secrets are printed once, by create and rotate-secret.\n"
 
-Output is JSON. The signing secret is printed once, by create and regenerate-secret; a
-standard-webhooks-ed25519 webhook has no secret to print, its publicKey verifies deliveries.
-`
+// checkWebhookFlags refuses malformed ids, schemes, limits and times
+// before the database is opened.
+func checkWebhookFlags(action string, fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		switch {
+		case err != nil:
+		case f.Name == "id" || f.Name == "subsidiary" || f.Name == "delivery":
+			if _, e := uuid.Parse(v); e != nil || len(v) != 36 {
+				err = fmt.Errorf("--%s %q is not an id", f.Name, v)
+			}
+		case f.Name == "signature-scheme" && !webhooks.SignatureScheme(v).Valid():
+			err = fmt.Errorf("--signature-scheme %q: use service, standard-webhooks or standard-webhooks-ed25519", v)
+		case f.Name == "limit":
+			if n, _ := strconv.Atoi(v); n < 1 || n > 100 {
+				err = fmt.Errorf("--limit %s: give 1 to 100", v)
+			}
+		case f.Name == "since":
+			_, err = parseSince(v, time.Now())
+		}
+	})
+	if err == nil && action == "redeliver" && (fs.Lookup("delivery").Value.String() == "") == (fs.Lookup("event").Value.String() == "") {
+		err = errors.New("give one of --delivery and --event")
+	}
+	return err
+}
 
 type webhookOpts struct {
 	tenant, id, name, url, events, subsidiary, scheme, eventID, since *string
+	deliveryID                                                        *string
 	prevAttrs                                                         *bool
 	window                                                            *time.Duration
 	limit                                                             *int
@@ -58,6 +97,7 @@ func webhookFlags(fs *flag.FlagSet) webhookOpts {
 		scheme:     fs.String("signature-scheme", string(webhooks.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519"),
 		window:     fs.Duration("rotation-window", webhooks.DefaultRotationWindow, "how long the old secret still signs (v0)"),
 		eventID:    fs.String("event", "", "event id to redeliver"),
+		deliveryID: fs.String("delivery", "", "delivery whose event to redeliver"),
 		limit:      fs.Int("limit", 20, "deliveries to list (at most 100)"),
 		since:      fs.String("since", "", "recover: RFC 3339 time, or a duration ago (e.g. 2h)"),
 	}
@@ -65,9 +105,8 @@ func webhookFlags(fs *flag.FlagSet) webhookOpts {
 
 // webhooksCmd manages webhooks as an operator acting for one tenant.
 func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Print(webhooksUsage)
-		return nil
+	if len(args) == 0 {
+		return usageError("no action given")
 	}
 	action := args[0]
 	fs := flag.NewFlagSet("webhooks "+action, flag.ContinueOnError)
@@ -151,7 +190,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			list[i] = webhookJSON(&ws[i])
 		}
 		out = list
-	case "get", "update", "enable", "disable", "delete", "regenerate-secret", "redeliver", "deliveries", "recover":
+	case "get", "update", "enable", "disable", "delete", "rotate-secret", "redeliver", "deliveries", "recover":
 		wid, err := webhookID()
 		if err != nil {
 			return err
@@ -169,14 +208,19 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		case "delete":
 			err = svc.Delete(ctx, wid)
 			out = map[string]any{"deleted": wid}
-		case "regenerate-secret":
+		case "rotate-secret":
 			var secret string
 			if w, secret, err = svc.RegenerateSecret(ctx, wid, window); err == nil {
 				out = withSecret(w, secret)
 			}
 		case "redeliver":
 			var d *webhooks.Delivery
-			if d, err = svc.Redeliver(ctx, wid, *eventID); err == nil {
+			if *o.deliveryID != "" {
+				d, err = svc.RedeliverDelivery(ctx, wid, uuid.MustParse(*o.deliveryID))
+			} else {
+				d, err = svc.Redeliver(ctx, wid, *eventID)
+			}
+			if err == nil {
 				out = deliveryJSON(d)
 			}
 		case "recover":
@@ -204,8 +248,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			out = webhookJSON(w)
 		}
 	default:
-		fmt.Fprint(os.Stderr, webhooksUsage)
-		return fmt.Errorf("unknown action %q", action)
+		return usageError(fmt.Sprintf("unknown action %q", action))
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
@@ -225,7 +268,7 @@ func webhookJSON(w *webhooks.Webhook) map[string]any {
 	return out
 }
 
-// withSecret is create's and regenerate-secret's answer: the secret, when
+// withSecret is create's and rotate-secret's answer: the secret, when
 // the scheme has one to show.
 func withSecret(w *webhooks.Webhook, secret string) map[string]any {
 	out := map[string]any{"webhook": webhookJSON(w)}

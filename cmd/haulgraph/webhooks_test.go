@@ -81,7 +81,7 @@ func TestWebhooksCLI(t *testing.T) {
 	if got := run("disable", "--tenant", "acme", "--id", id); got["state"] != "Disabled" {
 		t.Fatalf("disable printed %v", got)
 	}
-	rot := run("regenerate-secret", "--tenant", "acme", "--id", id, "--rotation-window", "1h")
+	rot := run("rotate-secret", "--tenant", "acme", "--id", id, "--rotation-window", "1h")
 	if s, _ := rot["secret"].(string); s == secret || !strings.HasPrefix(s, "whsec_") {
 		t.Fatalf("regenerate printed %v", rot)
 	}
