@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -87,10 +86,12 @@ func TestMergeableFieldsLinear(t *testing.T) {
 		fmt.Fprintf(&b, `a: load(loadNumber:"L%d"){id} `, i)
 	}
 	b.WriteString("}")
-	start := time.Now()
-	errs := validateWith(t, b.String(), core.Rule{Name: "Ours", RuleFunc: mergeableFields(OverlapWork * DefaultMaxNodes)})
-	if len(errs) != 1 || time.Since(start) > time.Second {
-		t.Errorf("%d errors in %v", len(errs), time.Since(start))
+	// A budget linear in the fields (they take about 4 units each):
+	// comparing each pair (8 million) would exceed it
+	// and answer "too many to check" instead of the one conflict.
+	errs := validateWith(t, b.String(), core.Rule{Name: "Ours", RuleFunc: mergeableFields(8 * 4000)})
+	if len(errs) != 1 || strings.Contains(errs[0].Message, "too many to check") {
+		t.Errorf("errors %v; want the one conflict, found within a linear budget", errs)
 	}
 }
 
@@ -164,7 +165,6 @@ func FuzzDocumentBounds(f *testing.F) {
 		if err != nil || checkDocument(doc, maxNodes, maxNesting) != nil {
 			return
 		}
-		start := time.Now()
 		errs := validator.ValidateWithRules(testSchema, doc, ValidationRules(maxErrors, OverlapWork*maxNodes, in[0]%4 < 2)())
 		if len(errs) > maxErrors {
 			t.Fatalf("%q: %d errors", q, len(errs))
@@ -176,9 +176,6 @@ func FuzzDocumentBounds(f *testing.F) {
 					t.Fatalf("%q: negative depth or cost", q)
 				}
 			}
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("%q: validated in %v", q, d)
 		}
 		for _, e := range errs {
 			if e.Rule != rules.OverlappingFieldsCanBeMergedRule.Name {
