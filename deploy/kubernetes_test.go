@@ -201,7 +201,7 @@ func checkEnvNames(t *testing.T, what string, env []corev1.EnvVar) {
 	t.Helper()
 	config := appConfig(t)
 	for _, e := range env {
-		if !regexp.MustCompile(`"` + e.Name + `"`).MatchString(config) && !pending[e.Name] {
+		if !regexp.MustCompile(`"`+e.Name+`"`).MatchString(config) && !pending[e.Name] {
 			t.Errorf("%s sets %s, which app/config.go does not read", what, e.Name)
 		}
 		if pending[e.Name] && strings.Contains(config, `"`+e.Name+`"`) {
