@@ -96,6 +96,12 @@ func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
 	applied := migrations()
 
 	srv := startRelease(t, bin, dbURL)
+	// Ready: every migration it knows is applied, the newer ones ignored.
+	if res, err := http.Get(srv.admin + "/readyz"); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: /readyz: %v %v\n%s", prev.Version, res, err, srv.stderr)
+	} else {
+		res.Body.Close()
+	}
 	tok, err := (&clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: srv.url + "/oauth/token",
 		EndpointParams: url.Values{"audience": {app.DefaultAudience}}}).Token(ctx)
 	if err != nil {
@@ -206,6 +212,7 @@ func buildRelease(t *testing.T, root string, r Release) string {
 type process struct {
 	cmd    *exec.Cmd
 	url    string
+	admin  string // the admin listener (probes)
 	stderr *apptest.LockedBuffer
 	exited chan struct{} // closed once err is set
 	err    error
@@ -214,10 +221,10 @@ type process struct {
 // startRelease runs `bin serve` on dbURL until it serves.
 func startRelease(t *testing.T, bin, dbURL string) *process {
 	t.Helper()
-	addr := apptest.FreeAddr(t)
-	p := &process{cmd: exec.Command(bin, "serve"), url: "http://" + addr, stderr: &apptest.LockedBuffer{}, exited: make(chan struct{})}
+	addr, admin := apptest.FreeAddr(t), apptest.FreeAddr(t)
+	p := &process{cmd: exec.Command(bin, "serve"), url: "http://" + addr, admin: "http://" + admin, stderr: &apptest.LockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Dir = t.TempDir()
-	p.cmd.Env = apptest.CleanEnv("DATABASE_URL="+dbURL, "HAULGRAPH_ADDR="+addr, "HAULGRAPH_ADMIN_ADDR=",
+	p.cmd.Env = apptest.CleanEnv("DATABASE_URL="+dbURL, "HAULGRAPH_ADDR="+addr, "HAULGRAPH_ADMIN_ADDR="+admin,
 		"HAULGRAPH_ENCRYPTION_KEY="+testKey, "HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=true",
 		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(p.cmd.Dir, "blobs"))
 	out := apptest.NewOutput()
