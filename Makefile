@@ -11,7 +11,12 @@ TAGS    ?=
 # Every cloud driver, vetted (and so compiled) by make check.
 ALL_TAGS = blob_s3 blob_gcs
 
-.PHONY: run reset test check generate build fuzz fuzz-targets sdk-typescript
+# The release a build is (haulgraph version; CHANGELOG.md): empty, the
+# module version the toolchain records.
+VERSION ?=
+LDFLAGS = $(if $(VERSION),-X main.version=$(VERSION))
+
+.PHONY: run reset test check generate build fuzz fuzz-targets sdk-typescript image release
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
@@ -36,6 +41,7 @@ reset:
 test: check fuzz
 	$(GO) build -trimpath -o /dev/null ./cmd/haulgraph
 	./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
+	cd deploy && ../scripts/with-tools.sh $(GO) test -count=1 -timeout 30m ./...
 
 # Fuzz targets (package:function), each run for FUZZTIME: a few seconds in
 # `make test`, longer by hand (docs/testing.md). Failing inputs land in the
@@ -82,12 +88,23 @@ check:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.data/*' -not -path '*/node_modules/*')); test -z "$$unformatted" || { echo "gofmt would change: $$unformatted"; exit 1; }
 	$(GO) vet -trimpath ./...
 	$(GO) vet -trimpath -tags '$(ALL_TAGS)' ./cmd/haulgraph
+	cd deploy && $(GO) vet ./...
 
 generate:
 	$(GO) generate ./...
 
 build:
-	$(GO) build -tags '$(TAGS)' -o bin/haulgraph ./cmd/haulgraph
+	$(GO) build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o bin/haulgraph ./cmd/haulgraph
+
+# The OCI image (docs/deploy.md), built without a container daemon:
+# bin/haulgraph-image.tar, VERSION and TAGS as for build.
+image:
+	VERSION='$(VERSION)' TAGS='$(TAGS)' GO='$(GO)' ./scripts/build-image.sh bin/haulgraph-image.tar
+
+# Tags the current commit VERSION and records it in CHANGELOG.md.
+release:
+	@test -n '$(VERSION)' || { echo "usage: make release VERSION=vX.Y.Z" >&2; exit 2; }
+	./scripts/release.sh '$(VERSION)'
 
 # The TypeScript package's generated types (sdk/typescript/src/generated),
 # from rest/openapi.json, schema/ and sdk/typescript/operations/; its Go

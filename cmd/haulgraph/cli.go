@@ -311,14 +311,22 @@ func (e usageErr) Error() string { return e.msg }
 
 func usageError(msg string) error { return usageErr{msg} }
 
-// versionText is the module version and the VCS revision the binary was
-// built from, as the Go toolchain recorded them.
+// version is the release this binary is (make build VERSION=v0.29.0 sets
+// it with -ldflags -X main.version=…; CHANGELOG.md lists the releases);
+// empty, the module version the toolchain recorded stands in.
+var version string
+
+// versionText is the release (or module version) and the VCS revision the
+// binary was built from, as the Go toolchain recorded them.
 func versionText() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "haulgraph (no build information)"
+		return "haulgraph " + version + " (no build information)"
 	}
 	v := "haulgraph " + bi.Main.Version
+	if version != "" {
+		v = "haulgraph " + version
+	}
 	var rev, at, dirty string
 	for _, s := range bi.Settings {
 		switch s.Key {

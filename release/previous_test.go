@@ -1,0 +1,335 @@
+package release
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
+	"github.com/haulgraph/haulgraph/storage/dbtest"
+)
+
+const testKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
+// TestPreviousReleaseOnCurrentSchema: during a rolling upgrade the new
+// release's `migrate` runs first and instances of the previous release
+// keep serving on the migrated schema. The previous release, built from
+// the commit CHANGELOG.md names, starts on a database this code migrated
+// (applying nothing itself) and serves a token, REST and GraphQL reads, a
+// write, the write's event on a subscription and its webhook delivery.
+func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
+	t.Parallel()
+	root, prev := previous(t)
+	bin := buildRelease(t, root, prev)
+	ctx := context.Background()
+
+	// This code migrates an empty database (as the new release's
+	// `haulgraph migrate` does) and writes what the old binary will use: a
+	// tenant, a client, an enabled webhook and one load.
+	dbURL := dbtest.EmptyURL(t)
+	a, err := app.New(ctx, app.Config{DatabaseURL: dbURL, Audience: app.DefaultAudience, PublicURL: "http://127.0.0.1",
+		BlobURL: "file://" + t.TempDir(), EncryptionKey: testKey, DevAllowHTTPWebhooks: true, TokenTTL: time.Hour},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	tenantID, subID := uuid.New(), uuid.New()
+	err = a.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenantID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'Main')", subID, tenantID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := newReceiver(t)
+	as := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenantID, ClientID: "setup",
+		Scopes: []domain.Scope{domain.ScopeWebhookManage, domain.ScopeLoadCreate}})
+	name := "ERP"
+	hook, _, err := a.Webhooks.Service.Create(as, webhooks.Input{Name: &name, URL: &hooks.URL, SubsidiaryID: &subID, EventTypes: []string{"load.changed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hook, err = a.Webhooks.Service.Enable(as, hook.ID); err != nil || hook.State != webhooks.WebhookActive {
+		t.Fatalf("enable: %v %v", hook, err)
+	}
+	if _, err := a.Events.LoadWrites.CreateLoad(as, loads.Input{LoadNumber: "L-1", SubsidiaryID: subID.String(),
+		Stops: []loads.StopInput{{Type: "Pickup", Name: "A"}}}); err != nil {
+		t.Fatal(err)
+	}
+	client, secret, err := a.Auth.CreateClient(ctx, tenantID, authSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrations := func() (n int) {
+		t.Helper()
+		if err := a.DB.Pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	applied := migrations()
+
+	srv := startRelease(t, bin, dbURL)
+	// Ready: every migration it knows is applied, the newer ones ignored.
+	if res, err := http.Get(srv.admin + "/readyz"); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: /readyz: %v %v\n%s", prev.Version, res, err, srv.stderr)
+	} else {
+		res.Body.Close()
+	}
+	tok, err := (&clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: srv.url + "/oauth/token",
+		EndpointParams: url.Values{"audience": {app.DefaultAudience}}}).Token(ctx)
+	if err != nil {
+		t.Fatalf("%s: token: %v\n%s", prev.Version, err, srv.stderr)
+	}
+	call := func(method, path, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %s %s: %v", prev.Version, method, path, err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK || strings.Contains(string(b), `"errors"`) {
+			t.Fatalf("%s: %s %s: %d %s", prev.Version, method, path, res.StatusCode, b)
+		}
+		return b
+	}
+
+	// REST reads: the load, and the event of its creation (whose id the
+	// subscription resumes after, so it misses nothing written later).
+	if b := call("GET", "/api/p/v1/loads/L-1", ""); !strings.Contains(string(b), `"L-1"`) {
+		t.Fatalf("%s: REST load: %s", prev.Version, b)
+	}
+	var events []struct{ ID string }
+	if err := json.Unmarshal(call("GET", "/api/p/v1/events?type=load.changed", ""), &events); err != nil || len(events) != 1 {
+		t.Fatalf("%s: REST events: %v %v", prev.Version, events, err)
+	}
+	// A GraphQL read.
+	if b := call("POST", "/graphql", `{"query":"{ load(loadNumber: \"L-1\") { loadNumber stops { name } } }"}`); !strings.Contains(string(b), `"L-1"`) {
+		t.Fatalf("%s: GraphQL load: %s", prev.Version, b)
+	}
+	// A subscription over server-sent events, then a write (GraphQL).
+	sub := subscribe(t, srv.url, tok.AccessToken, events[0].ID)
+	call("POST", "/graphql", `{"query":"mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }",
+		"variables":{"in":{"loadNumber":"L-2","subsidiaryId":"`+subID.String()+`","stops":[{"type":"Pickup","name":"B"}]}}}`)
+	select {
+	case got := <-sub:
+		if got != "L-2" {
+			t.Fatalf("%s: the subscription received load %s, want L-2", prev.Version, got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: no event on the subscription within a minute\n%s", prev.Version, srv.stderr)
+	}
+	// The write's webhook delivery (the setup load's comes too).
+	select {
+	case <-hooks.delivered("L-2"):
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: no webhook delivery of L-2 within a minute\n%s", prev.Version, srv.stderr)
+	}
+
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.exited
+	if srv.err != nil {
+		t.Fatalf("%s: serve exited with %v\n%s", prev.Version, srv.err, srv.stderr)
+	}
+	if s := srv.stderr.String(); strings.Contains(s, `"level":"ERROR"`) || strings.Contains(s, "panic") {
+		t.Errorf("%s logged errors on this schema:\n%s", prev.Version, s)
+	}
+	if n := migrations(); n != applied {
+		t.Errorf("%s recorded %d migrations of its own on a schema this code migrated (%d before)", prev.Version, n-applied, applied)
+	}
+}
+
+// buildRelease builds the binary of release r from its commit: the tree
+// from `git archive`, `go build -trimpath` with the shared module and build
+// caches (the packages unchanged since r are cached already).
+func buildRelease(t *testing.T, root string, r Release) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.Mkdir(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	archive := exec.Command("git", "-C", root, "archive", "--format=tar", r.Commit)
+	untar := exec.Command("tar", "-x", "-C", src)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	untar.Stdin = pipe
+	var aerr, uerr strings.Builder
+	archive.Stderr, untar.Stderr = &aerr, &uerr
+	if err := untar.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := archive.Run(); err != nil {
+		t.Fatalf("git archive %s: %v %s", r.Commit, err, aerr.String())
+	}
+	if err := untar.Wait(); err != nil {
+		t.Fatalf("tar: %v %s", err, uerr.String())
+	}
+	bin := filepath.Join(dir, "haulgraph-"+r.Version)
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/haulgraph")
+	build.Dir = src
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building %s from %s: %v\n%s", r.Version, r.Commit, err, out)
+	}
+	return bin
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	admin  string // the admin listener (probes)
+	stderr *apptest.LockedBuffer
+	exited chan struct{} // closed once err is set
+	err    error
+}
+
+// startRelease runs `bin serve` on dbURL until it serves.
+func startRelease(t *testing.T, bin, dbURL string) *process {
+	t.Helper()
+	addr, admin := apptest.FreeAddr(t), apptest.FreeAddr(t)
+	p := &process{cmd: exec.Command(bin, "serve"), url: "http://" + addr, admin: "http://" + admin, stderr: &apptest.LockedBuffer{}, exited: make(chan struct{})}
+	p.cmd.Dir = t.TempDir()
+	p.cmd.Env = apptest.CleanEnv("DATABASE_URL="+dbURL, "HAULGRAPH_ADDR="+addr, "HAULGRAPH_ADMIN_ADDR="+admin,
+		"HAULGRAPH_ENCRYPTION_KEY="+testKey, "HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=true",
+		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(p.cmd.Dir, "blobs"))
+	out := apptest.NewOutput()
+	p.cmd.Stdout, p.cmd.Stderr = out, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.exited })
+	if !out.WaitFor("HaulGraph serving on", p.exited, 2*time.Minute) {
+		t.Fatalf("the previous release did not start serving:\n%s%s", out, p.stderr)
+	}
+	return p
+}
+
+// subscribe opens loadChanged over server-sent events, resuming after the
+// event id after, and sends the load number of each event it receives.
+func subscribe(t *testing.T, base, token, after string) <-chan string {
+	t.Helper()
+	q := url.Values{"query": {`subscription($after: String) { loadChanged(after: $after) { id data { load { loadNumber } } } }`},
+		"variables": {`{"after":"` + after + `"}`}}
+	req, _ := http.NewRequest("GET", base+"/graphql/stream?"+q.Encode(), nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		t.Fatalf("subscription: %d %s", res.StatusCode, b)
+	}
+	loads := make(chan string, 16)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			var ev struct {
+				Data struct {
+					LoadChanged struct {
+						Data struct{ Load struct{ LoadNumber string } }
+					}
+				}
+			}
+			if ok && json.Unmarshal([]byte(data), &ev) == nil {
+				select {
+				case loads <- ev.Data.LoadChanged.Data.Load.LoadNumber:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { res.Body.Close(); wg.Wait() })
+	return loads
+}
+
+// receiver is a webhook endpoint: it answers the enabling challenge and
+// records the load number of each delivery.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	got  map[string]chan struct{}
+	seen map[string]bool
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{got: map[string]chan struct{}{}, seen: map[string]bool{}}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if c := req.Header.Get("X-Service-Challenge"); c != "" {
+			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
+			return
+		}
+		var ev struct {
+			Data struct{ Load struct{ LoadNumber string } }
+		}
+		_ = json.NewDecoder(req.Body).Decode(&ev)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if n := ev.Data.Load.LoadNumber; !r.seen[n] {
+			r.seen[n] = true
+			close(r.ch(n))
+		}
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) ch(n string) chan struct{} {
+	if r.got[n] == nil {
+		r.got[n] = make(chan struct{})
+	}
+	return r.got[n]
+}
+
+// delivered is closed once a delivery of load n has arrived.
+func (r *receiver) delivered(n string) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ch(n)
+}
+
+func authSpec() auth.ClientSpec {
+	return auth.ClientSpec{Name: "previous release", Scopes: []domain.Scope{domain.ScopeLoadRead, domain.ScopeLoadCreate}}
+}
