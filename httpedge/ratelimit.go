@@ -1,4 +1,8 @@
-package rest
+// Package httpedge is the server's HTTP edge, shared by REST, GraphQL's
+// transports and the token endpoint: request observation (logs, metrics,
+// traces), the client's address, the rate limits and their refusals, and the
+// Bearer challenge. It imports no transport; the transports import it.
+package httpedge
 
 import (
 	"context"
@@ -73,7 +77,7 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 		}
 		if err := rl.AdmitOrRefuse(w, r, checks...); err != nil {
 			if ctx.Err() == nil { // nobody to answer when the caller has gone
-				rl.refuse(w, r, err.(*domain.Error))
+				rl.Refuse(w, r, err.(*domain.Error))
 			}
 			return
 		}
@@ -114,14 +118,6 @@ func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request, err *domain.Error) {
-	if rl.Refuse != nil {
-		rl.Refuse(w, r, err)
-		return
-	}
-	WriteError(w, r, err)
 }
 
 // AdmitOrRefuse spends a token of every bucket in checks (stopping at the
