@@ -103,7 +103,8 @@ func (c *apiChain) wrapRefusing(refuse httpedge.Refusal) func(http.Handler) http
 
 // mountREST serves the REST routes, the OpenAPI document and its reference
 // site (refdocs) on mux, and returns the outermost handler: request
-// logging, metrics and trace context around everything. /metrics is on the admin listener only.
+// logging, metrics and trace context around everything, and outside them
+// the client's address (from the trusted proxies only). /metrics is on the admin listener only.
 // The body and write bounds sit inside the observer, so that a 408 they
 // answer is logged and counted like any other answer.
 func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing, replicas bool) http.Handler {
@@ -120,5 +121,6 @@ func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connB
 	docs := refdocs.Handler()
 	mux.Handle("GET "+refdocs.Path, docs)
 	mux.Handle("GET "+refdocs.Path+"/", docs)
-	return obs.Wrap(bounds.Wrap(boundHead(mux)))
+	clients := httpedge.Clients{Proxies: bounds.TrustedProxies}
+	return clients.Wrap(obs.Wrap(bounds.Wrap(boundHead(mux))))
 }

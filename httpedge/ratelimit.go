@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -73,7 +72,7 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 			SetClient(ctx, p.ClientID)
 			checks = rl.principalChecks(p)
 		} else {
-			checks = []Check{{Key: "addr:" + RemoteHost(r), Limit: rl.Client}}
+			checks = []Check{{Key: "addr:" + ClientHost(r), Limit: rl.Client}}
 		}
 		if err := rl.AdmitOrRefuse(w, r, checks...); err != nil {
 			if ctx.Err() == nil { // nobody to answer when the caller has gone
@@ -192,13 +191,3 @@ func (rl *RateLimits) count(key string) {
 }
 
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
-
-// RemoteHost is the request's peer address without its port, the key of
-// anonymous callers.
-func RemoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}

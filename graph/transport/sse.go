@@ -97,7 +97,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRefusal(w, r, http.StatusUnauthorized, operation.Coded(domain.CodeUnauthenticated, "authentication required"))
 		return
 	}
-	release, gerr := t.reserve(p, httpedge.RemoteHost(r))
+	release, gerr := t.reserve(p, httpedge.ClientHost(r))
 	if gerr != nil {
 		writeRefusal(w, r, http.StatusTooManyRequests, gerr)
 		return

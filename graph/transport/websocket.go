@@ -171,7 +171,7 @@ func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 	}
 	// The place is taken before the upgrade is answered: a client whose
 	// upgrade succeeded holds it.
-	unaddress, ok := t.limits.address.take(httpedge.RemoteHost(r), t.o.MaxPerAddress)
+	unaddress, ok := t.limits.address.take(httpedge.ClientHost(r), t.o.MaxPerAddress)
 	c, err := t.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		if ok {
