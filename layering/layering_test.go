@@ -36,6 +36,7 @@ var rules = []rule{
 	{"admin", nil},
 	{"readme", nil},
 	{"layering", nil},
+	{"lbtest", nil},
 	{"scripts", nil},
 	// OpenTelemetry: the tracer, the PostgreSQL tracer, the log handler.
 	{"telemetry", nil},
