@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/pires/go-proxyproto"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/lbtest"
 )
@@ -192,22 +194,52 @@ backend haulgraph
 	}
 }
 
-// nginx with X-Forwarded-For: each client has its own token bucket, and an
-// address a client puts in X-Forwarded-For itself is not taken (nginx
-// appends the one it saw, the right-most untrusted hop).
+// nginx with X-Forwarded-For: each client has its own token bucket and its
+// own WebSockets under the per-address cap, and an address a client puts in
+// X-Forwarded-For itself is not taken (nginx appends the one it saw, the
+// right-most untrusted hop).
 func TestBehindNginx(t *testing.T) {
 	t.Parallel()
-	srv := behindProxy(t, nil)
+	srv := behindProxy(t, func(c *app.Config) { c.WebsocketMaxPerAddress = 2 })
 	lb := "http://" + lbtest.Nginx(t, `
 	server {
 		listen `+lbtest.Listen+`;
 		location / {
 			proxy_pass `+srv.URL+`;
-			proxy_set_header Host $host;
 			proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+		}
+		location /graphql {
+			proxy_pass `+srv.URL+`;
+			# a location that sets any header inherits none: XFF again
+			proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+			proxy_http_version 1.1;
+			proxy_set_header Upgrade $http_upgrade;
+			proxy_set_header Connection "upgrade";
 		}
 	}
 `)
 	throttlesOneClient(t, srv, lb, http.Header{"X-Forwarded-For": {"127.0.0.3"}, "Forwarded": {"for=127.0.0.3"}})
 	directForgery(t, srv, lb)
+
+	// WebSockets before connection_init, 2 per address: C's third is closed
+	// with 4429, D's is served.
+	tn := apptest.NewTenant(t, srv, "acme")
+	token := srv.Token(t, tn, domain.ScopeLoadRead)
+	ws := func(src string) *websocket.Conn {
+		d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Subprotocols: []string{"graphql-transport-ws"},
+			NetDialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}).DialContext}
+		c, res, err := d.Dial("ws"+strings.TrimPrefix(lb, "http")+"/graphql", nil)
+		if err != nil {
+			t.Fatalf("dial through nginx from %s: %v", src, err)
+		}
+		_ = res.Body.Close()
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	ws("127.0.0.5")
+	ws("127.0.0.5")
+	if code, got := closedWith(t, ws("127.0.0.5")); code != 4429 || len(got) > 0 {
+		t.Errorf("C's third socket: closed with %d after %v, want 4429", code, got)
+	}
+	initWS(t, ws("127.0.0.6"), token)
 }

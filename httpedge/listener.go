@@ -103,13 +103,13 @@ func (el *edgeListener) take(ec *edgeConn, a netip.Addr) bool {
 		}
 		return false
 	}
-	ec.release = func() {
+	ec.setRelease(func() {
 		el.mu.Lock()
 		if el.open[a]--; el.open[a] <= 0 {
 			delete(el.open, a)
 		}
 		el.mu.Unlock()
-	}
+	})
 	return true
 }
 
@@ -126,12 +126,28 @@ type edgeConn struct {
 	first    sync.Once
 	firstErr error
 	once     sync.Once
+	mu       sync.Mutex // release is set on the connection's goroutine, run by whoever closes it
 	release  func()
+	counted  bool
+	closed   bool
+}
+
+func (c *edgeConn) setRelease(f func()) {
+	c.mu.Lock()
+	closed := c.closed
+	c.release, c.counted = f, true
+	c.mu.Unlock()
+	if closed { // closed while its header was read: give the place back now
+		f()
+	}
 }
 
 func (c *edgeConn) Read(p []byte) (int, error) {
 	c.first.Do(func() {
-		if c.pc == nil || c.release != nil || !c.proxied() {
+		c.mu.Lock()
+		counted := c.counted
+		c.mu.Unlock()
+		if c.pc == nil || counted || !c.proxied() {
 			return
 		}
 		if !c.el.take(c, addrOf(c.pc.RemoteAddr())) {
@@ -158,8 +174,12 @@ func (c *edgeConn) proxied() bool {
 func (c *edgeConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {
-		if c.release != nil {
-			c.release()
+		c.mu.Lock()
+		release := c.release
+		c.closed = true
+		c.mu.Unlock()
+		if release != nil {
+			release()
 		}
 	})
 	return err

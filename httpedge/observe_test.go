@@ -61,7 +61,7 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 		t.Fatalf("log %q: %v", buf.String(), err)
 	}
 	want := map[string]any{"msg": "request", "method": "GET", "route": "GET /things/{id}", "path": "/things/7",
-		"status": float64(418), "client_id": "client-42", "trace_id": trace}
+		"status": float64(418), "client_id": "client-42", "client_addr": "127.0.0.1", "trace_id": trace}
 	for k, v := range want {
 		if rec[k] != v {
 			t.Errorf("log %s = %v, want %v", k, rec[k], v)
