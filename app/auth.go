@@ -41,7 +41,7 @@ func withEncryptionKey(cfg Config) (Config, error) {
 // wireAuth starts the token service (first start: makes the signing key)
 // and mounts the token endpoint, discovery, JWKS and the legacy route.
 // a.Auth.Middleware is what every API transport wraps itself with.
-// throttle rate-limits the token endpoint (rest.RateLimits.TokenThrottle).
+// throttle rate-limits the token endpoint (httpedge.RateLimits.TokenThrottle).
 func (a *App) wireAuth(ctx context.Context, mux *http.ServeMux, throttle func(http.ResponseWriter, *http.Request, string) error) error {
 	svc, err := auth.New(ctx, &storage.Auth{DB: a.DB}, auth.Config{
 		Issuer:         a.Config.PublicURL,

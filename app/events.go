@@ -8,7 +8,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/events"
 	"github.com/haulgraph/haulgraph/graph/transport"
-	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
 )
@@ -58,7 +58,7 @@ func (a *App) wireEvents(ctx context.Context) error {
 // websocketTransport is GraphQL's WebSocket transport (subscriptions), whose
 // connection_init tokens are verified like HTTP ones and whose every
 // operation spends from the same rate-limit buckets as an HTTP request.
-func (a *App) websocketTransport(limits *rest.RateLimits) transport.WebsocketTransport {
+func (a *App) websocketTransport(limits *httpedge.RateLimits) transport.WebsocketTransport {
 	return transport.NewWebsocket(transport.WebsocketOptions{
 		Verify:            a.Auth.VerifyToken,
 		Admit:             limits.AdmitOperation,

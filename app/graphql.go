@@ -18,8 +18,8 @@ import (
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/graphiql"
+	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/resolvers"
-	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -27,7 +27,7 @@ import (
 // for browsers). a.GraphQL.Server accepts further transports (WebSocket).
 // The cost budget spends from the instance's one shared limiter, as does
 // every WebSocket operation (the request-rate buckets).
-func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, limits *rest.RateLimits) {
+func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handler, limits *httpedge.RateLimits) {
 	budget, refill := a.Config.GraphQLCostBudget, a.Config.GraphQLCostRefill
 	if budget <= 0 {
 		budget = operation.DefaultCostBudget

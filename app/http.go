@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/refdocs"
@@ -33,12 +35,12 @@ const (
 // after authentication: the per-client and per-tenant rate limits.
 type apiChain struct {
 	authn  func(http.Handler) http.Handler
-	limits *rest.RateLimits
+	limits *httpedge.RateLimits
 }
 
 // newRateLimits is the one limiter of the instance (buckets shared with the
 // other instances through PostgreSQL): API, GraphQL and token endpoint.
-func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metrics) *rest.RateLimits {
+func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metrics) *httpedge.RateLimits {
 	client, tenant := cfg.ClientRateLimit, cfg.TenantRateLimit
 	if client <= 0 {
 		client = DefaultClientRateLimit
@@ -50,12 +52,15 @@ func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metr
 	if cfg.RateLimitStore != nil {
 		store = cfg.RateLimitStore(store)
 	}
-	return &rest.RateLimits{
+	return &httpedge.RateLimits{
 		Limiter: ratelimit.New(store, cfg.RateLimitClock),
 		Client:  ratelimit.PerSecond(client),
 		Tenant:  ratelimit.PerSecond(tenant),
 		Log:     log,
 		Refused: m.RateLimited,
+		Refuse: func(w http.ResponseWriter, r *http.Request, err *domain.Error) {
+			rest.WriteError(w, r, err) // REST's format; /graphql's is set by wrapRefusing
+		},
 	}
 }
 
@@ -63,7 +68,7 @@ func newRateLimits(cfg Config, db *storage.DB, log *slog.Logger, m *metrics.Metr
 // live in this instance's memory: a made-up client_id or a new address
 // costs no database write, and N instances allow N times an address's
 // rate at most; the global and per-client buckets are shared.
-func tokenLimits(cfg Config) rest.TokenLimits {
+func tokenLimits(cfg Config) httpedge.TokenLimits {
 	limit := func(rate float64, burst int, defRate float64, defBurst int) ratelimit.Limit {
 		if rate <= 0 {
 			rate = defRate
@@ -77,7 +82,7 @@ func tokenLimits(cfg Config) rest.TokenLimits {
 	if addresses <= 0 {
 		addresses = DefaultTokenAddressMax
 	}
-	return rest.TokenLimits{
+	return httpedge.TokenLimits{
 		Client:    limit(cfg.TokenRateLimit, cfg.TokenRateBurst, DefaultTokenRateLimit, DefaultTokenRateBurst),
 		Address:   limit(cfg.TokenAddressRateLimit, cfg.TokenAddressRateBurst, DefaultTokenAddressRateLimit, DefaultTokenAddressRateBurst),
 		Addresses: ratelimit.New(ratelimit.NewMemStore(addresses), cfg.RateLimitClock),
@@ -91,18 +96,19 @@ func (c *apiChain) wrap(h http.Handler) http.Handler { return c.authn(c.limits.W
 
 // wrapRefusing is wrap with refusals in another transport's error format
 // (GraphQL errors on /graphql); the buckets are the same.
-func (c *apiChain) wrapRefusing(refuse rest.Refusal) func(http.Handler) http.Handler {
+func (c *apiChain) wrapRefusing(refuse httpedge.Refusal) func(http.Handler) http.Handler {
 	limits := c.limits.Refusing(refuse)
 	return func(h http.Handler) http.Handler { return c.authn(limits.Wrap(h)) }
 }
 
 // mountREST serves the REST routes, the OpenAPI document and its reference
 // site (refdocs) on mux, and returns the outermost handler: request
-// logging, metrics and trace context around everything. /metrics is on the admin listener only.
+// logging, metrics and trace context around everything, and outside them
+// the client's address (from the trusted proxies only). /metrics is on the admin listener only.
 // The body and write bounds sit inside the observer, so that a 408 they
 // answer is logged and counted like any other answer.
 func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing, replicas bool) http.Handler {
-	obs := rest.NewObserver(log, m)
+	obs := httpedge.NewObserver(log, m)
 	if t.On() {
 		obs.Trace(t.Tracer, t.Propagator)
 	}
@@ -115,5 +121,6 @@ func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connB
 	docs := refdocs.Handler()
 	mux.Handle("GET "+refdocs.Path, docs)
 	mux.Handle("GET "+refdocs.Path+"/", docs)
-	return obs.Wrap(bounds.Wrap(boundHead(mux)))
+	clients := httpedge.Clients{Proxies: bounds.TrustedProxies}
+	return clients.Wrap(obs.Wrap(bounds.Wrap(boundHead(mux))))
 }

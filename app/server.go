@@ -11,12 +11,12 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/transport"
+	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/rest"
 )
 
@@ -45,7 +45,8 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 
 // NewServer is the public http.Server of the instance (serve, the tests
 // and the benchmarks all use it): header and idle timeouts here, the body
-// and write bounds in Handler, the per-address cap in Listener.
+// and write bounds in Handler, the PROXY header and the per-address cap
+// in Listener.
 func (a *App) NewServer() *http.Server {
 	l := a.Config.HTTP.withDefaults()
 	return &http.Server{
@@ -57,87 +58,27 @@ func (a *App) NewServer() *http.Server {
 	}
 }
 
-// Listener caps the connections open from one remote address on ln: one
-// over the cap is closed as soon as it is accepted, before anything of it
-// is read.
+// Listener takes the public listener's connections (httpedge.Listen): a
+// PROXY protocol header only from the trusted proxies (required from them
+// with HTTPLimits.ProxyProtocol), read within the header timeout, and the
+// cap on connections per client address, one over it closed before anything
+// of its request is read.
 func (a *App) Listener(ln net.Listener) net.Listener {
 	l := a.Config.HTTP.withDefaults()
-	if l.MaxConnsPerAddr < 0 {
-		return ln
-	}
-	return &addrCapListener{Listener: ln, max: l.MaxConnsPerAddr, open: map[string]int{}, refused: func() { a.Metrics.RateLimited("connections") }}
+	return httpedge.Listen{
+		Proxies:       l.TrustedProxies,
+		RequireHeader: l.ProxyProtocol,
+		HeaderTimeout: l.ReadHeaderTimeout,
+		MaxPerAddr:    l.MaxConnsPerAddr,
+		Refused:       func() { a.Metrics.RateLimited("connections") },
+	}.Wrap(ln)
 }
 
-type addrCapListener struct {
-	net.Listener
-	max     int
-	refused func()
-	mu      sync.Mutex
-	open    map[string]int
-}
-
-func (l *addrCapListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		host := c.RemoteAddr().String()
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		l.mu.Lock()
-		full := l.open[host] >= l.max
-		if !full {
-			l.open[host]++
-		}
-		l.mu.Unlock()
-		if full {
-			_ = c.Close()
-			l.refused()
-			continue
-		}
-		return &cappedConn{Conn: c, release: func() {
-			l.mu.Lock()
-			if l.open[host]--; l.open[host] <= 0 {
-				delete(l.open, host)
-			}
-			l.mu.Unlock()
-		}}, nil
-	}
-}
-
-// cappedConn gives its place back when it closes (a hijacked WebSocket
-// included: it is this conn that the WebSocket closes).
-type cappedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *cappedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
-}
-
-// NetConn is the accepted connection itself (ConnContext hands it on).
-func (c *cappedConn) NetConn() net.Conn { return c.Conn }
-
-// SyscallConn keeps socket options reachable through the wrapper.
-func (c *cappedConn) SyscallConn() (syscall.RawConn, error) {
-	if sc, ok := c.Conn.(syscall.Conn); ok {
-		return sc.SyscallConn()
-	}
-	return nil, errors.ErrUnsupported
-}
-
-// ConnContext is the http.Server's ConnContext: GraphQL event streams bound
-// their socket's send buffer through it.
+// ConnContext is the http.Server's ConnContext: the client address reads
+// the connection's PROXY header through it, and GraphQL event streams bound
+// their socket's send buffer.
 func (a *App) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	if cc, ok := c.(*cappedConn); ok {
-		c = cc.Conn
-	}
+	ctx, c = httpedge.ConnContext(ctx, c)
 	return transport.ConnContext(ctx, c)
 }
 

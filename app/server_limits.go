@@ -1,10 +1,13 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // HTTPLimits bound what one connection may hold of the public server; zero
@@ -26,9 +29,16 @@ type HTTPLimits struct {
 	// that stops reading a response (an export, an event stream) is cut
 	// after it (HAULGRAPH_HTTP_WRITE_TIMEOUT).
 	WriteTimeout time.Duration
-	// MaxConnsPerAddr bounds the connections open from one remote address
+	// MaxConnsPerAddr bounds the connections open from one client address
 	// (HAULGRAPH_HTTP_MAX_CONNS_PER_ADDR); negative: no bound.
 	MaxConnsPerAddr int
+	// TrustedProxies may name the client: in a PROXY protocol header, or
+	// else in X-Forwarded-For or Forwarded (HAULGRAPH_TRUSTED_PROXIES;
+	// httpedge.Proxies.Client).
+	TrustedProxies httpedge.Proxies
+	// ProxyProtocol requires a PROXY header of every connection from
+	// TrustedProxies (HAULGRAPH_PROXY_PROTOCOL=on).
+	ProxyProtocol bool
 }
 
 // Defaults of HTTPLimits.
@@ -43,7 +53,7 @@ const (
 
 // httpLimitsFromEnv reads the HAULGRAPH_HTTP_* bounds; unset ones keep
 // their defaults. HAULGRAPH_HTTP_MAX_CONNS_PER_ADDR=0 lifts the per-address
-// cap (behind a proxy every client has the proxy's address).
+// cap.
 func httpLimitsFromEnv(l *HTTPLimits) error {
 	for env, dst := range map[string]*time.Duration{
 		"HAULGRAPH_HTTP_READ_HEADER_TIMEOUT": &l.ReadHeaderTimeout,
@@ -75,6 +85,21 @@ func httpLimitsFromEnv(l *HTTPLimits) error {
 		if n == 0 {
 			l.MaxConnsPerAddr = -1
 		}
+	}
+	p, err := httpedge.ParseProxies(os.Getenv("HAULGRAPH_TRUSTED_PROXIES"))
+	if err != nil {
+		return fmt.Errorf("HAULGRAPH_TRUSTED_PROXIES: comma-separated CIDRs of the load balancers: %w", err)
+	}
+	l.TrustedProxies = p
+	switch v := os.Getenv("HAULGRAPH_PROXY_PROTOCOL"); v {
+	case "", "off":
+	case "on":
+		if len(p) == 0 {
+			return errors.New("HAULGRAPH_PROXY_PROTOCOL=on needs HAULGRAPH_TRUSTED_PROXIES: the load balancers that send the PROXY header")
+		}
+		l.ProxyProtocol = true
+	default:
+		return fmt.Errorf("HAULGRAPH_PROXY_PROTOCOL: on or off, got %q", v)
 	}
 	return nil
 }

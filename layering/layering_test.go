@@ -36,6 +36,7 @@ var rules = []rule{
 	{"admin", nil},
 	{"readme", nil},
 	{"layering", nil},
+	{"lbtest", nil},
 	{"scripts", nil},
 	{"release", nil},
 	// OpenTelemetry: the tracer, the PostgreSQL tracer, the log handler.
@@ -60,9 +61,12 @@ var rules = []rule{
 	{"contract/eventschema/gen", []string{"contract/..."}},
 	{"contract/eventschema", []string{"domain/...", "webhooksig"}},
 	{"contract", []string{"domain/...", "contract/eventschema"}},
+	// The HTTP edge every transport stands behind: observation, the client's
+	// address, rate limits and refusals, the Bearer challenge.
+	{"httpedge", []string{"domain", "ratelimit"}},
 	// Transports: convert and call the domain; never storage, auth or events.
 	{"rest/openapigen", []string{"rest"}},
-	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract"}},
+	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract", "httpedge"}},
 	{"resolvers", []string{"domain/...", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
 	{"graph/execrt", nil},
@@ -72,9 +76,9 @@ var rules = []rule{
 	// a transport.
 	{"graph/operation", []string{"domain/...", "ratelimit", "resolvers", "graph/loaders"}},
 	{"graph/live", []string{"domain/...", "graph/operation", "resolvers", "contract/eventschema"}},
-	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "rest"}},
+	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge"}},
 	{"graph", nil},
-	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
+	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
 	{"app", []string{"..."}},
 	{"apptest", []string{"..."}},
@@ -93,7 +97,8 @@ var never = []struct {
 		"secretbox", "webhooksig", "jsonkey", "ratelimit"}},
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
-	{"graph/...", []string{"storage/...", "auth", "events/...", "app"}},
+	{"httpedge", []string{"rest", "graph/...", "auth", "resolvers", "storage/...", "events/...", "app"}},
+	{"graph/...", []string{"storage/...", "auth", "events/...", "rest", "app"}},
 	{"graph/operation", []string{"graph/live", "graph/transport"}},
 	{"graph/live", []string{"graph/transport"}},
 	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
@@ -190,7 +195,8 @@ func TestLayering(t *testing.T) {
 
 // TestGraphLayersOneWay: GraphQL's parts import one way only: a transport
 // never the composition (app), an execution never a transport, what they
-// share neither of them; the table refuses each such import.
+// share neither of them; GraphQL's transports and REST meet in httpedge,
+// which imports neither. The table refuses each such import.
 func TestGraphLayersOneWay(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ from, to string }{
@@ -199,6 +205,12 @@ func TestGraphLayersOneWay(t *testing.T) {
 		{"graph/live", "graph/transport"},
 		{"graph/operation", "graph/transport"},
 		{"graph/operation", "graph/live"},
+		// GraphQL's transports share the HTTP edge, not REST's package.
+		{"graph/transport", "rest"},
+		// The edge stands under every transport and imports none.
+		{"httpedge", "rest"},
+		{"httpedge", "graph/transport"},
+		{"httpedge", "auth"},
 	} {
 		i := slices.IndexFunc(rules, func(r rule) bool { return match(r.pkg, c.from) })
 		if i < 0 {

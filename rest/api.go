@@ -11,6 +11,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // Prefix is where the REST compatibility routes live.
@@ -62,7 +63,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTT
 func (a *API) Labelled(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := a.mux.Handler(r); pattern != "" {
-			SetRoute(r.Context(), pattern)
+			httpedge.SetRoute(r.Context(), pattern)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -103,7 +104,7 @@ func NewAPI(d Deps) *API {
 // media types, bearer token, then the handler.
 func endpoint(pattern string, rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		SetRoute(r.Context(), pattern)
+		httpedge.SetRoute(r.Context(), pattern)
 		if _, ok := parseVersion(r.PathValue("version")); !ok {
 			WriteProblem(w, r, http.StatusNotFound, "unsupported API version "+domain.Quote(r.PathValue("version"))+": use v1, v1.0, v2 or v2.0", nil)
 			return

@@ -20,6 +20,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // openapiSource is the hand-maintained OpenAPI 3.1 description of every
@@ -260,7 +261,7 @@ func anys[T any](xs []T) []any {
 
 // serveOpenAPI answers GET /api/p/openapi.json (no token needed).
 func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
-	SetRoute(r.Context(), "GET "+Prefix+"openapi.json")
+	httpedge.SetRoute(r.Context(), "GET "+Prefix+"openapi.json")
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(openapiJSON)
 }
@@ -268,7 +269,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 // serveAsyncAPI answers GET /api/p/asyncapi.json (no token needed): the
 // committed document, as is.
 func serveAsyncAPI(w http.ResponseWriter, r *http.Request) {
-	SetRoute(r.Context(), "GET "+Prefix+"asyncapi.json")
+	httpedge.SetRoute(r.Context(), "GET "+Prefix+"asyncapi.json")
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(contract.AsyncAPIJSON)
 }
@@ -276,7 +277,7 @@ func serveAsyncAPI(w http.ResponseWriter, r *http.Request) {
 // serveEventSchema answers GET /api/p/schemas/events/{type}.json (no token
 // needed): the event type's JSON Schema.
 func serveEventSchema(w http.ResponseWriter, r *http.Request) {
-	SetRoute(r.Context(), "GET "+Prefix+"schemas/events/{file}")
+	httpedge.SetRoute(r.Context(), "GET "+Prefix+"schemas/events/{file}")
 	name, ok := strings.CutSuffix(r.PathValue("file"), ".json")
 	b := contract.EventSchema(name)
 	if !ok || b == nil {

@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // ProblemType is the media type of every error body (RFC 9457).
@@ -68,19 +68,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	status := StatusOf(de.Code)
-	switch de.Code {
-	case domain.CodeUnauthenticated:
-		if domain.CredentialsPresented(r.Context()) {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+quoteSafe(de.Message)+`"`)
-		} else { // RFC 6750 §3.1: no credentials, no error code
-			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
-		}
-	case domain.CodeUnavailable:
+	httpedge.Challenge(r.Context(), w.Header(), de)
+	if de.Code == domain.CodeUnavailable {
 		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
-	case domain.CodeForbidden:
-		if s := de.Fields["scope"]; len(s) > 0 {
-			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+quoteSafe(strings.Join(s, " "))+`"`)
-		}
 	}
 	fields := de.Fields
 	if de.Code == domain.CodeForbidden || de.Code == domain.CodeUnauthenticated {
@@ -120,5 +110,3 @@ func jsonHeader(w http.ResponseWriter, status int) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 }
-
-func quoteSafe(s string) string { return strings.NewReplacer(`"`, `'`, `\`, `/`, "\n", " ").Replace(s) }

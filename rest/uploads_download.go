@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // DownloadPattern is the route of a document's bytes: outside the
@@ -20,7 +21,7 @@ func DocumentDownload(docs *documents.Service) http.Handler { return downloadHan
 type downloadHandler struct{ docs *documents.Service }
 
 func (h downloadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	SetRoute(r.Context(), r.Pattern)
+	httpedge.SetRoute(r.Context(), r.Pattern)
 	if err := checkQuery(r.URL.RawQuery, nil); err != nil {
 		WriteError(w, r, err)
 		return

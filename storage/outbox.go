@@ -63,7 +63,7 @@ const insertEventSQL = "INSERT INTO events (id, tenant_id, subsidiary_id, type, 
 
 // traceparentOf is the W3C traceparent of the write in ctx, kept with its
 // events so that their deliveries continue its trace: the span's when
-// tracing is on, else the request's trace id (rest.Observer) with a new
+// tracing is on, else the request's trace id (httpedge.Observer) with a new
 // span id; nil outside a request.
 func traceparentOf(ctx context.Context) *string {
 	var tp string

@@ -8,7 +8,7 @@ import (
 )
 
 // TraceIDFunc finds the trace id of a context when no span holds one
-// (domain.TraceIDFrom: the id rest.Observer starts with tracing off).
+// (domain.TraceIDFrom: the id httpedge.Observer starts with tracing off).
 type TraceIDFunc func(context.Context) string
 
 // LogHandler adds trace_id (and span_id, when a span is recording) to every

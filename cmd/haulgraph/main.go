@@ -120,7 +120,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ln = a.Listener(ln) // the per-address connection cap
+	ln = a.Listener(ln) // PROXY headers from trusted proxies, the per-address connection cap
 	srv := a.NewServer()
 	srv.RegisterOnShutdown(a.GoingAway) // WebSockets end with 1001; /readyz 503
 	var adminLn net.Listener

@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/graph/operation"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // Endpoint serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -59,11 +60,7 @@ func (h *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeGraphQLError(w, r, http.StatusServiceUnavailable, err.Error(), string(domain.CodeUnavailable))
 			return
 		}
-		if domain.CredentialsPresented(r.Context()) {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+headerSafe(err.Error())+`"`)
-		} else { // RFC 6750 §3.1: no credentials, no error code
-			w.Header().Set("WWW-Authenticate", `Bearer realm="haulgraph"`)
-		}
+		httpedge.Challenge(r.Context(), w.Header(), &domain.Error{Code: domain.CodeUnauthenticated, Message: err.Error()})
 		writeGraphQLError(w, r, http.StatusUnauthorized, err.Error(), string(domain.CodeUnauthenticated))
 		return
 	}
@@ -129,7 +126,7 @@ func acceptsHTML(r *http.Request) bool {
 }
 
 // WriteRateLimited answers a request the API rate limits refused (the
-// rest.RateLimits refusal of /graphql) as a GraphQL error: 429 when a bucket
+// httpedge.RateLimits refusal of /graphql) as a GraphQL error: 429 when a bucket
 // is spent (the limiter has set Retry-After and the RateLimit-* headers),
 // 503 with Retry-After when the limiter could not answer.
 func WriteRateLimited(w http.ResponseWriter, r *http.Request, err *domain.Error) {
@@ -151,8 +148,4 @@ func Refuse(w http.ResponseWriter, r *http.Request, status int, err *domain.Erro
 // type the client asked for (http.go).
 func writeGraphQLError(w http.ResponseWriter, r *http.Request, status int, msg, code string) {
 	writeRefusal(w, r, status, operation.Coded(domain.Code(code), "%s", msg))
-}
-
-func headerSafe(s string) string {
-	return strings.NewReplacer(`"`, `'`, `\`, `/`, "\n", " ", "\r", " ").Replace(s)
 }

@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // spanName is an operation's span name: its type and name ("mutation
@@ -24,7 +24,7 @@ func spanName(opCtx *graphql.OperationContext) string {
 // its operation.
 func nameRequest(ctx context.Context, opCtx *graphql.OperationContext) {
 	if trace.SpanFromContext(ctx).IsRecording() {
-		rest.NameSpan(ctx, spanName(opCtx))
+		httpedge.NameSpan(ctx, spanName(opCtx))
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/graph/operation"
-	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // SSETransport serves GraphQL over server-sent events, the graphql-sse
@@ -97,7 +97,7 @@ func (t *SSETransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRefusal(w, r, http.StatusUnauthorized, operation.Coded(domain.CodeUnauthenticated, "authentication required"))
 		return
 	}
-	release, gerr := t.reserve(p, rest.RemoteHost(r))
+	release, gerr := t.reserve(p, httpedge.ClientHost(r))
 	if gerr != nil {
 		writeRefusal(w, r, http.StatusTooManyRequests, gerr)
 		return

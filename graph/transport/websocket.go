@@ -15,7 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/live"
-	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // The two subprotocols served: graphql-transport-ws (graphql-ws library)
@@ -171,7 +171,7 @@ func (t WebsocketTransport) Do(w http.ResponseWriter, r *http.Request, exec grap
 	}
 	// The place is taken before the upgrade is answered: a client whose
 	// upgrade succeeded holds it.
-	unaddress, ok := t.limits.address.take(rest.RemoteHost(r), t.o.MaxPerAddress)
+	unaddress, ok := t.limits.address.take(httpedge.ClientHost(r), t.o.MaxPerAddress)
 	c, err := t.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		if ok {

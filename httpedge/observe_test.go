@@ -1,4 +1,4 @@
-package rest_test
+package httpedge_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/metrics"
-	"github.com/haulgraph/haulgraph/rest"
 )
 
 type syncBuffer struct {
@@ -34,10 +34,10 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestObserverLogsEveryRequest(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), metrics.New())
+	obs := httpedge.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), metrics.New())
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rest.SetRoute(r.Context(), "GET /things/{id}")
-		rest.SetClient(r.Context(), "client-42")
+		httpedge.SetRoute(r.Context(), "GET /things/{id}")
+		httpedge.SetClient(r.Context(), "client-42")
 		if domain.TraceIDFrom(r.Context()) == "" {
 			t.Error("no trace id in the handler's context")
 		}
@@ -46,7 +46,13 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 	srv := httptest.NewServer(obs.Wrap(inner))
 	defer srv.Close()
 	const trace = "0af7651916cd43dd8448eb211c80319c"
-	res, _ := do(t, "GET", srv.URL+"/things/7", map[string]string{"traceparent": "00-" + trace + "-b7ad6b7169203331-01"}, "")
+	req, _ := http.NewRequest("GET", srv.URL+"/things/7", nil)
+	req.Header.Set("traceparent", "00-"+trace+"-b7ad6b7169203331-01")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
 	if res.StatusCode != http.StatusTeapot {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -55,7 +61,7 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 		t.Fatalf("log %q: %v", buf.String(), err)
 	}
 	want := map[string]any{"msg": "request", "method": "GET", "route": "GET /things/{id}", "path": "/things/7",
-		"status": float64(418), "client_id": "client-42", "trace_id": trace}
+		"status": float64(418), "client_id": "client-42", "client_addr": "127.0.0.1", "trace_id": trace}
 	for k, v := range want {
 		if rec[k] != v {
 			t.Errorf("log %s = %v, want %v", k, rec[k], v)
@@ -71,7 +77,7 @@ func TestObserverLogsEveryRequest(t *testing.T) {
 func TestObserverLetsWebSocketsUpgrade(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	obs := rest.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), metrics.New())
+	obs := httpedge.NewObserver(slog.New(slog.NewJSONHandler(&buf, nil)), metrics.New())
 	up := websocket.Upgrader{}
 	srv := httptest.NewServer(obs.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := up.Upgrade(w, r, nil)

@@ -1,4 +1,4 @@
-package rest
+package httpedge
 
 import (
 	"bufio"
@@ -93,7 +93,8 @@ func (o *Observer) Wrap(next http.Handler) http.Handler {
 		if o.tracer != nil {
 			ctx, span = o.tracer.Start(o.prop.Extract(ctx, propagation.HeaderCarrier(r.Header)), r.Method,
 				trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
-					attribute.String("http.request.method", r.Method), attribute.String("url.path", r.URL.Path)))
+					attribute.String("http.request.method", r.Method), attribute.String("url.path", r.URL.Path),
+					attribute.String("client.address", ClientHost(r))))
 			traceID = span.SpanContext().TraceID().String()
 			o.prop.Inject(ctx, propagation.HeaderCarrier(w.Header()))
 		} else {
@@ -122,7 +123,7 @@ func (o *Observer) Wrap(next http.Handler) http.Handler {
 		o.log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("latency_ms", float64(elapsed.Microseconds())/1000),
-			slog.String("client_id", ri.clientID), slog.String("trace_id", traceID))
+			slog.String("client_id", ri.clientID), slog.String("client_addr", ClientHost(r)), slog.String("trace_id", traceID))
 		if span != nil {
 			endSpan(span, ri, r.Method, route, status)
 		}

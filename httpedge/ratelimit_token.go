@@ -1,4 +1,4 @@
-package rest
+package httpedge
 
 import (
 	"net/http"
@@ -32,7 +32,7 @@ func (rl *RateLimits) TokenThrottle(tl TokenLimits) func(w http.ResponseWriter, 
 	return func(w http.ResponseWriter, r *http.Request, clientID string) error {
 		if clientID == "" {
 			return rl.AdmitOrRefuse(w, r,
-				Check{Key: "token:addr:" + addressKey(RemoteHost(r)), Limit: tl.Address, Limiter: tl.Addresses},
+				Check{Key: "token:addr:" + addressKey(ClientHost(r)), Limit: tl.Address, Limiter: tl.Addresses},
 				Check{Key: "token:global", Limit: tl.Global})
 		}
 		return rl.AdmitOrRefuse(w, r, Check{Key: "token:client:" + clientID, Limit: tl.Client})

@@ -1,4 +1,8 @@
-package rest
+// Package httpedge is the server's HTTP edge, shared by REST, GraphQL's
+// transports and the token endpoint: request observation (logs, metrics,
+// traces), the client's address, the rate limits and their refusals, and the
+// Bearer challenge. It imports no transport; the transports import it.
+package httpedge
 
 import (
 	"context"
@@ -6,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,11 +72,11 @@ func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 			SetClient(ctx, p.ClientID)
 			checks = rl.principalChecks(p)
 		} else {
-			checks = []Check{{Key: "addr:" + RemoteHost(r), Limit: rl.Client}}
+			checks = []Check{{Key: "addr:" + ClientHost(r), Limit: rl.Client}}
 		}
 		if err := rl.AdmitOrRefuse(w, r, checks...); err != nil {
 			if ctx.Err() == nil { // nobody to answer when the caller has gone
-				rl.refuse(w, r, err.(*domain.Error))
+				rl.Refuse(w, r, err.(*domain.Error))
 			}
 			return
 		}
@@ -114,14 +117,6 @@ func (rl *RateLimits) AdmitOperation(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func (rl *RateLimits) refuse(w http.ResponseWriter, r *http.Request, err *domain.Error) {
-	if rl.Refuse != nil {
-		rl.Refuse(w, r, err)
-		return
-	}
-	WriteError(w, r, err)
 }
 
 // AdmitOrRefuse spends a token of every bucket in checks (stopping at the
@@ -196,13 +191,3 @@ func (rl *RateLimits) count(key string) {
 }
 
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
-
-// RemoteHost is the request's peer address without its port, the key of
-// anonymous callers.
-func RemoteHost(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
