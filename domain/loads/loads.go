@@ -156,7 +156,7 @@ func (s *Writes) now() time.Time {
 
 // CreateLoad stores a new load and emits load.changed without a diff.
 func (s *Writes) CreateLoad(ctx context.Context, in Input) (*domain.Load, error) {
-	p, err := domain.Authorize(ctx, domain.OpCreateLoad)
+	p, err := domain.Authorize(ctx, OpCreateLoad)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (s *Writes) CreateLoad(ctx context.Context, in Input) (*domain.Load, error)
 
 // UpdateLoad changes a load's rate and other fields (not its status).
 func (s *Writes) UpdateLoad(ctx context.Context, loadNumber string, patch Patch) (*domain.Load, error) {
-	p, err := domain.Authorize(ctx, domain.OpUpdateLoad)
+	p, err := domain.Authorize(ctx, OpUpdateLoad)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (s *Writes) UpdateLoad(ctx context.Context, loadNumber string, patch Patch)
 
 // ChangeLoadStatus moves a load along the transition table.
 func (s *Writes) ChangeLoadStatus(ctx context.Context, loadNumber, status string) (*domain.Load, error) {
-	p, err := domain.Authorize(ctx, domain.OpUpdateLoad)
+	p, err := domain.Authorize(ctx, OpUpdateLoad)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func (s *Writes) writeLoad(ctx context.Context, tenant uuid.UUID, now time.Time,
 // UpdateTrip assigns a trip's drivers, truck, trailer or carrier and emits
 // trip.changed.
 func (s *Writes) UpdateTrip(ctx context.Context, id string, patch TripPatch) (*domain.Trip, error) {
-	p, err := domain.Authorize(ctx, domain.OpUpdateTrip)
+	p, err := domain.Authorize(ctx, OpUpdateTrip)
 	if err != nil {
 		return nil, err
 	}
