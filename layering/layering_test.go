@@ -48,7 +48,7 @@ var rules = []rule{
 	{"storage/seed", []string{"storage", "domain/..."}},
 	{"storage", []string{"domain/...", "secretbox"}},
 	// Background work over storage.
-	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox", "telemetry"}},
+	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox", "telemetry", "contract/eventschema"}},
 	{"events", []string{"domain/...", "storage", "telemetry"}},
 	{"metrics", []string{"storage"}},
 	// Identity: tokens and clients over storage.
@@ -61,7 +61,7 @@ var rules = []rule{
 	{"contract", []string{"domain/...", "contract/eventschema"}},
 	// Transports: convert and call the domain; never storage, auth or events.
 	{"rest/openapigen", []string{"rest"}},
-	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract"}},
+	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract", "contract/eventschema"}},
 	{"resolvers", []string{"domain/...", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
 	{"graph/execrt", nil},
@@ -71,7 +71,7 @@ var rules = []rule{
 	// a transport.
 	{"graph/operation", []string{"domain/...", "ratelimit", "resolvers", "graph/loaders"}},
 	{"graph/live", []string{"domain/...", "graph/operation", "resolvers", "contract/eventschema"}},
-	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "rest"}},
+	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "rest", "contract/eventschema"}},
 	{"graph", nil},
 	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
