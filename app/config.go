@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/ratelimit"
@@ -140,7 +141,7 @@ type Config struct {
 	// EmittedEvent, when set, is told every event payload as it is written:
 	// webhook bodies, events API items, subscription results (tests check
 	// them against the published schemas; never from the environment).
-	EmittedEvent domain.EmitFunc
+	EmittedEvent eventschema.EmitFunc
 	// GraphQL query cost (operation.DefaultCost*): the most one query may cost
 	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points
 	// (HAULGRAPH_GRAPHQL_COST_BUDGET) refilled per second

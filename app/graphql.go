@@ -10,7 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/live"
@@ -85,7 +85,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 type GraphQLOptions struct {
 	// EmittedEvent, when set, is told every subscription event payload a
 	// streaming transport writes (tests validate them).
-	EmittedEvent domain.EmitFunc
+	EmittedEvent eventschema.EmitFunc
 	// DisableIntrospection turns __schema/__type off (on by default).
 	DisableIntrospection bool
 	// ReadOnlyQueries marks query operations read-only, so that storage may

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -34,12 +35,12 @@ func TestEmittedCheckFailsOnMismatch(t *testing.T) {
 	var passed []string
 	cfg := app.Config{EmittedEvent: func(channel, _ string, _ []byte) { passed = append(passed, channel) }}
 	c := checkEmitted(rec, &cfg)
-	cfg.EmittedEvent(domain.ChannelWebhook, domain.EventWebhookVerification, []byte(`{"type":"webhook.verification","challenge":"c"}`))
+	cfg.EmittedEvent(eventschema.ChannelWebhook, domain.EventWebhookVerification, []byte(`{"type":"webhook.verification","challenge":"c"}`))
 	if len(rec.errors) != 0 {
 		t.Fatalf("a matching payload was reported: %v", rec.errors)
 	}
-	cfg.EmittedEvent(domain.ChannelEventsAPI, domain.EventLoadChanged, []byte(`{"id":"x","data":{"load":{}}}`))
-	cfg.EmittedEvent(domain.ChannelGraphQLSSE, domain.EventLoadChanged, []byte(`{"data":{"loadChanged":{"id":7}}}`))
+	cfg.EmittedEvent(eventschema.ChannelEventsAPI, domain.EventLoadChanged, []byte(`{"id":"x","data":{"load":{}}}`))
+	cfg.EmittedEvent(eventschema.ChannelGraphQLSSE, domain.EventLoadChanged, []byte(`{"data":{"loadChanged":{"id":7}}}`))
 	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "eventsApi load.changed") {
 		t.Fatalf("first mismatch: %v", rec.errors)
 	}
@@ -47,7 +48,7 @@ func TestEmittedCheckFailsOnMismatch(t *testing.T) {
 	if len(rec.errors) != 2 || !strings.Contains(rec.errors[1], "2 emitted events") {
 		t.Fatalf("at the end: %v", rec.errors)
 	}
-	if got := c.Checked(); got[domain.ChannelWebhook] != 1 || got[domain.ChannelEventsAPI] != 1 || got[domain.ChannelGraphQLSSE] != 1 || len(passed) != 3 {
+	if got := c.Checked(); got[eventschema.ChannelWebhook] != 1 || got[eventschema.ChannelEventsAPI] != 1 || got[eventschema.ChannelGraphQLSSE] != 1 || len(passed) != 3 {
 		t.Fatalf("checked %v, passed on %v", got, passed)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 func decodeSegment(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(s) }
@@ -24,7 +25,7 @@ func TestExternalIssuer(t *testing.T) {
 	acme := apptest.NewTenant(t, issuer, "acme")
 	tok := issuer.Token(t, acme, domain.ScopeInvoiceRead)
 
-	resp, body := callProbe(t, probe(t, api), tok, domain.OpReadInvoice)
+	resp, body := callProbe(t, probe(t, api), tok, reads.OpReadInvoice)
 	if resp.StatusCode != 200 {
 		t.Fatalf("external token refused: %d %s", resp.StatusCode, body)
 	}
@@ -36,7 +37,7 @@ func TestExternalIssuer(t *testing.T) {
 
 	local := apptest.NewTenant(t, api, "local")
 	own := api.Token(t, local, domain.ScopeInvoiceRead)
-	resp, body = callProbe(t, probe(t, api), own, domain.OpReadInvoice)
+	resp, body = callProbe(t, probe(t, api), own, reads.OpReadInvoice)
 	assertUnauthorized(t, resp, body, "signature") // not in the trusted issuer's JWKS
 }
 
@@ -51,6 +52,6 @@ func TestUnreachableExternalIssuerRefusesWithoutHanging(t *testing.T) {
 	down.Close() // a URL nobody answers
 	api := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.IssuerURL = down.URL }})
 
-	resp, body := callProbe(t, probe(t, api), tok, domain.OpReadInvoice)
+	resp, body := callProbe(t, probe(t, api), tok, reads.OpReadInvoice)
 	assertUnauthorized(t, resp, body, "could not be verified now")
 }

@@ -16,12 +16,12 @@ import (
 )
 
 // probe serves the real auth middleware in front of a handler that asks
-// domain.Authorize for the operation named by ?op= and answers with the
+// domain.AuthorizeScope for the operation's scope sent as ?scope= and answers with the
 // principal or with rest.WriteError, exactly as API handlers do.
 func probe(t *testing.T, srv *apptest.Server) string {
 	t.Helper()
 	h := srv.Auth.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := domain.Authorize(r.Context(), domain.Operation(r.URL.Query().Get("op")))
+		p, err := domain.AuthorizeScope(r.Context(), domain.Scope(r.URL.Query().Get("scope")))
 		if err != nil {
 			rest.WriteError(w, r, err)
 			return
@@ -36,7 +36,7 @@ func probe(t *testing.T, srv *apptest.Server) string {
 // callProbe calls the probe with token (none when empty) for op.
 func callProbe(t *testing.T, probeURL, token string, op domain.Operation) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, probeURL+"?op="+url.QueryEscape(string(op)), nil)
+	req, _ := http.NewRequest(http.MethodGet, probeURL+"?scope="+url.QueryEscape(string(op.Scope)), nil)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

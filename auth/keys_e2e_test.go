@@ -13,6 +13,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 func kidOf(t *testing.T, token string) string {
@@ -71,7 +72,7 @@ func TestKeyRotationKeepsOldTokensValidUntilTheyExpire(t *testing.T) {
 	for _, s := range []*apptest.Server{srv, peer} {
 		p := probe(t, s)
 		for name, tok := range map[string]string{"old-key token": before, "new-key token": after} {
-			if resp, body := callProbe(t, p, tok, domain.OpReadLoad); resp.StatusCode != 200 {
+			if resp, body := callProbe(t, p, tok, reads.OpReadLoad); resp.StatusCode != 200 {
 				t.Errorf("%s refused: %d %s", name, resp.StatusCode, body)
 			}
 		}
@@ -91,7 +92,7 @@ func TestKeyRotationKeepsOldTokensValidUntilTheyExpire(t *testing.T) {
 	if kids := jwksKIDs(t, srv); kids[oldKID] || !kids[newKID] {
 		t.Errorf("JWKS kids %v after the old key's end", kids)
 	}
-	resp, body := callProbe(t, probe(t, srv), before, domain.OpReadLoad)
+	resp, body := callProbe(t, probe(t, srv), before, reads.OpReadLoad)
 	assertUnauthorized(t, resp, body, "signature")
 }
 
@@ -120,7 +121,7 @@ func TestSigningKeyIsSealedAtRestAndSurvivesRestart(t *testing.T) {
 
 	// A restarted instance on the same database keeps the key (same kid).
 	again := apptest.Start(t, apptest.Options{DatabaseURL: srv.Config.DatabaseURL, Configure: func(c *app.Config) { c.PublicURL = srv.URL }})
-	if resp, body := callProbe(t, probe(t, again), tok, domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, probe(t, again), tok, reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Errorf("restarted instance refused the token: %d %s", resp.StatusCode, body)
 	}
 	// And one with another encryption key refuses to start rather than minting with garbage.

@@ -11,6 +11,10 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/loads"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // legacyToken posts client credentials to the legacy route of tenant.
@@ -46,12 +50,12 @@ func TestLegacyTokensActAsAllReadScopesBeforeTheCutoff(t *testing.T) {
 	}
 
 	p := probe(t, srv)
-	for _, op := range []domain.Operation{domain.OpReadInvoice, domain.OpSearchStatements, domain.OpListTrailers, domain.OpReadLoad} {
+	for _, op := range []domain.Operation{reads.OpReadInvoice, reads.OpSearchStatements, reads.OpListTrailers, reads.OpReadLoad} {
 		if resp, body := callProbe(t, p, tok, op); resp.StatusCode != 200 {
 			t.Errorf("%s with a legacy token: %d %s", op, resp.StatusCode, body)
 		}
 	}
-	for _, op := range []domain.Operation{domain.OpCreateLoad, domain.OpUploadLoadDoc, domain.OpManageWebhooks} {
+	for _, op := range []domain.Operation{loads.OpCreateLoad, documents.OpUploadLoadDoc, webhooks.OpManageWebhooks} {
 		if resp, _ := callProbe(t, p, tok, op); resp.StatusCode != 403 {
 			t.Errorf("%s (not a read) with a legacy token: %d", op, resp.StatusCode)
 		}
@@ -91,10 +95,10 @@ func TestLegacyFlowEndsAtTheCutoff(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("before the cutoff: %d %v", resp.StatusCode, m)
 	}
-	r, body := callProbe(t, probe(t, after), m["access_token"].(string), domain.OpReadLoad)
+	r, body := callProbe(t, probe(t, after), m["access_token"].(string), reads.OpReadLoad)
 	assertUnauthorized(t, r, body, "legacy tokens are no longer accepted, the transition ended on 2025-07-31")
 	// While a token from /oauth/token is fine there.
-	if r, body := callProbe(t, probe(t, after), after.Token(t, acme, domain.ScopeLoadRead), domain.OpReadLoad); r.StatusCode != 200 {
+	if r, body := callProbe(t, probe(t, after), after.Token(t, acme, domain.ScopeLoadRead), reads.OpReadLoad); r.StatusCode != 200 {
 		t.Errorf("scoped token after the cutoff: %d %s", r.StatusCode, body)
 	}
 }

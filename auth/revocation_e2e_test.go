@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // poll is the revocation poll interval the tests inject.
@@ -30,7 +31,7 @@ func eventuallyRefused(t *testing.T, probeURL, token string, within time.Duratio
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
-		resp, _ := callProbe(t, probeURL, token, domain.OpReadLoad)
+		resp, _ := callProbe(t, probeURL, token, reads.OpReadLoad)
 		if resp.StatusCode == http.StatusUnauthorized {
 			return time.Since(start)
 		}
@@ -68,7 +69,7 @@ func TestVerifiedTokenCacheAndClientRevocation(t *testing.T) {
 	p := probe(t, srv)
 	before := srv.Auth.Verifications()
 	for range 5 {
-		if resp, body := callProbe(t, p, tok.AccessToken, domain.OpReadLoad); resp.StatusCode != 200 {
+		if resp, body := callProbe(t, p, tok.AccessToken, reads.OpReadLoad); resp.StatusCode != 200 {
 			t.Fatalf("valid token refused: %d %s", resp.StatusCode, body)
 		}
 	}
@@ -78,7 +79,7 @@ func TestVerifiedTokenCacheAndClientRevocation(t *testing.T) {
 	if err := srv.Auth.RevokeClient(context.Background(), acme.ID, id); err != nil {
 		t.Fatal(err)
 	}
-	resp, body := callProbe(t, p, tok.AccessToken, domain.OpReadLoad)
+	resp, body := callProbe(t, p, tok.AccessToken, reads.OpReadLoad)
 	assertUnauthorized(t, resp, body, "client has been revoked")
 }
 
@@ -91,7 +92,7 @@ func TestRemovedKeyRefusesCachedTokens(t *testing.T) {
 	acme := apptest.NewTenant(t, srv, "acme")
 	old := srv.Token(t, acme, domain.ScopeLoadRead)
 	p := probe(t, srv)
-	if resp, body := callProbe(t, p, old, domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, p, old, reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Fatalf("refused: %d %s", resp.StatusCode, body)
 	}
 	oldKID := kidOf(t, old)
@@ -99,7 +100,7 @@ func TestRemovedKeyRefusesCachedTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := srv.Token(t, acme, domain.ScopeLoadRead)
-	if resp, body := callProbe(t, p, old, domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, p, old, reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Fatalf("rotation refused the old key's token: %d %s", resp.StatusCode, body)
 	}
 	if err := srv.DB.InSystem(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -109,9 +110,9 @@ func TestRemovedKeyRefusesCachedTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventuallyRefused(t, p, old, 5*time.Second)
-	resp, body := callProbe(t, p, old, domain.OpReadLoad)
+	resp, body := callProbe(t, p, old, reads.OpReadLoad)
 	assertUnauthorized(t, resp, body, "signature")
-	if resp, body := callProbe(t, p, fresh, domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, p, fresh, reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Fatalf("the new key's token refused: %d %s", resp.StatusCode, body)
 	}
 }
@@ -138,7 +139,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	pa, pb := probe(t, a), probe(t, b)
 	for _, p := range []string{pa, pb} { // verified and cached on both
 		for _, tok := range []string{first, second} {
-			if resp, body := callProbe(t, p, tok, domain.OpReadLoad); resp.StatusCode != 200 {
+			if resp, body := callProbe(t, p, tok, reads.OpReadLoad); resp.StatusCode != 200 {
 				t.Fatalf("refused before revocation: %d %s", resp.StatusCode, body)
 			}
 		}
@@ -149,7 +150,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	if resp := revoke(t, a, otherID, otherSecret, first); resp.StatusCode != 200 {
 		t.Fatalf("revocation by another client: %d", resp.StatusCode)
 	}
-	if resp, body := callProbe(t, pa, first, domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, pa, first, reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Fatalf("another client revoked the token: %d %s", resp.StatusCode, body)
 	}
 	// Garbage is not an error either; a wrong secret is.
@@ -163,13 +164,13 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	if resp := revoke(t, a, id, secret, first); resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("revoke: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, body := callProbe(t, pa, first, domain.OpReadLoad)
+	resp, body := callProbe(t, pa, first, reads.OpReadLoad)
 	assertUnauthorized(t, resp, body, "token has been revoked")
 	took := eventuallyRefused(t, pb, first, 5*time.Second)
 	t.Logf("token revocation reached the other instance in %v", took)
 	// Only that token: the client's other token still works everywhere.
 	for _, p := range []string{pa, pb} {
-		if resp, body := callProbe(t, p, second, domain.OpReadLoad); resp.StatusCode != 200 {
+		if resp, body := callProbe(t, p, second, reads.OpReadLoad); resp.StatusCode != 200 {
 			t.Fatalf("the client's other token refused: %d %s", resp.StatusCode, body)
 		}
 	}
@@ -180,7 +181,7 @@ func TestRevocationReachesEveryInstance(t *testing.T) {
 	}
 	took = eventuallyRefused(t, pb, second, 5*time.Second)
 	t.Logf("client revocation reached the other instance in %v", took)
-	resp, body = callProbe(t, pb, second, domain.OpReadLoad)
+	resp, body = callProbe(t, pb, second, reads.OpReadLoad)
 	assertUnauthorized(t, resp, body, "client has been revoked")
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // tokenClaims are the claims docs/architecture.md promises in an access token.
@@ -80,7 +81,7 @@ func TestClientCredentialsTokenIsAVerifiableAccessToken(t *testing.T) {
 	}
 
 	// The API's middleware accepts it and places tenant, client and scopes in the context.
-	resp, body := callProbe(t, probe(t, srv), tok.AccessToken, domain.OpReadLoad)
+	resp, body := callProbe(t, probe(t, srv), tok.AccessToken, reads.OpReadLoad)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("probe: %d %s", resp.StatusCode, body)
 	}

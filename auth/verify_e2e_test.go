@@ -19,6 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
 // claimsFor are valid claims for a token of tenant; tests spoil one of them.
@@ -84,7 +85,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 	}
 	// The sanity check: the forged-but-valid token passes, so each case
 	// below fails for the one thing it spoils.
-	if resp, body := callProbe(t, p, forge(good), domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, p, forge(good), reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Fatalf("valid token refused: %d %s", resp.StatusCode, body)
 	}
 
@@ -133,7 +134,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodGet, p+"?op="+string(domain.OpReadLoad), nil)
+			req, _ := http.NewRequest(http.MethodGet, p+"?scope="+string(reads.OpReadLoad.Scope), nil)
 			req.Header.Set("Authorization", tc.header)
 			resp, body := do(t, req)
 			assertUnauthorized(t, resp, body, tc.reason)
@@ -143,7 +144,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 	// RFC 6750 §3.1: a request without credentials is challenged without
 	// an error code; the problem document still says what is missing.
 	t.Run("missing token", func(t *testing.T) {
-		resp, body := callProbe(t, p, "", domain.OpReadLoad)
+		resp, body := callProbe(t, p, "", reads.OpReadLoad)
 		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "bearer token is required") {
 			t.Fatalf("status %d %s", resp.StatusCode, body)
 		}
@@ -152,7 +153,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		}
 	})
 	// Within the leeway a slightly fast issuer clock is tolerated.
-	if resp, body := callProbe(t, p, forge(with(good, "iat", time.Now().Add(time.Minute).Unix())), domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, p, forge(with(good, "iat", time.Now().Add(time.Minute).Unix())), reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Errorf("iat one minute ahead refused: %d %s", resp.StatusCode, body)
 	}
 }
@@ -172,7 +173,7 @@ func TestInsufficientScopeIs403NamingTheScope(t *testing.T) {
 	tok := srv.Token(t, acme, domain.ScopeLoadRead)
 	p := probe(t, srv)
 
-	resp, body := callProbe(t, p, tok, domain.OpReadInvoice)
+	resp, body := callProbe(t, p, tok, reads.OpReadInvoice)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("status %d %s", resp.StatusCode, body)
 	}
@@ -183,7 +184,7 @@ func TestInsufficientScopeIs403NamingTheScope(t *testing.T) {
 		t.Errorf("body %s", body)
 	}
 	// The same token passes where its scope suffices.
-	if resp, body := callProbe(t, p, tok, domain.OpReadLoad); resp.StatusCode != 200 {
+	if resp, body := callProbe(t, p, tok, reads.OpReadLoad); resp.StatusCode != 200 {
 		t.Errorf("load:read refused: %d %s", resp.StatusCode, body)
 	}
 }

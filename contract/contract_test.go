@@ -100,7 +100,7 @@ func TestValidatorOnDomainEvents(t *testing.T) {
 	for _, e := range all {
 		for _, previous := range []bool{false, true} {
 			body := mustBody(t, e, previous)
-			for _, ch := range []string{domain.ChannelWebhook, domain.ChannelEventsAPI} {
+			for _, ch := range []string{eventschema.ChannelWebhook, eventschema.ChannelEventsAPI} {
 				if err := v.Validate(ch, e.Type, body); err != nil {
 					t.Errorf("%s: %v\n%s", e.Type, err, body)
 				}
@@ -108,7 +108,7 @@ func TestValidatorOnDomainEvents(t *testing.T) {
 		}
 	}
 	verification, _ := json.Marshal(map[string]string{"type": domain.EventWebhookVerification, "challenge": "abc"})
-	if err := v.Validate(domain.ChannelWebhook, domain.EventWebhookVerification, verification); err != nil {
+	if err := v.Validate(eventschema.ChannelWebhook, domain.EventWebhookVerification, verification); err != nil {
 		t.Error(err)
 	}
 
@@ -123,20 +123,20 @@ func TestValidatorOnDomainEvents(t *testing.T) {
 		if bad == body {
 			t.Fatalf("%s: the replacement did not apply to %s", name, body)
 		}
-		if err := v.Validate(domain.ChannelWebhook, domain.EventLoadChanged, []byte(bad)); err == nil {
+		if err := v.Validate(eventschema.ChannelWebhook, domain.EventLoadChanged, []byte(bad)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if err := v.Validate(domain.ChannelWebhook, domain.EventLoadStatusChanged, []byte(body)); err == nil {
+	if err := v.Validate(eventschema.ChannelWebhook, domain.EventLoadStatusChanged, []byte(body)); err == nil {
 		t.Error("a load.changed body accepted as load.status.changed")
 	}
-	if err := v.Validate(domain.ChannelEventsAPI, domain.EventWebhookVerification, verification); err == nil {
+	if err := v.Validate(eventschema.ChannelEventsAPI, domain.EventWebhookVerification, verification); err == nil {
 		t.Error("the events API accepted a verification request")
 	}
 
 	// Subscription results: only what was selected, each with its type.
 	ok := `{"data":{"loadChanged":{"id":"x","data":{"load":{"loadNumber":"L-1","rate":{"amount":1.5}},"diff":null}}}}`
-	if err := v.Validate(domain.ChannelGraphQLWS, domain.EventLoadChanged, []byte(ok)); err != nil {
+	if err := v.Validate(eventschema.ChannelGraphQLWS, domain.EventLoadChanged, []byte(ok)); err != nil {
 		t.Errorf("selection subset refused: %v", err)
 	}
 	for name, bad := range map[string]string{
@@ -144,7 +144,7 @@ func TestValidatorOnDomainEvents(t *testing.T) {
 		"null for non-null": `{"data":{"loadChanged":{"data":{"load":null}}}}`,
 		"unknown field":     `{"data":{"loadChanged":{"colour":"red"}}}`,
 	} {
-		if err := v.Validate(domain.ChannelGraphQLSSE, domain.EventLoadChanged, []byte(bad)); err == nil {
+		if err := v.Validate(eventschema.ChannelGraphQLSSE, domain.EventLoadChanged, []byte(bad)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

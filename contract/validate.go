@@ -70,12 +70,12 @@ func NewValidator() (*Validator, error) {
 func (v *Validator) Validate(channel, eventType string, body []byte) error {
 	var schemas []*jsonschema.Schema
 	switch channel {
-	case domain.ChannelWebhook, domain.ChannelEventsAPI:
+	case eventschema.ChannelWebhook, eventschema.ChannelEventsAPI:
 		schemas = v.envelopes[eventType]
-		if channel == domain.ChannelEventsAPI && eventType == domain.EventWebhookVerification {
+		if channel == eventschema.ChannelEventsAPI && eventType == domain.EventWebhookVerification {
 			schemas = nil
 		}
-	case domain.ChannelGraphQLWS, domain.ChannelGraphQLSSE:
+	case eventschema.ChannelGraphQLWS, eventschema.ChannelGraphQLSSE:
 		if s := v.results[eventType]; s != nil {
 			schemas = []*jsonschema.Schema{s}
 		}

@@ -15,7 +15,8 @@ import (
 // The driver's error types are named here, not installed by storage at
 // start-up: Classify is then a plain function, the same in every binary and
 // test, whatever packages are linked in. domain imports the driver's error
-// types only (pgconn), never a connection.
+// types only (pgconn), never a connection; storage's own mark of a broken
+// socket (storage.ConnectionLost) says so by its DatabaseUnreachable method.
 
 // Unreachable reports whether err means that PostgreSQL could not be
 // reached or the connection to it broke (as opposed to a statement that
@@ -27,12 +28,14 @@ func Unreachable(err error) bool {
 		return false
 	}
 	var connect *pgconn.ConnectError
-	var lost *ConnectionLost
+	var lost interface{ DatabaseUnreachable() bool } // storage's mark of a broken socket
 	var pgErr *pgconn.PgError
 	var fromDriver interface{ SafeToRetry() bool } // pgconn's own error types
 	var netErr net.Error
 	switch {
-	case errors.As(err, &connect), errors.As(err, &lost), errors.Is(err, pgconn.ErrConnClosed),
+	case errors.As(err, &lost) && lost.DatabaseUnreachable():
+		return true
+	case errors.As(err, &connect), errors.Is(err, pgconn.ErrConnClosed),
 		errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone):
 		return true
 	case errors.As(err, &pgErr):
@@ -48,12 +51,3 @@ func Unreachable(err error) bool {
 	}
 	return false
 }
-
-// ConnectionLost is a failed read or write on a database connection's
-// socket (the peer reset it, or it ended mid-answer, as when the primary is
-// lost). The driver returns those bare, like any other socket's, so
-// storage's dialer wraps them in this to say they are the database's.
-type ConnectionLost struct{ Err error }
-
-func (e *ConnectionLost) Error() string { return e.Err.Error() }
-func (e *ConnectionLost) Unwrap() error { return e.Err }

@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"testing"
 
@@ -28,5 +29,24 @@ func TestClassifyKnowsARefusedConnection(t *testing.T) {
 	}
 	if got := Classify(errors.New("syntax error at or near SELEC")); errors.Is(got, ErrUnavailable) {
 		t.Error("a statement error is classified as an outage")
+	}
+}
+
+// lostSocket is an error that marks itself as the database's, as storage's
+// ConnectionLost does.
+type lostSocket struct{ unreachable bool }
+
+func (e lostSocket) Error() string             { return "read: connection reset by peer" }
+func (e lostSocket) DatabaseUnreachable() bool { return e.unreachable }
+
+// An error that says it is the database's absence is classified as one
+// without domain knowing its type; one that says it is not stays a failure.
+func TestClassifyKnowsAMarkedLostConnection(t *testing.T) {
+	t.Parallel()
+	if err := fmt.Errorf("query: %w", lostSocket{true}); !Unreachable(err) || !errors.Is(Classify(err), ErrUnavailable) {
+		t.Errorf("%v is not classified as the database being unavailable", err)
+	}
+	if err := (lostSocket{false}); Unreachable(err) {
+		t.Errorf("%v is classified as an outage", err)
 	}
 }

@@ -14,15 +14,3 @@ var EventTypes = []string{EventLoadChanged, EventLoadStatusChanged, EventTripCha
 
 // EventPayloadVersion is the envelope's version field (docs/api-contract.md §6.3).
 const EventPayloadVersion = "v1"
-
-// Channels an event leaves by, named to whoever watches emitted payloads
-// (app.Config.EmittedEvent): the same names as the AsyncAPI document's.
-const (
-	ChannelWebhook    = "webhook"
-	ChannelEventsAPI  = "eventsApi"
-	ChannelGraphQLWS  = "graphqlWs"
-	ChannelGraphQLSSE = "graphqlSse"
-)
-
-// EmitFunc is told every event payload as it is written to a channel.
-type EmitFunc func(channel, eventType string, body []byte)

@@ -78,7 +78,7 @@ func Authenticated(ctx context.Context) (*Principal, error) {
 
 // Authorize checks that ctx's caller may perform op, returning the principal.
 func Authorize(ctx context.Context, op Operation) (*Principal, error) {
-	return AuthorizeScope(ctx, RequiredScope[op])
+	return AuthorizeScope(ctx, op.Scope)
 }
 
 // AuthorizeScope checks that ctx's caller holds scope (GraphQL's @hasScope

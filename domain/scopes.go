@@ -82,54 +82,10 @@ func JoinScopes(scopes []Scope) string {
 	return strings.Join(parts, " ")
 }
 
-// Operation names an API operation for the endpoint → scope table. REST
-// routes and GraphQL fields both name their operation and read its scope here.
-type Operation string
-
-const (
-	OpReadInvoice      Operation = "invoice.read"
-	OpSearchStatements Operation = "statement.search"
-	OpReadStatement    Operation = "statement.read"
-	OpExportStatements Operation = "statement.export"
-	OpListTrailers     Operation = "trailer.list"
-	OpSearchLocations  Operation = "location.search"
-	OpSearchUsers      Operation = "user.search"
-	OpReadLoad         Operation = "load.read"
-	OpCreateLoad       Operation = "load.create"
-	OpUpdateLoad       Operation = "load.update"
-	OpReadTrip         Operation = "trip.read"
-	OpUpdateTrip       Operation = "trip.update"
-	OpUploadLoadDoc    Operation = "load.document"
-	OpUploadTripDoc    Operation = "trip.document"
-	OpUploadDriverDoc  Operation = "driver.document"
-	OpUploadCarrierDoc Operation = "carrier.document"
-	OpListEventTypes   Operation = "webhook.eventtypes"
-	OpManageWebhooks   Operation = "webhook.manage"
-	// OpListEvents is the events API: its scope depends on the event type
-	// (eventlog.TypeScope), so the table asks only for a valid token.
-	OpListEvents Operation = "event.list"
-)
-
-// RequiredScope is docs/architecture.md's endpoint → scope table. An empty scope means
-// any valid token (the event-type list).
-var RequiredScope = map[Operation]Scope{
-	OpReadInvoice:      ScopeInvoiceRead,
-	OpSearchStatements: ScopeDriverRead,
-	OpReadStatement:    ScopeDriverRead,
-	OpExportStatements: ScopeDriverRead,
-	OpListTrailers:     ScopeTrailerRead,
-	OpSearchLocations:  ScopeCustomerRead,
-	OpSearchUsers:      ScopeUserRead,
-	OpReadLoad:         ScopeLoadRead,
-	OpCreateLoad:       ScopeLoadCreate,
-	OpUpdateLoad:       ScopeLoadUpdate,
-	OpReadTrip:         ScopeTripRead,
-	OpUpdateTrip:       ScopeTripUpdate,
-	OpUploadLoadDoc:    ScopeLoadUpdate,
-	OpUploadTripDoc:    ScopeTripUpdate,
-	OpUploadDriverDoc:  ScopeDriverUpdate,
-	OpUploadCarrierDoc: ScopeCarrierUpdate,
-	OpListEventTypes:   "",
-	OpManageWebhooks:   ScopeWebhookManage,
-	OpListEvents:       "",
+// Operation is an API operation and the scope it needs. Each area declares
+// its own (reads.OpReadInvoice, loads.OpCreateLoad, ...); REST routes and
+// GraphQL fields call the area's service, which authorizes the operation.
+type Operation struct {
+	Name  string // "invoice.read": what the operation is, for tests and messages
+	Scope Scope  // "" means any valid token
 }

@@ -4,24 +4,27 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 )
 
 // queryOps maps each root query field to its operation in docs/architecture.md's
 // endpoint → scope table.
 var queryOps = map[string]domain.Operation{
-	"invoice":              domain.OpReadInvoice,
-	"settlementStatements": domain.OpSearchStatements,
-	"settlementStatement":  domain.OpReadStatement,
-	"trailers":             domain.OpListTrailers,
-	"locations":            domain.OpSearchLocations,
-	"users":                domain.OpSearchUsers,
-	"load":                 domain.OpReadLoad,
-	"loads":                domain.OpReadLoad,
-	"eventTypes":           domain.OpListEventTypes,
-	"webhooks":             domain.OpManageWebhooks,
-	"webhook":              domain.OpManageWebhooks,
-	"events":               domain.OpListEvents,
+	"invoice":              reads.OpReadInvoice,
+	"settlementStatements": reads.OpSearchStatements,
+	"settlementStatement":  reads.OpReadStatement,
+	"trailers":             reads.OpListTrailers,
+	"locations":            reads.OpSearchLocations,
+	"users":                reads.OpSearchUsers,
+	"load":                 reads.OpReadLoad,
+	"loads":                reads.OpReadLoad,
+	"eventTypes":           webhooks.OpListEventTypes,
+	"webhooks":             webhooks.OpManageWebhooks,
+	"webhook":              webhooks.OpManageWebhooks,
+	"events":               eventlog.OpListEvents,
 }
 
 func TestScopeDirectivesMatchDomain(t *testing.T) {
@@ -40,7 +43,7 @@ func TestScopeDirectivesMatchDomain(t *testing.T) {
 		if d := f.Directives.ForName("hasScope"); d != nil {
 			got = d.Arguments.ForName("scope").Value.Raw
 		}
-		if want := string(domain.RequiredScope[op]); got != want {
+		if want := string(op.Scope); got != want {
 			t.Errorf("Query.%s: @hasScope %q, domain requires %q", f.Name, got, want)
 		}
 	}

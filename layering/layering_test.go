@@ -50,7 +50,7 @@ var rules = []rule{
 	{"storage/seed", []string{"storage", "domain/..."}},
 	{"storage", []string{"domain/...", "secretbox"}},
 	// Background work over storage.
-	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox", "telemetry"}},
+	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox", "telemetry", "contract/eventschema"}},
 	{"events", []string{"domain/...", "storage", "telemetry"}},
 	{"metrics", []string{"storage"}},
 	// Identity: tokens and clients over storage.
@@ -66,7 +66,7 @@ var rules = []rule{
 	{"httpedge", []string{"domain", "ratelimit"}},
 	// Transports: convert and call the domain; never storage, auth or events.
 	{"rest/openapigen", []string{"rest"}},
-	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract", "httpedge"}},
+	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract", "httpedge", "contract/eventschema"}},
 	{"resolvers", []string{"domain/...", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
 	{"graph/execrt", nil},
@@ -76,7 +76,7 @@ var rules = []rule{
 	// a transport.
 	{"graph/operation", []string{"domain/...", "ratelimit", "resolvers", "graph/loaders"}},
 	{"graph/live", []string{"domain/...", "graph/operation", "resolvers", "contract/eventschema"}},
-	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge"}},
+	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge", "contract/eventschema"}},
 	{"graph", nil},
 	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.

@@ -9,11 +9,12 @@ import (
 	"context"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 )
 
 func (r *queryResolver) EventTypes(ctx context.Context) ([]string, error) {
-	if _, err := domain.Authorize(ctx, domain.OpListEventTypes); err != nil {
+	if _, err := domain.Authorize(ctx, webhooks.OpListEventTypes); err != nil {
 		return nil, err
 	}
 	return domain.EventTypes, nil

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
@@ -48,7 +49,7 @@ type Deps struct {
 	// Webhooks serves webhook management (nil: none).
 	Webhooks *webhooks.Service
 	// EmittedEvent, when set, is told every event the events API answers.
-	EmittedEvent domain.EmitFunc
+	EmittedEvent eventschema.EmitFunc
 }
 
 // API is the handler of every REST route, mounted at Prefix.

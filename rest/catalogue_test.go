@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/contract"
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -37,7 +38,7 @@ func TestEventCatalogueServed(t *testing.T) {
 	}
 	checked := e.srv.EmittedChecked()
 	// Two webhooks: a verification each, and every event to each.
-	if checked[domain.ChannelWebhook] < 2+2*len(e.types) || checked[domain.ChannelEventsAPI] < len(e.types) {
+	if checked[eventschema.ChannelWebhook] < 2+2*len(e.types) || checked[eventschema.ChannelEventsAPI] < len(e.types) {
 		t.Fatalf("checked payloads %v: want every delivery and every listed event", checked)
 	}
 

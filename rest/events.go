@@ -9,13 +9,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // eventRoutes serve the events API: the outbox read back for
 // reconciliation, as Stripe's /v1/events.
-func eventRoutes(log *eventlog.Log, emitted domain.EmitFunc) []Route {
+func eventRoutes(log *eventlog.Log, emitted eventschema.EmitFunc) []Route {
 	h := &eventHandlers{log: log, emitted: emitted}
 	return []Route{{Method: http.MethodGet, Path: "/events", Handle: h.list, RepeatableQuery: []string{"type"}}}
 }
@@ -23,7 +24,7 @@ func eventRoutes(log *eventlog.Log, emitted domain.EmitFunc) []Route {
 type eventHandlers struct {
 	log *eventlog.Log
 	// emitted, when set, is told every item written (tests validate them).
-	emitted domain.EmitFunc
+	emitted eventschema.EmitFunc
 }
 
 // eventFields names domain's (GraphQL's) fields as this route's parameters.
@@ -76,7 +77,7 @@ func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if h.emitted != nil {
-			h.emitted(domain.ChannelEventsAPI, e.Type, b)
+			h.emitted(eventschema.ChannelEventsAPI, e.Type, b)
 		}
 		if i > 0 {
 			body.WriteByte(',')

@@ -7,6 +7,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // handlers convert HTTP to domain inputs and back; every rule is domain's.
@@ -148,7 +149,7 @@ func (h *handlers) load(w http.ResponseWriter, r *http.Request) error {
 
 // GET /webhooks/event-types (docs/api-contract.md §4.8, docs/architecture.md: a JSON array of strings).
 func (h *handlers) eventTypes(w http.ResponseWriter, r *http.Request) error {
-	if _, err := domain.Authorize(r.Context(), domain.OpListEventTypes); err != nil {
+	if _, err := domain.Authorize(r.Context(), webhooks.OpListEventTypes); err != nil {
 		return err
 	}
 	WriteJSON(w, http.StatusOK, domain.EventTypes)

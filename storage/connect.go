@@ -10,8 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/multitracer"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/haulgraph/haulgraph/domain"
 )
 
 // DefaultConnectTimeout bounds one connection attempt when neither
@@ -45,7 +43,7 @@ func HealthCheckPeriod(d time.Duration) Option {
 }
 
 // markLostConnections makes every connection's socket report a failed read
-// or write as domain.ConnectionLost: the driver hands a reset or a cut-off
+// or write as ConnectionLost: the driver hands a reset or a cut-off
 // answer back bare, and without the mark a request caught by the loss of
 // the primary would be answered 500 instead of 503. Timeouts stay as they
 // are (the driver turns them into the caller's cancellation).
@@ -77,5 +75,19 @@ func markLost(err error) error {
 	if err == nil || errors.As(err, &netErr) && netErr.Timeout() {
 		return err
 	}
-	return &domain.ConnectionLost{Err: err}
+	return &ConnectionLost{Err: err}
 }
+
+// ConnectionLost is a failed read or write on a database connection's
+// socket (the peer reset it, or it ended mid-answer, as when the primary is
+// lost). The driver returns those bare, like any other socket's, so the
+// dialer wraps them in this to say they are the database's: domain.Classify
+// answers 503 for it (DatabaseUnreachable).
+type ConnectionLost struct{ Err error }
+
+func (e *ConnectionLost) Error() string { return e.Err.Error() }
+func (e *ConnectionLost) Unwrap() error { return e.Err }
+
+// DatabaseUnreachable marks the error as the database's absence for
+// domain.Unreachable.
+func (e *ConnectionLost) DatabaseUnreachable() bool { return true }

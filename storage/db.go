@@ -1,5 +1,7 @@
-// Package storage is HaulGraph's PostgreSQL layer: bun over pgx, embedded
-// migrations, tenant-isolated transactions and the repositories of each domain.
+// Package storage is HaulGraph's PostgreSQL layer over pgx: embedded
+// migrations, tenant-isolated transactions and the repositories of each
+// domain. Rows are described by pgx's db tags, parameters are $N; bun is
+// kept only for the test fixtures (DB.Bun, InTenant, InSystem).
 package storage
 
 import (
@@ -18,7 +20,7 @@ import (
 
 // DB is the one handle to PostgreSQL: the pgx pool, which every statement
 // of storage reaches through a Tx (tenant_tx.go), and bun over it for the
-// models.
+// test fixtures and benches.
 type DB struct {
 	Bun  *bun.DB
 	Pool *pgxpool.Pool

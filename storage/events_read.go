@@ -37,23 +37,20 @@ func (l *EventLog) ListEvents(ctx context.Context, tenantID uuid.UUID, q eventlo
 	}
 	err := l.DB.readTenant(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		after := q.After
-		where := `tenant_id = ? AND (xact, seq) > (?::bigint::text::xid8, ?) AND xact < pg_snapshot_xmin(pg_current_snapshot())
-			AND subsidiary_id IS NOT NULL AND type = ANY(?)`
-		args := []any{tenantID, after.Xact, after.Seq, q.Types}
+		where := `tenant_id = $1 AND (xact, seq) > ($2::bigint::text::xid8, $3) AND xact < pg_snapshot_xmin(pg_current_snapshot())
+			AND subsidiary_id IS NOT NULL AND type = ANY($4)`
+		args := params{tenantID, after.Xact, after.Seq, q.Types}
 		if q.SubsidiaryID != nil {
-			where += " AND subsidiary_id = ?"
-			args = append(args, *q.SubsidiaryID)
+			where += " AND subsidiary_id = " + args.bind(*q.SubsidiaryID)
 		}
 		if q.LoadNumber != "" {
-			where += " AND payload #>> '{data,load,LoadNumber}' = ?"
-			args = append(args, q.LoadNumber)
+			where += " AND payload #>> '{data,load,LoadNumber}' = " + args.bind(q.LoadNumber)
 		}
 		if q.Since != nil {
-			where += " AND created_at >= ?"
-			args = append(args, *q.Since)
+			where += " AND created_at >= " + args.bind(*q.Since)
 		}
 		selectRows(tx, &rows, "SELECT seq, xact::text::bigint AS xact, id, type, subsidiary_id, payload FROM events WHERE "+where+
-			" ORDER BY xact, seq LIMIT ?", append(args, q.Limit+1)...)
+			" ORDER BY xact, seq LIMIT "+args.bind(q.Limit+1), args...)
 		return nil
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
@@ -67,8 +68,13 @@ func outboxEvents(t *testing.T, db *storage.DB) []storage.OutboxEvent {
 	t.Helper()
 	// What was written, in write order (Outbox.After would wait for the
 	// horizon, which other databases' transactions on the cluster move).
-	var evs []storage.OutboxEvent
-	if err := db.Bun.NewSelect().Model(&evs).Order("seq").Limit(100).Scan(context.Background()); err != nil {
+	rows, err := db.Pool.Query(context.Background(), `SELECT seq, xact::text::bigint AS xact, id, tenant_id, subsidiary_id,
+		type, subject_id, payload, created_at, traceparent FROM events ORDER BY seq LIMIT 100`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := pgx.CollectRows(rows, pgx.RowToStructByName[storage.OutboxEvent])
+	if err != nil {
 		t.Fatal(err)
 	}
 	return evs

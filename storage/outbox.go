@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -20,18 +19,17 @@ const NotifyChannel = "haulgraph_events"
 // OutboxEvent is one stored event: the envelope of docs/api-contract.md §6.3 (payload, with
 // data.diff.previousAttributes) and what routing needs.
 type OutboxEvent struct {
-	bun.BaseModel `bun:"table:events"`
-	Seq           int64           `bun:"seq,pk,autoincrement"`
-	Xact          int64           `bun:"xact"`
-	ID            string          `bun:"id"`
-	TenantID      uuid.UUID       `bun:"tenant_id"`
-	SubsidiaryID  *uuid.UUID      `bun:"subsidiary_id"`
-	Type          string          `bun:"type"`
-	SubjectID     uuid.UUID       `bun:"subject_id"`
-	Payload       json.RawMessage `bun:"payload,type:jsonb"`
-	CreatedAt     time.Time       `bun:"created_at,nullzero,default:now()"`
+	Seq          int64           `db:"seq"`
+	Xact         int64           `db:"xact"`
+	ID           string          `db:"id"`
+	TenantID     uuid.UUID       `db:"tenant_id"`
+	SubsidiaryID *uuid.UUID      `db:"subsidiary_id"`
+	Type         string          `db:"type"`
+	SubjectID    uuid.UUID       `db:"subject_id"`
+	Payload      json.RawMessage `db:"payload"`
+	CreatedAt    time.Time       `db:"created_at"`
 	// Traceparent is the W3C trace context of the write (NULL: none known).
-	Traceparent *string `bun:"traceparent"`
+	Traceparent *string `db:"traceparent"`
 }
 
 // Pos is the event's place in the outbox order.

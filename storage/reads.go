@@ -37,12 +37,22 @@ type keyset struct {
 // paging: one query builder answers both.
 type window struct {
 	where string // "" or "AND (cols) > (...)"
-	args  []any
 	tail  string // ORDER BY ... LIMIT ... [OFFSET ...]
 	limit int
 }
 
-func (k keyset) window(w domain.Window) (window, error) {
+// params are a statement's bind parameters in the order its text numbers
+// them: bind appends one and returns its placeholder ($1, $2, ...), so a
+// text built piece by piece numbers its parameters as it goes.
+type params []any
+
+func (p *params) bind(v any) string {
+	*p = append(*p, v)
+	return "$" + strconv.Itoa(len(*p))
+}
+
+// window binds the cursor's parts after the parameters p already holds.
+func (k keyset) window(w domain.Window, p *params) (window, error) {
 	limit := w.Limit
 	if limit <= 0 || limit > maxUnpaged {
 		limit = maxUnpaged
@@ -55,9 +65,8 @@ func (k keyset) window(w domain.Window) (window, error) {
 			return out, err
 		}
 		ph := make([]string, len(parts))
-		for i, p := range parts {
-			ph[i] = "?::" + k.types[i]
-			out.args = append(out.args, p)
+		for i, part := range parts {
+			ph[i] = p.bind(part) + "::" + k.types[i]
 		}
 		out.where = fmt.Sprintf("AND (%s) > (%s)", order, strings.Join(ph, ", "))
 		out.tail = fmt.Sprintf("ORDER BY %s LIMIT %d", order, limit+1)
@@ -118,33 +127,17 @@ func decodeCursor(s string, types []string) ([]string, error) {
 // count queues a COUNT(*) over the same FROM/WHERE as the page query; n
 // is set by the flush that sends it.
 func count(tx *Tx, n *int, from string, args ...any) {
-	tx.query(numbered("SELECT count(*) "+from), func(r pgx.Rows) error { return r.Scan(n) }, args...)
+	tx.query("SELECT count(*) "+from, func(r pgx.Rows) error { return r.Scan(n) }, args...)
 }
 
 // selectRows queues a query whose rows are appended to *rows, columns
 // matched to T's fields by their db tags, by the flush that sends it.
 func selectRows[T any](tx *Tx, rows *[]T, query string, args ...any) {
-	tx.query(numbered(query), func(r pgx.Rows) error {
+	tx.query(query, func(r pgx.Rows) error {
 		v, err := pgx.RowToStructByName[T](r)
 		*rows = append(*rows, v)
 		return err
 	}, args...)
-}
-
-// numbered turns the list builders' ? placeholders into pgx's $1, $2, ...
-// (the texts have no ? of their own, in literals or as operators).
-func numbered(query string) string {
-	var b strings.Builder
-	n := 0
-	for _, c := range query {
-		if c == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // ids collects distinct non-nil ids.

@@ -22,7 +22,7 @@ func (r *Reads) InvoiceByNumber(ctx context.Context, tenant uuid.UUID, number st
 
 // invoice reads one invoice with vendor, customer, line items, loads and
 // payments: six queries, one round trip together with the tenant context.
-func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceKey, arg any) (*reads.Invoice, error) {
+func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceLookup, arg any) (*reads.Invoice, error) {
 	var read *InvoiceRead
 	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
 		read = QueueInvoiceRead(&t.batch, key, tenant, arg)
@@ -37,12 +37,12 @@ func (r *Reads) invoice(ctx context.Context, tenant uuid.UUID, key InvoiceKey, a
 	return read.Invoice, nil
 }
 
-// InvoiceKey says how an invoice read names its invoice.
-type InvoiceKey int
+// InvoiceLookup says how an invoice read names its invoice.
+type InvoiceLookup int
 
 const (
-	InvoiceByID     InvoiceKey = iota // by invoices.id (a uuid.UUID)
-	InvoiceByNumber                   // by invoices.number (a string)
+	InvoiceByID     InvoiceLookup = iota // by invoices.id (a uuid.UUID)
+	InvoiceByNumber                      // by invoices.number (a string)
 )
 
 // invoiceSQL are the statement texts of one invoice read, per key: constant
@@ -93,7 +93,7 @@ type InvoiceRead struct {
 // QueueInvoiceRead queues the six queries of one invoice read on b. The
 // caller sends b (after binding it to the tenant, unless it is a benchmark's
 // bare baseline) and closes its results.
-func QueueInvoiceRead(b *pgx.Batch, key InvoiceKey, tenant uuid.UUID, arg any) *InvoiceRead {
+func QueueInvoiceRead(b *pgx.Batch, key InvoiceLookup, tenant uuid.UUID, arg any) *InvoiceRead {
 	sql := invoiceSQL[key]
 	read := &InvoiceRead{Invoice: &reads.Invoice{
 		LineItems: []reads.InvoiceLineItem{}, Loads: []reads.InvoiceLoad{}, Payments: []reads.InvoicePayment{},

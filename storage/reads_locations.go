@@ -35,36 +35,33 @@ type locationRow struct {
 // SearchLocations answers docs/api-contract.md §4.5, oldest first.
 func (r *Reads) SearchLocations(ctx context.Context, tenant uuid.UUID, q reads.LocationQuery) (domain.Page[reads.Location], error) {
 	var page domain.Page[reads.Location]
-	win, err := locationKeys.window(q.Window)
-	if err != nil {
-		return page, err
-	}
-	from := "FROM locations l WHERE l.tenant_id = ?"
-	args := []any{tenant}
+	args := params{tenant}
+	from := "FROM locations l WHERE l.tenant_id = $1"
 	if len(q.Statuses) > 0 {
 		st := make([]string, len(q.Statuses))
 		for i, s := range q.Statuses {
 			st[i] = string(s)
 		}
-		from += " AND l.status = ANY(?)"
-		args = append(args, st)
+		from += " AND l.status = ANY(" + args.bind(st) + ")"
 	}
 	if len(q.IDs) > 0 {
-		from += " AND l.id = ANY(?)"
-		args = append(args, q.IDs)
+		from += " AND l.id = ANY(" + args.bind(q.IDs) + ")"
 	}
 	if q.CreatedAfter != nil {
-		from += " AND l.date_created >= ?"
-		args = append(args, q.CreatedAfter.UTC())
+		from += " AND l.date_created >= " + args.bind(q.CreatedAfter.UTC())
 	}
 	if q.CreatedBefore != nil {
-		from += " AND l.date_created <= ?"
-		args = append(args, q.CreatedBefore.UTC())
+		from += " AND l.date_created <= " + args.bind(q.CreatedBefore.UTC())
+	}
+	counted := len(args)
+	win, err := locationKeys.window(q.Window, &args)
+	if err != nil {
+		return page, err
 	}
 	var rows []locationRow
 	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		count(tx, &page.Total, from, args...)
-		selectRows(tx, &rows, "SELECT "+locationCols+" "+from+" "+win.where+" "+win.tail, append(append([]any{}, args...), win.args...)...)
+		count(tx, &page.Total, from, args[:counted]...)
+		selectRows(tx, &rows, "SELECT "+locationCols+" "+from+" "+win.where+" "+win.tail, args...)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}
@@ -99,7 +96,7 @@ func queueNotes(tx *Tx, tenant uuid.UUID, locIDs []uuid.UUID) *[]locationNoteRow
 	var notes []locationNoteRow
 	if len(locIDs) > 0 {
 		selectRows(tx, &notes, `SELECT id, location_id, description, note_type, time, author
-			FROM location_notes WHERE tenant_id = ? AND location_id = ANY(?) ORDER BY location_id, time, id`, tenant, locIDs)
+			FROM location_notes WHERE tenant_id = $1 AND location_id = ANY($2) ORDER BY location_id, time, id`, tenant, locIDs)
 	}
 	return &notes
 }

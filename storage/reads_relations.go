@@ -30,7 +30,7 @@ func driversByIDs(ctx context.Context, tx *Tx, tenant uuid.UUID, idList []uuid.U
 	var rows []driverRow
 	selectRows(tx, &rows, `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name AS fleet_name
 		FROM drivers d LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
-		WHERE d.tenant_id = ? AND d.id = ANY(?)`, tenant, idList)
+		WHERE d.tenant_id = $1 AND d.id = ANY($2)`, tenant, idList)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (r *Reads) CarriersByIDs(ctx context.Context, tenant uuid.UUID, idList []uu
 	}
 	err := r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		selectRows(tx, &rows, `SELECT id, name, mc_number, dot_number FROM carriers
-			WHERE tenant_id = ? AND id = ANY(?)`, tenant, idList)
+			WHERE tenant_id = $1 AND id = ANY($2)`, tenant, idList)
 		return nil
 	})
 	for _, c := range rows {
@@ -80,7 +80,7 @@ func (r *Reads) TrailersByIDs(ctx context.Context, tenant uuid.UUID, idList []uu
 	}
 	var rows []trailerRow
 	err := r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		selectRows(tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" AND t.id = ANY(?)", tenant, idList)
+		selectRows(tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" AND t.id = ANY($2)", tenant, idList)
 		return nil
 	})
 	if err != nil {
@@ -105,7 +105,7 @@ func (r *Reads) LocationsByIDs(ctx context.Context, tenant uuid.UUID, idList []u
 	var locs []reads.Location
 	err := r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		var rows []locationRow
-		selectRows(tx, &rows, "SELECT "+locationCols+" FROM locations l WHERE l.tenant_id = ? AND l.id = ANY(?)", tenant, idList)
+		selectRows(tx, &rows, "SELECT "+locationCols+" FROM locations l WHERE l.tenant_id = $1 AND l.id = ANY($2)", tenant, idList)
 		notes := queueNotes(tx, tenant, idList)
 		if err := tx.flush(ctx); err != nil {
 			return err

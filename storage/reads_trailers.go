@@ -21,7 +21,7 @@ const trailerCols = `t.id, t.created_at, t.trailer_num, t.make, t.license_num, t
 	t.inspection_expires_at, t.capacity_pallets, t.capacity_weight, t.notes, t.refs`
 
 const trailerFrom = `FROM trailers t LEFT JOIN fleets f ON f.id = t.fleet_id AND f.tenant_id = t.tenant_id
-	WHERE t.tenant_id = ?`
+	WHERE t.tenant_id = $1`
 
 type trailerRow struct {
 	ID                    uuid.UUID  `db:"id"`
@@ -105,14 +105,15 @@ func (t trailerRow) trailer() (reads.Trailer, error) {
 // bounded).
 func (r *Reads) ListTrailers(ctx context.Context, tenant uuid.UUID, w domain.Window) (domain.Page[reads.Trailer], error) {
 	var page domain.Page[reads.Trailer]
-	win, err := trailerKeys.window(w)
+	args := params{tenant}
+	win, err := trailerKeys.window(w, &args)
 	if err != nil {
 		return page, err
 	}
 	var rows []trailerRow
 	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		count(tx, &page.Total, "FROM trailers t WHERE t.tenant_id = ?", tenant)
-		selectRows(tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" "+win.where+" "+win.tail, append([]any{tenant}, win.args...)...)
+		count(tx, &page.Total, "FROM trailers t WHERE t.tenant_id = $1", tenant)
+		selectRows(tx, &rows, "SELECT "+trailerCols+" "+trailerFrom+" "+win.where+" "+win.tail, args...)
 		return nil
 	})
 	if err != nil {

@@ -36,22 +36,22 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // (case-insensitive substring); ordered by user name.
 func (r *Reads) SearchUsers(ctx context.Context, tenant uuid.UUID, q reads.UserQuery) (domain.Page[reads.User], error) {
 	var page domain.Page[reads.User]
-	win, err := userKeys.window(q.Window)
+	args := params{tenant}
+	from := "FROM users u WHERE u.tenant_id = $1"
+	if q.Keyword != "" {
+		from += " AND u.search_text LIKE " + args.bind("%"+likeEscaper.Replace(strings.ToLower(q.Keyword))+"%")
+	}
+	counted := len(args)
+	win, err := userKeys.window(q.Window, &args)
 	if err != nil {
 		return page, err
 	}
-	from := "FROM users u WHERE u.tenant_id = ?"
-	args := []any{tenant}
-	if q.Keyword != "" {
-		from += ` AND u.search_text LIKE ?`
-		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(q.Keyword))+"%")
-	}
 	var rows []userRow
 	err = r.in(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		count(tx, &page.Total, from, args...)
+		count(tx, &page.Total, from, args[:counted]...)
 		selectRows(tx, &rows, `SELECT u.id, u.user_name, u.name, u.email, u.phone, u.user_type, u.role,
 			u.company_code, u.status, u.permissions, u.created_at, u.modified_at `+from+" "+win.where+" "+win.tail,
-			append(append([]any{}, args...), win.args...)...)
+			args...)
 		return nil
 	})
 	if err != nil {

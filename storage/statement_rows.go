@@ -14,37 +14,37 @@ import (
 // (reads_statements.go) scan straight into reads.Statement.
 
 type statementRow struct {
-	ID               uuid.UUID           `bun:"id"`
-	Number           int32               `bun:"number"`
-	Status           string              `bun:"status"`
-	StatementDate    time.Time           `bun:"statement_date"`
-	PayPeriodID      string              `bun:"pay_period_id"`
-	PayPeriodTitle   string              `bun:"pay_period_title"`
-	DriverID         uuid.UUID           `bun:"driver_id"`
-	Currency         *int                `bun:"currency"`
-	GrossIncome      decimal.NullDecimal `bun:"gross_income"`
-	NetIncome        decimal.NullDecimal `bun:"net_income"`
-	LineHaul         decimal.NullDecimal `bun:"line_haul"`
-	Accessorials     decimal.NullDecimal `bun:"accessorials"`
-	Echecks          decimal.NullDecimal `bun:"echecks"`
-	ServiceFee       decimal.NullDecimal `bun:"service_fee"`
-	DriverPayment    decimal.NullDecimal `bun:"driver_payment"`
-	Deductions       decimal.NullDecimal `bun:"deductions"`
-	Reimbursements   decimal.NullDecimal `bun:"reimbursements"`
-	Credits          decimal.NullDecimal `bun:"credits"`
-	Escrow           decimal.NullDecimal `bun:"escrow"`
-	Fuel             decimal.NullDecimal `bun:"fuel"`
-	Tolls            decimal.NullDecimal `bun:"tolls"`
-	Bonus            decimal.NullDecimal `bun:"bonus"`
-	Shortfall        decimal.NullDecimal `bun:"shortfall"`
-	DailyPay         decimal.NullDecimal `bun:"daily_pay"`
-	DailyPerDiem     decimal.NullDecimal `bun:"daily_per_diem"`
-	StatementPerDiem decimal.NullDecimal `bun:"statement_per_diem"`
-	TripValue        decimal.NullDecimal `bun:"trip_value"`
-	NumberOfTrips    *int                `bun:"number_of_trips"`
-	LoadedMiles      decimal.NullDecimal `bun:"loaded_miles"`
-	EmptyMiles       decimal.NullDecimal `bun:"empty_miles"`
-	HoursWorked      decimal.NullDecimal `bun:"hours_worked"`
+	ID               uuid.UUID           `db:"id"`
+	Number           int32               `db:"number"`
+	Status           string              `db:"status"`
+	StatementDate    time.Time           `db:"statement_date"`
+	PayPeriodID      string              `db:"pay_period_id"`
+	PayPeriodTitle   string              `db:"pay_period_title"`
+	DriverID         uuid.UUID           `db:"driver_id"`
+	Currency         *int                `db:"currency"`
+	GrossIncome      decimal.NullDecimal `db:"gross_income"`
+	NetIncome        decimal.NullDecimal `db:"net_income"`
+	LineHaul         decimal.NullDecimal `db:"line_haul"`
+	Accessorials     decimal.NullDecimal `db:"accessorials"`
+	Echecks          decimal.NullDecimal `db:"echecks"`
+	ServiceFee       decimal.NullDecimal `db:"service_fee"`
+	DriverPayment    decimal.NullDecimal `db:"driver_payment"`
+	Deductions       decimal.NullDecimal `db:"deductions"`
+	Reimbursements   decimal.NullDecimal `db:"reimbursements"`
+	Credits          decimal.NullDecimal `db:"credits"`
+	Escrow           decimal.NullDecimal `db:"escrow"`
+	Fuel             decimal.NullDecimal `db:"fuel"`
+	Tolls            decimal.NullDecimal `db:"tolls"`
+	Bonus            decimal.NullDecimal `db:"bonus"`
+	Shortfall        decimal.NullDecimal `db:"shortfall"`
+	DailyPay         decimal.NullDecimal `db:"daily_pay"`
+	DailyPerDiem     decimal.NullDecimal `db:"daily_per_diem"`
+	StatementPerDiem decimal.NullDecimal `db:"statement_per_diem"`
+	TripValue        decimal.NullDecimal `db:"trip_value"`
+	NumberOfTrips    *int                `db:"number_of_trips"`
+	LoadedMiles      decimal.NullDecimal `db:"loaded_miles"`
+	EmptyMiles       decimal.NullDecimal `db:"empty_miles"`
+	HoursWorked      decimal.NullDecimal `db:"hours_worked"`
 }
 
 const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_id, s.pay_period_title,
@@ -98,25 +98,25 @@ func (row statementRow) statement() reads.Statement {
 }
 
 type lineRow struct {
-	ID              uuid.UUID       `bun:"id"`
-	StatementID     uuid.UUID       `bun:"statement_id"`
-	Category        string          `bun:"category"`
-	Title           string          `bun:"title"`
-	PolicyName      *string         `bun:"policy_name"`
-	TripNumber      *string         `bun:"trip_number"`
-	LoadNumber      *string         `bun:"load_number"`
-	Amount          decimal.Decimal `bun:"amount"`
-	Currency        *int            `bun:"currency"`
-	TransactionType *string         `bun:"transaction_type"`
+	ID              uuid.UUID       `db:"id"`
+	StatementID     uuid.UUID       `db:"statement_id"`
+	Category        string          `db:"category"`
+	Title           string          `db:"title"`
+	PolicyName      *string         `db:"policy_name"`
+	TripNumber      *string         `db:"trip_number"`
+	LoadNumber      *string         `db:"load_number"`
+	Amount          decimal.Decimal `db:"amount"`
+	Currency        *int            `db:"currency"`
+	TransactionType *string         `db:"transaction_type"`
 }
 
 type subLineRow struct {
-	LineItemID  uuid.UUID       `bun:"line_item_id"`
-	Description string          `bun:"description"`
-	Quantity    string          `bun:"quantity"`
-	Rate        string          `bun:"rate"`
-	Amount      decimal.Decimal `bun:"amount"`
-	Currency    *int            `bun:"currency"`
+	LineItemID  uuid.UUID       `db:"line_item_id"`
+	Description string          `db:"description"`
+	Quantity    string          `db:"quantity"`
+	Rate        string          `db:"rate"`
+	Amount      decimal.Decimal `db:"amount"`
+	Currency    *int            `db:"currency"`
 }
 
 // assembleLines groups line items (with their sub-lines) by statement id,

@@ -11,10 +11,10 @@ import (
 
 // Channel names (and their AsyncAPI keys).
 var (
-	channelWebhook = domain.ChannelWebhook
-	channelEvents  = domain.ChannelEventsAPI
-	channelWS      = domain.ChannelGraphQLWS
-	channelSSE     = domain.ChannelGraphQLSSE
+	channelWebhook = ChannelWebhook
+	channelEvents  = ChannelEventsAPI
+	channelWS      = ChannelGraphQLWS
+	channelSSE     = ChannelGraphQLSSE
 )
 
 func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }

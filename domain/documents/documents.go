@@ -3,8 +3,9 @@ package documents
 import (
 	"bytes"
 	"fmt"
-	"github.com/haulgraph/haulgraph/domain"
 	"strings"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // Target is one of docs/api-contract.md §4.7's four upload targets: what it accepts and
@@ -28,7 +29,7 @@ const DefaultMaxBytes int64 = 25 << 20
 // case-insensitively; alternative spellings follow the canonical one.
 var Targets = map[domain.DocumentParentType]*Target{
 	domain.ParentLoad: {
-		Parent: domain.ParentLoad, Op: domain.OpUploadLoadDoc,
+		Parent: domain.ParentLoad, Op: OpUploadLoadDoc,
 		types: [][]string{
 			{"Customer Rate and Load Confirmation"},
 			{"Customer Load Confirmation"},
@@ -41,7 +42,7 @@ var Targets = map[domain.DocumentParentType]*Target{
 		},
 	},
 	domain.ParentTrip: {
-		Parent: domain.ParentTrip, Op: domain.OpUploadTripDoc,
+		Parent: domain.ParentTrip, Op: OpUploadTripDoc,
 		// The parenthesised abbreviations name the same document: the long
 		// name alone and the abbreviation alone are accepted too.
 		types: [][]string{
@@ -62,7 +63,7 @@ var Targets = map[domain.DocumentParentType]*Target{
 		},
 	},
 	domain.ParentDriver: {
-		Parent: domain.ParentDriver, Op: domain.OpUploadDriverDoc,
+		Parent: domain.ParentDriver, Op: OpUploadDriverDoc,
 		types: [][]string{
 			{"License"},
 			{"Driver License", "DriverLicense"},
@@ -75,7 +76,7 @@ var Targets = map[domain.DocumentParentType]*Target{
 		},
 	},
 	domain.ParentCarrier: {
-		Parent: domain.ParentCarrier, Op: domain.OpUploadCarrierDoc,
+		Parent: domain.ParentCarrier, Op: OpUploadCarrierDoc,
 		types: [][]string{
 			{"Carrier Agreement"},
 			{"Carrier Application"},

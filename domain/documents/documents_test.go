@@ -1,11 +1,12 @@
 package documents
 
 import (
-	"github.com/haulgraph/haulgraph/domain"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 func TestAttachmentPath(t *testing.T) {
@@ -95,7 +96,7 @@ func TestCheckDocumentType(t *testing.T) {
 		t.Error("a driver type was accepted on a carrier")
 	}
 	for target, tt := range Targets {
-		if tt.Parent != target || domain.RequiredScope[tt.Op] == "" {
+		if tt.Parent != target || tt.Op.Scope == "" {
 			t.Errorf("%s: target wiring %+v", target, tt)
 		}
 	}

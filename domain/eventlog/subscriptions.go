@@ -107,11 +107,7 @@ type SubscriptionInput struct {
 // subscribers or replays stored events; its Subscribe is called only once
 // the subscription is authorized and valid.
 func (s *Subscriptions) Subscribe(ctx context.Context, stream Stream, eventType string, in SubscriptionInput, sink Sink) (Subscription, error) {
-	op := domain.OpReadLoad
-	if eventType == domain.EventTripChanged {
-		op = domain.OpReadTrip
-	}
-	p, err := domain.Authorize(ctx, op)
+	p, err := domain.AuthorizeScope(ctx, TypeScope(eventType))
 	if err != nil {
 		return nil, err
 	}

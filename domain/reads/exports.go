@@ -93,7 +93,7 @@ type Exports struct{ Store StatementExportStore }
 // PrepareStatements authorizes the caller and validates the request before
 // anything is written, so refusals are ordinary error answers.
 func (e *Exports) PrepareStatements(ctx context.Context, in StatementExportInput) (StatementExportQuery, error) {
-	if _, err := domain.Authorize(ctx, domain.OpExportStatements); err != nil {
+	if _, err := domain.Authorize(ctx, OpExportStatements); err != nil {
 		return StatementExportQuery{}, err
 	}
 	return in.Validate()
@@ -101,7 +101,7 @@ func (e *Exports) PrepareStatements(ctx context.Context, in StatementExportInput
 
 // StreamStatements streams the statements of a prepared query to emit.
 func (e *Exports) StreamStatements(ctx context.Context, q StatementExportQuery, emit func(*Statement) error) error {
-	p, err := domain.Authorize(ctx, domain.OpExportStatements)
+	p, err := domain.Authorize(ctx, OpExportStatements)
 	if err != nil {
 		return err
 	}

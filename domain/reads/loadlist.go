@@ -53,7 +53,7 @@ type LoadLister interface {
 
 // ListLoads answers the loads list (load:read).
 func (r *Service) ListLoads(ctx context.Context, in LoadListInput) (domain.Page[domain.Load], error) {
-	p, err := domain.Authorize(ctx, domain.OpReadLoad)
+	p, err := domain.Authorize(ctx, OpReadLoad)
 	if err != nil {
 		return domain.Page[domain.Load]{}, err
 	}

@@ -33,7 +33,7 @@ type InvoiceKey struct{ ID, Number *string }
 
 // Invoice answers docs/api-contract.md §4.1.
 func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error) {
-	p, err := domain.Authorize(ctx, domain.OpReadInvoice)
+	p, err := domain.Authorize(ctx, OpReadInvoice)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func statementDriverFilter(v *domain.Validation, driverType, driverID *string, t
 
 // SearchStatements answers docs/api-contract.md §4.2.
 func (r *Service) SearchStatements(ctx context.Context, in StatementSearchInput) (domain.Page[Statement], error) {
-	p, err := domain.Authorize(ctx, domain.OpSearchStatements)
+	p, err := domain.Authorize(ctx, OpSearchStatements)
 	if err != nil {
 		return domain.Page[Statement]{}, err
 	}
@@ -169,7 +169,7 @@ func (r *Service) SearchStatements(ctx context.Context, in StatementSearchInput)
 
 // Statement answers docs/api-contract.md §4.3: unknown or in-flight numbers are not found.
 func (r *Service) Statement(ctx context.Context, number int32) (*Statement, error) {
-	p, err := domain.Authorize(ctx, domain.OpReadStatement)
+	p, err := domain.Authorize(ctx, OpReadStatement)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ func (r *Service) Statement(ctx context.Context, number int32) (*Statement, erro
 // Trailers answers docs/api-contract.md §4.4 (REST: WholeListWindow slices of the whole
 // list; GraphQL: a window).
 func (r *Service) Trailers(ctx context.Context, w domain.Window) (domain.Page[Trailer], error) {
-	p, err := domain.Authorize(ctx, domain.OpListTrailers)
+	p, err := domain.Authorize(ctx, OpListTrailers)
 	if err != nil {
 		return domain.Page[Trailer]{}, err
 	}
@@ -243,7 +243,7 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 
 // SearchLocations answers docs/api-contract.md §4.5.
 func (r *Service) SearchLocations(ctx context.Context, in LocationSearchInput) (domain.Page[Location], error) {
-	p, err := domain.Authorize(ctx, domain.OpSearchLocations)
+	p, err := domain.Authorize(ctx, OpSearchLocations)
 	if err != nil {
 		return domain.Page[Location]{}, err
 	}
@@ -285,7 +285,7 @@ func (in UserSearchInput) Validate() (UserQuery, error) {
 
 // SearchUsers answers docs/api-contract.md §4.6.
 func (r *Service) SearchUsers(ctx context.Context, in UserSearchInput) (domain.Page[User], error) {
-	p, err := domain.Authorize(ctx, domain.OpSearchUsers)
+	p, err := domain.Authorize(ctx, OpSearchUsers)
 	if err != nil {
 		return domain.Page[User]{}, err
 	}
@@ -298,7 +298,7 @@ func (r *Service) SearchUsers(ctx context.Context, in UserSearchInput) (domain.P
 
 // Load answers docs/architecture.md's load read endpoint.
 func (r *Service) Load(ctx context.Context, loadNumber string) (*domain.Load, error) {
-	p, err := domain.Authorize(ctx, domain.OpReadLoad)
+	p, err := domain.Authorize(ctx, OpReadLoad)
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func (s *Service) now() time.Time {
 }
 
 func (s *Service) tenant(ctx context.Context) (uuid.UUID, error) {
-	p, err := domain.Authorize(ctx, domain.OpManageWebhooks)
+	p, err := domain.Authorize(ctx, OpManageWebhooks)
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
@@ -26,7 +27,7 @@ type Verifier struct {
 	// all, webhooks.VerificationFailed); nil: nobody.
 	Log *slog.Logger
 	// Emitted, when set, is told every request body sent.
-	Emitted domain.EmitFunc
+	Emitted eventschema.EmitFunc
 }
 
 var _ webhooks.Verifier = (*Verifier)(nil)
@@ -55,7 +56,7 @@ func (v *Verifier) verify(ctx context.Context, url, challenge string) error {
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"type": domain.EventWebhookVerification, "challenge": challenge})
 	if v.Emitted != nil {
-		v.Emitted(domain.ChannelWebhook, domain.EventWebhookVerification, body)
+		v.Emitted(eventschema.ChannelWebhook, domain.EventWebhookVerification, body)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
@@ -53,7 +54,7 @@ type Worker struct {
 	Attempted func(outcome string)
 	// Emitted, when set, is told every body sent (tests validate them
 	// against the published schemas).
-	Emitted domain.EmitFunc
+	Emitted eventschema.EmitFunc
 	// Tracer, when set, records each attempt as a client span in the trace
 	// of the write that emitted the event (telemetry).
 	Tracer trace.Tracer
@@ -260,7 +261,7 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}
 	if w.Emitted != nil {
-		w.Emitted(domain.ChannelWebhook, c.EventType, body)
+		w.Emitted(eventschema.ChannelWebhook, c.EventType, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
 	defer cancel()

@@ -34,7 +34,7 @@ import (
 type Live struct {
 	subs    *eventlog.Subscriptions // its Stream is the instance's hub
 	present graphql.ErrorPresenterFunc
-	emitted domain.EmitFunc // nil: nobody watches payloads
+	emitted eventschema.EmitFunc // nil: nobody watches payloads
 
 	mu     sync.Mutex
 	groups map[string]*liveGroup
@@ -52,7 +52,7 @@ type Live struct {
 // New makes an empty set of groups over subs' hub; present renders the
 // errors of a refused resume; emitted, when set, is told every payload a
 // transport writes (tests validate them).
-func New(subs *eventlog.Subscriptions, present graphql.ErrorPresenterFunc, emitted domain.EmitFunc) *Live {
+func New(subs *eventlog.Subscriptions, present graphql.ErrorPresenterFunc, emitted eventschema.EmitFunc) *Live {
 	if subs == nil {
 		subs = &eventlog.Subscriptions{}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 )
 
@@ -77,7 +78,7 @@ func TestSubscriptionPayloadsAreChecked(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := srv.EmittedChecked()
-		if got[domain.ChannelGraphQLWS] == 5 && got[domain.ChannelGraphQLSSE] == 5 {
+		if got[eventschema.ChannelGraphQLWS] == 5 && got[eventschema.ChannelGraphQLSSE] == 5 {
 			break
 		}
 		if time.Now().After(deadline) {

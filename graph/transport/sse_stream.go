@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/live"
@@ -213,7 +214,7 @@ func (s *sseStream) deliver(pos eventlog.Position, data []byte) {
 	s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 	s.events++
 	s.mu.Unlock()
-	s.o.Live.Emit(domain.ChannelGraphQLSSE, s.event, data)
+	s.o.Live.Emit(eventschema.ChannelGraphQLSSE, s.event, data)
 	s.signal()
 }
 
@@ -230,7 +231,7 @@ func (s *sseStream) deliverWait(ctx context.Context, pos eventlog.Position, data
 			s.queue = append(s.queue, sseFrame{id: s.cursorOf(pos), data: data})
 			s.events++
 			s.mu.Unlock()
-			s.o.Live.Emit(domain.ChannelGraphQLSSE, s.event, data)
+			s.o.Live.Emit(eventschema.ChannelGraphQLSSE, s.event, data)
 			s.signal()
 			return nil
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/live"
@@ -131,7 +132,7 @@ func (w *wsConn) resume(op *wsOp, opCtx *graphql.OperationContext, cursor string
 			if err := w.out.sendWait(ctx, wsFrame{head: op.head, body: body, tail: true}, &op.gone); err != nil {
 				return err
 			}
-			w.o.Live.Emit(domain.ChannelGraphQLWS, op.event, body)
+			w.o.Live.Emit(eventschema.ChannelGraphQLWS, op.event, body)
 			return nil
 		})
 		if ctx.Err() != nil {
@@ -153,7 +154,7 @@ func (w *wsConn) deliver(op *wsOp, body []byte, wake bool) {
 	if op.gone.Load() || !w.out.enqueue(wsFrame{head: op.head, body: body, tail: true}) {
 		return
 	}
-	w.o.Live.Emit(domain.ChannelGraphQLWS, op.event, body)
+	w.o.Live.Emit(eventschema.ChannelGraphQLWS, op.event, body)
 	if wake {
 		w.out.signal()
 	}

@@ -9,16 +9,16 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 )
 
-// Log is the outbox as resuming subscriptions read it (eventlog.ReplayLog).
-type Log struct{ Outbox *storage.Outbox }
+// OutboxLog is the outbox as resuming subscriptions read it (eventlog.ReplayLog).
+type OutboxLog struct{ Outbox *storage.Outbox }
 
-var _ eventlog.ReplayLog = Log{}
+var _ eventlog.ReplayLog = OutboxLog{}
 
-func (l Log) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *eventlog.Position) (eventlog.Position, bool, error) {
+func (l OutboxLog) Locate(ctx context.Context, tenant uuid.UUID, id string, pos *eventlog.Position) (eventlog.Position, bool, error) {
 	return l.Outbox.Locate(ctx, tenant, id, pos)
 }
 
-func (l Log) Page(ctx context.Context, tenant uuid.UUID, types []string, after, upTo eventlog.Position, limit int) ([]*eventlog.LiveEvent, error) {
+func (l OutboxLog) Page(ctx context.Context, tenant uuid.UUID, types []string, after, upTo eventlog.Position, limit int) ([]*eventlog.LiveEvent, error) {
 	rows, err := l.Outbox.TenantPage(ctx, tenant, types, after, upTo, limit)
 	if err != nil {
 		return nil, err
