@@ -70,8 +70,8 @@ var rules = []rule{
 	// shared subscription executions, under the transports; app composes
 	// them. A transport never imports the composition, an execution never
 	// a transport.
-	{"graph/operation", []string{"domain/...", "ratelimit", "resolvers", "graph/loaders"}},
-	{"graph/live", []string{"domain/...", "graph/operation", "resolvers", "contract/eventschema"}},
+	{"graph/operation", []string{"domain/...", "ratelimit"}},
+	{"graph/live", []string{"domain/...", "graph/operation", "contract/eventschema"}},
 	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "rest"}},
 	{"graph", nil},
 	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "rest", "ratelimit", "jsonkey", "contract/..."}},
@@ -94,8 +94,8 @@ var never = []struct {
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "app"}},
-	{"graph/operation", []string{"graph/live", "graph/transport"}},
-	{"graph/live", []string{"graph/transport"}},
+	{"graph/operation", []string{"graph/live", "graph/transport", "resolvers"}},
+	{"graph/live", []string{"graph/transport", "resolvers"}},
 	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
 	{"events/...", []string{"storage/...", "auth", "graph/...", "resolvers", "rest", "app"}},
 	{"auth", []string{"events/...", "graph/...", "resolvers", "rest", "app"}},
@@ -190,7 +190,8 @@ func TestLayering(t *testing.T) {
 
 // TestGraphLayersOneWay: GraphQL's parts import one way only: a transport
 // never the composition (app), an execution never a transport, what they
-// share neither of them; the table refuses each such import.
+// share neither of them, and neither the resolvers; the table refuses each
+// such import.
 func TestGraphLayersOneWay(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ from, to string }{
@@ -199,6 +200,11 @@ func TestGraphLayersOneWay(t *testing.T) {
 		{"graph/live", "graph/transport"},
 		{"graph/operation", "graph/transport"},
 		{"graph/operation", "graph/live"},
+		// The resolvers sit on top: what runs every operation (bounds,
+		// cost, errors, dataloaders) and the shared subscription executions
+		// hand them what they need through the context, never by name.
+		{"graph/operation", "resolvers"},
+		{"graph/live", "resolvers"},
 	} {
 		i := slices.IndexFunc(rules, func(r rule) bool { return match(r.pkg, c.from) })
 		if i < 0 {
