@@ -46,7 +46,7 @@ func (a *App) wireEvents(ctx context.Context) error {
 	cursors := eventlog.NewCursors(secretbox.Derive(master, secretbox.EventCursorsLabel))
 	a.Events = &Events{
 		LoadWrites: &loads.Writes{Store: &storage.LoadWrites{DB: a.DB}},
-		Subscriptions: &eventlog.Subscriptions{Stream: hub, Log: events.OutboxLog{Outbox: relay.Outbox}, Buffer: a.Config.SubscriberBuffer,
+		Subscriptions: &eventlog.Subscriptions{Stream: hub, Log: &storage.EventLog{DB: a.DB}, Buffer: a.Config.SubscriberBuffer,
 			Cursors: cursors},
 		Hub:   hub,
 		Relay: relay,

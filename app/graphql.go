@@ -185,7 +185,11 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	// After the persisted query is looked up, before anything else reads it.
 	srv.Use(operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,
 		RefusalCost: o.RefusalCost, RefusalCostPerKiB: o.RefusalCostPerKiB})
-	srv.Use(operation.Loaders{Source: src, Documents: r.Documents})
+	dataloaders := loaders.Extension{Source: src}
+	if r.Documents != nil { // a nil *Service in the interface would not read as nil
+		dataloaders.Documents = r.Documents
+	}
+	srv.Use(dataloaders)
 	srv.Use(transport.SubscriptionGuard{})
 	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: log})
 	srv.SetErrorPresenter(operation.PresentError(log))

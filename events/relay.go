@@ -11,18 +11,19 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
-	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/telemetry"
 )
 
 // Relay tails the outbox of one instance: it starts at the outbox head (live
 // subscribers want what happens from now on; durable consumers keep their own
-// cursor with storage.Outbox.Consume), wakes on NOTIFY haulgraph_events, polls
+// cursor), wakes on the outbox's commit notifications, polls
 // as a fallback, publishes each committed event once to the hub, and wakes
 // every registered waker (webhook delivery workers) after each new batch.
 type Relay struct {
-	Outbox *storage.Outbox
+	// Outbox is the tail's port (storage.Outbox).
+	Outbox eventlog.Outbox
 	Hub    *Hub
 	Log    *slog.Logger
 	// Poll is the fallback interval when no notification arrives (default 1s).
@@ -60,7 +61,7 @@ func (r *Relay) Ready() <-chan struct{} { r.init(); return r.ready }
 
 // Wake registers a waker: the returned channel receives (coalesced, never
 // blocking the relay) after every batch of new events, so a durable consumer
-// can run storage.Outbox.Consume at once instead of waiting for its poll.
+// can consume at once instead of waiting for its poll.
 // Call stop to unregister.
 func (r *Relay) Wake() (wake <-chan struct{}, stop func()) {
 	r.init()
@@ -87,7 +88,7 @@ func (r *Relay) wakeAll() {
 }
 
 // Position fixes where the tail starts: the outbox head now. Every event
-// not final when Position returns (storage.Outbox) reaches the hub (the app calls it before
+// not final when Position returns (eventlog.Outbox) reaches the hub (the app calls it before
 // serving, so no write accepted by any instance falls between).
 func (r *Relay) Position(ctx context.Context) error {
 	head, err := r.Outbox.Head(ctx)
@@ -118,7 +119,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 	for !r.positioned {
 		if err := r.Position(ctx); err != nil {
-			if storage.Permanent(err) {
+			if domain.Permanent(err) {
 				return fmt.Errorf("positioning at the outbox head: %w", err)
 			}
 			if !r.pause(ctx, err) {
@@ -131,7 +132,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if storage.Permanent(err) || errors.Is(err, ErrOutboxLost) {
+		if domain.Permanent(err) || errors.Is(err, ErrOutboxLost) {
 			return err
 		}
 		if !r.pause(ctx, err) {
@@ -212,26 +213,26 @@ func (r *Relay) listen(ctx context.Context) error {
 // reports committed events held back behind an open transaction.
 func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 	for {
-		batch, held, err := r.Outbox.After(ctx, r.pos, r.Batch)
+		batch, held, err := r.Outbox.Tail(ctx, r.pos, r.Batch)
 		if err != nil {
 			return false, err
 		}
 		span := r.batchSpan(ctx, batch)
 		for i := range batch {
-			if r.skip[batch[i].Seq] {
-				delete(r.skip, batch[i].Seq)
-				r.pos, r.posAt = batch[i].Pos(), time.Time{}
+			if r.skip[batch[i].Pos.Seq] {
+				delete(r.skip, batch[i].Pos.Seq)
+				r.pos, r.posAt = batch[i].Pos, time.Time{}
 				r.Hub.Advance(r.pos) // committed before this instance started: replays cover it
 				continue
 			}
-			ev, err := Parse(&batch[i])
+			ev, err := batch[i].Live()
 			if err != nil {
-				r.Log.Error("event relay: unreadable event skipped", "seq", batch[i].Seq, "id", batch[i].ID, "err", err)
-				r.Hub.Advance(batch[i].Pos())
+				r.Log.Error("event relay: unreadable event skipped", "seq", batch[i].Pos.Seq, "id", batch[i].ID, "err", err)
+				r.Hub.Advance(batch[i].Pos)
 			} else {
 				r.Hub.Publish(ev)
 			}
-			r.pos, r.posAt = batch[i].Pos(), batch[i].CreatedAt
+			r.pos, r.posAt = batch[i].Pos, batch[i].CreatedAt
 		}
 		if len(batch) > 0 {
 			r.wakeAll()
@@ -248,17 +249,17 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 // batchSpan starts the span of a batch read from the outbox: a child of
 // its writer's span when every traced event in it comes from one trace (a
 // write's events, the usual batch), and linked to each writer's span.
-func (r *Relay) batchSpan(ctx context.Context, batch []storage.OutboxEvent) trace.Span {
+func (r *Relay) batchSpan(ctx context.Context, batch []eventlog.StoredEvent) trace.Span {
 	if r.Tracer == nil || len(batch) == 0 {
 		return nil
 	}
 	var links []trace.Link
 	parent, one := trace.SpanContext{}, true
 	for i := range batch {
-		if batch[i].Traceparent == nil {
+		if batch[i].Traceparent == "" {
 			continue
 		}
-		sc := trace.SpanContextFromContext(telemetry.Remote(ctx, *batch[i].Traceparent))
+		sc := trace.SpanContextFromContext(telemetry.Remote(ctx, batch[i].Traceparent))
 		if !sc.IsValid() {
 			continue
 		}
@@ -275,19 +276,6 @@ func (r *Relay) batchSpan(ctx context.Context, batch []storage.OutboxEvent) trac
 	}
 	_, span := r.Tracer.Start(ctx, "outbox relay", trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
 		trace.WithAttributes(attribute.Int("messaging.batch.message_count", len(batch)),
-			attribute.Int64("outbox.first_seq", batch[0].Seq), attribute.Int64("outbox.last_seq", batch[len(batch)-1].Seq)))
+			attribute.Int64("outbox.first_seq", batch[0].Pos.Seq), attribute.Int64("outbox.last_seq", batch[len(batch)-1].Pos.Seq)))
 	return span
-}
-
-// Parse reads a stored envelope into the shared live event.
-func Parse(e *storage.OutboxEvent) (*eventlog.LiveEvent, error) {
-	ts, data, err := eventlog.ParseEnvelope(e.Payload)
-	if err != nil {
-		return nil, fmt.Errorf("event %s: %w", e.ID, err)
-	}
-	ev := &eventlog.LiveEvent{Seq: e.Seq, Pos: e.Pos(), ID: e.ID, Type: e.Type, Timestamp: ts, TenantID: e.TenantID, Data: data}
-	if e.SubsidiaryID != nil {
-		ev.SubsidiaryID = *e.SubsidiaryID
-	}
-	return ev, nil
 }

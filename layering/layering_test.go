@@ -49,9 +49,10 @@ var rules = []rule{
 	{"storage/readstest", []string{"storage", "domain/..."}},
 	{"storage/seed", []string{"storage", "domain/..."}},
 	{"storage", []string{"domain/...", "secretbox"}},
-	// Background work over storage.
-	{"events/webhook", []string{"domain/...", "storage", "webhooksig", "secretbox", "telemetry", "contract/eventschema"}},
-	{"events", []string{"domain/...", "storage", "telemetry"}},
+	// Background work: loops over the areas' ports, never storage (app
+	// hands them its implementations).
+	{"events/webhook", []string{"domain/...", "webhooksig", "telemetry", "contract/eventschema"}},
+	{"events", []string{"domain/...", "telemetry"}},
 	{"metrics", []string{"storage"}},
 	// Identity: tokens and clients over storage.
 	{"auth", []string{"domain/...", "storage", "secretbox", "jsonkey"}},
@@ -74,8 +75,8 @@ var rules = []rule{
 	// shared subscription executions, under the transports; app composes
 	// them. A transport never imports the composition, an execution never
 	// a transport.
-	{"graph/operation", []string{"domain/...", "ratelimit", "resolvers", "graph/loaders"}},
-	{"graph/live", []string{"domain/...", "graph/operation", "resolvers", "contract/eventschema"}},
+	{"graph/operation", []string{"domain/...", "ratelimit"}},
+	{"graph/live", []string{"domain/...", "graph/operation", "contract/eventschema"}},
 	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge", "contract/eventschema"}},
 	{"graph", nil},
 	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "ratelimit", "jsonkey", "contract/..."}},
@@ -99,10 +100,10 @@ var never = []struct {
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"httpedge", []string{"rest", "graph/...", "auth", "resolvers", "storage/...", "events/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "rest", "app"}},
-	{"graph/operation", []string{"graph/live", "graph/transport"}},
-	{"graph/live", []string{"graph/transport"}},
+	{"graph/operation", []string{"graph/live", "graph/transport", "resolvers"}},
+	{"graph/live", []string{"graph/transport", "resolvers"}},
 	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
-	{"events/...", []string{"auth", "graph/...", "resolvers", "rest", "app"}},
+	{"events/...", []string{"storage/...", "auth", "graph/...", "resolvers", "rest", "app"}},
 	{"auth", []string{"events/...", "graph/...", "resolvers", "rest", "app"}},
 }
 
@@ -195,8 +196,9 @@ func TestLayering(t *testing.T) {
 
 // TestGraphLayersOneWay: GraphQL's parts import one way only: a transport
 // never the composition (app), an execution never a transport, what they
-// share neither of them; GraphQL's transports and REST meet in httpedge,
-// which imports neither. The table refuses each such import.
+// share neither of them, and neither the resolvers; GraphQL's transports
+// and REST meet in httpedge, which imports neither. The table refuses each
+// such import.
 func TestGraphLayersOneWay(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ from, to string }{
@@ -211,6 +213,11 @@ func TestGraphLayersOneWay(t *testing.T) {
 		{"httpedge", "rest"},
 		{"httpedge", "graph/transport"},
 		{"httpedge", "auth"},
+		// The resolvers sit on top: what runs every operation (bounds,
+		// cost, errors, dataloaders) and the shared subscription executions
+		// hand them what they need through the context, never by name.
+		{"graph/operation", "resolvers"},
+		{"graph/live", "resolvers"},
 	} {
 		i := slices.IndexFunc(rules, func(r rule) bool { return match(r.pkg, c.from) })
 		if i < 0 {

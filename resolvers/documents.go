@@ -4,8 +4,10 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/loaders"
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
@@ -36,4 +38,27 @@ func (r *Resolver) documentModel(p *domain.Principal, d domain.Document) *model.
 		ContentType:    d.ContentType,
 		DownloadURL:    r.Documents.DownloadURL(p.TenantID, d),
 	}
+}
+
+// documentsOf resolves a parent's documents field: through the response's
+// loaders (loaders.Extension), else one query of its own.
+func (r *Resolver) documentsOf(ctx context.Context, t domain.DocumentParentType, id uuid.UUID) ([]*model.Document, error) {
+	p, err := domain.Authenticated(ctx)
+	if err != nil {
+		return nil, err
+	}
+	docs, ok, err := loaders.Documents(ctx, t, id)
+	if !ok {
+		var m map[uuid.UUID][]domain.Document
+		m, err = r.Documents.DocumentsOf(ctx, t, []uuid.UUID{id}, loaders.DocumentsPerParent)
+		docs = m[id]
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Document, len(docs))
+	for i, d := range docs {
+		out[i] = r.documentModel(p, d)
+	}
+	return out, nil
 }

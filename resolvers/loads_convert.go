@@ -104,8 +104,7 @@ func stream[T any](ctx context.Context, subs *eventlog.Subscriptions, eventType 
 		buffer = defaultSubscriberBuffer
 	}
 	out := make(chan T, buffer)
-	feed, _ := ctx.Value(streamKey{}).(eventlog.Stream)
-	sub, err := subs.Subscribe(ctx, feed, eventType, in, eventlog.Sink{
+	sub, err := subs.Subscribe(ctx, eventlog.StreamFrom(ctx), eventType, in, eventlog.Sink{
 		Deliver: func(ev *eventlog.LiveEvent) bool {
 			select {
 			case out <- convert(ev):
@@ -121,16 +120,6 @@ func stream[T any](ctx context.Context, subs *eventlog.Subscriptions, eventType 
 	}
 	context.AfterFunc(ctx, sub.Close)
 	return out, nil
-}
-
-type streamKey struct{}
-
-// WithEventStream makes the subscriptions that an execution with ctx opens
-// read from stream instead of the instance's hub. gqlgen runs the resolver,
-// so the transport's feed can reach it only through the execution's context;
-// the resolver hands it to domain explicitly.
-func WithEventStream(ctx context.Context, stream eventlog.Stream) context.Context {
-	return context.WithValue(ctx, streamKey{}, stream)
 }
 
 // defaultSubscriberBuffer applies when the configuration names none.

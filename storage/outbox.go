@@ -106,14 +106,8 @@ const (
 		LEFT JOIN LATERAL (` + outboxAfter + `) e ON true`
 )
 
-// OutboxHead is where a live tail starts: every event up to Pos had
-// committed when it was taken, and so had those in Committed, events after
-// Pos whose writers got ahead of an older transaction still open then. A tail
-// that wants only what commits from now on reads after Pos and skips those.
-type OutboxHead struct {
-	Pos       eventlog.Position
-	Committed map[int64]bool // by seq
-}
+// OutboxHead is where a live tail starts (eventlog.Head).
+type OutboxHead = eventlog.Head
 
 // Head takes the outbox head: one snapshot answers both what is final and
 // what had committed beyond it.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // Listener holds one connection listening on NotifyChannel.
@@ -14,7 +16,7 @@ type Listener struct{ conn *pgxpool.Conn }
 // Listen takes a connection of the session pool (a real server session,
 // also behind a transaction pooler: docs/pooler.md) and listens on
 // NotifyChannel with it until Close: a commit that inserts events notifies it.
-func (o *Outbox) Listen(ctx context.Context) (*Listener, error) {
+func (o *Outbox) Listen(ctx context.Context) (eventlog.Listener, error) {
 	conn, err := o.DB.Session.Acquire(ctx)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 )
 
 // Reads of one tenant's stored events, for subscriptions resuming after an
-// event (eventlog.Log through events.OutboxLog). They run as the tenant (RLS).
+// event (eventlog.ReplayLog: EventLog.Page). They run as the tenant (RLS).
 
 // Locate finds tenant's event by id or, with id empty, at pos. Only the
 // tenant's events are read: whether another tenant has one is no fact a

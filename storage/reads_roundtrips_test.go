@@ -189,8 +189,8 @@ func TestRecordDeliveredIsOneRoundTrip(t *testing.T) {
 		status := 200
 		before := rt.Load()
 		now := time.Now()
-		_, err := store.RecordWebhookAttempt(ctx, storage.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
-			Attempt: attempt, ChainAttempt: 1}, storage.AttemptLog{AttemptID: uuid.New(), StatusCode: &status, At: now},
+		_, err := store.RecordAttempt(ctx, webhooks.ClaimedDelivery{ID: id, TenantID: f.tenant, WebhookID: webhook,
+			Attempt: attempt, ChainAttempt: 1}, webhooks.AttemptLog{AttemptID: uuid.New(), StatusCode: &status, At: now},
 			webhooks.DecideAttempt(webhooks.AttemptResult{Delivered: true, At: now}, 1, nil))
 		if err != nil {
 			t.Fatal(err)

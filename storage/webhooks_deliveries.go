@@ -20,7 +20,7 @@ func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.U
 		inserted := false
 		tx.query(`INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme)
-			SELECT $1, e.tenant_id, w.id, e.id, e.seq, 'Pending', $2, w.include_previous_attributes, true, $2, w.signature_scheme
+			SELECT $1, e.tenant_id, w.id, e.id, e.seq, `+pendingSQL+`, $2, w.include_previous_attributes, true, $2, w.signature_scheme
 			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
 			WHERE e.tenant_id = $3 AND e.id = $4 AND w.id = $5
 			RETURNING (SELECT type FROM events WHERE id = $4), signature_scheme`, func(r pgx.Rows) error {
@@ -129,8 +129,8 @@ func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookI
 	var n int64
 	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		exists := queueWebhookExists(tx, tenantID, webhookID)
-		tx.execCount(&n, `UPDATE webhook_deliveries SET status = 'Pending', next_attempt_at = $1, chain_base = attempt, updated_at = $1
-			WHERE tenant_id = $2 AND webhook_id = $3 AND status = 'Failed' AND created_at >= $4`, now, tenantID, webhookID, since)
+		tx.execCount(&n, `UPDATE webhook_deliveries SET status = `+pendingSQL+`, next_attempt_at = $1, chain_base = attempt, updated_at = $1
+			WHERE tenant_id = $2 AND webhook_id = $3 AND status = `+sqlLiteral(webhooks.DeliveryFailed)+` AND created_at >= $4`, now, tenantID, webhookID, since)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}

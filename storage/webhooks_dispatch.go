@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -13,20 +12,31 @@ import (
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
+// The delivery side of WebhookStore: webhooks.DeliveryStore. It loads what
+// webhooks.Deliveries asks for and saves what it decided; the routing,
+// retry and recovery rules are the domain's.
+
+var _ webhooks.DeliveryStore = (*WebhookStore)(nil)
+
 // WebhookCursor is the webhook dispatcher's row in event_cursors.
 const WebhookCursor = "webhooks"
 
-// DispatchWebhookEvents turns the next outbox events (at most batch) into one
-// delivery per webhook that webhooks.RouteEvents routes them to, due at
-// now. It is a durable consumer (Outbox.Consume): the deliveries commit with
-// the cursor's advance, so a crash neither loses nor repeats a batch, and
-// among several instances one dispatches at a time. Outbox reads only final
-// events, so the cursor never passes an event still in flight. It returns
-// how many events it consumed. Storage loads the batch's tenants' webhooks
-// and writes the routes; the rule is domain's.
-func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now time.Time) (int, error) {
+// pendingSQL and activeSQL are the vocabulary the delivery statements
+// select by, as literals: the planner matches the partial indexes
+// (webhook_deliveries_due, webhook_deliveries_pending) against them.
+var (
+	pendingSQL = sqlLiteral(webhooks.DeliveryPending)
+	activeSQL  = sqlLiteral(webhooks.WebhookActive)
+)
+
+// DispatchEvents is webhooks.DeliveryStore's: a durable consumer of the
+// outbox (Outbox.Consume) that loads the batch's tenants' webhooks, hands
+// both to route and writes the deliveries route decided, in one constant
+// statement; the partial unique index makes a repeated batch harmless.
+func (s *WebhookStore) DispatchEvents(ctx context.Context, limit int,
+	route func(events []webhooks.RoutableEvent, hooks []webhooks.Webhook) []webhooks.NewDelivery) (int, error) {
 	outbox := &Outbox{DB: s.db}
-	return outbox.Consume(ctx, WebhookCursor, batch, func(ctx context.Context, tx *Tx, events []OutboxEvent) error {
+	return outbox.Consume(ctx, WebhookCursor, limit, func(ctx context.Context, tx *Tx, events []OutboxEvent) error {
 		routable := make([]webhooks.RoutableEvent, len(events))
 		var tenants []string
 		seen := map[uuid.UUID]bool{}
@@ -41,29 +51,25 @@ func (s *WebhookStore) DispatchWebhookEvents(ctx context.Context, batch int, now
 		if err != nil {
 			return err
 		}
-		routes := webhooks.RouteEvents(routable, hooks)
-		if len(routes) == 0 {
+		deliveries := route(routable, hooks)
+		if len(deliveries) == 0 {
 			return nil
 		}
-		var tenantIDs, webhookIDs, eventIDs []string
-		var seqs []int64
-		var previous []bool
-		for _, r := range routes {
-			tenantIDs = append(tenantIDs, r.Event.TenantID.String())
-			webhookIDs = append(webhookIDs, r.Webhook.ID.String())
-			eventIDs = append(eventIDs, r.Event.ID)
-			seqs = append(seqs, r.Event.Seq)
-			previous = append(previous, r.Webhook.IncludePreviousAttributes)
+		n := len(deliveries)
+		tenantIDs, webhookIDs, eventIDs, statuses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		seqs, previous, due := make([]int64, n), make([]bool, n), make([]time.Time, n)
+		for i, d := range deliveries {
+			tenantIDs[i], webhookIDs[i], eventIDs[i], seqs[i] = d.Event.TenantID.String(), d.Webhook.ID.String(), d.Event.ID, d.Event.Seq
+			previous[i], statuses[i], due[i] = d.Webhook.IncludePreviousAttributes, d.Status, d.Due
 		}
-		// One constant statement for the whole batch; the partial unique
-		// index makes a repeated batch harmless.
 		tx.exec(`INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme)
-			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, 'Pending', $1, r.previous, $1, w.signature_scheme
-			FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::boolean[]) AS r(tenant_id, webhook_id, event_id, event_seq, previous)
+			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, r.status, r.due, r.previous, r.due, w.signature_scheme
+			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::timestamptz[])
+				AS r(tenant_id, webhook_id, event_id, event_seq, previous, status, due)
 			JOIN webhooks w ON w.id = r.webhook_id
 			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
-			now, tenantIDs, webhookIDs, eventIDs, seqs, previous)
+			tenantIDs, webhookIDs, eventIDs, seqs, previous, statuses, due)
 		return nil
 	})
 }
@@ -81,35 +87,12 @@ func webhooksOf(ctx context.Context, tx *Tx, tenants []string) ([]webhooks.Webho
 	return hooks, tx.flush(ctx)
 }
 
-// ClaimedDelivery is one attempt a worker now owns: the delivery, its webhook's
-// endpoint and secrets, and the event.
-type ClaimedDelivery struct {
-	ID, TenantID, WebhookID uuid.UUID
-	EventID, EventType      string
-	Attempt                 int // this attempt's number, 1-based
-	// ChainAttempt is the attempt's number in its retry chain (recover
-	// starts a fresh chain): what the retry schedule follows.
-	ChainAttempt              int
-	IncludePreviousAttributes bool
-	URL                       string
-	// Scheme says how to sign; Secret is its key ("whsec_…" or "whsk_…").
-	Scheme                 webhooks.SignatureScheme
-	Secret, PreviousSecret string // PreviousSecret only inside a rotation window
-	Payload                json.RawMessage
-	// FailingSince is the webhook's when the attempt was claimed: the
-	// aggregate webhooks.DecideAttempt reads.
-	FailingSince *time.Time
-	// Traceparent is the trace context of the write that emitted the
-	// event, or "".
-	Traceparent string
-}
-
 // claimDeliveries is one constant statement with bind parameters: pgx
 // prepares it once per connection, not once per poll.
-const claimDeliveries = `WITH c AS (
+var claimDeliveries = `WITH c AS (
 	UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = $1, updated_at = now()
 	FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
-	      WHERE d2.status = 'Pending' AND d2.next_attempt_at <= $2 AND w.state = 'Active'
+	      WHERE d2.status = ` + pendingSQL + ` AND d2.next_attempt_at <= $2 AND w.state = ` + activeSQL + `
 	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
@@ -118,26 +101,25 @@ const claimDeliveries = `WITH c AS (
 	       w.failing_since, coalesce(e.traceparent, '')
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
-// ClaimWebhookDeliveries takes up to limit due deliveries of Active webhooks.
-// FOR UPDATE SKIP LOCKED keeps concurrent workers (in this or another
-// instance) off each other's rows, and the claim moves next_attempt_at to
-// leaseUntil and bumps the attempt number in the same statement, so a claimed
-// attempt is not due for anyone else; if the worker dies, the lease expires
-// and the attempt is made again (at-least-once).
-func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ClaimedDelivery, error) {
+// ClaimDeliveries is webhooks.DeliveryStore's. FOR UPDATE SKIP LOCKED keeps
+// concurrent workers (in this or another instance) off each other's rows,
+// and the claim moves next_attempt_at to leaseUntil and bumps the attempt
+// number in the same statement, so a claimed attempt is not due for anyone
+// else; if the worker dies, the lease expires and the attempt is made again
+// (at-least-once). The previous secret is opened while its rotation lasts.
+func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhooks.ClaimedDelivery, error) {
 	type row struct {
-		ClaimedDelivery
+		webhooks.ClaimedDelivery
 		ChainBase        int
 		Scheme           string
 		Secret, Previous []byte
-		PreviousExpires  *time.Time
 	}
 	var rows []row
 	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(claimDeliveries, func(rs pgx.Rows) error {
 			var r row
 			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
+				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
 			rows = append(rows, r)
 			return err
 		}, leaseUntil, now, limit)
@@ -146,7 +128,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ClaimedDelivery, 0, len(rows))
+	out := make([]webhooks.ClaimedDelivery, 0, len(rows))
 	for _, r := range rows {
 		secret, err := s.box.Open(r.Secret, secretAAD(r.WebhookID))
 		if err != nil {
@@ -154,7 +136,7 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 		}
 		c := r.ClaimedDelivery
 		c.ChainAttempt, c.Scheme, c.Secret = r.Attempt-r.ChainBase, webhooks.SignatureScheme(r.Scheme), string(secret)
-		if r.Previous != nil && r.PreviousExpires != nil && r.PreviousExpires.After(now) {
+		if r.Previous != nil && r.PreviousSecretExpires != nil && r.PreviousSecretExpires.After(now) {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
 				return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
@@ -166,42 +148,32 @@ func (s *WebhookStore) ClaimWebhookDeliveries(ctx context.Context, now, leaseUnt
 	return out, nil
 }
 
-// AttemptLog is the log line of one attempt.
-type AttemptLog struct {
-	AttemptID  uuid.UUID
-	StatusCode *int
-	Latency    time.Duration
-	Error      string
-	At         time.Time
-}
-
 // recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
 // in one statement (one round trip, no BEGIN or COMMIT): it logs the
 // attempt, moves the delivery on and saves the webhook's failing_since and,
-// when decided, its disabling. The claim was the load and its lease the
-// lock: only the worker holding attempt c.Attempt moves the delivery; a
-// stale one (its lease expired and the attempt was claimed again) records
-// the log line and changes nothing else.
-const recordAttempt = `WITH attempt AS (
+// when decided, its disabling (from the decision's state only). The claim
+// was the load and its lease the lock: only the worker holding attempt
+// c.Attempt of a still Pending delivery moves it; a stale one (its lease
+// expired and the attempt was claimed again) records the log line and
+// changes nothing else.
+var recordAttempt = `WITH attempt AS (
 		INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)),
 	moved AS (
 		UPDATE webhook_deliveries SET status = $10, next_attempt_at = $11, updated_at = now()
-		WHERE id = $3 AND attempt = $4 AND status = 'Pending' RETURNING 1),
+		WHERE id = $3 AND attempt = $4 AND status = ` + pendingSQL + ` RETURNING 1),
 	hook AS (
 		UPDATE webhooks SET failing_since = CASE WHEN $12::timestamptz IS NULL THEN NULL ELSE coalesce(failing_since, $12) END,
-			state = CASE WHEN $13 AND state = 'Active' THEN $14 ELSE state END,
-			state_reason = CASE WHEN $13 AND state = 'Active' THEN $15 ELSE state_reason END,
-			updated_at = CASE WHEN $13 AND state = 'Active' THEN now() ELSE updated_at END
+			state = CASE WHEN $13 AND state = $17 THEN $14 ELSE state END,
+			state_reason = CASE WHEN $13 AND state = $17 THEN $15 ELSE state_reason END,
+			updated_at = CASE WHEN $13 AND state = $17 THEN now() ELSE updated_at END
 		WHERE id = $16 AND EXISTS (SELECT 1 FROM moved)
 		  AND ($13 OR failing_since IS DISTINCT FROM $12::timestamptz AND ($12::timestamptz IS NULL OR failing_since IS NULL))
 		RETURNING 1)
 	SELECT EXISTS (SELECT 1 FROM moved)`
 
-// RecordWebhookAttempt logs the attempt c and saves d, what the domain
-// decided of it (see recordAttempt); moved reports that the delivery moved
-// on (this worker held the attempt).
-func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelivery, l AttemptLog, d webhooks.AttemptDecision) (moved bool, err error) {
+// RecordAttempt is webhooks.DeliveryStore's (see recordAttempt).
+func (s *WebhookStore) RecordAttempt(ctx context.Context, c webhooks.ClaimedDelivery, l webhooks.AttemptLog, d webhooks.AttemptDecision) (moved bool, err error) {
 	var errText *string
 	if l.Error != "" {
 		e := truncate(l.Error, 1000)
@@ -210,39 +182,35 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, c ClaimedDelive
 	err = s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(recordAttempt, func(r pgx.Rows) error { return r.Scan(&moved) },
 			l.AttemptID, c.TenantID, c.ID, c.Attempt, l.StatusCode, l.Latency.Milliseconds(), errText, l.At, string(c.Scheme),
-			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID)
+			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From))
 		return nil
 	})
 	return moved, err
 }
 
-// BringForward is the recovery of an endpoint that answers again: it loads
-// the endpoint's retries due within webhooks.RecoveryWindow of now (how many)
-// and those waiting beyond it (earliest first, at most
-// webhooks.RecoveryBurst, locked), lets plan decide their new times
-// (webhooks.RecoverySchedule) and saves them. Only deliveries whose last
-// attempt has been recorded (not one in flight) move.
-func (s *WebhookStore) BringForward(ctx context.Context, webhookID uuid.UUID, now time.Time,
-	plan func(now time.Time, dueSoon int, waiting []uuid.UUID) map[uuid.UUID]time.Time) error {
-	horizon := now.Add(webhooks.RecoveryWindow)
+// BringForward is webhooks.DeliveryStore's: the recovery of an endpoint
+// that answers again. Only deliveries whose last attempt has been recorded
+// (not one in flight) move.
+func (s *WebhookStore) BringForward(ctx context.Context, webhookID uuid.UUID, horizon time.Time, limit int,
+	plan func(dueSoon int, waiting []uuid.UUID) map[uuid.UUID]time.Time) error {
 	return s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var dueSoon int
 		var waiting []uuid.UUID
-		tx.query(`SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'Pending' AND next_attempt_at <= $2`,
+		tx.query(`SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1 AND status = `+pendingSQL+` AND next_attempt_at <= $2`,
 			func(r pgx.Rows) error { return r.Scan(&dueSoon) }, webhookID, horizon)
 		tx.query(`SELECT d.id FROM webhook_deliveries d
-			WHERE d.webhook_id = $1 AND d.status = 'Pending' AND d.next_attempt_at > $2
+			WHERE d.webhook_id = $1 AND d.status = `+pendingSQL+` AND d.next_attempt_at > $2
 			  AND EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempt)
 			ORDER BY d.next_attempt_at, d.id LIMIT $3 FOR UPDATE OF d SKIP LOCKED`, func(r pgx.Rows) error {
 			var id uuid.UUID
 			err := r.Scan(&id)
 			waiting = append(waiting, id)
 			return err
-		}, webhookID, horizon, webhooks.RecoveryBurst)
+		}, webhookID, horizon, limit)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}
-		moves := plan(now, dueSoon, waiting)
+		moves := plan(dueSoon, waiting)
 		if len(moves) == 0 {
 			return nil
 		}
@@ -256,9 +224,9 @@ func (s *WebhookStore) BringForward(ctx context.Context, webhookID uuid.UUID, no
 	})
 }
 
-// PruneHistory keeps docs/architecture.md's 30 days of history: it deletes attempt
-// logs, finished deliveries and outbox events older than before. An event
-// goes only once every durable consumer has passed it and no delivery still
+// PruneHistory is webhooks.DeliveryStore's: it deletes attempt logs,
+// finished deliveries and outbox events older than before. An event goes
+// only once every durable consumer has passed it and no delivery still
 // refers to it, so nothing is lost that could still be delivered or
 // redelivered. It returns how many rows went.
 func (s *WebhookStore) PruneHistory(ctx context.Context, before time.Time) (int64, error) {
@@ -266,7 +234,7 @@ func (s *WebhookStore) PruneHistory(ctx context.Context, before time.Time) (int6
 	err := s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		for i, q := range []string{
 			"DELETE FROM webhook_attempts WHERE attempted_at < $1",
-			"DELETE FROM webhook_deliveries WHERE status <> 'Pending' AND updated_at < $1",
+			"DELETE FROM webhook_deliveries WHERE status <> " + pendingSQL + " AND updated_at < $1",
 			`DELETE FROM events e WHERE e.created_at < $1
 			   AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.last_xact, c.last_seq) < (e.xact, e.seq))
 			   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = e.seq)`,

@@ -24,8 +24,8 @@ type Locator interface {
 type ReplayLog interface {
 	Locator
 	// Page returns up to limit events of tenant of the given types after
-	// `after` and up to `upTo` included, in outbox order.
-	Page(ctx context.Context, tenant uuid.UUID, types []string, after, upTo Position, limit int) ([]*LiveEvent, error)
+	// `after` and up to `upTo` included, in outbox order, as stored.
+	Page(ctx context.Context, tenant uuid.UUID, types []string, after, upTo Position, limit int) ([]StoredEvent, error)
 }
 
 // afterRule is what a valid after names, for the messages that refuse one.
@@ -100,7 +100,11 @@ func (s *Subscriptions) Replay(ctx context.Context, f Filter, after, upTo Positi
 	if err != nil || len(page) == 0 {
 		return nil, after, false, err
 	}
-	for _, ev := range page {
+	for i := range page {
+		ev, err := page[i].Live()
+		if err != nil {
+			return nil, after, false, err
+		}
 		if f.Matches(ev) {
 			events = append(events, ev)
 		}

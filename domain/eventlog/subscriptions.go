@@ -141,3 +141,20 @@ func (s *Subscriptions) Subscribe(ctx context.Context, stream Stream, eventType 
 	}
 	return stream.Subscribe(p.TenantID, f, sink), nil
 }
+
+type streamKey struct{}
+
+// WithStream makes the subscriptions opened by an execution with ctx read
+// from stream instead of the instance's hub: a transport's own feed (a
+// shared execution, a replay). GraphQL runs the resolver that subscribes,
+// so the feed reaches it only through the execution's context; the
+// resolver passes StreamFrom's answer to Subscribe explicitly.
+func WithStream(ctx context.Context, stream Stream) context.Context {
+	return context.WithValue(ctx, streamKey{}, stream)
+}
+
+// StreamFrom is ctx's stream (WithStream), nil for the instance's hub.
+func StreamFrom(ctx context.Context) Stream {
+	s, _ := ctx.Value(streamKey{}).(Stream)
+	return s
+}

@@ -45,10 +45,11 @@ type AttemptDecision struct {
 	// endpoint answers, otherwise since when its deliveries have failed (an
 	// earlier time already recorded stays).
 	FailingSince *time.Time
-	// Disable moves an Active webhook to To, shown with Reason.
-	Disable bool
-	To      State
-	Reason  string
+	// Disable moves the webhook from From (Active) to To, shown with
+	// Reason; a webhook no longer in From (changed meanwhile) stays.
+	Disable  bool
+	From, To State
+	Reason   string
 	// BringForward: the endpoint answers again, so its other waiting
 	// retries are brought forward (RecoverySchedule).
 	BringForward bool
@@ -74,5 +75,8 @@ func DecideAttempt(r AttemptResult, chainAttempt int, failingSince *time.Time) A
 		d.FailingSince = &at
 	}
 	d.To, d.Reason, d.Disable = AfterFailedAttempt(r.Gone, *d.FailingSince, r.At)
+	if d.Disable {
+		d.From = WebhookActive
+	}
 	return d
 }

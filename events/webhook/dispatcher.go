@@ -6,16 +6,18 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
-// Dispatcher is a durable consumer of the outbox: it turns events into
-// deliveries (storage.DispatchWebhookEvents) whenever new events are
+// Dispatcher runs the loop of the outbox's durable webhook consumer: it has
+// webhooks.Deliveries turn events into deliveries whenever new events are
 // signalled, and every Poll in case a signal was lost. The signal is the
 // events relay's waker (events.Relay.Wake): the relay holds the instance's one
 // LISTEN.
 type Dispatcher struct {
-	Store *storage.WebhookStore
+	// Store is the delivery store (storage.WebhookStore).
+	Store webhooks.DeliveryStore
 	// Wake signals new events (events.Relay.Wake); nil: Poll alone.
 	Wake  <-chan struct{}
 	Now   func() time.Time
@@ -28,16 +30,14 @@ type Dispatcher struct {
 
 // RunOnce dispatches until the outbox is drained, returning the events consumed.
 func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
-	now, batch := time.Now, d.Batch
-	if d.Now != nil {
-		now = d.Now
-	}
+	batch := d.Batch
 	if batch == 0 {
 		batch = 500
 	}
+	svc := &webhooks.Deliveries{Store: d.Store, Now: d.Now}
 	total := 0
 	for {
-		n, err := d.Store.DispatchWebhookEvents(ctx, batch, now())
+		n, err := svc.Dispatch(ctx, batch)
 		total += n
 		if err != nil || n < batch {
 			if total > 0 && d.OnDispatched != nil {
@@ -62,7 +62,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if _, err := d.RunOnce(ctx); err != nil && ctx.Err() == nil {
-			if storage.Permanent(err) {
+			if domain.Permanent(err) {
 				return err // the database does not match the code: retrying cannot help
 			}
 			log.Error("webhook dispatch", "err", err)

@@ -22,15 +22,18 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
-	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/telemetry"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
-// Worker sends due deliveries. Several workers (goroutines, instances) can
-// run against one database: claims never overlap.
+// Worker sends due deliveries: it runs the claim-and-send loops and the
+// HTTP requests; what is due, and what follows an attempt, is
+// webhooks.Deliveries'. Several workers (goroutines, instances) can run
+// against one database: claims never overlap.
 type Worker struct {
-	Store         *storage.WebhookStore
+	// Store is the delivery store (storage.WebhookStore) the worker's
+	// webhooks.Deliveries runs over.
+	Store         webhooks.DeliveryStore
 	Client        *http.Client
 	AllowInsecure bool
 	Log           *slog.Logger
@@ -61,6 +64,7 @@ type Worker struct {
 
 	wake chan struct{}
 	once sync.Once
+	svc  *webhooks.Deliveries
 }
 
 func (w *Worker) init() {
@@ -87,6 +91,7 @@ func (w *Worker) init() {
 		if w.Log == nil {
 			w.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		}
+		w.svc = &webhooks.Deliveries{Store: w.Store, Now: w.Now, Schedule: w.Schedule, Timeout: w.Timeout}
 	})
 }
 
@@ -102,7 +107,7 @@ func (w *Worker) Wake() {
 // Run delivers until ctx ends with Loops loops, each claiming on a wake,
 // every Poll, and again at once after a batch; a loop that found work wakes
 // another, so idle loops join in under load.
-// A loop that meets an error no retry mends (storage.Permanent) stops the
+// A loop that meets an error no retry mends (domain.Permanent) stops the
 // others, and Run returns that error; Run returns nil when ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
 	w.init()
@@ -121,7 +126,7 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 	for {
 		n, err := w.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
-			if storage.Permanent(err) {
+			if domain.Permanent(err) {
 				return err
 			}
 			w.Log.Error("webhook delivery", "err", err)
@@ -139,7 +144,7 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 			if !prunes {
 				continue
 			}
-			if _, err := w.Store.PruneHistory(ctx, w.Now().Add(-30*24*time.Hour)); err != nil && ctx.Err() == nil {
+			if _, err := w.svc.Prune(ctx); err != nil && ctx.Err() == nil {
 				w.Log.Error("history pruning", "err", err)
 			}
 		}
@@ -150,8 +155,7 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 // records every attempt; it returns how many it attempted.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	w.init()
-	now := w.Now()
-	claimed, err := w.Store.ClaimWebhookDeliveries(ctx, now, now.Add(w.Timeout+30*time.Second), w.Batch)
+	claimed, err := w.svc.Claim(ctx, w.Batch)
 	if err != nil {
 		return 0, err
 	}
@@ -163,12 +167,13 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, r, outcome := w.attempt(sendCtx, c)
-			errs[i] = w.record(context.WithoutCancel(ctx), c, l, r)
+			sent := w.attempt(sendCtx, c)
+			// Recorded even once ctx ends: the answer came (Drain).
+			errs[i] = w.svc.Record(context.WithoutCancel(ctx), c, sent)
 			// Told once recorded: whoever counts attempts never sees one
 			// whose delivery still reads pending.
 			if w.Attempted != nil {
-				w.Attempted(outcome)
+				w.Attempted(sent.Outcome())
 			}
 		}()
 	}
@@ -176,56 +181,25 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	return len(claimed), errors.Join(errs...)
 }
 
-// record saves what the domain decides of the attempt (the claim loaded
-// the delivery) and, when the endpoint is back, brings its waiting retries
-// forward in a transaction of its own: should that fail, they keep their
-// schedule.
-func (w *Worker) record(ctx context.Context, c storage.ClaimedDelivery, l storage.AttemptLog, r webhooks.AttemptResult) error {
-	d := webhooks.DecideAttempt(r, c.ChainAttempt, c.FailingSince)
-	moved, err := w.Store.RecordWebhookAttempt(ctx, c, l, d)
-	if err != nil || !moved || !d.BringForward {
-		return err
-	}
-	return w.Store.BringForward(ctx, c.WebhookID, l.At, webhooks.RecoverySchedule)
-}
-
-// attempt sends one signed delivery: its log line, its result and outcome,
-// the attempt's in a word (see Attempted).
-func (w *Worker) attempt(ctx context.Context, c storage.ClaimedDelivery) (l storage.AttemptLog, r webhooks.AttemptResult, outcome string) {
-	l = storage.AttemptLog{AttemptID: uuid.New()}
+// attempt sends one signed delivery and says what came of it.
+func (w *Worker) attempt(ctx context.Context, c webhooks.ClaimedDelivery) webhooks.Sent {
+	s := webhooks.Sent{AttemptID: uuid.New()}
 	ctx, span := w.startSpan(ctx, c)
 	start := time.Now()
-	status, err := w.send(ctx, c, l.AttemptID)
-	l.Latency, l.At = time.Since(start), w.Now()
+	status, err := w.send(ctx, c, s.AttemptID)
+	s.Latency, s.At, s.Status = time.Since(start), w.Now(), status
 	endSpan(span, status, err)
-	r.At = l.At
-	if status != 0 {
-		l.StatusCode = &status
-	}
-	outcome = "rejected"
-	switch {
-	case err != nil:
-		l.Error, outcome = err.Error(), "error"
+	if err != nil {
+		s.Err = err.Error()
 		w.Log.InfoContext(ctx, "webhook attempt failed", "webhook", c.WebhookID, "delivery", c.ID, "err", Cause(err))
-	case status >= 200 && status < 300:
-		r.Delivered = true
-		return l, r, "delivered"
-	case status == http.StatusGone:
-		r.Gone, l.Error = true, "410 Gone: the endpoint asked to be disabled"
-		return l, r, "gone"
-	default:
-		l.Error = "status " + strconv.Itoa(status)
 	}
-	if next, ok := webhooks.NextRetry(w.Schedule, c.ChainAttempt, r.At); ok {
-		r.NextAttemptAt = &next
-	}
-	return l, r, outcome
+	return s
 }
 
 // startSpan starts the attempt's span as a child of the writer's (the
 // event's stored traceparent): an attempt is caused by that one write. With
 // tracing off, the attempt's traceparent still carries the write's trace id.
-func (w *Worker) startSpan(ctx context.Context, c storage.ClaimedDelivery) (context.Context, trace.Span) {
+func (w *Worker) startSpan(ctx context.Context, c webhooks.ClaimedDelivery) (context.Context, trace.Span) {
 	parent := telemetry.Remote(ctx, c.Traceparent)
 	if w.Tracer == nil {
 		if sc := trace.SpanContextFromContext(parent); sc.IsValid() {
@@ -254,7 +228,7 @@ func endSpan(span trace.Span, status int, err error) {
 
 // send POSTs the event and returns the status; only the status matters, the
 // answer's body is drained (bounded) and dropped.
-func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
+func (w *Worker) send(ctx context.Context, c webhooks.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
 	// The stored envelope, rendered as the events API renders it too.
 	body, err := eventlog.WebhookBody(c.Payload, c.IncludePreviousAttributes)
 	if err != nil {
@@ -263,7 +237,7 @@ func (w *Worker) send(ctx context.Context, c storage.ClaimedDelivery, attemptID 
 	if w.Emitted != nil {
 		w.Emitted(eventschema.ChannelWebhook, c.EventType, body)
 	}
-	ctx, cancel := context.WithTimeout(ctx, w.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, w.svc.AttemptTimeout())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {

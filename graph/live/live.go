@@ -20,7 +20,6 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/operation"
-	"github.com/haulgraph/haulgraph/resolvers"
 )
 
 // Live executes subscriptions once per group of identical subscribers
@@ -30,7 +29,7 @@ import (
 // so each event is executed and JSON-encoded once per group and the encoded
 // payload is handed to every member. The group holds one hub subscription,
 // whose filter runs before any execution; each execution gets fresh
-// dataloaders (operation.Loaders runs per response).
+// dataloaders (loaders.Extension runs per response).
 type Live struct {
 	subs    *eventlog.Subscriptions // its Stream is the instance's hub
 	present graphql.ErrorPresenterFunc
@@ -302,7 +301,7 @@ func (l *Live) start(exec graphql.GraphExecutor, opCtx *graphql.OperationContext
 	principal.ClientID = "" // shared by clients of the same tenant and scopes
 	ctx = domain.WithPrincipal(ctx, &principal)
 	g := &liveGroup{live: l, key: key, cancel: cancel, members: map[*Member]struct{}{}}
-	ctx = resolvers.WithEventStream(ctx, g)
+	ctx = eventlog.WithStream(ctx, g)
 	g.ctx = ctx
 	next, ctx := exec.DispatchOperation(ctx, opCtx)
 	if !g.opened {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/graph/operation"
-	"github.com/haulgraph/haulgraph/resolvers"
 )
 
 // replayPage is how many stored events one replay read takes.
@@ -79,7 +78,7 @@ func (l *Live) Resume(ctx context.Context, exec graphql.GraphExecutor, opCtx *gr
 		return gqlerror.List{l.present(ctx, err)}
 	}
 	feed := &replayFeed{}
-	rctx, cancel := context.WithCancel(resolvers.WithEventStream(ctx, feed))
+	rctx, cancel := context.WithCancel(eventlog.WithStream(ctx, feed))
 	defer cancel()
 	next, rctx := exec.DispatchOperation(rctx, opCtx)
 	if !feed.subscribed() {

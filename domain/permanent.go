@@ -1,4 +1,4 @@
-package storage
+package domain
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 // schema), a database that does not match the code. Anything else (an
 // outage, a dropped connection, a cancelled or timed-out statement) may
 // pass: background workers retry those and stop on these, returning them.
+// It lives in the base so that the workers (events, events/webhook) ask it
+// without importing storage.
 func Permanent(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && (strings.HasPrefix(pg.Code, "42") || strings.HasPrefix(pg.Code, "3F"))
