@@ -37,6 +37,7 @@ var rules = []rule{
 	{"readme", nil},
 	{"layering", nil},
 	{"scripts", nil},
+	{"lbtest", nil},
 	// OpenTelemetry: the tracer, the PostgreSQL tracer, the log handler.
 	{"telemetry", nil},
 	// The Go SDK is what integrators import: the API only, over HTTP.

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # with-tools.sh CMD...: runs CMD once the command-line tools README.md's
-# examples use (curl, jq, python3; readme/TestREADME runs them) are on PATH.
+# examples use (curl, jq, python3; readme/TestREADME runs them) are on PATH,
+# and haproxy, the load balancer of the rolling-restart test (lbtest).
 # Missing ones are installed from Debian's packages when running as root with
 # apt-get, as with-pg.sh installs PostgreSQL.
 set -euo pipefail
 
 missing=()
-for tool in curl jq python3; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+for tool in curl jq python3 haproxy; do
+  # Debian's haproxy is in /usr/sbin, on root's PATH only.
+  command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
