@@ -160,7 +160,9 @@ func TestRollingRestartBehindHAProxy(t *testing.T) {
 			t.Fatalf("subscriber %d: first event at %d of %d, want one of the %d warm-up writes'", i, firsts[i], len(eventIDs), warmUp)
 		}
 	}
-	deadline := time.Now().Add(time.Minute)
+	// Two minutes: a delivery whose lease a stop did not hand back waits
+	// for the lease to expire (the delivery timeout and 30 s).
+	deadline, diagnosed := time.Now().Add(2*time.Minute), time.Now().Add(10*time.Second)
 	for {
 		var report []string
 		for i, s := range subs {
@@ -170,6 +172,18 @@ func TestRollingRestartBehindHAProxy(t *testing.T) {
 		}
 		if n, first := missing(eventIDs, hook.count); n > 0 {
 			report = append(report, fmt.Sprintf("the webhook misses %d (first %s)", n, first))
+			if time.Now().After(diagnosed) {
+				diagnosed = deadline // once
+				var status string
+				var attempt int
+				var due *float64 // seconds
+				err := db.QueryRow(context.Background(), "SELECT status, attempt, extract(epoch FROM next_attempt_at - now())::float8 FROM webhook_deliveries WHERE event_id = $1", first).Scan(&status, &attempt, &due)
+				dueIn := "never"
+				if due != nil {
+					dueIn = fmt.Sprintf("%.1fs", *due)
+				}
+				t.Logf("the webhook still misses %s after 10 s: delivery %s, attempt %d, due in %s (%v)", first, status, attempt, dueIn, err)
+			}
 		}
 		if len(report) == 0 {
 			break
