@@ -21,6 +21,7 @@ LDFLAGS = $(if $(VERSION),-X main.version=$(VERSION))
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
 # HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS: the README's receivers listen on http://127.0.0.1.
+# HAULGRAPH_SHUTDOWN_DRAIN: no balancer to drain from, so Ctrl-C stops at once.
 # Each step is announced on stderr; serve --seed-demo announces its own.
 run:
 	@echo "run: building bin/haulgraph (a first build compiles about 530 packages; later ones take seconds)" >&2
@@ -28,6 +29,7 @@ run:
 	@if [ -n "$${DATABASE_URL:-}" ]; then echo "run: database: DATABASE_URL" >&2; \
 		else echo "run: database: the private PostgreSQL under .data (make reset removes it)" >&2; fi
 	@HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=$${HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS:-true} \
+		HAULGRAPH_SHUTDOWN_DRAIN=$${HAULGRAPH_SHUTDOWN_DRAIN:-0} \
 		exec ./scripts/with-pg.sh ./bin/haulgraph serve --seed-demo
 
 # Removes make run's demo (private cluster, key, demo client) so that the next

@@ -36,6 +36,10 @@ type App struct {
 	// closing is closed by GoingAway: WebSockets end with 1001.
 	closing     chan struct{}
 	closingOnce sync.Once
+	// draining is closed when a stop begins (Serve): /readyz answers 503
+	// and answers carry Connection: close.
+	draining     chan struct{}
+	drainingOnce sync.Once
 
 	// Auth issues and verifies tokens; transports wrap with Auth.Middleware.
 	Auth *auth.Service
@@ -98,7 +102,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
-	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), Metrics: metrics.New(), Tracing: tracing, replicas: replicas}
+	a := &App{Config: cfg, DB: db, Log: log, closing: make(chan struct{}), draining: make(chan struct{}), Metrics: metrics.New(), Tracing: tracing, replicas: replicas}
 	if err := a.wireWebhooks(); err != nil {
 		db.Close()
 		return nil, err
@@ -128,6 +132,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &reads.Service{Store: readStore}, Documents: a.Documents,
 		Exports: &reads.Exports{Store: readStore}, Events: a.Events.Log,
 		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing, a.replicas != nil)
+	a.handler = a.closeWhileDraining(a.handler)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)
 	built = true
@@ -139,12 +144,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 func (a *App) AdminHandler() http.Handler { return a.admin }
 
 // ready is /readyz: the database answers, every migration is applied, and
-// no stop has begun.
+// no stop has begun (a draining instance is taken out by its balancer).
 func (a *App) ready(ctx context.Context) (string, bool) {
-	select {
-	case <-a.closing:
+	if a.Draining() {
 		return "stopping", false
-	default:
 	}
 	pending, err := a.DB.PendingMigrations(ctx)
 	switch {
@@ -180,9 +183,12 @@ func (a *App) Run(ctx context.Context) error {
 }
 
 // GoingAway ends every WebSocket connection with 1001 (http.Server does not
-// track hijacked connections) and makes /readyz answer 503: call it when
-// the server starts shutting down.
-func (a *App) GoingAway() { a.closingOnce.Do(func() { close(a.closing) }) }
+// track hijacked connections) and makes /readyz answer 503: Serve calls it
+// when the drain is over and the server shuts down.
+func (a *App) GoingAway() {
+	a.drainingOnce.Do(func() { close(a.draining) })
+	a.closingOnce.Do(func() { close(a.closing) })
+}
 
 // Close releases the database and exports the spans still buffered.
 func (a *App) Close() {

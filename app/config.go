@@ -170,6 +170,14 @@ type Config struct {
 	// default 10s): in-flight requests and webhook attempts may finish
 	// within it; zero (tests) cancels webhook attempts at once.
 	ShutdownTimeout time.Duration
+	// ShutdownDrain is how long a stop goes on serving, /readyz at 503 and
+	// every answer with Connection: close, before the listener closes
+	// (HAULGRAPH_SHUTDOWN_DRAIN, default DefaultShutdownDrain; zero: none):
+	// the load balancer's health check takes the instance out meanwhile.
+	ShutdownDrain time.Duration
+	// DrainTimer ends the drain (nil: a timer of ShutdownDrain). Tests end
+	// it when their balancer has taken the instance out, never by waiting.
+	DrainTimer func(d time.Duration) <-chan time.Time
 	// AdminAddr is the admin listener's address: metrics, pprof, /healthz
 	// and /readyz (HAULGRAPH_ADMIN_ADDR, default 127.0.0.1:9090; set empty
 	// to disable it).
@@ -223,6 +231,7 @@ func FromEnv() (Config, error) {
 		EncryptionKey:   os.Getenv("HAULGRAPH_ENCRYPTION_KEY"),
 		DemoDir:         os.Getenv("HAULGRAPH_DEMO_DIR"),
 		ShutdownTimeout: 10 * time.Second,
+		ShutdownDrain:   DefaultShutdownDrain,
 	}
 	tracing, err := telemetry.FromEnv(os.Getenv)
 	if err != nil {
@@ -235,6 +244,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("HAULGRAPH_SHUTDOWN_TIMEOUT: a positive duration, got %q", v)
 		}
 		c.ShutdownTimeout = d
+	}
+	if v := os.Getenv("HAULGRAPH_SHUTDOWN_DRAIN"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("HAULGRAPH_SHUTDOWN_DRAIN: a duration, 0 for none, got %q", v)
+		}
+		c.ShutdownDrain = d
 	}
 	c.AdminAddr = DefaultAdminAddr
 	if v, set := os.LookupEnv("HAULGRAPH_ADMIN_ADDR"); set {

@@ -137,3 +137,25 @@ func TestPoolerConfigFromEnv(t *testing.T) {
 		t.Fatalf("HAULGRAPH_POOLER=pgpool: %v", err)
 	}
 }
+
+// The drain of a stop: 10s unless HAULGRAPH_SHUTDOWN_DRAIN says otherwise,
+// 0 for none; a negative or unreadable duration is refused at start.
+func TestShutdownDrainFromEnv(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	c, err := app.FromEnv()
+	if err != nil || c.ShutdownDrain != 10*time.Second {
+		t.Fatalf("default drain %v (%v), want 10s", c.ShutdownDrain, err)
+	}
+	for value, want := range map[string]time.Duration{"0": 0, "2500ms": 2500 * time.Millisecond} {
+		t.Setenv("HAULGRAPH_SHUTDOWN_DRAIN", value)
+		if c, err := app.FromEnv(); err != nil || c.ShutdownDrain != want {
+			t.Errorf("HAULGRAPH_SHUTDOWN_DRAIN=%s: %v (%v), want %v", value, c.ShutdownDrain, err, want)
+		}
+	}
+	for _, value := range []string{"-1s", "soon"} {
+		t.Setenv("HAULGRAPH_SHUTDOWN_DRAIN", value)
+		if _, err := app.FromEnv(); err == nil || !strings.Contains(err.Error(), "HAULGRAPH_SHUTDOWN_DRAIN") {
+			t.Errorf("HAULGRAPH_SHUTDOWN_DRAIN=%s: %v, want an error naming it", value, err)
+		}
+	}
+}

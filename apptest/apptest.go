@@ -7,7 +7,7 @@ import (
 	"io"
 	stdlog "log"
 	"log/slog"
-	"net/http/httptest"
+	"net"
 	"sync"
 	"testing"
 
@@ -23,7 +23,14 @@ type Server struct {
 	AdminURL string
 	emitted  *emittedCheck
 	clients  *sync.Map // Token's clients, by tenant and scopes
+	stop     func() error
 }
+
+// Stop stops the instance as SIGTERM stops serve (app.Serve: the drain,
+// WebSockets 1001, the workers, the shutdown) and releases its database;
+// it returns when all of that is done, with the workers' error if they
+// failed. The test's end calls it too; a second call only waits.
+func (s *Server) Stop() error { return s.stop() }
 
 // EmittedChecked is how many event payloads the instance wrote, by channel
 // (domain.Channel*), each checked against the published schemas.
@@ -40,6 +47,9 @@ type Options struct {
 	// Log receives the instance's log (text format); nil discards it
 	// unless the test runs verbosely.
 	Log io.Writer
+	// Addr and AdminAddr are where the instance listens (a restarted one
+	// takes its predecessor's); empty is a free port of 127.0.0.1.
+	Addr, AdminAddr string
 }
 
 // Start runs one instance until the test ends.
@@ -49,12 +59,12 @@ func Start(t testing.TB, opts Options) *Server {
 	if url == "" {
 		url = dbtest.URL(t)
 	}
-	srv := httptest.NewUnstartedServer(nil)
+	ln, adminLn := listen(t, opts.Addr), listen(t, opts.AdminAddr)
 	cfg := app.Config{
 		DatabaseURL:          url,
-		Addr:                 srv.Listener.Addr().String(),
+		Addr:                 ln.Addr().String(),
 		Audience:             app.DefaultAudience,
-		PublicURL:            "http://" + srv.Listener.Addr().String(),
+		PublicURL:            "http://" + ln.Addr().String(),
 		BlobURL:              "file://" + t.TempDir(),
 		DevAllowHTTPWebhooks: true,
 		EncryptionKey:        "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
@@ -80,32 +90,47 @@ func Start(t testing.TB, opts Options) *Server {
 	}
 	a, err := app.New(context.Background(), cfg, log)
 	if err != nil {
+		ln.Close()
+		adminLn.Close()
 		t.Fatalf("apptest: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(ctx) }()
 	// The real server and listener: the tests meet the bounds serve has.
-	srv.Config = a.NewServer()
-	srv.Listener = a.Listener(srv.Listener)
+	srv := a.NewServer()
 	if opts.Log != nil {
 		// The server's own complaints (a response written twice) land in
 		// the same log the test reads.
-		srv.Config.ErrorLog = stdlog.New(opts.Log, "", 0)
+		srv.ErrorLog = stdlog.New(opts.Log, "", 0)
 	}
-	srv.Start()
-	adminSrv := httptest.NewServer(a.AdminHandler())
-	t.Cleanup(func() {
-		srv.Close()
-		adminSrv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, srv, a.Listener(ln), adminLn) }()
+	stop := sync.OnceValue(func() error {
 		cancel()
-		if err := <-ran; err != nil {
-			t.Errorf("apptest: the instance's workers failed: %v", err)
-		}
+		err := <-served
 		a.Close()
 		checked.end()
+		return err
 	})
-	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL, emitted: checked, clients: &sync.Map{}}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("apptest: the instance's workers failed: %v", err)
+		}
+	})
+	return &Server{App: a, URL: "http://" + ln.Addr().String(), AdminURL: "http://" + adminLn.Addr().String(),
+		emitted: checked, clients: &sync.Map{}, stop: stop}
+}
+
+// listen listens on addr, or on a free port of 127.0.0.1.
+func listen(t testing.TB, addr string) net.Listener {
+	t.Helper()
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("apptest: %v", err)
+	}
+	return ln
 }
 
 type testWriter struct{ t testing.TB }

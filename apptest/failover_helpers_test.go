@@ -273,6 +273,7 @@ type failoverSubscriber struct {
 	resumes    atomic.Int64
 	errors     atomic.Int64
 	replayed   atomic.Int64 // events received by a session that began with after:
+	goingAway  atomic.Int64 // sessions the server closed with 1001
 
 	mu   sync.Mutex
 	conn *websocket.Conn
@@ -337,6 +338,9 @@ func (s *failoverSubscriber) session(ctx context.Context) error {
 		}
 		var raw json.RawMessage
 		if err := conn.ReadJSON(&raw); err != nil {
+			if websocket.IsCloseError(err, websocket.CloseGoingAway) {
+				s.goingAway.Add(1)
+			}
 			return err
 		}
 		if err := json.Unmarshal(raw, &msg); err != nil && !strings.Contains(string(raw), `"error"`) {

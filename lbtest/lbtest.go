@@ -75,9 +75,9 @@ func freeAddr(t testing.TB) string {
 	return addr
 }
 
-// start runs the proxy's command until the test ends and returns once addr
-// accepts connections (polled, within 20 s).
-func start(t testing.TB, addr string, name string, args ...string) {
+// start runs the proxy's command until the test ends and returns once
+// every one of addrs accepts connections (polled, within 20 s).
+func start(t testing.TB, addrs []string, name string, args ...string) {
 	t.Helper()
 	var out lockedBuffer
 	cmd := exec.Command(name, args...)
@@ -98,22 +98,24 @@ func start(t testing.TB, addr string, name string, args ...string) {
 		}
 	})
 	deadline := time.Now().Add(20 * time.Second)
-	for {
-		select {
-		case err := <-exited:
-			exited <- err // for the cleanup
-			t.Fatalf("lbtest: %s exited: %v\n%s", name, err, out.String())
-		default:
+	for _, addr := range addrs {
+		for {
+			select {
+			case err := <-exited:
+				exited <- err // for the cleanup
+				t.Fatalf("lbtest: %s exited: %v\n%s", name, err, out.String())
+			default:
+			}
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				_ = c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("lbtest: %s does not listen on %s: %v\n%s", name, addr, err, out.String())
+			}
+			time.Sleep(20 * time.Millisecond) // poll interval of a bounded wait for a process we do not control
 		}
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lbtest: %s does not listen on %s: %v\n%s", name, addr, err, out.String())
-		}
-		time.Sleep(20 * time.Millisecond) // poll interval of a bounded wait for a process we do not control
 	}
 }
 

@@ -33,6 +33,6 @@ http {
 `+servers+`
 }
 `, addr)
-	start(t, addr, bin, "-p", dir, "-e", dir+"/error.log", "-c", cfg)
+	start(t, []string{addr}, bin, "-p", dir, "-e", dir+"/error.log", "-c", cfg)
 	return addr
 }

@@ -75,7 +75,8 @@ func TestSignalsStopTheClusterAndTheServer(t *testing.T) {
 		cmd := exec.Command(c.command[0], c.command[1:]...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = checkout, out, out
 		cmd.Env = apptest.CleanEnv("HAULGRAPH_ADDR="+addr, "HAULGRAPH_ADMIN_ADDR="+apptest.FreeAddr(t),
-			"GOFLAGS=-trimpath") // the copy is new each run: keep the build cache
+			"HAULGRAPH_SHUTDOWN_DRAIN=0", // no balancer to drain from, as under make run
+			"GOFLAGS=-trimpath")          // the copy is new each run: keep the build cache
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

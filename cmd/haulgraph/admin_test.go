@@ -24,7 +24,7 @@ func startServe(t *testing.T, dbURL, adminAddr string) (*exec.Cmd, []string) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = apptest.CleanEnv("HAULGRAPH_TEST_MAIN=1", "HAULGRAPH_TEST_ARGS=serve", "DATABASE_URL="+dbURL,
 		"HAULGRAPH_ADDR="+apptest.FreeAddr(t), "HAULGRAPH_ADMIN_ADDR="+adminAddr, "HAULGRAPH_ENCRYPTION_KEY="+testKey,
-		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(t.TempDir(), "blobs"))
+		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(t.TempDir(), "blobs"), "HAULGRAPH_SHUTDOWN_DRAIN=0")
 	stderr := &apptest.LockedBuffer{}
 	cmd.Stderr = stderr
 	out, _ := cmd.StdoutPipe()

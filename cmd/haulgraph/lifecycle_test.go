@@ -59,7 +59,8 @@ func serveProcess(t *testing.T, dbURL string) (*exec.Cmd, string, *apptest.Locke
 	cmd.Env = append(os.Environ(), "HAULGRAPH_TEST_MAIN=1", "HAULGRAPH_TEST_ARGS=serve", "DATABASE_URL="+dbURL,
 		"HAULGRAPH_ADDR="+addr, "HAULGRAPH_ADMIN_ADDR="+apptest.FreeAddr(t), "HAULGRAPH_ENCRYPTION_KEY="+testKey, "HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS=true",
 		"HAULGRAPH_BLOB_URL=file://"+filepath.Join(t.TempDir(), "blobs"),
-		"HAULGRAPH_RATE_LIMIT_CLIENT=100000", "HAULGRAPH_RATE_LIMIT_TENANT=100000") // the request burst is no abuse
+		"HAULGRAPH_RATE_LIMIT_CLIENT=100000", "HAULGRAPH_RATE_LIMIT_TENANT=100000", // the request burst is no abuse
+		"HAULGRAPH_SHUTDOWN_DRAIN=0") // no balancer here (app's TestStopDrainsBeforeClosing tests the drain)
 	stderr := &apptest.LockedBuffer{}
 	cmd.Stderr = stderr
 	out, _ := cmd.StdoutPipe()

@@ -5,20 +5,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/storage"
@@ -121,57 +116,23 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	ln = a.Listener(ln) // PROXY headers from trusted proxies, the per-address connection cap
-	srv := a.NewServer()
-	srv.RegisterOnShutdown(a.GoingAway) // WebSockets end with 1001; /readyz 503
 	var adminLn net.Listener
-	adminSrv := &http.Server{Handler: a.AdminHandler(), ReadHeaderTimeout: 10 * time.Second}
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			ln.Close()
 			return fmt.Errorf("admin listener (HAULGRAPH_ADMIN_ADDR): %w", err)
 		}
-	}
-	// One owner for every goroutine: the listeners, the workers (relay,
-	// webhook dispatch and delivery) and the shutdown. The pool closes (a.Close,
-	// deferred) only after all of them have returned.
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveUntilClosed(srv, ln) })
-	if adminLn != nil {
-		g.Go(func() error { return serveUntilClosed(adminSrv, adminLn) })
-	}
-	g.Go(func() error { return a.Run(gctx) }) // stops claiming at once; attempts in flight get ShutdownTimeout
-	g.Go(func() error {
-		<-gctx.Done()
-		a.GoingAway() // /readyz answers 503 from now on
-		drain, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(drain); err != nil {
-			log.Warn("requests still running after the shutdown timeout were cut off", "timeout", cfg.ShutdownTimeout.String())
-			_ = srv.Close()
-		}
-		// The admin listener last: probes and scrapes see the drain.
-		if err := adminSrv.Shutdown(drain); err != nil {
-			_ = adminSrv.Close()
-		}
-		return nil
-	})
-	if adminLn != nil {
 		fmt.Printf("Admin listener on http://%s (metrics, pprof, healthz, readyz)\n", adminLn.Addr())
 	}
 	say("serving on http://%s; Ctrl-C stops", ln.Addr())
 	fmt.Printf("HaulGraph serving on http://%s (database: %s)\n", ln.Addr(), redact(cfg.DatabaseURL))
-	err = g.Wait()
-	if err == nil {
-		fmt.Println("HaulGraph stopped")
-	}
-	return err
-}
-
-// serveUntilClosed serves ln until the server is shut down.
-func serveUntilClosed(srv *http.Server, ln net.Listener) error {
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	// On SIGTERM or SIGINT: the drain (/readyz 503, still serving), then
+	// WebSockets 1001, the workers, the shutdown (app.Serve). The pool
+	// closes (a.Close, deferred) only after all of it has returned.
+	if err := a.Serve(ctx, a.NewServer(), ln, adminLn); err != nil {
 		return err
 	}
+	fmt.Println("HaulGraph stopped")
 	return nil
 }
 
