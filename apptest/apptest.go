@@ -94,7 +94,10 @@ func Start(t testing.TB, opts Options) *Server {
 		srv.Config.ErrorLog = stdlog.New(opts.Log, "", 0)
 	}
 	srv.Start()
-	adminSrv := httptest.NewServer(a.AdminHandler())
+	adminSrv := httptest.NewUnstartedServer(nil)
+	adminSrv.Config = a.AdminServer() // the bounds serve has
+	adminSrv.Listener = a.AdminListener(adminSrv.Listener)
+	adminSrv.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		adminSrv.Close()

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -124,12 +123,13 @@ func serve(ctx context.Context, args []string) error {
 	srv := a.NewServer()
 	srv.RegisterOnShutdown(a.GoingAway) // WebSockets end with 1001; /readyz 503
 	var adminLn net.Listener
-	adminSrv := &http.Server{Handler: a.AdminHandler(), ReadHeaderTimeout: 10 * time.Second}
+	adminSrv := a.AdminServer()
 	if cfg.AdminAddr != "" {
 		if adminLn, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
 			ln.Close()
 			return fmt.Errorf("admin listener (HAULGRAPH_ADMIN_ADDR): %w", err)
 		}
+		adminLn = a.AdminListener(adminLn)
 	}
 	// One owner for every goroutine: the listeners, the workers (relay,
 	// webhook dispatch and delivery) and the shutdown. The pool closes (a.Close,
