@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
@@ -23,6 +24,19 @@ func TestCostCoversWhatIsReturned(t *testing.T) {
 		mustGQL(t, srv, write, createLoad, createLoadVars(fmt.Sprintf("CB-%d", i), tn.SubsidiaryID.String(), 100))
 	}
 	read := srv.Token(t, tn, domain.ScopeLoadRead, domain.ScopeTripRead)
+	// The events are listed once the relay has published them.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var page struct {
+			Edges []json.RawMessage `json:"edges"`
+		}
+		_ = json.Unmarshal(mustGQL(t, srv, read, `{ events { edges { cursor } } }`, nil).Data["events"], &page)
+		if len(page.Edges) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d events listed, want 2", len(page.Edges))
+		}
+	}
 	for _, q := range []string{
 		`{ events(first: 50) { edges { node { ... on LoadEvent { data { load { stops { name } } } } } } } }`,
 		`{ events(first: 50) { nodes { ...E } } } fragment E on LoadEvent { data { load { stops { name } trips { tripNumber } } } }`,
