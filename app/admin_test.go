@@ -3,11 +3,16 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/haulgraph/haulgraph/admin"
+	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 )
 
@@ -76,4 +81,89 @@ func TestReadyzWantsCurrentMigrations(t *testing.T) {
 	if status != http.StatusServiceUnavailable || answer["reason"] != "migrations pending" {
 		t.Fatalf("/readyz with %s not applied: %d %s", last, status, body)
 	}
+}
+
+// The admin listener is bounded like the public one: another Host is
+// refused (DNS rebinding from an operator's browser), a large body is
+// refused before it is read (pprof's symbol lookup answered 39 MB with
+// 177 MB), connections over the cap are closed at once, and its server has
+// read, write and idle timeouts.
+func TestAdminListenerBounded(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	req, _ := http.NewRequest(http.MethodGet, srv.AdminURL+"/debug/pprof/cmdline", nil)
+	req.Host = "rebound.example:9090"
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("Host rebound.example: %d, want 421", res.StatusCode)
+	}
+	for _, host := range []string{"localhost:9090", "127.0.0.1", "[::1]:9090"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.AdminURL+"/healthz", nil)
+		req.Host = host
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+			t.Errorf("Host %s: %v %v", host, err, res)
+		} else {
+			res.Body.Close()
+		}
+	}
+
+	// 39 MB declared: refused from its length, nothing read; and a body
+	// that hides its length (chunked) is cut at admin.MaxBody.
+	body := strings.Repeat("0x1+", 10<<20)
+	res, err = http.Post(srv.AdminURL+"/debug/pprof/symbol", "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge || len(b) > 1<<10 {
+		t.Errorf("39 MB symbol lookup: %d with %d bytes", res.StatusCode, len(b))
+	}
+	res, err = http.Post(srv.AdminURL+"/debug/pprof/symbol", "text/plain", io.MultiReader(strings.NewReader(body)))
+	if err == nil {
+		b, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		if len(b) > admin.MaxBody*8 {
+			t.Errorf("chunked symbol lookup answered %d bytes", len(b))
+		}
+	}
+
+	s := srv.AdminServer()
+	if s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 || s.ReadHeaderTimeout <= 0 {
+		t.Errorf("admin server without timeouts: %+v", s)
+	}
+	// The cap: AdminMaxConns connections held, the next is closed unread.
+	host := strings.TrimPrefix(srv.AdminURL, "http://")
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range app.AdminMaxConns {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _ = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 64)); err == nil || isTimeoutErr(err) {
+		t.Errorf("connection %d over the cap answered (%d bytes, %v)", app.AdminMaxConns+1, n, err)
+	}
+}
+
+func isTimeoutErr(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

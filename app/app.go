@@ -134,7 +134,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing, a.replicas != nil)
 	a.handler = a.closeWhileDraining(a.handler)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
-	a.admin = admin.Handler(a.Metrics.Handler(), a.ready)
+	a.admin = admin.Bounded(admin.Handler(a.Metrics.Handler(), a.ready), adminHost(cfg.AdminAddr))
 	built = true
 	return a, nil
 }

@@ -192,7 +192,11 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	srv.Use(dataloaders)
 	srv.Use(transport.SubscriptionGuard{})
 	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: log})
-	srv.SetErrorPresenter(operation.PresentError(log))
+	present := operation.PresentError(log)
+	if o.DisableIntrospection {
+		present = operation.HideSchema(present) // no error names the schema either
+	}
+	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(operation.RecoverPanic(log))
 	return &transport.Endpoint{Server: srv, Live: shared, SSE: sse, MaxBodyBytes: o.MaxBodyBytes}
 }

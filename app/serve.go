@@ -31,7 +31,7 @@ const DefaultShutdownDrain = 10 * time.Second
 // serve's SIGTERM and apptest's Stop both end ctx: one path.
 func (a *App) Serve(ctx context.Context, srv *http.Server, ln, adminLn net.Listener) error {
 	srv.RegisterOnShutdown(a.GoingAway)
-	adminSrv := &http.Server{Handler: a.AdminHandler(), ReadHeaderTimeout: 10 * time.Second}
+	adminSrv := a.AdminServer() // bounded as the public listener is
 	// One owner for every goroutine: the listeners, the workers and the stop.
 	// The workers have their own context: they go on through the drain (its
 	// subscribers still get events, its deliveries still go out).
@@ -40,7 +40,7 @@ func (a *App) Serve(ctx context.Context, srv *http.Server, ln, adminLn net.Liste
 	defer stopWorkers()
 	g.Go(func() error { return serveUntilClosed(srv, ln) })
 	if adminLn != nil {
-		g.Go(func() error { return serveUntilClosed(adminSrv, adminLn) })
+		g.Go(func() error { return serveUntilClosed(adminSrv, a.AdminListener(adminLn)) })
 	}
 	g.Go(func() error { return a.Run(workers) })
 	g.Go(func() error {

@@ -92,12 +92,29 @@ var errBodyTimeout = &domain.Error{Code: domain.CodeTimeout, Message: "the reque
 func (b connBounds) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bw := &boundedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: b.WriteTimeout}
+		var body *boundedBody
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = &boundedBody{body: r.Body, w: bw, r: r, start: time.Now(), idle: b.BodyTimeout, rate: b.BodyMinRate}
+			body = &boundedBody{body: r.Body, w: bw, r: r, start: time.Now(), idle: b.BodyTimeout, rate: b.BodyMinRate}
+			r.Body = body
 		}
 		next.ServeHTTP(bw, r)
 		bw.refresh() // the server writes what is left after the handler returns
+		if body != nil && !body.done && !bw.hijacked() {
+			// A body the handler left unread (a refusal before reading:
+			// 401, 413, 429) is not awaited: Go's server would read up
+			// to 256 KiB of it, without a deadline, before answering.
+			// What has arrived is still read; the wait for the rest
+			// fails at once and the connection closes after the answer.
+			_ = bw.rc.SetReadDeadline(time.Unix(1, 0))
+		}
 	})
+}
+
+// hijacked reports whether the handler took the connection over.
+func (w *boundedWriter) hijacked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.took
 }
 
 // boundedWriter refreshes the connection's write deadline before every
@@ -111,6 +128,7 @@ type boundedWriter struct {
 
 	mu       sync.Mutex
 	own      bool // the handler sets its deadlines itself, or hijacked the connection
+	took     bool // the handler hijacked the connection
 	answered bool // the body bound answered 408: the handler's answer goes nowhere
 }
 
@@ -161,7 +179,7 @@ func (w *boundedWriter) SetWriteDeadline(t time.Time) error {
 
 func (w *boundedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.mu.Lock()
-	w.own = true
+	w.own, w.took = true, true
 	w.mu.Unlock()
 	return w.rc.Hijack()
 }

@@ -236,18 +236,11 @@ func (s *Service) checkTokenRequest(req tokenRequest) *OAuthError {
 	return nil
 }
 
-// maxClientIDLen bounds a client_id: ours are 20 bytes, so a longer one
-// names no client and is refused without a database look-up.
-const maxClientIDLen = 128
-
-// checkClientID refuses a client_id no client can have (the text rule, the
-// length) before it reaches a limiter or the database.
+// checkClientID refuses a client_id no client can have (domain's rule)
+// before it reaches a limiter or the database.
 func checkClientID(id string) *OAuthError {
-	if err := domain.CheckText(id); err != nil {
+	if err := domain.CheckClientID(id); err != nil {
 		return oauthErr(400, "invalid_request", "client_id "+err.Error())
-	}
-	if len(id) > maxClientIDLen {
-		return oauthErr(400, "invalid_request", fmt.Sprintf("client_id is longer than %d bytes", maxClientIDLen))
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package auth_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,7 +64,11 @@ func TestTokenEndpointRateLimit(t *testing.T) {
 	for i := range 3 {
 		resp, m := postToken(t, srv, i%2 == 0, fields(victim, "hgcs_guess"+strconv.Itoa(i)))
 		assertOAuthError(t, resp, m, http.StatusUnauthorized, "invalid_client", "client authentication failed")
-		headers(resp, strconv.Itoa(2-i))
+		// Admitted, the client's bucket does not show: its headers would
+		// tell which client ids exist.
+		if resp.Header.Get("RateLimit-Limit") == "3" {
+			t.Fatalf("a refused secret shows the client's bucket")
+		}
 	}
 	resp, m := postToken(t, srv, false, fields(victim, "hgcs_guess3"))
 	refused(resp, m)
@@ -79,5 +85,65 @@ func TestTokenEndpointRateLimit(t *testing.T) {
 	tok, err := srv.OAuth(victim, secret).Token(context.Background())
 	if err != nil || tok.AccessToken == "" {
 		t.Fatalf("after Retry-After: %v", err)
+	}
+}
+
+// The RateLimit-* headers of a refused credential are the caller's buckets'
+// whatever the client_id: an existing client with a wrong secret, a revoked
+// one, another tenant's and one that never existed read the same (with the
+// default limits the client bucket's 20 used to show for existing ids and
+// the address bucket's 30 for the rest), on every way to send credentials
+// and on /oauth/revoke.
+func TestTokenRateLimitHeadersSameForEveryClientID(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.TokenRateLimit, c.TokenRateBurst = 5, 20 // the defaults
+		c.TokenAddressRateLimit, c.TokenAddressRateBurst = 5, 30
+		c.TokenGlobalRateLimit, c.TokenGlobalRateBurst = 100, 500
+		c.RateLimitClock = clk.Now
+	}})
+	acme, bolt := apptest.NewTenant(t, srv, "acme"), apptest.NewTenant(t, srv, "bolt")
+	existing, _ := srv.Client(t, acme, domain.ScopeLoadRead)
+	revoked, _ := srv.Client(t, acme, domain.ScopeLoadRead)
+	if err := srv.Auth.RevokeClient(context.Background(), acme.ID, revoked); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := srv.Client(t, bolt, domain.ScopeLoadRead)
+	fields := func(id, secret string) map[string]string {
+		return map[string]string{"client_id": id, "client_secret": secret, "audience": srv.Config.Audience, "grant_type": "client_credentials"}
+	}
+	basic := func(path, id, secret string, extra url.Values) *http.Request {
+		extra.Set("grant_type", "client_credentials")
+		extra.Set("audience", srv.Config.Audience)
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(extra.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(id, secret)
+		return req
+	}
+	unknown := "hgc_" + strings.Repeat("x", 16)
+	type answer struct{ limit, remaining string }
+	var got []answer
+	for _, id := range []string{existing, unknown, revoked, other} {
+		secret := "hgcs_wrong"
+		for _, asJSON := range []bool{true, false} {
+			resp, m := postToken(t, srv, asJSON, fields(id, secret))
+			assertOAuthError(t, resp, m, http.StatusUnauthorized, "invalid_client", "client authentication failed")
+			got = append(got, answer{resp.Header.Get("RateLimit-Limit"), resp.Header.Get("RateLimit-Remaining")})
+		}
+		for _, path := range []string{"/oauth/token", "/oauth/revoke"} {
+			resp, m := postRaw(t, basic(path, id, secret, url.Values{"token": {"x"}}))
+			if resp.StatusCode != http.StatusUnauthorized || m["error"] != "invalid_client" {
+				t.Fatalf("%s %s: %d %v", path, id, resp.StatusCode, m)
+			}
+			got = append(got, answer{resp.Header.Get("RateLimit-Limit"), resp.Header.Get("RateLimit-Remaining")})
+		}
+	}
+	// The clock stands still: every answer is the address bucket's, one
+	// token fewer each time.
+	for i, a := range got {
+		if want := (answer{"30", strconv.Itoa(29 - i)}); a != want {
+			t.Fatalf("answers' RateLimit-Limit/Remaining %v, want 30 and 29 down by one each", got)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -130,8 +131,16 @@ func (s *Service) verify(ctx context.Context, raw string, now time.Time) (*verif
 	}
 	// RFC 7519 NumericDate: a JSON number (go-oidc would take "123" too).
 	for name, v := range map[string]json.RawMessage{"exp": c.Exp, "iat": c.IssuedAt, "nbf": c.NotBef} {
-		if v != nil && !isJSONNumber(v) {
+		if v == nil {
+			continue
+		}
+		if !isJSONNumber(v) {
 			return nil, invalid("the token's %s claim must be a number (seconds since the epoch)", name)
+		}
+		// go-oidc converts 1e308 to a time before the epoch: a date
+		// out of range would pass every comparison.
+		if !isNumericDate(v) {
+			return nil, invalid("the token's %s claim is not a date between 1970 and 9999", name)
 		}
 	}
 	if !tok.IssuedAt.IsZero() && tok.IssuedAt.After(now.Add(clockLeeway)) {
@@ -143,6 +152,10 @@ func (s *Service) verify(ctx context.Context, raw string, now time.Time) (*verif
 	tenant, err := uuid.Parse(c.TenantID)
 	if err != nil || tenant == uuid.Nil || c.ClientID == "" {
 		return nil, invalid("the token lacks a valid tenant_id or client_id claim")
+	}
+	// The token endpoint's rule for client ids holds for every issuer's.
+	if err := domain.CheckClientID(c.ClientID); err != nil {
+		return nil, invalid("the token's client_id claim %s", err.Error())
 	}
 	v := &verified{
 		p:     &domain.Principal{TenantID: tenant, ClientID: c.ClientID, ExpiresAt: tok.Expiry},
@@ -172,6 +185,16 @@ func (s *Service) verify(ctx context.Context, raw string, now time.Time) (*verif
 func isJSONNumber(raw json.RawMessage) bool {
 	var n json.Number
 	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
+}
+
+// maxNumericDate is 9999-12-31T23:59:59Z.
+const maxNumericDate = 253402300799
+
+// isNumericDate reports whether raw, a JSON number, is a date go-oidc
+// converts faithfully: 0 to maxNumericDate seconds.
+func isNumericDate(raw json.RawMessage) bool {
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return err == nil && f >= 0 && f <= maxNumericDate
 }
 
 // lastDay is the last day before cutoff, as docs/api-contract.md §5.4 names it (2025-07-31).

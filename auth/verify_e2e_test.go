@@ -131,6 +131,15 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		{"nbf as a string", "Bearer " + forge(with(good, "nbf", strconv.FormatInt(time.Now().Unix(), 10))), "nbf claim must be a number"},
 		{"iat beyond the leeway in the future", "Bearer " + forge(with(good, "iat", time.Now().Add(10*time.Minute).Unix())), "iat is in the future"},
 		{"nil tenant", "Bearer " + forge(with(good, "tenant_id", "00000000-0000-0000-0000-000000000000")), "tenant_id"},
+		// An issuer's claims meet the token endpoint's rules: a client_id
+		// the endpoint would refuse reaches no limiter, and a NumericDate
+		// is a date (1e308 seconds converted to a time before the epoch).
+		{"client_id with a NUL", "Bearer " + forge(with(good, "client_id", "hgc_\x00x")), "client_id"},
+		{"sub with a control character and no client_id", "Bearer " + forge(with(with(good, "client_id", nil), "sub", "hgc\x1bx")), "client_id"},
+		{"client_id longer than 128 bytes", "Bearer " + forge(with(good, "client_id", strings.Repeat("c", 129))), "client_id"},
+		{"iat 1e308", "Bearer " + forge(with(good, "iat", 1e308)), "iat"},
+		{"nbf 1e308", "Bearer " + forge(with(good, "nbf", 1e308)), "nbf"},
+		{"iat negative", "Bearer " + forge(with(good, "iat", -1e18)), "iat"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

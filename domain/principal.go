@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -18,6 +19,24 @@ type Principal struct {
 
 // Has reports whether the principal holds scope s (the empty scope: always).
 func (p *Principal) Has(s Scope) bool { return s == "" || slices.Contains(p.Scopes, s) }
+
+// MaxClientIDLen bounds a client_id: ours are 20 bytes, so a longer one
+// names no client.
+const MaxClientIDLen = 128
+
+// CheckClientID is the rule every client_id meets, the token endpoint's and
+// a verified token's (whoever issued it): the text rule (no NUL, no control
+// character, valid UTF-8) and at most MaxClientIDLen bytes. The error's
+// message follows "client_id".
+func CheckClientID(id string) error {
+	if err := CheckText(id); err != nil {
+		return err
+	}
+	if len(id) > MaxClientIDLen {
+		return fmt.Errorf("is longer than %d bytes", MaxClientIDLen)
+	}
+	return nil
+}
 
 type principalKey struct{}
 

@@ -47,8 +47,10 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 		t.Errorf("throttle %+v", cost.Throttle)
 	}
 
-	// Items and edges of 100 statements with every field exceed 10000.
-	q := strings.Replace(searchQuery, "items {", "edges { cursor node { "+statementFields+" } } items {", 1)
+	// Items and three sets of edges of 100 statements with every field
+	// exceed the limit (20000).
+	edges := "edges { cursor node { " + statementFields + " } } "
+	q := strings.Replace(searchQuery, "items {", edges+"e2: "+edges+"e3: "+edges+"items {", 1)
 	res, out := do(t, w.srv.URL, tok, "application/json", map[string]any{"query": q, "variables": map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 0, "size": 100}})
 	if res.StatusCode != 200 || out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || out.Data["settlementStatements"] != nil {
 		t.Errorf("over the cost limit: %d %+v", res.StatusCode, out)

@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"maps"
 	"net/http"
 	"net/netip"
 
@@ -35,9 +36,24 @@ func (rl *RateLimits) TokenThrottle(tl TokenLimits) func(w http.ResponseWriter, 
 				Check{Key: "token:addr:" + addressKey(ClientHost(r)), Limit: tl.Address, Limiter: tl.Addresses},
 				Check{Key: "token:global", Limit: tl.Global})
 		}
-		return rl.AdmitOrRefuse(w, r, Check{Key: "token:client:" + clientID, Limit: tl.Client})
+		// Only existing clients have this bucket: its headers show only
+		// when it refuses, so that an admitted request's headers are the
+		// caller's buckets' whatever client_id it names.
+		own := headersOnly{}
+		err := rl.AdmitOrRefuse(own, r, Check{Key: "token:client:" + clientID, Limit: tl.Client})
+		if err != nil {
+			maps.Copy(w.Header(), http.Header(own))
+		}
+		return err
 	}
 }
+
+// headersOnly is a ResponseWriter that keeps the headers set on it.
+type headersOnly http.Header
+
+func (h headersOnly) Header() http.Header       { return http.Header(h) }
+func (headersOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (headersOnly) WriteHeader(int)             {}
 
 // addressKey is the bucket of a remote address: an IPv6 address by its /64,
 // the block one subscriber is given, so that one subscriber's 2^64

@@ -25,10 +25,15 @@ const (
 // while it runs (SET LOCAL: it reverts when the transaction ends).
 const ExportApplicationName = "haulgraph statement export"
 
-// exportSlotLock is the first of the advisory lock classes that count the
-// running exports of a tenant (class exportSlotLock+i, key hashtext(tenant)):
-// transaction-scoped, so a crashed instance or a client gone frees its slot.
-const exportSlotLock = 7340230
+// ExportSlotLock is the first of the advisory lock classes that count the
+// running exports of a tenant (class ExportSlotLock+i, key hashtext(tenant)),
+// always on the primary: transaction-scoped, so a crashed instance or a
+// client gone frees its slot.
+const ExportSlotLock = 7340230
+
+// beginSlot opens the primary transaction that holds an export's slot while
+// a replica streams it: read committed, so it holds no snapshot back.
+const beginSlot = "BEGIN READ ONLY"
 
 var _ reads.StatementExportStore = (*Reads)(nil)
 
@@ -41,12 +46,26 @@ func (r *Reads) StreamStatements(ctx context.Context, tenant uuid.UUID, q reads.
 	// A client gone cancels ctx; pgx then sends the server a cancel request
 	// for the running statement and drops the connection (pgconn asyncClose),
 	// which ends the transaction: no snapshot or slot outlives the request.
-	return r.DB.inTenantSnapshot(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		tx.exec("SELECT set_config('application_name', $1, true)", ExportApplicationName)
-		if err := takeExportSlot(ctx, tx, tenant, slots); err != nil {
+	if r.DB.reader(ctx) == r.DB {
+		return r.DB.inTenantSnapshot(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+			tx.exec("SELECT set_config('application_name', $1, true)", ExportApplicationName)
+			if err := takeExportSlot(ctx, tx, tenant, slots); err != nil {
+				return err
+			}
+			return streamStatements(ctx, tx, tenant, q, emit)
+		})
+	}
+	// Read on a replica: a slot taken there would count per node (two
+	// exports per tenant on each), so it is taken on the primary, in a
+	// transaction held while the replica streams.
+	return r.DB.inTx(ctx, tenant, beginSlot, func(ctx context.Context, slot *Tx) error {
+		if err := takeExportSlot(ctx, slot, tenant, slots); err != nil {
 			return err
 		}
-		return streamStatements(ctx, tx, tenant, q, emit)
+		return r.DB.inTenantSnapshot(ctx, tenant, func(ctx context.Context, tx *Tx) error {
+			tx.exec("SELECT set_config('application_name', $1, true)", ExportApplicationName)
+			return streamStatements(ctx, tx, tenant, q, emit)
+		})
 	})
 }
 
@@ -84,7 +103,7 @@ func streamStatements(ctx context.Context, tx *Tx, tenant uuid.UUID, q reads.Sta
 func takeExportSlot(ctx context.Context, tx *Tx, tenant uuid.UUID, slots int) error {
 	for i := range slots {
 		var ok bool
-		if _, err := tx.queryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", []any{&ok}, exportSlotLock+i, tenant.String()); err != nil {
+		if _, err := tx.queryRow(ctx, "SELECT pg_try_advisory_xact_lock($1, hashtext($2))", []any{&ok}, ExportSlotLock+i, tenant.String()); err != nil {
 			return err
 		}
 		if ok {

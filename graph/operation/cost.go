@@ -19,10 +19,13 @@ import (
 // Query cost follows Shopify's model: a scalar or enum field costs 0, an
 // object costs 1, a list multiplies its element cost by the number of
 // elements it may return — first/pageSize for paged lists (20 when absent),
-// nestedListSize for the small unpaged lists inside a resource (line items,
-// stops, trips, ...). The requested cost is checked before execution; the
-// actual cost counts the objects really returned. Both, with the throttle
-// bucket's state, are reported in extensions.cost.
+// the domain's bound for the unpaged lists that have one (listBounds: 100
+// stops, 20 trips, ...), nestedListSize for the other small unpaged lists
+// inside a resource (line items, notes, introspection's lists, ...). A fragment is priced on its type condition, so the
+// fields a union's or interface's fragments select are priced too. The
+// requested cost is checked before execution; the actual cost counts the
+// objects really returned. Both, with the throttle bucket's state, are
+// reported in extensions.cost.
 
 const (
 	// CodeComplexity refuses a document over a bound (depth, cost, size).
@@ -45,9 +48,10 @@ const (
 // dashboard query of settlement statements (100 per page with line items
 // and sub-lines) is priced 6,601 points: the refill sustains two of them a
 // second even if nothing of the requested cost were refunded, and the
-// budget holds a burst of six.
+// budget holds a burst of six. The dispatch board's page of 100 loads with
+// their stops (up to 100 each) is priced 10,301: the limit lets it run.
 const (
-	DefaultCostLimit  = 10000
+	DefaultCostLimit  = 20000
 	DefaultCostBudget = 40000
 	DefaultCostRefill = 15000
 )
@@ -331,21 +335,36 @@ func (w *walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
 		case *ast.Field:
 			total = min(total+w.fieldCost(s, parent), costCeiling)
 		case *ast.InlineFragment:
-			total = min(total+w.cost(s.SelectionSet, parent), costCeiling)
+			// Priced on its type condition: on a union or interface the
+			// fields are the condition's (each fragment of a union added:
+			// an upper bound of what any one member returns).
+			total = min(total+w.cost(s.SelectionSet, w.on(s.TypeCondition, parent)), costCeiling)
 		case *ast.FragmentSpread:
-			key := fragmentAt{s.Name, parent.Name}
+			f := w.doc.Fragments.ForName(s.Name)
+			if f == nil {
+				continue
+			}
+			on := w.on(f.TypeCondition, parent)
+			key := fragmentAt{s.Name, on.Name}
 			n, ok := w.costs[key]
 			if !ok {
 				w.costs[key] = 0 // a cycle (refused by validation) adds nothing
-				if f := w.doc.Fragments.ForName(s.Name); f != nil {
-					n = w.cost(f.SelectionSet, parent)
-				}
+				n = w.cost(f.SelectionSet, on)
 				w.costs[key] = n
 			}
 			total = min(total+n, costCeiling)
 		}
 	}
 	return total
+}
+
+// on is the type a fragment's fields are priced on: its condition, or the
+// parent's when it has none.
+func (w *walker) on(condition string, parent *ast.Definition) *ast.Definition {
+	if d := w.schema.Types[condition]; d != nil {
+		return d
+	}
+	return parent
 }
 
 func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
@@ -367,7 +386,7 @@ func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
 	case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
 		return each // items/edges of a connection: already multiplied
 	case fd.Type.Elem != nil:
-		return min(nestedListSize*each, costCeiling)
+		return min(listBound(parent.Name+"."+fd.Name)*each, costCeiling)
 	default:
 		return each
 	}

@@ -44,6 +44,12 @@ func PresentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 				}
 				gqlErr.Extensions["code"] = string(domain.CodeInvalid)
 			}
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
+			// The client went away (a subscriber reset mid-replay): not
+			// the server's error, and nobody reads the answer.
+			log.DebugContext(ctx, "graphql: request canceled", "err", err, "path", gqlErr.Path.String())
+			gqlErr.Message = "the request was canceled: the client went away"
+			gqlErr.Extensions = map[string]any{"code": string(domain.CodeCanceled)}
 		default:
 			log.ErrorContext(ctx, "graphql: internal error", "err", err, "path", gqlErr.Path.String(), "traceId", domain.TraceIDFrom(ctx))
 			gqlErr.Message = "internal error"

@@ -17,13 +17,17 @@ import (
 // bounded on its own (entries, and bytes as size reckons them), least
 // recently used out first, so one tenant's traffic only ever evicts its own
 // entries. Neither a hit nor an eviction tells a tenant anything of
-// another's requests. Without a caller nothing is kept or found.
+// another's requests. Without a caller nothing is kept or found. All
+// tenants together hold at most total bytes: past it the tenant holding
+// the most gives up its least recently used entry (a tenant's own traffic
+// evicts another's only when that other holds more).
 type tenantCache[T any] struct {
-	entries, bytes int
-	size           func(key string, v T) int
+	entries, bytes, total int
+	size                  func(key string, v T) int
 
 	mu      sync.Mutex
 	tenants map[uuid.UUID]*tenantPart[T]
+	held    int // bytes of every tenant
 }
 
 type tenantPart[T any] struct {
@@ -38,8 +42,8 @@ type cached[T any] struct {
 	size  int
 }
 
-func newTenantCache[T any](entries, bytes int, size func(string, T) int) *tenantCache[T] {
-	return &tenantCache[T]{entries: entries, bytes: bytes, size: size, tenants: map[uuid.UUID]*tenantPart[T]{}}
+func newTenantCache[T any](entries, bytes, total int, size func(string, T) int) *tenantCache[T] {
+	return &tenantCache[T]{entries: entries, bytes: bytes, total: total, size: size, tenants: map[uuid.UUID]*tenantPart[T]{}}
 }
 
 // Get is the value the caller's tenant keeps under key.
@@ -80,19 +84,41 @@ func (c *tenantCache[T]) Add(ctx context.Context, key string, value T) {
 		c.tenants[p.TenantID] = t
 	}
 	if old, ok := t.byKey[key]; ok {
-		t.remove(old)
+		c.held -= t.remove(old)
 	}
 	t.byKey[key] = t.lru.PushFront(e)
 	t.bytes += e.size
+	c.held += e.size
 	for t.lru.Len() > c.entries || t.bytes > c.bytes {
-		t.remove(t.lru.Back())
+		c.held -= t.remove(t.lru.Back())
+	}
+	for c.total > 0 && c.held > c.total {
+		c.evictLargest()
 	}
 }
 
-func (t *tenantPart[T]) remove(e *list.Element) {
+// evictLargest removes the least recently used entry of the tenant holding
+// the most bytes. Callers hold c.mu.
+func (c *tenantCache[T]) evictLargest() {
+	var largest *tenantPart[T]
+	var id uuid.UUID
+	for k, t := range c.tenants {
+		if largest == nil || t.bytes > largest.bytes {
+			largest, id = t, k
+		}
+	}
+	c.held -= largest.remove(largest.lru.Back())
+	if largest.lru.Len() == 0 {
+		delete(c.tenants, id)
+	}
+}
+
+// remove drops e and returns its size.
+func (t *tenantPart[T]) remove(e *list.Element) int {
 	v := t.lru.Remove(e).(*cached[T])
 	delete(t.byKey, v.key)
 	t.bytes -= v.size
+	return v.size
 }
 
 // Defaults of the persisted-query bounds (Options.PersistedQueries,
@@ -101,6 +127,8 @@ const (
 	DefaultPersistedQueries     = 1000
 	DefaultPersistedQueryBytes  = 4 << 20
 	persistedQueryEntryOverhead = 64 + 64 // the hash and the bookkeeping, roughly
+	// persistedQueryTotal bounds every tenant's queries together.
+	persistedQueryTotal = 256 << 20
 )
 
 // NewPersistedQueries is the automatic persisted query store: a hash
@@ -113,25 +141,28 @@ func NewPersistedQueries(entries, bytes int) *tenantCache[string] {
 	if bytes <= 0 {
 		bytes = DefaultPersistedQueryBytes
 	}
-	return newTenantCache(entries, bytes, func(hash, query string) int {
+	return newTenantCache(entries, bytes, persistedQueryTotal, func(hash, query string) int {
 		return len(hash) + len(query) + persistedQueryEntryOverhead
 	})
 }
 
-// Bounds of each tenant's cache of validated documents (gqlgen's query
-// cache): a document's parsed form takes some ten times its text, so 1 MiB
-// of text is about 10 MiB of memory per tenant at most.
+// Bounds of the cache of validated documents (gqlgen's query cache), in
+// bytes of memory as documentBytes counts them from the parsed AST (not the
+// text's length: a parsed document of many small values takes some 70
+// times its text): per tenant, and all tenants together.
 const (
 	validatedDocuments     = 250
-	validatedDocumentBytes = 1 << 20
+	ValidatedDocumentBytes = 8 << 20
+	ValidatedDocumentTotal = 128 << 20
 )
 
 // NewValidatedDocuments is the cache of documents that passed parsing,
 // bounds and validation, keyed by their text, per tenant: a tenant cannot
 // time another's queries by a hit.
 func NewValidatedDocuments() *tenantCache[*ast.QueryDocument] {
-	return newTenantCache(validatedDocuments, validatedDocumentBytes, func(query string, _ *ast.QueryDocument) int {
-		return len(query) + persistedQueryEntryOverhead
+	return newTenantCache(validatedDocuments, ValidatedDocumentBytes, ValidatedDocumentTotal, func(query string, doc *ast.QueryDocument) int {
+		// The key is the text; the document's source holds it again.
+		return len(query) + documentBytes(doc) + persistedQueryEntryOverhead
 	})
 }
 

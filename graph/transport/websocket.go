@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/gorilla/websocket"
@@ -220,10 +221,15 @@ func (o WebsocketOptions) principal(ctx context.Context, payload map[string]any)
 	return p, nil
 }
 
-// truncateReason keeps a close reason within RFC 6455's 123 bytes.
+// truncateReason keeps a close reason within RFC 6455's 123 bytes, cut on
+// a rune boundary: the reason must be valid UTF-8 on the wire.
 func truncateReason(s string) string {
-	if len(s) > 123 {
-		return s[:123]
+	if len(s) <= 123 {
+		return s
 	}
-	return s
+	n := 123
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

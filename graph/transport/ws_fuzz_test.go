@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -13,9 +14,12 @@ import (
 
 // FuzzWebsocketBeforeInit: whatever one message a client sends before its
 // connection is acknowledged, on either subprotocol, the server answers with
-// a close (4400 or 4401) and nothing else: no pong, no error message echoing
-// what was sent. (Token verification is not configured here, so even a
-// connection_init is refused with 4401.)
+// a close (4400 or 4401) and nothing else: no error message echoing what
+// was sent. graphql-transport-ws's ping and pong are allowed at any time:
+// a ping is answered with one pong, a pong with nothing, and the socket
+// stays open (the next unknown message closes it with 4400). (Token
+// verification is not configured here, so even a connection_init is
+// refused with 4401.)
 func FuzzWebsocketBeforeInit(f *testing.F) {
 	for _, s := range []string{`{"type":"ping"}`, `{"type":"pong"}`, `{"type":"connection_init","payload":{}}`,
 		`{"type":"connection_init","payload":{"Authorization":"Bearer x"}}`, `{"type":"connection_init","payload":[]}`,
@@ -44,6 +48,20 @@ func FuzzWebsocketBeforeInit(f *testing.F) {
 			t.Fatal(err)
 		}
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var m struct {
+			Type string `json:"type"`
+		}
+		if !legacy && json.Unmarshal([]byte(msg), &m) == nil && (m.Type == "ping" || m.Type == "pong") {
+			if m.Type == "ping" {
+				if _, got, err := c.ReadMessage(); err != nil || string(got) != `{"type":"pong"}` {
+					t.Fatalf("%q: answered %q, %v; want one pong", msg, got, err)
+				}
+			}
+			msg = `{"type":"shout"}` // still open: this one closes it
+			if err := c.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		_, got, err := c.ReadMessage()
 		var ce *websocket.CloseError
 		switch {

@@ -2,11 +2,13 @@ package transport_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -82,11 +84,39 @@ func TestWebsocketCloseCodes(t *testing.T) {
 
 	t.Run("ping before connection_init", func(t *testing.T) {
 		t.Parallel()
-		// Nothing is answered before connection_init: a ping is out of turn.
+		// graphql-transport-ws allows ping at any time: it is answered with
+		// pong, and connection_init still works after it.
 		w := raw(t)
+		w.send(wsMsg{Type: "pong"})
 		w.send(wsMsg{Type: "ping"})
-		if code := w.closeCode(); code != 4401 {
-			t.Fatalf("ping before init: closed with %d, want 4401", code)
+		_ = w.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var m wsMsg
+		if err := w.c.ReadJSON(&m); err != nil || m.Type != "pong" {
+			t.Fatalf("ping before init: %v %+v, want a pong", err, m)
+		}
+		w.send(wsMsg{Type: "connection_init", Payload: mustJSON(map[string]any{"Authorization": "Bearer " + token})})
+		if m := w.read(); m.Type != "connection_ack" {
+			t.Fatalf("connection_init after a ping: %s %s", m.Type, m.Payload)
+		}
+	})
+
+	t.Run("close reason cut on a rune boundary", func(t *testing.T) {
+		t.Parallel()
+		// The reason echoes the unknown type; 123 bytes fall inside a
+		// two-byte character unless the cut respects runes.
+		w := connect(t, srv, "graphql-transport-ws", token)
+		w.send(wsMsg{Type: strings.Repeat("é", 100)})
+		_ = w.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var err error
+		for err == nil {
+			_, _, err = w.c.ReadMessage()
+		}
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != 4400 {
+			t.Fatalf("closed with %v, want 4400 with a valid UTF-8 reason", err)
+		}
+		if !utf8.ValidString(ce.Text) || len(ce.Text) > 123 || !strings.HasPrefix(ce.Text, "Invalid message received") {
+			t.Fatalf("reason %q (%d bytes)", ce.Text, len(ce.Text))
 		}
 	})
 

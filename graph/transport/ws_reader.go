@@ -80,9 +80,10 @@ const (
 )
 
 // wsKindOf classifies a message type of the subprotocol (legacy:
-// graphql-ws). Only connection_init and connection_terminate may come
-// before the connection is acknowledged; the rest of the subprotocol's
-// messages then close it with 4401, and unknown types always with 4400.
+// graphql-ws). Only connection_init, connection_terminate, ping and pong
+// may come before the connection is acknowledged; the rest of the
+// subprotocol's messages then close it with 4401, and unknown types always
+// with 4400.
 func wsKindOf(legacy bool, typ string) wsKind {
 	switch {
 	case typ == "connection_init":
@@ -102,7 +103,7 @@ func wsKindOf(legacy bool, typ string) wsKind {
 }
 
 // handle runs one client message; false ends the connection. Nothing but
-// connection_init is answered before the connection is acknowledged, and
+// connection_init and ping is answered before the connection is acknowledged, and
 // no message is answered with more than the protocol asks: what is out of
 // turn or unknown closes the connection instead.
 func (w *wsConn) handle(data []byte) bool {
@@ -121,6 +122,9 @@ func (w *wsConn) handle(data []byte) bool {
 	case kind == wsTerminate:
 		w.end(websocket.CloseNormalClosure, "")
 		return false
+	case kind == wsPing || kind == wsPong:
+		// graphql-transport-ws allows both at any time, before
+		// connection_init too; the pong is queued like every other frame.
 	case !w.acked.Load():
 		w.end(CloseUnauthorized, "Unauthorized: send connection_init first")
 		return false

@@ -1,0 +1,60 @@
+package admin
+
+import (
+	"net"
+	"net/http"
+	"strings"
+)
+
+// MaxBody bounds a request body on the admin listener: only pprof's symbol
+// lookup takes one (a list of addresses), and 64 KiB holds thousands.
+// pprof.Symbol answered a 39 MB body with 177 MB.
+const MaxBody = 64 << 10
+
+// Bounded refuses what the admin listener has no use for before next sees
+// it: a Host that is not a loopback name or address nor one of names (the
+// configured admin address's host: a page an operator's browser opens
+// cannot rebind its own name to the listener), 421; a body over MaxBody,
+// 413; a query string over MaxBody, 414.
+func Bounded(next http.Handler, names ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowedHost(r.Host, names) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "misdirected request: the admin listener answers only to its own address", http.StatusMisdirectedRequest)
+			return
+		}
+		if r.ContentLength > MaxBody {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		if len(r.URL.RawQuery) > MaxBody {
+			http.Error(w, "query string too long", http.StatusRequestURITooLong)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// allowedHost reports whether host (a Host header, with or without port)
+// names a loopback address, localhost, or one of names.
+func allowedHost(host string, names []string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.TrimSuffix(strings.Trim(h, "[]"), ".")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, n := range names {
+		if n != "" && strings.EqualFold(h, n) {
+			return true
+		}
+	}
+	return false
+}
