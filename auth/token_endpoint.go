@@ -246,8 +246,8 @@ func checkClientID(id string) *OAuthError {
 	if err := domain.CheckText(id); err != nil {
 		return oauthErr(400, "invalid_request", "client_id "+err.Error())
 	}
-	if len(id) > maxClientIDLen {
-		return oauthErr(400, "invalid_request", fmt.Sprintf("client_id is longer than %d bytes", maxClientIDLen))
+	if domain.Length(id) > maxClientIDLen {
+		return oauthErr(400, "invalid_request", fmt.Sprintf("client_id is longer than %d characters", maxClientIDLen))
 	}
 	return nil
 }

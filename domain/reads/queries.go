@@ -48,8 +48,8 @@ func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error)
 	}
 	var uid uuid.UUID
 	if id != "" && number == "" {
-		if uid, err = uuid.Parse(id); err != nil {
-			v.Add("id", "id must be a UUID")
+		if uid, err = domain.ParseUUID(*key.ID); err != nil {
+			v.Add("id", "id "+err.Error())
 		}
 	}
 	if err := v.Err(); err != nil {
@@ -127,28 +127,35 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 			v.Add("StatementDateRange", "End must not be before Start")
 		}
 	}
-	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, "DriverType", "DriverId")
+	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, true, "DriverType", "DriverId")
 	return q, v.Err()
 }
 
 // statementDriverFilter is docs/api-contract.md §4.2's driver filters (search and export):
-// DriverType matched case-insensitively, DriverId a UUID, blank = absent.
-// typeField and idField name the inputs as the transport's client sent them.
-func statementDriverFilter(v *domain.Validation, driverType, driverID *string, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
+// DriverType one of domain.DriverTypes (the search's, as the contract says,
+// in any case; the export's exactly), DriverId a canonical UUID; nil is
+// absent. typeField and idField name the inputs as the transport's client
+// sent them.
+func statementDriverFilter(v *domain.Validation, driverType, driverID *string, anyCase bool, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
 	var dt *domain.DriverType
 	var id *uuid.UUID
-	if s := trimmed(driverType); s != "" {
-		if t, ok := domain.ParseDriverType(s); ok {
+	if driverType != nil {
+		t, ok := domain.ParseDriverType(*driverType)
+		if !anyCase {
+			_, err := domain.ParseEnum(*driverType, domain.DriverTypes)
+			ok = err == nil
+		}
+		if ok {
 			dt = &t
 		} else {
 			v.Add(typeField, typeField+" must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
 		}
 	}
-	if s := trimmed(driverID); s != "" {
-		if u, err := uuid.Parse(s); err == nil {
+	if driverID != nil {
+		if u, err := domain.ParseUUID(*driverID); err == nil {
 			id = &u
 		} else {
-			v.Add(idField, idField+" must be a UUID")
+			v.Add(idField, idField+" "+err.Error())
 		}
 	}
 	return dt, id
@@ -210,24 +217,24 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	var v domain.Validation
 	var q LocationQuery
 	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
+	if len(in.Status) > len(LocationStatuses) {
+		v.Add("Status", fmt.Sprintf("at most %d statuses", len(LocationStatuses)))
+	}
 	for _, s := range in.Status {
-		ok := false
-		for _, st := range LocationStatuses {
-			if strings.EqualFold(s, string(st)) {
-				q.Statuses, ok = append(q.Statuses, st), true
-			}
+		st, err := domain.ParseEnum(s, LocationStatuses)
+		if err != nil {
+			v.Add("Status", "Status "+domain.Quote(s)+" "+err.Error())
+			continue
 		}
-		if !ok {
-			v.Add("Status", "unknown status "+domain.Quote(s)+": use Active, Disabled or Inactive")
-		}
+		q.Statuses = append(q.Statuses, st)
 	}
 	if len(in.LocationIDs) > domain.MaxPageSize {
 		v.Add("LocationIds", fmt.Sprintf("at most %d ids", domain.MaxPageSize))
 	}
 	for _, s := range in.LocationIDs {
-		id, err := uuid.Parse(strings.TrimSpace(s))
+		id, err := domain.ParseUUID(s)
 		if err != nil {
-			v.Add("LocationIds", domain.Quote(s)+" is not a UUID")
+			v.Add("LocationIds", domain.Quote(s)+" "+err.Error())
 			continue
 		}
 		q.IDs = append(q.IDs, id)
@@ -277,8 +284,8 @@ func (in UserSearchInput) Validate() (UserQuery, error) {
 	var q UserQuery
 	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Keyword = strings.ToLower(trimmed(in.Keyword))
-	if len(q.Keyword) > MaxKeywordLength {
-		v.Add("Keyword", fmt.Sprintf("Keyword must be at most %d characters", MaxKeywordLength))
+	if in.Keyword != nil {
+		v.CheckLength("Keyword", *in.Keyword, MaxKeywordLength)
 	}
 	return q, v.Err()
 }

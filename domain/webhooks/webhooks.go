@@ -174,7 +174,7 @@ func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecur
 		switch {
 		case in.Name == nil || strings.TrimSpace(*in.Name) == "":
 			v.Add("name", "name is required")
-		case len(*in.Name) > MaxNameLen:
+		case domain.Length(*in.Name) > MaxNameLen:
 			v.Add("name", fmt.Sprintf("name must be at most %d characters", MaxNameLen))
 		}
 	}
@@ -205,7 +205,7 @@ func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecur
 // delivery client checks resolved addresses again at dial time (DNS can
 // change); this check gives the user an early, field-level answer.
 func checkWebhookURL(raw string, allowInsecure bool) string {
-	if len(raw) > MaxURLLen {
+	if domain.Length(raw) > MaxURLLen {
 		return fmt.Sprintf("url must be at most %d characters", MaxURLLen)
 	}
 	u, err := url.Parse(raw)
