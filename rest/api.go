@@ -89,6 +89,12 @@ func NewAPI(d Deps) *API {
 		pattern := rt.Method + " " + Prefix + "{version}" + rt.Path
 		mux.Handle(pattern, endpoint(pattern, rt))
 	}
+	if d.Documents != nil {
+		// The server's mux sends a download to DocumentDownload before it
+		// reaches the API; the pattern is here so that another method on
+		// the path is a 405 naming GET, as on every path.
+		mux.Handle(DownloadPattern, DocumentDownload(d.Documents))
+	}
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
 	mux.HandleFunc("GET "+Prefix+"asyncapi.json", serveAsyncAPI)
 	mux.HandleFunc("GET "+Prefix+"schemas/events/{file}", serveEventSchema)
@@ -211,7 +217,7 @@ func shadowWildcards(mux *http.ServeMux, routes []Route, nf http.Handler, shadow
 }
 
 // routeMethods are the methods the REST routes use.
-var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // samplePath fills a route path's wildcards with a placeholder value.
 func samplePath(path string) string {

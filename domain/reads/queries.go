@@ -112,14 +112,14 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 		if r.Start == nil {
 			v.Add("StatementDateRange.Start", "Start is required")
 		} else if !wholeUTCDay(*r.Start) {
-			v.Add("StatementDateRange.Start", "Start must be a whole UTC day (00:00:00Z)")
+			v.Add("StatementDateRange.Start", "Start must be a whole UTC day written as midnight with a zero offset (00:00:00Z)")
 		} else {
 			q.From = domain.DateOf(*r.Start)
 		}
 		if r.End == nil {
 			v.Add("StatementDateRange.End", "End is required: an open-ended range is rejected")
 		} else if !wholeUTCDay(*r.End) {
-			v.Add("StatementDateRange.End", "End must be a whole UTC day (00:00:00Z)")
+			v.Add("StatementDateRange.End", "End must be a whole UTC day written as midnight with a zero offset (00:00:00Z)")
 		} else {
 			q.To = domain.DateOf(*r.End)
 		}
@@ -317,9 +317,14 @@ func (r *Service) Load(ctx context.Context, loadNumber string) (*domain.Load, er
 }
 
 func wholeUTCDay(t time.Time) bool {
-	u := t.UTC()
-	return u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0
+	_, offset := t.Zone()
+	return offset == 0 && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0
 }
+
+// WholeUTCDayPattern is how a whole UTC day is written as a date-time:
+// midnight with a zero offset (the OpenAPI document's pattern; the same
+// instant written with another offset is refused, one spelling per day).
+const WholeUTCDayPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]00:00:00(\.0{1,9})?([Zz]|[+-]00:00)$`
 
 func trimmed(s *string) string {
 	if s == nil {
