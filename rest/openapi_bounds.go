@@ -26,7 +26,7 @@ func addDomainBounds(doc *openapi3.T) {
 	for _, s := range []string{"WebhookCreate", "WebhookUpdate"} {
 		prop(s, "EventTypes").MaxItems = &eventTypes
 	}
-	if p := doc.Paths.Value(Prefix + "v1/events").Get.Parameters.GetByInAndName("query", "type"); p != nil {
+	if p := doc.Paths.Value(Prefix+"v1/events").Get.Parameters.GetByInAndName("query", "type"); p != nil {
 		p.Schema.Value.MaxItems = &eventTypes
 		p.Schema.Value.UniqueItems = true
 	}

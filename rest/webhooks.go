@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
