@@ -89,17 +89,19 @@ func NewAPI(d Deps) *API {
 		pattern := rt.Method + " " + Prefix + "{version}" + rt.Path
 		mux.Handle(pattern, endpoint(pattern, rt))
 	}
-	if d.Documents != nil {
-		// The server's mux sends a download to DocumentDownload before it
-		// reaches the API; the pattern is here so that another method on
-		// the path is a 405 naming GET, as on every path.
-		mux.Handle(DownloadPattern, DocumentDownload(d.Documents))
-	}
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
 	mux.HandleFunc("GET "+Prefix+"asyncapi.json", serveAsyncAPI)
 	mux.HandleFunc("GET "+Prefix+"schemas/events/{file}", serveEventSchema)
+	// The server's mux sends a download to DocumentDownload before it
+	// reaches the API (its pattern would conflict with the versioned
+	// ones here); outside lets another method on its path be a 405 naming
+	// GET, as on every path.
+	outside := http.NewServeMux()
+	if d.Documents != nil {
+		outside.Handle(DownloadPattern, http.NotFoundHandler())
+	}
 	shadows := map[string]bool{}
-	nf := notFound(mux, shadows)
+	nf := notFound([]*http.ServeMux{outside, mux}, shadows)
 	shadowWildcards(mux, routes, nf, shadows)
 	mux.Handle(Prefix, nf)
 	return &API{mux: mux}
@@ -161,14 +163,19 @@ func checkRequestText(r *http.Request, path string) error {
 
 // notFound answers every other path under Prefix: 405 when the path exists
 // for other methods, else 404, both as problem+json.
-func notFound(mux *http.ServeMux, shadows map[string]bool) http.Handler {
+func notFound(muxes []*http.ServeMux, shadows map[string]bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		best := 0
 		for _, m := range routeMethods {
 			probe := r.Clone(context.Background())
 			probe.Method = m
-			_, p := mux.Handler(probe)
+			p := ""
+			for _, mux := range muxes {
+				if _, p = mux.Handler(probe); p != "" {
+					break
+				}
+			}
 			if p == "" || p == Prefix || shadows[p] {
 				continue
 			}

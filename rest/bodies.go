@@ -10,14 +10,9 @@ import (
 // any other is refused (refuseNulls). Integers are numbers (fields.Number),
 // date-times and uuids strings read by fields.
 
-// pageBody is the contract's offset paging.
-type pageBody struct {
-	Page     *number `json:"Page"`
-	PageSize *number `json:"PageSize"`
-}
-
-func (b pageBody) convert(f *fields) (page, size *int) {
-	return f.Number("Page", b.Page), f.Number("PageSize", b.PageSize)
+// pages reads the contract's offset paging.
+func pages(f *fields, page, size *number) (*int, *int) {
+	return f.Number("Page", page), f.Number("PageSize", size)
 }
 
 // statementRangeBody is the statement search's required window.
@@ -33,7 +28,8 @@ type dateRangeBody struct {
 }
 
 type statementSearchBody struct {
-	pageBody
+	Page               *number             `json:"Page"`
+	PageSize           *number             `json:"PageSize"`
 	StatementDateRange *statementRangeBody `json:"StatementDateRange"`
 	DriverType         *string             `json:"DriverType" nullable:"true"`
 	DriverId           *string             `json:"DriverId" nullable:"true"` //nolint:revive // the API contract's name
@@ -42,7 +38,7 @@ type statementSearchBody struct {
 func (b statementSearchBody) input() (reads.StatementSearchInput, error) {
 	var f fields
 	in := reads.StatementSearchInput{DriverType: b.DriverType, DriverID: b.DriverId}
-	in.Page, in.PageSize = b.convert(&f)
+	in.Page, in.PageSize = pages(&f, b.Page, b.PageSize)
 	if r := b.StatementDateRange; r != nil {
 		in.StatementDateRange = dateRange(&f, "StatementDateRange", r.Start, r.End)
 	}
@@ -60,7 +56,7 @@ type locationSearchBody struct {
 func (b locationSearchBody) input() (reads.LocationSearchInput, error) {
 	var f fields
 	in := reads.LocationSearchInput{Status: b.Status, LocationIDs: b.LocationIds}
-	in.Page, in.PageSize = pageBody{b.Page, b.PageSize}.convert(&f)
+	in.Page, in.PageSize = pages(&f, b.Page, b.PageSize)
 	if r := b.CreatedDateRange; r != nil {
 		in.CreatedDateRange = dateRange(&f, "CreatedDateRange", r.Start, r.End)
 	}
@@ -68,14 +64,15 @@ func (b locationSearchBody) input() (reads.LocationSearchInput, error) {
 }
 
 type userSearchBody struct {
-	pageBody
-	Keyword *string `json:"Keyword" nullable:"true"`
+	Page     *number `json:"Page"`
+	PageSize *number `json:"PageSize"`
+	Keyword  *string `json:"Keyword" nullable:"true"`
 }
 
 func (b userSearchBody) input() (reads.UserSearchInput, error) {
 	var f fields
 	in := reads.UserSearchInput{Keyword: b.Keyword}
-	in.Page, in.PageSize = b.convert(&f)
+	in.Page, in.PageSize = pages(&f, b.Page, b.PageSize)
 	return in, f.Err()
 }
 

@@ -68,8 +68,9 @@ func anyCasePattern[T ~string](values []T) string {
 
 // addTextRule states domain's text rule (no control characters but tab and
 // line breaks) as the pattern of every request string that has no format,
-// enum, const or pattern of its own (those already exclude them), and the
-// body bound on every JSON request body.
+// enum, const or pattern of its own (those already exclude them), domain's
+// date-time rule as the pattern of a request date-time, and the body bound
+// on every JSON request body.
 func addTextRule(doc *openapi3.T) {
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(ref *openapi3.SchemaRef)
@@ -79,9 +80,14 @@ func addTextRule(doc *openapi3.T) {
 		}
 		s := ref.Value
 		seen[s] = true
-		if s.Type.Includes(openapi3.TypeString) && s.Format == "" && s.Enum == nil && s.Const == nil && s.Pattern == "" &&
-			s.ContentMediaType == "" {
+		switch {
+		case !s.Type.Includes(openapi3.TypeString) || s.Enum != nil || s.Const != nil || s.Pattern != "" || s.ContentMediaType != "":
+		case s.Format == "":
 			s.Pattern = domain.TextPattern
+		case s.Format == "date-time":
+			// RFC 3339 admits any number of fractional digits; domain reads
+			// at most nanoseconds.
+			s.Pattern = domain.DateTimePattern
 		}
 		walk(s.Items)
 		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {

@@ -135,7 +135,7 @@ func (l *Log) List(ctx context.Context, in ListInput) (domain.Page[LoggedEvent],
 		q.LoadNumber = n
 	}
 	if in.SubsidiaryID != nil {
-		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, false)
+		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, true) // given, it is not blank
 	}
 	if err := v.Err(); err != nil {
 		return domain.Page[LoggedEvent]{}, err

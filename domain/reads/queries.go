@@ -28,6 +28,9 @@ type Store interface {
 // rules and asks storage. REST and GraphQL both call it.
 type Service struct{ Store Store }
 
+// MaxInvoiceNumberLength bounds an invoice number.
+const MaxInvoiceNumberLength = 64
+
 // InvoiceKey names an invoice by id or by number: exactly one (docs/api-contract.md §4.1).
 type InvoiceKey struct{ ID, Number *string }
 
@@ -45,6 +48,9 @@ func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error)
 		v.Add("invoiceNumber", "invoiceNumber is required when id is empty")
 	case id != "" && number != "":
 		v.Add("id", "give either id or invoiceNumber, not both")
+	}
+	if key.Number != nil {
+		v.CheckLength("invoiceNumber", *key.Number, MaxInvoiceNumberLength)
 	}
 	var uid uuid.UUID
 	if id != "" && number == "" {
