@@ -17,8 +17,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 )
 
