@@ -128,7 +128,6 @@ func stringCandidates(rng *rand.Rand, s *openapi3.Schema, current string) []valu
 		add(base+strings.Repeat("a", n-len(base)), "https at maxLength")
 		add(base+strings.Repeat("a", n-len(base)+1), "one past maxLength")
 		add(base+"é", "a character outside RFC 3986")
-		add("http://hooks.example.com/x", "http")
 		add("hooks.example.com/x", "no scheme")
 	default:
 		if current != "" {

@@ -1693,7 +1693,7 @@ type WebhookCreate struct {
 	SignatureScheme *WebhookSignatureScheme `json:"SignatureScheme,omitempty"`
 	SubsidiaryId    openapi_types.UUID      `json:"SubsidiaryId"`
 
-	// Url an absolute https URL (RFC 3986 characters only) whose host is publicly reachable
+	// Url an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
 	Url string `json:"Url"`
 }
 
@@ -1742,7 +1742,7 @@ type WebhookUpdate struct {
 	// SignatureScheme the scheme cannot change; sending the webhook's own scheme is accepted, another is a 400
 	SignatureScheme *WebhookSignatureScheme `json:"SignatureScheme,omitempty"`
 
-	// Url an absolute https URL (RFC 3986 characters only) whose host is publicly reachable
+	// Url an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
 	Url *string `json:"Url,omitempty"`
 }
 

@@ -1377,7 +1377,7 @@ export interface components {
             SubsidiaryId: string;
             /**
              * Format: uri
-             * @description an absolute https URL (RFC 3986 characters only) whose host is publicly reachable
+             * @description an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
              */
             Url: string;
         };
@@ -1434,7 +1434,7 @@ export interface components {
             SignatureScheme?: components["schemas"]["WebhookSignatureScheme"];
             /**
              * Format: uri
-             * @description an absolute https URL (RFC 3986 characters only) whose host is publicly reachable
+             * @description an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
              */
             Url?: string;
         };
