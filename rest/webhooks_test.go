@@ -315,11 +315,13 @@ func TestWebhookManagementREST(t *testing.T) {
 	if got := rc.collect(t, 1, map[string]string{"/hook": secret}); got["/hook"][events[0]] == nil {
 		t.Fatalf("redelivery: %v", got)
 	}
-	for _, p := range []string{path + "/deliveries/" + uuid.NewString() + "/redeliver", path + "/deliveries/x/redeliver",
+	for _, p := range []string{path + "/deliveries/" + uuid.NewString() + "/redeliver",
 		"/api/p/v1/webhooks/" + bad.Id + "/deliveries/" + seen[3].Id + "/redeliver"} {
 		res, body = e.call(t, "POST", p, e.manage, "")
 		wantProblem(t, res, body, http.StatusNotFound)
 	}
+	res, body = e.call(t, "POST", path+"/deliveries/x/redeliver", e.manage, "")
+	wantFieldError(t, res, body, "deliveryId")
 
 	// Disable keeps the configuration.
 	var disabled restWebhook
