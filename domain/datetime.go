@@ -2,6 +2,8 @@ package domain
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 )
 
@@ -16,13 +18,26 @@ var (
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
 )
 
+// DateTimePattern is RFC 3339's date-time: at most nanoseconds, a Z or a
+// numeric offset; the document states it and MaxDateTimeLength.
+const DateTimePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$`
+
+// MaxDateTimeLength is the longest date-time DateTimePattern admits.
+const MaxDateTimeLength = 35 // len("2006-01-02T15:04:05.999999999-07:00")
+
+var dateTimeShape = regexp.MustCompile(DateTimePattern)
+
 // dateTimeExample is quoted in every date-time error message.
 const dateTimeExample = "2025-01-31T00:00:00Z"
 
 // ParseDateTime reads an RFC 3339 date-time within [MinTime, MaxTime]. The
 // error message is meant for clients; transports prefix the field name.
 func ParseDateTime(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
+	if !dateTimeShape.MatchString(s) {
+		return time.Time{}, fmt.Errorf("must be an RFC 3339 date-time with an offset, such as %s", dateTimeExample)
+	}
+	// RFC 3339 (and JSON Schema's format) allow a lower-case t and z.
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("must be an RFC 3339 date-time with an offset, such as %s", dateTimeExample)
 	}

@@ -19,25 +19,25 @@ func LoadNumberRule(field string) string {
 // ValidLoadNumber is s trimmed, or the error of a load number out of bounds.
 func ValidLoadNumber(s string) (string, error) {
 	n := strings.TrimSpace(s)
-	if n == "" || len(n) > MaxLoadNumber {
+	if n == "" || Length(s) > MaxLoadNumber {
 		return "", &Error{Code: CodeInvalid, Message: "invalid load number",
 			Fields: map[string][]string{"loadNumber": {LoadNumberRule("loadNumber")}}}
 	}
 	return n, nil
 }
 
-// UUIDField parses an id field; "" is absent (an error when required).
+// UUIDField parses an id field in its canonical form (ParseUUID); "" is
+// absent (an error when required).
 func UUIDField(v *Validation, field, s string, required bool) *uuid.UUID {
-	s = strings.TrimSpace(s)
 	if s == "" {
 		if required {
 			v.Add(field, field+" is required")
 		}
 		return nil
 	}
-	id, err := uuid.Parse(s)
+	id, err := ParseUUID(s)
 	if err != nil {
-		v.Add(field, field+" must be a UUID")
+		v.Add(field, field+" "+err.Error())
 		return nil
 	}
 	return &id

@@ -82,21 +82,20 @@ func offsetWindow(v *Validation, page, pageSize *int, requirePage bool, maxSize 
 		if requirePage {
 			v.Add("Page", "Page is required")
 		}
-	} else if *page < 0 {
-		v.Add("Page", "Page must be 0 or greater")
-	} else if w.Limit > 0 {
-		if *page > MaxOffset/w.Limit {
-			// Page × PageSize would overflow and wrap to another page.
-			v.Add("Page", fmt.Sprintf("Page is beyond the end of any list: Page × PageSize must not exceed %d", MaxOffset))
-		} else {
-			w.Offset = *page * w.Limit
-		}
+	} else if *page < 0 || *page > MaxPage {
+		v.Add("Page", fmt.Sprintf("Page must be between 0 and %d", MaxPage))
+	} else {
+		w.Offset = *page * w.Limit
 	}
 	return w
 }
 
 // MaxOffset bounds how deep offset paging reaches (Page × PageSize).
 const MaxOffset = math.MaxInt32
+
+// MaxPage is the last page number: a bound of its own, not one that
+// depends on PageSize, so that Page × PageSize never exceeds MaxOffset.
+const MaxPage = MaxOffset / MaxPageSize
 
 // CursorWindow validates Relay paging (first/after): first in 1..100.
 func CursorWindow(first *int, after *string) (Window, error) {

@@ -32,8 +32,8 @@ func CheckClientID(id string) error {
 	if err := CheckText(id); err != nil {
 		return err
 	}
-	if len(id) > MaxClientIDLen {
-		return fmt.Errorf("is longer than %d bytes", MaxClientIDLen)
+	if Length(id) > MaxClientIDLen {
+		return fmt.Errorf("is longer than %d characters", MaxClientIDLen)
 	}
 	return nil
 }

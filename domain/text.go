@@ -14,6 +14,11 @@ import (
 // query parameters and path segments; GraphQL String and ID), so the answer
 // is 400 problem+json naming the field or BAD_USER_INPUT.
 
+// TextPattern states the text rule as a regular expression that ECMA-262
+// (JSON Schema's dialect) and RE2 read alike: no character of Unicode's
+// Cc category but tab, line feed and carriage return.
+const TextPattern = `^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$`
+
 // TextError describes why a string breaks the text rule.
 type TextError struct {
 	Offset int  // byte offset of the first offending character

@@ -243,7 +243,7 @@ func TestTrailersLocationsUsersLoadAndEventTypes(t *testing.T) {
 	tok := w.token(t, allReadScopes...)
 	out := gql(t, w.srv.URL, tok, `{
 		trailers(first: 10) { totalCount items { trailerNum status year fleet { name invoiceNumberPrefix } capacity { pallets weight } notes { user } references { type value } } }
-		locations(filter: {status: ["active"]}, page: 0, pageSize: 2) { total page items { name status email notes { user } } pageInfo { hasNextPage } }
+		locations(filter: {status: ["Active"]}, page: 0, pageSize: 2) { total page items { name status email notes { user } } pageInfo { hasNextPage } }
 		users(keyword: "USER3", page: 0, pageSize: 10) { total items { userName permissions status } }
 		all: users(keyword: "", page: 0, pageSize: 10) { total }
 		load(loadNumber: "L-100") { loadNumber status billingStatus rate { amount currency } weight

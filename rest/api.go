@@ -94,8 +94,16 @@ func NewAPI(d Deps) *API {
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
 	mux.HandleFunc("GET "+Prefix+"asyncapi.json", serveAsyncAPI)
 	mux.HandleFunc("GET "+Prefix+"schemas/events/{file}", serveEventSchema)
+	// The server's mux sends a download to DocumentDownload before it
+	// reaches the API (its pattern would conflict with the versioned
+	// ones here); outside lets another method on its path be a 405 naming
+	// GET, as on every path.
+	outside := http.NewServeMux()
+	if d.Documents != nil {
+		outside.Handle(DownloadPattern, http.NotFoundHandler())
+	}
 	shadows := map[string]bool{}
-	nf := notFound(mux, shadows)
+	nf := notFound([]*http.ServeMux{outside, mux}, shadows)
 	shadowWildcards(mux, routes, nf, shadows)
 	mux.Handle(Prefix, nf)
 	return &API{mux: mux}
@@ -157,14 +165,19 @@ func checkRequestText(r *http.Request, path string) error {
 
 // notFound answers every other path under Prefix: 405 when the path exists
 // for other methods, else 404, both as problem+json.
-func notFound(mux *http.ServeMux, shadows map[string]bool) http.Handler {
+func notFound(muxes []*http.ServeMux, shadows map[string]bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		best := 0
 		for _, m := range routeMethods {
 			probe := r.Clone(context.Background())
 			probe.Method = m
-			_, p := mux.Handler(probe)
+			p := ""
+			for _, mux := range muxes {
+				if _, p = mux.Handler(probe); p != "" {
+					break
+				}
+			}
 			if p == "" || p == Prefix || shadows[p] {
 				continue
 			}
@@ -213,7 +226,7 @@ func shadowWildcards(mux *http.ServeMux, routes []Route, nf http.Handler, shadow
 }
 
 // routeMethods are the methods the REST routes use.
-var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // samplePath fills a route path's wildcards with a placeholder value.
 func samplePath(path string) string {

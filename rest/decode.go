@@ -50,6 +50,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 		return invalidBody("the body must hold exactly one JSON object")
 	}
 	var v domain.Validation
+	refuseNulls(&v, body, reflect.TypeOf(dst))
 	checkText(&v, reflect.ValueOf(dst), "")
 	return v.Err()
 }
@@ -71,6 +72,10 @@ func checkText(v *domain.Validation, rv reflect.Value, path string) {
 	case reflect.Struct:
 		for i := range rv.NumField() {
 			f := rv.Type().Field(i)
+			if f.Anonymous {
+				checkText(v, rv.Field(i), path)
+				continue
+			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" {
 				name = f.Name

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
@@ -35,32 +34,12 @@ var eventFields = map[string]string{"first": "limit", "types": "type"}
 // body a webhook receives; Link rel="next" while more follow.
 func (h *eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	var v domain.Validation
+	var f fields
 	in := eventlog.ListInput{After: queryParam(q, "after"), LoadNumber: queryParam(q, "loadNumber"),
-		SubsidiaryID: queryParam(q, "subsidiaryId"), Types: queryList(q, "type")}
-	if s := queryParam(q, "limit"); s != nil {
-		n, err := strconv.Atoi(*s)
-		if err != nil {
-			v.Add("limit", "limit must be an integer")
-		}
-		in.First = &n
-	}
-	if s := queryParam(q, "since"); s != nil {
-		t, err := domain.ParseDateTime(*s)
-		if err != nil {
-			v.Add("since", "since "+err.Error())
-		}
-		in.Since = &t
-	}
-	previous := false
-	if s := queryParam(q, "includePreviousAttributes"); s != nil {
-		b, err := strconv.ParseBool(*s)
-		if err != nil {
-			v.Add("includePreviousAttributes", "includePreviousAttributes must be true or false")
-		}
-		previous = b
-	}
-	if err := v.Err(); err != nil {
+		SubsidiaryID: queryParam(q, "subsidiaryId"), Types: queryList(q, "type"),
+		First: f.Int("limit", queryParam(q, "limit")), Since: f.DateTime("since", queryParam(q, "since"))}
+	previous := f.Bool("includePreviousAttributes", queryParam(q, "includePreviousAttributes"))
+	if err := f.Err(); err != nil {
 		return err
 	}
 	page, err := h.log.List(r.Context(), in)

@@ -45,17 +45,16 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	bom := false
-	if s := queryParam(qs, "bom"); s != nil {
-		if bom, err = strconv.ParseBool(*s); err != nil || (bom && q.Format != reads.ExportCSV) {
-			return domain.FieldError("bom", "bom must be true or false, and true only with format=csv")
-		}
+	var f fields
+	bom, raw := f.Bool("bom", queryParam(qs, "bom")), f.Bool("raw", queryParam(qs, "raw"))
+	if err := f.Err(); err != nil {
+		return err
 	}
-	raw := false
-	if s := queryParam(qs, "raw"); s != nil {
-		if raw, err = strconv.ParseBool(*s); err != nil || (raw && q.Format != reads.ExportCSV) {
-			return domain.FieldError("raw", "raw must be true or false, and true only with format=csv")
-		}
+	if bom && q.Format != reads.ExportCSV {
+		return domain.FieldError("bom", "bom=true is only allowed with format=csv")
+	}
+	if raw && q.Format != reads.ExportCSV {
+		return domain.FieldError("raw", "raw=true is only allowed with format=csv")
 	}
 	out := &exportStream{w: w, r: r, format: q.Format, bom: bom, raw: raw,
 		name: "settlement-statements_" + q.From.String() + "_" + q.To.String() + "." + string(q.Format)}

@@ -274,8 +274,8 @@ func TestExportStatements(t *testing.T) {
 		}
 		_, body = f.export(t, "start="+day+"&end="+day+"&driverId="+driver, f.all, nil)
 		compareCSV(t, body, expectedCSV([]map[string]any{one}))
-		// driverType filters as search does (case-insensitively).
-		_, body = f.export(t, rangeQ+"&format=ndjson&driverType=owner_operator", f.all, nil)
+		// driverType filters as search does (spelt exactly, as the document's enum).
+		_, body = f.export(t, rangeQ+"&format=ndjson&driverType=OWNER_OPERATOR", f.all, nil)
 		got := ndjsonItems(t, body)
 		if len(got) != f.seed.VisibleByDriverType[domain.OwnerOperator] || len(got) == 0 {
 			t.Fatalf("OWNER_OPERATOR: %d statements, want %d", len(got), f.seed.VisibleByDriverType[domain.OwnerOperator])

@@ -64,8 +64,8 @@ func TestRESTMatchesGraphQL(t *testing.T) {
 		same(t, "trailers", r[:min(100, len(r))], conn["items"])
 	})
 	t.Run("locations", func(t *testing.T) {
-		r := rest("POST", "/api/p/v1/locations/search", `{"Page":1,"PageSize":7,"Status":["active","Inactive"]}`)
-		q := g.query(t, `{ locations(page: 1, pageSize: 7, filter: {status: ["active", "Inactive"]}) { page pageSize total items `+g.selection("Location")+` } }`)
+		r := rest("POST", "/api/p/v1/locations/search", `{"Page":1,"PageSize":7,"Status":["Active","Inactive"]}`)
+		q := g.query(t, `{ locations(page: 1, pageSize: 7, filter: {status: ["Active", "Inactive"]}) { page pageSize total items `+g.selection("Location")+` } }`)
 		same(t, "location page", r, q["locations"])
 	})
 	t.Run("users", func(t *testing.T) {

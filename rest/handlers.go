@@ -58,11 +58,13 @@ func (h *handlers) searchStatements(w http.ResponseWriter, r *http.Request) erro
 
 // GET /driver-settlement-statements/{number} (docs/api-contract.md §4.3).
 func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
-	n, err := strconv.ParseInt(r.PathValue("number"), 10, 32)
-	if err != nil {
-		return domain.FieldError("number", "number must be a 32-bit integer")
+	var f fields
+	s := r.PathValue("number")
+	n := f.Int("number", &s)
+	if err := f.Err(); err != nil {
+		return err
 	}
-	st, err := h.reads.Statement(r.Context(), int32(n))
+	st, err := h.reads.Statement(r.Context(), int32(*n))
 	if err != nil {
 		return err
 	}
@@ -75,13 +77,10 @@ func (h *handlers) statement(w http.ResponseWriter, r *http.Request) error {
 // X-Total-Count and a Link rel="next" while more items follow.
 func (h *handlers) trailers(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	var limit *int
-	if s := queryParam(q, "limit"); s != nil && *s != "" {
-		n, err := strconv.Atoi(*s)
-		if err != nil {
-			return domain.FieldError("limit", "limit must be an integer")
-		}
-		limit = &n
+	var f fields
+	limit := f.Int("limit", queryParam(q, "limit"))
+	if err := f.Err(); err != nil {
+		return err
 	}
 	after := queryParam(q, "after")
 	if after != nil && *after == "" {
@@ -128,7 +127,10 @@ func (h *handlers) searchUsers(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &body); err != nil {
 		return err
 	}
-	in := reads.UserSearchInput{Page: body.Page, PageSize: body.PageSize, Keyword: body.Keyword}
+	in, err := body.input()
+	if err != nil {
+		return err
+	}
 	page, err := h.reads.SearchUsers(r.Context(), in)
 	if err != nil {
 		return err

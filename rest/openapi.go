@@ -71,12 +71,16 @@ func BuildOpenAPI() ([]byte, error) {
 		"BillingStatus":          anys(domain.BillingStatuses),
 		"EventType":              anys(domain.EventTypes),
 		"WebhookSignatureScheme": anys(webhooks.SignatureSchemes),
+		"ExportFormat":           anys(reads.ExportFormats),
+		"DriverTypeCode":         anys(domain.DriverTypes),
 	}
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values
 	}
 	addCommonHeaders(doc)
+	addDomainBounds(doc)
 	addFormatBounds(doc)
+	addTextRule(doc)
 	b, err := doc.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -124,7 +128,7 @@ func addCommonHeaders(doc *openapi3.T) {
 // Lengths that a string's format fixes, and the ranges of integer formats
 // (int64 values are counts kept within JavaScript's exact integers).
 var (
-	formatMaxLength = map[string]uint64{"uuid": 36, "date": 10, "date-time": 35}
+	formatMaxLength = map[string]uint64{"uuid": domain.UUIDLength, "date": 10, "date-time": domain.MaxDateTimeLength}
 	integerRange    = map[string][2]float64{
 		"int32": {math.MinInt32, math.MaxInt32},
 		"int64": {-(1<<53 - 1), 1<<53 - 1},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
@@ -61,7 +62,8 @@ func main() {
 
 	byName, err := c.GetInvoiceWithResponse(ctx, &GetInvoiceParams{InvoiceNumber: &cfg.InvoiceNumber})
 	check("getInvoice", byName, err, byName != nil && byName.JSON200 != nil)
-	byID, err := c.GetInvoiceWithResponse(ctx, &GetInvoiceParams{Id: &cfg.InvoiceID})
+	invoiceID := uuid.MustParse(cfg.InvoiceID)
+	byID, err := c.GetInvoiceWithResponse(ctx, &GetInvoiceParams{Id: &invoiceID})
 	check("getInvoice by id", byID, err, byID != nil && byID.JSON200 != nil)
 	if byName.JSON200.Id != byID.JSON200.Id {
 		fail("the invoice by number and by id differ")
@@ -69,8 +71,8 @@ func main() {
 	report["InvoicesByIDAndName"] = 2
 
 	search := StatementSearch{Page: 0, PageSize: 100}
-	search.StatementDateRange.Start = cfg.From + "T00:00:00Z"
-	search.StatementDateRange.End = cfg.To + "T00:00:00Z"
+	search.StatementDateRange.Start, _ = time.Parse(time.DateOnly, cfg.From)
+	search.StatementDateRange.End, _ = time.Parse(time.DateOnly, cfg.To)
 	statements, err := c.SearchDriverSettlementStatementsWithResponse(ctx, search)
 	check("searchDriverSettlementStatements", statements, err, statements != nil && statements.JSON200 != nil && len(statements.JSON200.Items) > 0)
 	statement, err := c.GetDriverSettlementStatementWithResponse(ctx, cfg.Statement)
@@ -115,9 +117,10 @@ func main() {
 	check("listWebhookEventTypes", types, err, types != nil && types.JSON200 != nil && len(*types.JSON200) > 0)
 	hooks, err := c.ListWebhooksWithResponse(ctx)
 	check("listWebhooks", hooks, err, hooks != nil && hooks.JSON200 != nil && len(*hooks.JSON200) > 0)
-	hook, err := c.GetWebhookWithResponse(ctx, cfg.WebhookID)
+	webhookID := uuid.MustParse(cfg.WebhookID)
+	hook, err := c.GetWebhookWithResponse(ctx, webhookID)
 	check("getWebhook", hook, err, hook != nil && hook.JSON200 != nil)
-	deliveries, err := c.ListWebhookDeliveriesWithResponse(ctx, cfg.WebhookID, nil)
+	deliveries, err := c.ListWebhookDeliveriesWithResponse(ctx, webhookID, nil)
 	check("listWebhookDeliveries", deliveries, err, deliveries != nil && deliveries.JSON200 != nil)
 	report["DeliveriesListed"] = len(*deliveries.JSON200)
 

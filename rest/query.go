@@ -58,7 +58,8 @@ func queryParam(q url.Values, name string) *string {
 }
 
 // queryList returns every value of a repeatable parameter (name matched
-// case-insensitively), comma-separated values split, in no set order.
+// case-insensitively), comma-separated values split, in no set order. The
+// values are as sent (an empty one, a space, is domain's to refuse).
 func queryList(q url.Values, name string) []string {
 	var out []string
 	for k, vs := range q {
@@ -66,11 +67,7 @@ func queryList(q url.Values, name string) []string {
 			continue
 		}
 		for _, v := range vs {
-			for _, s := range strings.Split(v, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					out = append(out, s)
-				}
-			}
+			out = append(out, strings.Split(v, ",")...)
 		}
 	}
 	return out

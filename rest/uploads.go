@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
@@ -18,23 +19,26 @@ import (
 // part headers, boundaries and the small text fields.
 const multipartOverhead = 64 << 10
 
-// maxFieldBytes bounds the text fields (DocumentType, FileName).
-const maxFieldBytes = 1024
+// maxFieldChars bounds the text fields (DocumentType, FileName), in
+// characters as every length; the read stops at the bytes that many
+// characters can take.
+const maxFieldChars = 1024
 
 // uploadRoutes are docs/api-contract.md §4.7's four upload routes, ordinary routes of the
 // API: endpoint() applies the version, Accept and bearer-token rules.
 func uploadRoutes(docs *documents.Service) []Route {
 	var routes []Route
 	for _, u := range []struct {
+		param  string
 		path   string
 		target domain.DocumentParentType
 	}{
-		{"/loads/{id}/document", domain.ParentLoad},
-		{"/trips/{id}/document", domain.ParentTrip},
-		{"/drivers/{id}/document", domain.ParentDriver},
-		{"/carriers/{id}/document", domain.ParentCarrier},
+		{"loadNumber", "/loads/{loadNumber}/document", domain.ParentLoad},
+		{"tripId", "/trips/{tripId}/document", domain.ParentTrip},
+		{"driverId", "/drivers/{driverId}/document", domain.ParentDriver},
+		{"carrierId", "/carriers/{carrierId}/document", domain.ParentCarrier},
 	} {
-		routes = append(routes, Route{Method: http.MethodPost, Path: u.path, Handle: uploader{docs: docs, target: u.target}.handle})
+		routes = append(routes, Route{Method: http.MethodPost, Path: u.path, Handle: uploader{docs: docs, target: u.target, param: u.param}.handle})
 	}
 	return routes
 }
@@ -42,13 +46,14 @@ func uploadRoutes(docs *documents.Service) []Route {
 type uploader struct {
 	docs   *documents.Service
 	target domain.DocumentParentType
+	param  string // the path segment naming the parent
 }
 
 // handle streams one multipart upload into the document store.
 func (h uploader) handle(w http.ResponseWriter, r *http.Request) error {
-	up, err := h.docs.BeginUpload(r.Context(), h.target, r.PathValue("id"))
+	up, err := h.docs.BeginUpload(r.Context(), h.target, r.PathValue(h.param))
 	if err != nil {
-		return err
+		return renameFields(err, map[string]string{"id": h.param})
 	}
 	// Whatever happens below, bytes of an upload that was not recorded go.
 	defer up.Abort(context.WithoutCancel(r.Context()))
@@ -112,14 +117,18 @@ func readUploadParts(r *http.Request, up *documents.Upload) error {
 }
 
 func readField(p *multipart.Part, name string) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(p, maxFieldBytes+1))
+	b, err := io.ReadAll(io.LimitReader(p, utf8.UTFMax*maxFieldChars+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > maxFieldBytes {
-		var v domain.Validation
-		v.Add(name, fmt.Sprintf("%s is longer than %d bytes", name, maxFieldBytes))
-		return "", v.Err()
+	var v domain.Validation
+	if len(b) > utf8.UTFMax*maxFieldChars {
+		v.Add(name, fmt.Sprintf("%s must be at most %d characters", name, maxFieldChars))
+	} else {
+		v.CheckLength(name, string(b), maxFieldChars)
+	}
+	if err := v.Err(); err != nil {
+		return "", err
 	}
 	return string(b), domain.InvalidText(name, string(b))
 }

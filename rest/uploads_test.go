@@ -108,7 +108,7 @@ func TestUploadRejections(t *testing.T) {
 		{"unknown load", "/api/p/v1/loads/NOPE/document", who, []part{docType, pdf}, 404, `load "NOPE" was not found`},
 		{"load without trips", "/api/p/v1/loads/" + e.a.emptyLoad + "/document", who, []part{docType, pdf}, 404, "was not found, or it has no trips"},
 		{"unknown trip", "/api/p/v1/trips/9b2f8f5e-0000-4000-8000-000000000000/document", who, []part{fieldP("DocumentType", "POD"), pdf}, 404, "trip"},
-		{"malformed trip id", "/api/p/v1/trips/not-a-uuid/document", who, []part{fieldP("DocumentType", "POD"), pdf}, 404, `trip "not-a-uuid" was not found`},
+		{"malformed trip id", "/api/p/v1/trips/not-a-uuid/document", who, []part{fieldP("DocumentType", "POD"), pdf}, 400, `tripId`},
 		{"unknown driver", "/api/p/v1/drivers/9b2f8f5e-0000-4000-8000-000000000000/document", who, []part{fieldP("DocumentType", "License"), pdf}, 404, "driver"},
 		{"unknown carrier", "/api/p/v1/carriers/9b2f8f5e-0000-4000-8000-000000000000/document", who, []part{fieldP("DocumentType", "Carrier Agreement"), pdf}, 404, "carrier"},
 		{"another tenant's load", "/api/p/v1/loads/" + e.b.loadNumber + "/document", who, []part{docType, pdf}, 404, `load "` + e.b.loadNumber + `" was not found, or it has no trips`},

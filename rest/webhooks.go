@@ -2,12 +2,8 @@ package rest
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
@@ -68,7 +64,7 @@ func (h *webhookHandlers) list(w http.ResponseWriter, r *http.Request) error {
 
 // GET /webhooks/{id}.
 func (h *webhookHandlers) get(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -78,7 +74,7 @@ func (h *webhookHandlers) get(w http.ResponseWriter, r *http.Request) error {
 // PATCH /webhooks/{id}: only the fields sent change; a URL change on an
 // Active webhook re-verifies it (the answer shows the resulting state).
 func (h *webhookHandlers) update(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -95,7 +91,7 @@ func (h *webhookHandlers) update(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /webhooks/{id}: 204.
 func (h *webhookHandlers) delete(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -109,7 +105,7 @@ func (h *webhookHandlers) delete(w http.ResponseWriter, r *http.Request) error {
 // POST /webhooks/{id}/enable: runs the verification (docs/api-contract.md §6.2) and answers
 // the resulting state: Active, or FailedVerification with the reason.
 func (h *webhookHandlers) enable(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -118,7 +114,7 @@ func (h *webhookHandlers) enable(w http.ResponseWriter, r *http.Request) error {
 
 // POST /webhooks/{id}/disable.
 func (h *webhookHandlers) disable(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -129,7 +125,7 @@ func (h *webhookHandlers) disable(w http.ResponseWriter, r *http.Request) error 
 // optional): the new secret, shown once; the old one signs v0 until the
 // window ends.
 func (h *webhookHandlers) rotateSecret(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -139,10 +135,14 @@ func (h *webhookHandlers) rotateSecret(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 	}
+	var f fields
 	var window *time.Duration
-	if b.RotationWindow != nil {
-		d := time.Duration(*b.RotationWindow) * time.Second
+	if n := f.Number("RotationWindow", b.RotationWindow); n != nil {
+		d := time.Duration(*n) * time.Second
 		window = &d
+	}
+	if err := f.Err(); err != nil {
+		return err
 	}
 	wh, secret, err := h.svc.RegenerateSecret(r.Context(), id, window)
 	if err != nil {
@@ -156,18 +156,15 @@ func (h *webhookHandlers) rotateSecret(w http.ResponseWriter, r *http.Request) e
 // GET /webhooks/{id}/deliveries?limit=&after=: newest first, with attempts;
 // Link rel="next" while more follow.
 func (h *webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	var first *int
-	if s := queryParam(q, "limit"); s != nil {
-		n, err := strconv.Atoi(*s)
-		if err != nil {
-			return domain.FieldError("limit", "limit must be an integer")
-		}
-		first = &n
+	var f fields
+	first := f.Int("limit", queryParam(q, "limit"))
+	if err := f.Err(); err != nil {
+		return err
 	}
 	page, err := h.svc.DeliveryPage(r.Context(), id, first, queryParam(q, "after"))
 	if err != nil {
@@ -187,11 +184,11 @@ func (h *webhookHandlers) deliveries(w http.ResponseWriter, r *http.Request) err
 // POST /webhooks/{id}/deliveries/{deliveryId}/redeliver: 202 with the new
 // delivery of the same event (same event id).
 func (h *webhookHandlers) redeliver(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
-	deliveryID, err := pathID(r, "deliveryId", "delivery")
+	deliveryID, err := pathUUID(r, "deliveryId")
 	if err != nil {
 		return err
 	}
@@ -207,7 +204,7 @@ func (h *webhookHandlers) redeliver(w http.ResponseWriter, r *http.Request) erro
 // delivery created since then (at most 30 days back), each due now with a
 // fresh retry chain; 202 with how many.
 func (h *webhookHandlers) recover(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id", "webhook")
+	id, err := pathUUID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -215,11 +212,13 @@ func (h *webhookHandlers) recover(w http.ResponseWriter, r *http.Request) error 
 	if err := decodeJSON(w, r, &b); err != nil {
 		return err
 	}
+	var f fields
 	var since time.Time
-	if b.Since != nil {
-		if since, err = domain.ParseDateTime(*b.Since); err != nil {
-			return domain.FieldError("Since", "Since "+err.Error())
-		}
+	if t := f.DateTime("Since", b.Since); t != nil {
+		since = *t
+	}
+	if err := f.Err(); err != nil {
+		return err
 	}
 	n, err := h.svc.Recover(r.Context(), id, since)
 	if err != nil {
@@ -242,26 +241,12 @@ func (h *webhookHandlers) answer(w http.ResponseWriter) func(*webhooks.Webhook, 
 
 // input converts the body; a malformed SubsidiaryId is named.
 func (b webhookBody) input() (webhooks.Input, error) {
-	in := webhooks.Input{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes}
+	var f fields
+	in := webhooks.Input{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes,
+		SubsidiaryID: f.UUID("SubsidiaryId", b.SubsidiaryId)}
 	if b.SignatureScheme != nil {
 		s := webhooks.SignatureScheme(*b.SignatureScheme)
 		in.SignatureScheme = &s
 	}
-	if b.SubsidiaryId != nil {
-		id, err := uuid.Parse(*b.SubsidiaryId)
-		if err != nil {
-			return in, domain.FieldError("SubsidiaryId", "SubsidiaryId must be a UUID")
-		}
-		in.SubsidiaryID = &id
-	}
-	return in, nil
-}
-
-// pathID reads a uuid path segment; anything else names no such resource.
-func pathID(r *http.Request, name, what string) (uuid.UUID, error) {
-	id, err := uuid.Parse(r.PathValue(name))
-	if err != nil {
-		return id, domain.NotFound("%s %s not found", what, r.PathValue(name))
-	}
-	return id, nil
+	return in, f.Err()
 }

@@ -93,7 +93,7 @@ type webhookBody struct {
 
 type rotateBody struct {
 	// RotationWindow is in seconds (default 86400, 0: none).
-	RotationWindow *int32 `json:"RotationWindow"`
+	RotationWindow *number `json:"RotationWindow"`
 }
 
 type recoverBody struct {

@@ -157,10 +157,11 @@ func TestWebhookManagementREST(t *testing.T) {
 	if got.Name != "ERP" || got.Url != rc.URL+"/hook" || got.Secret != nil || !got.CreatedAt.Equal(created.CreatedAt) {
 		t.Fatalf("get %s", body)
 	}
-	for _, p := range []string{"/api/p/v1/webhooks/" + uuid.NewString(), "/api/p/v1/webhooks/not-an-id"} {
-		res, body = e.call(t, "GET", p, e.manage, "")
-		wantProblem(t, res, body, http.StatusNotFound)
-	}
+	res, body = e.call(t, "GET", "/api/p/v1/webhooks/"+uuid.NewString(), e.manage, "")
+	wantProblem(t, res, body, http.StatusNotFound)
+	// A malformed id is no id at all: the document's format uuid, a 400.
+	res, body = e.call(t, "GET", "/api/p/v1/webhooks/not-an-id", e.manage, "")
+	wantFieldError(t, res, body, "id")
 	res, body = e.call(t, "GET", "/api/p/v3/webhooks", e.manage, "")
 	wantProblem(t, res, body, http.StatusNotFound)
 
@@ -314,11 +315,13 @@ func TestWebhookManagementREST(t *testing.T) {
 	if got := rc.collect(t, 1, map[string]string{"/hook": secret}); got["/hook"][events[0]] == nil {
 		t.Fatalf("redelivery: %v", got)
 	}
-	for _, p := range []string{path + "/deliveries/" + uuid.NewString() + "/redeliver", path + "/deliveries/x/redeliver",
+	for _, p := range []string{path + "/deliveries/" + uuid.NewString() + "/redeliver",
 		"/api/p/v1/webhooks/" + bad.Id + "/deliveries/" + seen[3].Id + "/redeliver"} {
 		res, body = e.call(t, "POST", p, e.manage, "")
 		wantProblem(t, res, body, http.StatusNotFound)
 	}
+	res, body = e.call(t, "POST", path+"/deliveries/x/redeliver", e.manage, "")
+	wantFieldError(t, res, body, "deliveryId")
 
 	// Disable keeps the configuration.
 	var disabled restWebhook

@@ -119,6 +119,15 @@ func (s *Service) BeginUpload(ctx context.Context, t domain.DocumentParentType, 
 	if err != nil {
 		return nil, err
 	}
+	// The parent is a load number or a canonical UUID; anything else is a
+	// 400 naming it, not a search.
+	if t == domain.ParentLoad {
+		if _, err := domain.ValidLoadNumber(parentID); err != nil {
+			return nil, err
+		}
+	} else if _, err := domain.ParseUUID(parentID); err != nil {
+		return nil, domain.FieldError("id", "id "+err.Error())
+	}
 	parent, err := s.Store.DocumentParent(ctx, p.TenantID, t, strings.TrimSpace(parentID))
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -125,22 +124,18 @@ func (l *Log) List(ctx context.Context, in ListInput) (domain.Page[LoggedEvent],
 			v.Add("after", malformedAfter)
 		}
 	}
-	for _, t := range in.Types {
-		if !slices.Contains(domain.EventTypes, t) {
-			v.Add("types", "unknown event type "+domain.Quote(t)+" (valid: "+strings.Join(domain.EventTypes, ", ")+")")
-		} else if !slices.Contains(q.Types, t) {
-			q.Types = append(q.Types, t)
-		}
+	if domain.CheckEventTypeList(&v, "types", in.Types) {
+		q.Types = in.Types
 	}
 	if in.LoadNumber != nil {
 		n := strings.TrimSpace(*in.LoadNumber)
-		if n == "" || len(n) > domain.MaxLoadNumber {
+		if n == "" || domain.Length(*in.LoadNumber) > domain.MaxLoadNumber {
 			v.Add("loadNumber", domain.LoadNumberRule("loadNumber"))
 		}
 		q.LoadNumber = n
 	}
 	if in.SubsidiaryID != nil {
-		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, false)
+		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, true) // given, it is not blank
 	}
 	if err := v.Err(); err != nil {
 		return domain.Page[LoggedEvent]{}, err

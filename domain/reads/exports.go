@@ -2,8 +2,6 @@ package reads
 
 import (
 	"context"
-	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/haulgraph/haulgraph/domain"
@@ -16,6 +14,9 @@ const (
 	ExportCSV    ExportFormat = "csv"
 	ExportNDJSON ExportFormat = "ndjson"
 )
+
+// ExportFormats are the export's formats (the OpenAPI document's enum).
+var ExportFormats = []ExportFormat{ExportCSV, ExportNDJSON}
 
 // MaxConcurrentExports is how many statement exports one tenant may run at
 // the same time, across all instances; one more is refused (429).
@@ -47,17 +48,16 @@ func (in StatementExportInput) Validate() (StatementExportQuery, error) {
 	var v domain.Validation
 	q := StatementExportQuery{Format: ExportCSV}
 	day := func(field string, s *string) (domain.Date, bool) {
-		t := strings.TrimSpace(deref(s))
-		if t == "" {
+		if s == nil {
 			v.Add(field, field+" is required (YYYY-MM-DD)")
 			return domain.Date{}, false
 		}
-		d, err := time.Parse(time.DateOnly, t)
+		d, err := domain.ParseDate(*s)
 		if err != nil {
-			v.Add(field, field+" must be a date YYYY-MM-DD (a whole UTC day)")
+			v.Add(field, field+" "+err.Error())
 			return domain.Date{}, false
 		}
-		return domain.Date{Time: d}, true
+		return d, true
 	}
 	from, okFrom := day("start", in.Start)
 	to, okTo := day("end", in.End)
@@ -65,14 +65,14 @@ func (in StatementExportInput) Validate() (StatementExportQuery, error) {
 		v.Add("end", "end must not be before start")
 	}
 	q.From, q.To = from, to
-	switch f := strings.ToLower(strings.TrimSpace(deref(in.Format))); f {
-	case "", string(ExportCSV):
-	case string(ExportNDJSON):
-		q.Format = ExportNDJSON
-	default:
-		v.Add("format", "format must be csv or ndjson")
+	if in.Format != nil {
+		f, err := domain.ParseEnum(*in.Format, ExportFormats)
+		if err != nil {
+			v.Add("format", "format "+err.Error())
+		}
+		q.Format = f
 	}
-	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, "driverType", "driverId")
+	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, false, "driverType", "driverId")
 	return q, v.Err()
 }
 

@@ -28,6 +28,9 @@ type Store interface {
 // rules and asks storage. REST and GraphQL both call it.
 type Service struct{ Store Store }
 
+// MaxInvoiceNumberLength bounds an invoice number.
+const MaxInvoiceNumberLength = 64
+
 // InvoiceKey names an invoice by id or by number: exactly one (docs/api-contract.md §4.1).
 type InvoiceKey struct{ ID, Number *string }
 
@@ -46,10 +49,13 @@ func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error)
 	case id != "" && number != "":
 		v.Add("id", "give either id or invoiceNumber, not both")
 	}
+	if key.Number != nil {
+		v.CheckLength("invoiceNumber", *key.Number, MaxInvoiceNumberLength)
+	}
 	var uid uuid.UUID
 	if id != "" && number == "" {
-		if uid, err = uuid.Parse(id); err != nil {
-			v.Add("id", "id must be a UUID")
+		if uid, err = domain.ParseUUID(*key.ID); err != nil {
+			v.Add("id", "id "+err.Error())
 		}
 	}
 	if err := v.Err(); err != nil {
@@ -112,14 +118,14 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 		if r.Start == nil {
 			v.Add("StatementDateRange.Start", "Start is required")
 		} else if !wholeUTCDay(*r.Start) {
-			v.Add("StatementDateRange.Start", "Start must be a whole UTC day (00:00:00Z)")
+			v.Add("StatementDateRange.Start", "Start must be a whole UTC day written as midnight with a zero offset (00:00:00Z)")
 		} else {
 			q.From = domain.DateOf(*r.Start)
 		}
 		if r.End == nil {
 			v.Add("StatementDateRange.End", "End is required: an open-ended range is rejected")
 		} else if !wholeUTCDay(*r.End) {
-			v.Add("StatementDateRange.End", "End must be a whole UTC day (00:00:00Z)")
+			v.Add("StatementDateRange.End", "End must be a whole UTC day written as midnight with a zero offset (00:00:00Z)")
 		} else {
 			q.To = domain.DateOf(*r.End)
 		}
@@ -127,28 +133,35 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 			v.Add("StatementDateRange", "End must not be before Start")
 		}
 	}
-	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, "DriverType", "DriverId")
+	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, true, "DriverType", "DriverId")
 	return q, v.Err()
 }
 
 // statementDriverFilter is docs/api-contract.md §4.2's driver filters (search and export):
-// DriverType matched case-insensitively, DriverId a UUID, blank = absent.
-// typeField and idField name the inputs as the transport's client sent them.
-func statementDriverFilter(v *domain.Validation, driverType, driverID *string, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
+// DriverType one of domain.DriverTypes (the search's, as the contract says,
+// in any case; the export's exactly), DriverId a canonical UUID; nil is
+// absent. typeField and idField name the inputs as the transport's client
+// sent them.
+func statementDriverFilter(v *domain.Validation, driverType, driverID *string, anyCase bool, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
 	var dt *domain.DriverType
 	var id *uuid.UUID
-	if s := trimmed(driverType); s != "" {
-		if t, ok := domain.ParseDriverType(s); ok {
+	if driverType != nil {
+		t, ok := domain.ParseDriverType(*driverType)
+		if !anyCase {
+			_, err := domain.ParseEnum(*driverType, domain.DriverTypes)
+			ok = err == nil
+		}
+		if ok {
 			dt = &t
 		} else {
 			v.Add(typeField, typeField+" must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
 		}
 	}
-	if s := trimmed(driverID); s != "" {
-		if u, err := uuid.Parse(s); err == nil {
+	if driverID != nil {
+		if u, err := domain.ParseUUID(*driverID); err == nil {
 			id = &u
 		} else {
-			v.Add(idField, idField+" must be a UUID")
+			v.Add(idField, idField+" "+err.Error())
 		}
 	}
 	return dt, id
@@ -210,24 +223,24 @@ func (in LocationSearchInput) Validate() (LocationQuery, error) {
 	var v domain.Validation
 	var q LocationQuery
 	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, false)
+	if len(in.Status) > len(LocationStatuses) {
+		v.Add("Status", fmt.Sprintf("at most %d statuses", len(LocationStatuses)))
+	}
 	for _, s := range in.Status {
-		ok := false
-		for _, st := range LocationStatuses {
-			if strings.EqualFold(s, string(st)) {
-				q.Statuses, ok = append(q.Statuses, st), true
-			}
+		st, err := domain.ParseEnum(s, LocationStatuses)
+		if err != nil {
+			v.Add("Status", "Status "+domain.Quote(s)+" "+err.Error())
+			continue
 		}
-		if !ok {
-			v.Add("Status", "unknown status "+domain.Quote(s)+": use Active, Disabled or Inactive")
-		}
+		q.Statuses = append(q.Statuses, st)
 	}
 	if len(in.LocationIDs) > domain.MaxPageSize {
 		v.Add("LocationIds", fmt.Sprintf("at most %d ids", domain.MaxPageSize))
 	}
 	for _, s := range in.LocationIDs {
-		id, err := uuid.Parse(strings.TrimSpace(s))
+		id, err := domain.ParseUUID(s)
 		if err != nil {
-			v.Add("LocationIds", domain.Quote(s)+" is not a UUID")
+			v.Add("LocationIds", domain.Quote(s)+" "+err.Error())
 			continue
 		}
 		q.IDs = append(q.IDs, id)
@@ -277,8 +290,8 @@ func (in UserSearchInput) Validate() (UserQuery, error) {
 	var q UserQuery
 	q.Window = domain.CheckListWindow(&v, in.Page, in.PageSize, in.First, in.After, true)
 	q.Keyword = strings.ToLower(trimmed(in.Keyword))
-	if len(q.Keyword) > MaxKeywordLength {
-		v.Add("Keyword", fmt.Sprintf("Keyword must be at most %d characters", MaxKeywordLength))
+	if in.Keyword != nil {
+		v.CheckLength("Keyword", *in.Keyword, MaxKeywordLength)
 	}
 	return q, v.Err()
 }
@@ -310,9 +323,14 @@ func (r *Service) Load(ctx context.Context, loadNumber string) (*domain.Load, er
 }
 
 func wholeUTCDay(t time.Time) bool {
-	u := t.UTC()
-	return u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0
+	_, offset := t.Zone()
+	return offset == 0 && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0
 }
+
+// WholeUTCDayPattern is how a whole UTC day is written as a date-time:
+// midnight with a zero offset (the OpenAPI document's pattern; the same
+// instant written with another offset is refused, one spelling per day).
+const WholeUTCDayPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]00:00:00(\.0{1,9})?([Zz]|[+-]00:00)$`
 
 func trimmed(s *string) string {
 	if s == nil {

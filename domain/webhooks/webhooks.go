@@ -174,7 +174,7 @@ func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecur
 		switch {
 		case in.Name == nil || strings.TrimSpace(*in.Name) == "":
 			v.Add("name", "name is required")
-		case len(*in.Name) > MaxNameLen:
+		case domain.Length(*in.Name) > MaxNameLen:
 			v.Add("name", fmt.Sprintf("name must be at most %d characters", MaxNameLen))
 		}
 	}
@@ -189,11 +189,7 @@ func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecur
 		if len(in.EventTypes) == 0 {
 			v.Add("eventTypes", "at least one event type is required")
 		}
-		for _, e := range in.EventTypes {
-			if !slices.Contains(domain.EventTypes, e) {
-				v.Add("eventTypes", fmt.Sprintf("unknown event type %q (valid: %s)", e, strings.Join(domain.EventTypes, ", ")))
-			}
-		}
+		domain.CheckEventTypeList(v, "eventTypes", in.EventTypes)
 	}
 	validateScheme(v, in.SignatureScheme)
 	if creating && (in.SubsidiaryID == nil || *in.SubsidiaryID == uuid.Nil) {
@@ -205,8 +201,13 @@ func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecur
 // delivery client checks resolved addresses again at dial time (DNS can
 // change); this check gives the user an early, field-level answer.
 func checkWebhookURL(raw string, allowInsecure bool) string {
-	if len(raw) > MaxURLLen {
+	if domain.Length(raw) > MaxURLLen {
 		return fmt.Sprintf("url must be at most %d characters", MaxURLLen)
+	}
+	for _, c := range raw {
+		if !uriChar(c) {
+			return "url must be an absolute URL of RFC 3986 characters (percent-encode others)"
+		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
@@ -304,3 +305,13 @@ func NextRetry(schedule []time.Duration, failedAttempt int, now time.Time) (time
 
 // StateLabel is the UI label of the webhook's state.
 func (w Webhook) StateLabel() string { return w.State.Label() }
+
+// uriChar reports whether c may appear in an RFC 3986 URI (unreserved,
+// reserved or the percent sign of an escape): format uri's alphabet.
+func uriChar(c rune) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=%", c)
+}

@@ -241,7 +241,7 @@ func TestExampleSubscribeResumes(t *testing.T) {
 // transaction has ended).
 func eventIDs(t *testing.T, c *haulgraph.Client, after string, n int) []string {
 	t.Helper()
-	p := haulgraph.ListEventsParams{LoadNumber: haulgraph.Ptr("SUB-1"), Type: &[]string{"load.changed"}}
+	p := haulgraph.ListEventsParams{LoadNumber: haulgraph.Ptr("SUB-1"), Type: &[]haulgraph.EventType{"load.changed"}}
 	if after != "" {
 		p.After = &after
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -37,7 +38,7 @@ func (c *Client) postJSON(ctx context.Context, path string, in any, idempotent b
 func (c *Client) GetInvoice(ctx context.Context, p GetInvoiceParams) (*Invoice, error) {
 	q := url.Values{}
 	if p.Id != nil {
-		q.Set("id", *p.Id)
+		q.Set("id", p.Id.String())
 	}
 	if p.InvoiceNumber != nil {
 		q.Set("invoiceNumber", *p.InvoiceNumber)
@@ -260,7 +261,7 @@ func eventsQuery(p ListEventsParams) url.Values {
 	}
 	if p.Type != nil {
 		for _, t := range *p.Type {
-			q.Add("type", t)
+			q.Add("type", string(t))
 		}
 	}
 	if p.LoadNumber != nil {
@@ -270,7 +271,7 @@ func eventsQuery(p ListEventsParams) url.Values {
 		q.Set("subsidiaryId", p.SubsidiaryId.String())
 	}
 	if p.Since != nil {
-		q.Set("since", *p.Since)
+		q.Set("since", p.Since.Format(time.RFC3339Nano))
 	}
 	if p.IncludePreviousAttributes != nil {
 		q.Set("includePreviousAttributes", strconv.FormatBool(*p.IncludePreviousAttributes))

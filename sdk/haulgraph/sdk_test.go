@@ -37,13 +37,13 @@ func TestClientRoutes(t *testing.T) {
 	if err != nil || inv.Number != f.seed.Invoice.Number {
 		t.Fatalf("invoice by number: %+v %v", inv, err)
 	}
-	if byID, err := c.GetInvoice(ctx, haulgraph.GetInvoiceParams{Id: haulgraph.Ptr(f.seed.Invoice.ID.String())}); err != nil || byID.Number != inv.Number {
+	if byID, err := c.GetInvoice(ctx, haulgraph.GetInvoiceParams{Id: haulgraph.Ptr(f.seed.Invoice.ID)}); err != nil || byID.Number != inv.Number {
 		t.Fatalf("invoice by id: %v", err)
 	}
 
 	search := haulgraph.StatementSearch{PageSize: 7}
-	search.StatementDateRange.Start = f.seed.StatementFrom.String() + "T00:00:00Z"
-	search.StatementDateRange.End = f.seed.StatementTo.String() + "T00:00:00Z"
+	search.StatementDateRange.Start = f.seed.StatementFrom.Time
+	search.StatementDateRange.End = f.seed.StatementTo.Time
 	n, seen := 0, map[int32]bool{}
 	for s, err := range c.Statements(ctx, search) {
 		if err != nil {
@@ -174,7 +174,7 @@ func TestClientRoutes(t *testing.T) {
 		t.Error("the board's list lacks SDK-1 with its exact rate")
 	}
 	dash, err := c.DashboardStatements(ctx, haulgraph.StatementFilter{StatementDateRange: haulgraph.DateTimeRange{
-		Start: search.StatementDateRange.Start, End: search.StatementDateRange.End}}, 0, 3)
+		Start: search.StatementDateRange.Start.Format(time.RFC3339), End: search.StatementDateRange.End.Format(time.RFC3339)}}, 0, 3)
 	if err != nil || dash.Total != f.seed.VisibleStatements || len(dash.Items) != 3 || dash.Items[0].Totals.NetIncome.Amount.IsZero() {
 		t.Fatalf("dashboard statements: %+v %v", dash, err)
 	}

@@ -929,11 +929,11 @@ type Date = openapi_types.Date
 
 // DateRange defines model for DateRange.
 type DateRange struct {
-	// End ISO 8601 date-time
-	End *string `json:"End,omitempty"`
+	// End inclusive upper bound, not before Start
+	End *time.Time `json:"End,omitempty"`
 
-	// Start ISO 8601 date-time
-	Start *string `json:"Start,omitempty"`
+	// Start inclusive lower bound
+	Start *time.Time `json:"Start,omitempty"`
 }
 
 // DateTime defines model for DateTime.
@@ -964,10 +964,10 @@ type DocumentUpload struct {
 	// DocumentType one of the allowed types of the target (the API contract §4.7)
 	DocumentType string `json:"DocumentType"`
 
-	// File the single file
+	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
 	File openapi_types.File `json:"File"`
 
-	// FileName custom name; the part's file name when omitted (a form field: at most 1 KiB)
+	// FileName custom name; the part's file name when omitted
 	FileName *string `json:"FileName,omitempty"`
 }
 
@@ -1411,7 +1411,7 @@ type LocationSearch struct {
 	LocationIds      *[]openapi_types.UUID `json:"LocationIds,omitempty"`
 	Page             *int32                `json:"Page,omitempty"`
 	PageSize         int32                 `json:"PageSize"`
-	Status           *[]string             `json:"Status,omitempty"`
+	Status           *[]LocationStatus     `json:"Status,omitempty"`
 }
 
 // LocationStatus defines model for LocationStatus.
@@ -1458,7 +1458,7 @@ type Problem struct {
 
 // Recover defines model for Recover.
 type Recover struct {
-	// Since re-queue failed deliveries created at or after this time (at most 30 days ago)
+	// Since re-queue failed deliveries created at or after this time: not in the future, at most 30 days ago
 	Since time.Time `json:"Since"`
 }
 
@@ -1547,18 +1547,16 @@ type StatementPage struct {
 type StatementSearch struct {
 	DriverId *openapi_types.UUID `json:"DriverId,omitempty"`
 
-	// DriverType COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive
+	// DriverType COMPANY, OWNER_OPERATOR or CONTRACTOR in any case (the API contract's rule for this field; the pattern states it)
 	DriverType *string `json:"DriverType,omitempty"`
 	Page       int32   `json:"Page"`
 	PageSize   int32   `json:"PageSize"`
 
-	// StatementDateRange inclusive window; both bounds are whole UTC days (00:00:00Z)
+	// StatementDateRange inclusive window; both bounds are whole UTC days written as midnight with a zero offset (00:00:00Z)
 	StatementDateRange struct {
-		// End ISO 8601 date-time
-		End string `json:"End"`
-
-		// Start ISO 8601 date-time
-		Start string `json:"Start"`
+		// End not before Start
+		End   time.Time `json:"End"`
+		Start time.Time `json:"Start"`
 	} `json:"StatementDateRange"`
 }
 
@@ -1687,13 +1685,15 @@ type Webhook struct {
 type WebhookCreate struct {
 	EventTypes                []EventType `json:"EventTypes"`
 	IncludePreviousAttributes *bool       `json:"IncludePreviousAttributes,omitempty"`
-	Name                      string      `json:"Name"`
+
+	// Name not blank
+	Name string `json:"Name"`
 
 	// SignatureScheme how deliveries are signed, fixed when the webhook is created: service (X-Service-Signature, HMAC-SHA256 keyed by the whole whsec_ secret), standard-webhooks (Standard Webhooks 1.0 webhook-id, webhook-timestamp and webhook-signature v1, HMAC-SHA256 keyed by the bytes the whsec_ secret encodes) or standard-webhooks-ed25519 (the same headers with v1a, an ed25519 signature verified with the webhook's PublicKey)
 	SignatureScheme *WebhookSignatureScheme `json:"SignatureScheme,omitempty"`
 	SubsidiaryId    openapi_types.UUID      `json:"SubsidiaryId"`
 
-	// Url https, publicly reachable
+	// Url an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
 	Url string `json:"Url"`
 }
 
@@ -1735,11 +1735,15 @@ type WebhookState string
 type WebhookUpdate struct {
 	EventTypes                *[]EventType `json:"EventTypes,omitempty"`
 	IncludePreviousAttributes *bool        `json:"IncludePreviousAttributes,omitempty"`
-	Name                      *string      `json:"Name,omitempty"`
+
+	// Name not blank
+	Name *string `json:"Name,omitempty"`
 
 	// SignatureScheme the scheme cannot change; sending the webhook's own scheme is accepted, another is a 400
 	SignatureScheme *WebhookSignatureScheme `json:"SignatureScheme,omitempty"`
-	Url             *string                 `json:"Url,omitempty"`
+
+	// Url an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
+	Url *string `json:"Url,omitempty"`
 }
 
 // WebhookWithSecret a webhook and its signing secret (whsec_...), shown only in this answer
@@ -1768,7 +1772,7 @@ type WebhookWithSecret struct {
 }
 
 // WebhookId defines model for WebhookId.
-type WebhookId = string
+type WebhookId = openapi_types.UUID
 
 // BadRequest defines model for BadRequest.
 type BadRequest = Problem
@@ -1844,7 +1848,7 @@ type ExportDriverSettlementStatementsParams struct {
 	// Start first statement date (YYYY-MM-DD)
 	Start openapi_types.Date `form:"start" json:"start"`
 
-	// End last statement date (YYYY-MM-DD), inclusive
+	// End last statement date (YYYY-MM-DD), inclusive; not before start
 	End openapi_types.Date `form:"end" json:"end"`
 
 	// Format body format (default csv)
@@ -1852,10 +1856,10 @@ type ExportDriverSettlementStatementsParams struct {
 	DriverType *DriverTypeCode     `form:"driverType,omitempty" json:"driverType,omitempty"`
 	DriverId   *openapi_types.UUID `form:"driverId,omitempty" json:"driverId,omitempty"`
 
-	// Bom csv only: start with a UTF-8 byte order mark (for spreadsheets that open CSV files by double-click)
+	// Bom csv only (true with format=ndjson is a 400): start with a UTF-8 byte order mark (for spreadsheets that open CSV files by double-click)
 	Bom *bool `form:"bom,omitempty" json:"bom,omitempty"`
 
-	// Raw csv only: text cells exactly as stored; by default a text cell starting with =, +, -, @, a tab or a carriage return is written as '... (quoted) so that a spreadsheet shows it as text
+	// Raw csv only (true with format=ndjson is a 400): text cells exactly as stored; by default a text cell starting with =, +, -, @, a tab or a carriage return is written as '... (quoted) so that a spreadsheet shows it as text
 	Raw *bool `form:"raw,omitempty" json:"raw,omitempty"`
 }
 
@@ -1868,7 +1872,7 @@ type ListEventsParams struct {
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Type event types (repeat or separate with commas)
-	Type *[]string `form:"type,omitempty" json:"type,omitempty"`
+	Type *[]EventType `form:"type,omitempty" json:"type,omitempty"`
 
 	// LoadNumber only the events of this load
 	LoadNumber *string `form:"loadNumber,omitempty" json:"loadNumber,omitempty"`
@@ -1876,8 +1880,8 @@ type ListEventsParams struct {
 	// SubsidiaryId only the events of this subsidiary
 	SubsidiaryId *openapi_types.UUID `form:"subsidiaryId,omitempty" json:"subsidiaryId,omitempty"`
 
-	// Since only events created at or after this ISO 8601 date-time
-	Since *string `form:"since,omitempty" json:"since,omitempty"`
+	// Since only events created at or after this date-time
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 
 	// IncludePreviousAttributes include data.diff.previousAttributes
 	IncludePreviousAttributes *bool `form:"includePreviousAttributes,omitempty" json:"includePreviousAttributes,omitempty"`
@@ -1885,10 +1889,10 @@ type ListEventsParams struct {
 
 // GetInvoiceParams defines parameters for GetInvoice.
 type GetInvoiceParams struct {
-	// Id invoice id (UUID); required when invoiceNumber is empty
-	Id *string `form:"id,omitempty" json:"id,omitempty"`
+	// Id invoice id; give exactly one of id and invoiceNumber (x-exclusive-parameters)
+	Id *openapi_types.UUID `form:"id,omitempty" json:"id,omitempty"`
 
-	// InvoiceNumber required when id is empty
+	// InvoiceNumber the invoice number; give exactly one of id and invoiceNumber
 	InvoiceNumber *string `form:"invoiceNumber,omitempty" json:"invoiceNumber,omitempty"`
 }
 

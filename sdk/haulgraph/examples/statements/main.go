@@ -60,8 +60,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "token: %s, expires %s\n", tok.Type(), tok.Expiry.UTC().Format(time.RFC3339))
 
 	search := haulgraph.StatementSearch{PageSize: int32(*pageSize)}
-	search.StatementDateRange.Start = *from + "T00:00:00Z"
-	search.StatementDateRange.End = *to + "T00:00:00Z"
+	start, err := time.Parse(time.DateOnly, *from)
+	if err != nil {
+		return err
+	}
+	end, err := time.Parse(time.DateOnly, *to)
+	if err != nil {
+		return err
+	}
+	search.StatementDateRange.Start, search.StatementDateRange.End = start, end
 	net := decimal.Zero
 	count := 0
 	for {

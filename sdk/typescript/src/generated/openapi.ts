@@ -330,7 +330,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -612,9 +615,15 @@ export interface components {
         /** Format: date */
         Date: string;
         DateRange: {
-            /** @description ISO 8601 date-time */
+            /**
+             * Format: date-time
+             * @description inclusive upper bound, not before Start
+             */
             End?: string | null;
-            /** @description ISO 8601 date-time */
+            /**
+             * Format: date-time
+             * @description inclusive lower bound
+             */
             Start?: string | null;
         } | null;
         /** Format: date-time */
@@ -639,9 +648,9 @@ export interface components {
         DocumentUpload: {
             /** @description one of the allowed types of the target (the API contract §4.7) */
             DocumentType: string;
-            /** @description the single file */
+            /** @description the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond) */
             File: string;
-            /** @description custom name; the part's file name when omitted (a form field: at most 1 KiB) */
+            /** @description custom name; the part's file name when omitted */
             FileName?: string | null;
         };
         /** @enum {string} */
@@ -1046,6 +1055,12 @@ export interface components {
             /** Format: int64 */
             Total: number;
         };
+        /**
+         * @example {
+         *       "Page": 0,
+         *       "PageSize": 20
+         *     }
+         */
         LocationSearch: {
             CreatedDateRange?: components["schemas"]["DateRange"];
             LocationIds?: string[] | null;
@@ -1053,7 +1068,7 @@ export interface components {
             Page?: number | null;
             /** Format: int32 */
             PageSize: number;
-            Status?: string[] | null;
+            Status?: components["schemas"]["LocationStatus"][] | null;
         };
         /** @enum {string} */
         LocationStatus: "Active" | "Disabled" | "Inactive";
@@ -1096,7 +1111,7 @@ export interface components {
         Recover: {
             /**
              * Format: date-time
-             * @description re-queue failed deliveries created at or after this time (at most 30 days ago)
+             * @description re-queue failed deliveries created at or after this time: not in the future, at most 30 days ago
              */
             Since: string;
         };
@@ -1107,6 +1122,11 @@ export interface components {
             token: string;
             token_type_hint?: string;
         };
+        /**
+         * @example {
+         *       "RotationWindow": 86400
+         *     }
+         */
         RotateSecret: {
             /**
              * Format: int32
@@ -1186,20 +1206,34 @@ export interface components {
             /** Format: int64 */
             Total: number;
         };
+        /**
+         * @example {
+         *       "DriverType": "COMPANY",
+         *       "Page": 0,
+         *       "PageSize": 20,
+         *       "StatementDateRange": {
+         *         "End": "2025-01-31T00:00:00Z",
+         *         "Start": "2025-01-01T00:00:00Z"
+         *       }
+         *     }
+         */
         StatementSearch: {
             /** Format: uuid */
             DriverId?: string | null;
-            /** @description COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive */
+            /** @description COMPANY, OWNER_OPERATOR or CONTRACTOR in any case (the API contract's rule for this field; the pattern states it) */
             DriverType?: string | null;
             /** Format: int32 */
             Page: number;
             /** Format: int32 */
             PageSize: number;
-            /** @description inclusive window; both bounds are whole UTC days (00:00:00Z) */
+            /** @description inclusive window; both bounds are whole UTC days written as midnight with a zero offset (00:00:00Z) */
             StatementDateRange: {
-                /** @description ISO 8601 date-time */
+                /**
+                 * Format: date-time
+                 * @description not before Start
+                 */
                 End: string;
-                /** @description ISO 8601 date-time */
+                /** Format: date-time */
                 Start: string;
             };
         };
@@ -1285,6 +1319,13 @@ export interface components {
             /** Format: int64 */
             Total: number;
         };
+        /**
+         * @example {
+         *       "Keyword": "ada",
+         *       "Page": 0,
+         *       "PageSize": 20
+         *     }
+         */
         UserSearch: {
             Keyword?: string | null;
             /** Format: int32 */
@@ -1315,15 +1356,29 @@ export interface components {
             UpdatedAt: components["schemas"]["DateTime"];
             Url: string;
         };
+        /**
+         * @example {
+         *       "EventTypes": [
+         *         "load.changed"
+         *       ],
+         *       "Name": "Dispatch board",
+         *       "SubsidiaryId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "Url": "https://hooks.example.com/haulgraph"
+         *     }
+         */
         WebhookCreate: {
             EventTypes: components["schemas"]["EventType"][];
             /** @default false */
             IncludePreviousAttributes: boolean;
+            /** @description not blank */
             Name: string;
             SignatureScheme?: components["schemas"]["WebhookSignatureScheme"];
             /** Format: uuid */
             SubsidiaryId: string;
-            /** @description https, publicly reachable */
+            /**
+             * Format: uri
+             * @description an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
+             */
             Url: string;
         };
         WebhookDelivery: {
@@ -1364,13 +1419,23 @@ export interface components {
         WebhookSignatureScheme: "service" | "standard-webhooks" | "standard-webhooks-ed25519";
         /** @enum {string} */
         WebhookState: "Disabled" | "Pending" | "Active" | "FailedVerification";
-        /** @description only the fields sent change */
+        /**
+         * @description only the fields sent change
+         * @example {
+         *       "Name": "Dispatch board"
+         *     }
+         */
         WebhookUpdate: {
             EventTypes?: components["schemas"]["EventType"][];
             IncludePreviousAttributes?: boolean;
+            /** @description not blank */
             Name?: string;
             /** @description the scheme cannot change; sending the webhook's own scheme is accepted, another is a 400 */
             SignatureScheme?: components["schemas"]["WebhookSignatureScheme"];
+            /**
+             * Format: uri
+             * @description an absolute https URL (RFC 3986 characters only) whose host is publicly reachable (a server started for development may admit http to a loopback address)
+             */
             Url?: string;
         };
         /** @description a webhook and its signing secret (whsec_...), shown only in this answer */
@@ -1634,7 +1699,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description the webhook's id */
+        /**
+         * @description the webhook's id
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
         WebhookId: string;
     };
     requestBodies: never;
@@ -1702,7 +1770,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the carrier id */
+                /**
+                 * @description the carrier id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 carrierId: string;
             };
             cookie?: never;
@@ -1740,17 +1811,23 @@ export interface operations {
     exportDriverSettlementStatements: {
         parameters: {
             query: {
-                /** @description first statement date (YYYY-MM-DD) */
+                /**
+                 * @description first statement date (YYYY-MM-DD)
+                 * @example 2025-01-01
+                 */
                 start: string;
-                /** @description last statement date (YYYY-MM-DD), inclusive */
+                /**
+                 * @description last statement date (YYYY-MM-DD), inclusive; not before start
+                 * @example 2025-01-31
+                 */
                 end: string;
                 /** @description body format (default csv) */
                 format?: components["schemas"]["ExportFormat"];
                 driverType?: components["schemas"]["DriverTypeCode"];
                 driverId?: string;
-                /** @description csv only: start with a UTF-8 byte order mark (for spreadsheets that open CSV files by double-click) */
+                /** @description csv only (true with format=ndjson is a 400): start with a UTF-8 byte order mark (for spreadsheets that open CSV files by double-click) */
                 bom?: boolean;
-                /** @description csv only: text cells exactly as stored; by default a text cell starting with =, +, -, @, a tab or a carriage return is written as '... (quoted) so that a spreadsheet shows it as text */
+                /** @description csv only (true with format=ndjson is a 400): text cells exactly as stored; by default a text cell starting with =, +, -, @, a tab or a carriage return is written as '... (quoted) so that a spreadsheet shows it as text */
                 raw?: boolean;
             };
             header?: never;
@@ -1791,6 +1868,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StatementSearch"];
@@ -1827,6 +1905,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1001 */
                 number: number;
             };
             cookie?: never;
@@ -1860,7 +1939,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the driver id */
+                /**
+                 * @description the driver id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 driverId: string;
             };
             cookie?: never;
@@ -1903,12 +1985,12 @@ export interface operations {
                 /** @description page size (default 20) */
                 limit?: number;
                 /** @description event types (repeat or separate with commas) */
-                type?: string[];
+                type?: components["schemas"]["EventType"][];
                 /** @description only the events of this load */
                 loadNumber?: string;
                 /** @description only the events of this subsidiary */
                 subsidiaryId?: string;
-                /** @description only events created at or after this ISO 8601 date-time */
+                /** @description only events created at or after this date-time */
                 since?: string;
                 /** @description include data.diff.previousAttributes */
                 includePreviousAttributes?: boolean;
@@ -1947,9 +2029,12 @@ export interface operations {
     getInvoice: {
         parameters: {
             query?: {
-                /** @description invoice id (UUID); required when invoiceNumber is empty */
+                /**
+                 * @description invoice id; give exactly one of id and invoiceNumber (x-exclusive-parameters)
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id?: string;
-                /** @description required when id is empty */
+                /** @description the invoice number; give exactly one of id and invoiceNumber */
                 invoiceNumber?: string;
             };
             header?: never;
@@ -1985,6 +2070,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the public load number (not blank)
+                 * @example L-1001
+                 */
                 loadNumber: string;
             };
             cookie?: never;
@@ -2018,7 +2107,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the public load number; 404 when unknown or when the load has no trips */
+                /**
+                 * @description the public load number (not blank); 404 when unknown or when the load has no trips
+                 * @example L-1001
+                 */
                 loadNumber: string;
             };
             cookie?: never;
@@ -2060,6 +2152,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["LocationSearch"];
@@ -2136,7 +2229,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the trip (or split trip) id */
+                /**
+                 * @description the trip (or split trip) id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 tripId: string;
             };
             cookie?: never;
@@ -2178,6 +2274,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UserSearch"];
@@ -2247,6 +2344,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookCreate"];
@@ -2315,7 +2413,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2349,7 +2450,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2381,11 +2485,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookUpdate"];
@@ -2426,7 +2534,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2462,8 +2573,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
+                /** @example 3fa85f64-5717-4562-b3fc-2c963f66afa6 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -2497,7 +2612,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2531,7 +2649,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2566,11 +2687,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Recover"];
@@ -2609,11 +2734,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the webhook's id */
+                /**
+                 * @description the webhook's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
         };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["RotateSecret"];
