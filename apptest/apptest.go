@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/contract/emitted"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -21,7 +22,7 @@ type Server struct {
 	URL string
 	// AdminURL is the instance's admin listener (metrics, pprof, probes).
 	AdminURL string
-	emitted  *emittedCheck
+	emitted  *emitted.Check
 	clients  *sync.Map // Token's clients, by tenant and scopes
 }
 
@@ -103,7 +104,7 @@ func Start(t testing.TB, opts Options) *Server {
 			t.Errorf("apptest: the instance's workers failed: %v", err)
 		}
 		a.Close()
-		checked.end()
+		checked.End()
 	})
 	return &Server{App: a, URL: srv.URL, AdminURL: adminSrv.URL, emitted: checked, clients: &sync.Map{}}
 }

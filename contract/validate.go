@@ -70,9 +70,9 @@ func NewValidator() (*Validator, error) {
 func (v *Validator) Validate(channel, eventType string, body []byte) error {
 	var schemas []*jsonschema.Schema
 	switch channel {
-	case domain.ChannelWebhook, domain.ChannelEventsAPI:
+	case domain.ChannelWebhook, domain.ChannelEventsAPI, domain.ChannelOutbox:
 		schemas = v.envelopes[eventType]
-		if channel == domain.ChannelEventsAPI && eventType == domain.EventWebhookVerification {
+		if channel != domain.ChannelWebhook && eventType == domain.EventWebhookVerification {
 			schemas = nil
 		}
 	case domain.ChannelGraphQLWS, domain.ChannelGraphQLSSE:

@@ -22,6 +22,9 @@ const (
 	ChannelEventsAPI  = "eventsApi"
 	ChannelGraphQLWS  = "graphqlWs"
 	ChannelGraphQLSSE = "graphqlSse"
+	// ChannelOutbox is no transport: the envelope as a write appends it to
+	// the outbox (previousAttributes included), before any channel sends it.
+	ChannelOutbox = "outbox"
 )
 
 // EmitFunc is told every event payload as it is written to a channel.

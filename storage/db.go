@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/haulgraph/haulgraph/domain"
 )
 
 // DB is the one handle to PostgreSQL: the pgx pool, which every statement
@@ -30,6 +32,10 @@ type DB struct {
 	closeSession bool
 	// replicas takes read-only tenant work when set (OpenReplicas).
 	replicas *Replicas
+	// Appended, when set, is told every envelope a write appends to the
+	// outbox (domain.ChannelOutbox), whichever area emits it: tests check
+	// each against the published schemas. Set it before the first write.
+	Appended domain.EmitFunc
 }
 
 // Open connects to the database at url and checks that it answers.

@@ -55,6 +55,9 @@ func (t *Tx) appendEvents(ctx context.Context, events []domain.Event) error {
 			return err
 		}
 		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload, tp)
+		if t.appended != nil {
+			t.appended(domain.ChannelOutbox, e.Type, payload)
+		}
 	}
 	return nil
 }
