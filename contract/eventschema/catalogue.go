@@ -5,6 +5,7 @@
 package eventschema
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -39,6 +40,11 @@ const (
 	DefChangeKind = "ChangeKind"
 	DefFieldName  = "ChangedField"
 )
+
+// LoadFieldsAdded are load snapshot fields added after v1 was published:
+// every new event carries them, but the events API still answers events
+// stored before (it keeps 30 days), so the schemas do not require them.
+var LoadFieldsAdded = []string{"CustomerName"}
 
 // Envelope definition names, one per event type.
 var envelopeNames = map[string]string{
@@ -97,18 +103,19 @@ func Definitions(ref Refs) map[string]S {
 		"SubsidiaryId":   uuidS,
 		"SubsidiaryName": str,
 		"CustomerId":     nullUUID,
-		"CustomerName":   S{"type": []any{"string", "null"}, "description": "The customer's name; null when the load has no customer."},
-		"OrderNumber":    str,
-		"PONumber":       str,
-		"Source":         str,
-		"Rate":           r(DefMoney),
-		"Weight":         S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
-		"Commodity":      str,
-		"EquipmentType":  str,
-		"Stops":          S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
-		"Trips":          S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
-		"CreatedAt":      r(DefDateTime),
-		"UpdatedAt":      r(DefDateTime),
+		"CustomerName": S{"type": []any{"string", "null"}, "description": "The customer's name; null when the load has no customer. " +
+			"Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required."},
+		"OrderNumber":   str,
+		"PONumber":      str,
+		"Source":        str,
+		"Rate":          r(DefMoney),
+		"Weight":        S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
+		"Commodity":     str,
+		"EquipmentType": str,
+		"Stops":         S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
+		"Trips":         S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
+		"CreatedAt":     r(DefDateTime),
+		"UpdatedAt":     r(DefDateTime),
 	}
 	loadOrder := []string{"Id", "LoadNumber", "Status", "BillingStatus", "SubsidiaryId", "SubsidiaryName", "CustomerId",
 		"CustomerName", "OrderNumber", "PONumber", "Source", "Rate", "Weight", "Commodity", "EquipmentType", "Stops", "Trips", "CreatedAt", "UpdatedAt"}
@@ -139,7 +146,7 @@ func Definitions(ref Refs) map[string]S {
 	change["description"] = "One change of the write: StatusChanged, RateChanged, or FieldChanged with the field as its target."
 	// target exactly when the kind is FieldChanged. Each branch declares
 	// the property it requires (ajv's strictRequired).
-	hasTarget := S{"properties": S{"target": S{"type": "object"}}, "required": []any{"target"}}
+	hasTarget := S{"properties": S{"target": target}, "required": []any{"target"}}
 	change["if"] = S{"properties": S{"kind": S{"const": domain.ChangeField}}, "required": []any{"kind"}}
 	change["then"] = hasTarget
 	change["else"] = S{"not": hasTarget}
@@ -181,7 +188,7 @@ func Definitions(ref Refs) map[string]S {
 			"ArrivedAt":        nullTime,
 			"DepartedAt":       nullTime,
 		}),
-		DefLoad:     object(loadOrder, loadFields),
+		DefLoad:     object(slices.DeleteFunc(loadOrder, func(f string) bool { return slices.Contains(LoadFieldsAdded, f) }), loadFields),
 		DefTrip:     object(tripOrder, tripFields),
 		DefChange:   change,
 		DefLoadPrev: prev(loadFields, loads.LoadDiffFields()),

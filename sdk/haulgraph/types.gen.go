@@ -1029,8 +1029,8 @@ type EmittedLoad struct {
 	CreatedAt     EmittedDateTime      `json:"CreatedAt"`
 	CustomerId    *openapi_types.UUID  `json:"CustomerId"`
 
-	// CustomerName The customer's name; null when the load has no customer.
-	CustomerName   *string           `json:"CustomerName"`
+	// CustomerName The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required.
+	CustomerName   *string           `json:"CustomerName,omitempty"`
 	EquipmentType  string            `json:"EquipmentType"`
 	Id             EmittedUuid       `json:"Id"`
 	LoadNumber     string            `json:"LoadNumber"`
@@ -1085,7 +1085,7 @@ type EmittedLoadPreviousAttributes struct {
 	Commodity     *string               `json:"Commodity,omitempty"`
 	CustomerId    *openapi_types.UUID   `json:"CustomerId,omitempty"`
 
-	// CustomerName The customer's name; null when the load has no customer.
+	// CustomerName The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required.
 	CustomerName   *string            `json:"CustomerName,omitempty"`
 	EquipmentType  *string            `json:"EquipmentType,omitempty"`
 	LoadNumber     *string            `json:"LoadNumber,omitempty"`

@@ -687,8 +687,8 @@ export interface components {
             CreatedAt: components["schemas"]["EmittedDateTime"];
             /** Format: uuid */
             CustomerId: string | null;
-            /** @description The customer's name; null when the load has no customer. */
-            CustomerName: string | null;
+            /** @description The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required. */
+            CustomerName?: string | null;
             EquipmentType: string;
             Id: components["schemas"]["EmittedUuid"];
             LoadNumber: string;
@@ -731,7 +731,7 @@ export interface components {
             Commodity?: string;
             /** Format: uuid */
             CustomerId?: string | null;
-            /** @description The customer's name; null when the load has no customer. */
+            /** @description The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required. */
             CustomerName?: string | null;
             EquipmentType?: string;
             LoadNumber?: string;
