@@ -93,6 +93,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.Appended = cfg.EmittedEvent
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -139,8 +139,9 @@ type Config struct {
 	// point a name at an internal address without DNS).
 	WebhookResolver webhooks.HostResolver
 	// EmittedEvent, when set, is told every event payload as it is written:
-	// webhook bodies, events API items, subscription results (tests check
-	// them against the published schemas; never from the environment).
+	// envelopes appended to the outbox (eventlog.ChannelOutbox), webhook
+	// bodies, events API items, subscription results (tests check them
+	// against the published schemas; never from the environment).
 	EmittedEvent eventschema.EmitFunc
 	// GraphQL query cost (operation.DefaultCost*): the most one query may cost
 	// (HAULGRAPH_GRAPHQL_COST_LIMIT), and per client a budget of points

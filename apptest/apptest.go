@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/contract/emitted"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
@@ -21,7 +22,7 @@ type Server struct {
 	URL string
 	// AdminURL is the instance's admin listener (metrics, pprof, probes).
 	AdminURL string
-	emitted  *emittedCheck
+	emitted  *emitted.Check
 	clients  *sync.Map // Token's clients, by tenant and scopes
 	stop     func() error
 }
@@ -108,7 +109,7 @@ func Start(t testing.TB, opts Options) *Server {
 		cancel()
 		err := <-served
 		a.Close()
-		checked.end()
+		checked.End()
 		return err
 	})
 	t.Cleanup(func() {

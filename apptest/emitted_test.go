@@ -44,7 +44,7 @@ func TestEmittedCheckFailsOnMismatch(t *testing.T) {
 	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "eventsApi load.changed") {
 		t.Fatalf("first mismatch: %v", rec.errors)
 	}
-	c.end()
+	c.End()
 	if len(rec.errors) != 2 || !strings.Contains(rec.errors[1], "2 emitted events") {
 		t.Fatalf("at the end: %v", rec.errors)
 	}

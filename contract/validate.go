@@ -8,6 +8,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // Validator checks emitted payloads against the published documents: an
@@ -70,9 +71,9 @@ func NewValidator() (*Validator, error) {
 func (v *Validator) Validate(channel, eventType string, body []byte) error {
 	var schemas []*jsonschema.Schema
 	switch channel {
-	case eventschema.ChannelWebhook, eventschema.ChannelEventsAPI:
+	case eventschema.ChannelWebhook, eventschema.ChannelEventsAPI, eventlog.ChannelOutbox:
 		schemas = v.envelopes[eventType]
-		if channel == eventschema.ChannelEventsAPI && eventType == domain.EventWebhookVerification {
+		if channel != eventschema.ChannelWebhook && eventType == domain.EventWebhookVerification {
 			schemas = nil
 		}
 	case eventschema.ChannelGraphQLWS, eventschema.ChannelGraphQLSSE:

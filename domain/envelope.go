@@ -14,10 +14,11 @@ const (
 	ChangeField  = "FieldChanged"
 )
 
-// ChangeTarget names the field of a FieldChanged change.
+// ChangeTarget names the field of a FieldChanged change; build it with
+// Field.Change.
 type ChangeTarget struct {
-	Type string `json:"type"` // always "Field"
-	ID   string `json:"id"`   // the field's JSON name
+	Type string `json:"type"` // always ChangeTargetField
+	ID   Field  `json:"id"`   // the field's JSON name
 }
 
 // Change is one entry of data.diff.changes.

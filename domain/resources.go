@@ -37,20 +37,21 @@ type Load struct {
 	SubsidiaryID   uuid.UUID     `json:"SubsidiaryId"`
 	SubsidiaryName string        `json:"SubsidiaryName"`
 	CustomerID     *uuid.UUID    `json:"CustomerId"`
-	OrderNumber    string        `json:"OrderNumber"`
-	PONumber       string        `json:"PONumber"`
-	Source         string        `json:"Source"`
-	Rate           Money         `json:"Rate"`
-	Weight         *Decimal      `json:"Weight"`
-	Commodity      string        `json:"Commodity"`
-	EquipmentType  string        `json:"EquipmentType"`
-	Stops          []Stop        `json:"Stops"`
-	Trips          []Trip        `json:"Trips"`
-	CreatedAt      time.Time     `json:"CreatedAt"`
-	UpdatedAt      time.Time     `json:"UpdatedAt"`
-	// CustomerName is for GraphQL (the dispatch board); not part of the
-	// REST and event snapshot of docs/architecture.md.
-	CustomerName *string `json:"-"`
+	// CustomerName is the customer's name as the load's reads show it
+	// (null without a customer): events carry it, so that a board or a
+	// receiver need not look it up.
+	CustomerName  *string   `json:"CustomerName"`
+	OrderNumber   string    `json:"OrderNumber"`
+	PONumber      string    `json:"PONumber"`
+	Source        string    `json:"Source"`
+	Rate          Money     `json:"Rate"`
+	Weight        *Decimal  `json:"Weight"`
+	Commodity     string    `json:"Commodity"`
+	EquipmentType string    `json:"EquipmentType"`
+	Stops         []Stop    `json:"Stops"`
+	Trips         []Trip    `json:"Trips"`
+	CreatedAt     time.Time `json:"CreatedAt"`
+	UpdatedAt     time.Time `json:"UpdatedAt"`
 }
 
 // Stop is a pickup or delivery of a load.

@@ -16,6 +16,10 @@ import (
 	"github.com/haulgraph/haulgraph/graph/model"
 )
 
+func (r *changeTargetResolver) ID(ctx context.Context, obj *domain.ChangeTarget) (string, error) {
+	return string(obj.ID), nil
+}
+
 func (r *mutationResolver) CreateLoad(ctx context.Context, input model.CreateLoadInput) (*domain.Load, error) {
 	return r.LoadWrites.CreateLoad(ctx, createLoadInput(input))
 }
@@ -62,11 +66,14 @@ func (r *subscriptionResolver) TripChanged(ctx context.Context, filter *model.Lo
 	})
 }
 
+func (r *Resolver) ChangeTarget() generated.ChangeTargetResolver { return &changeTargetResolver{r} }
+
 func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
 
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 
 type (
+	changeTargetResolver struct{ *Resolver }
 	mutationResolver     struct{ *Resolver }
 	subscriptionResolver struct{ *Resolver }
 )

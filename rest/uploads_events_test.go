@@ -6,11 +6,14 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 )
 
 // A document on a load or on one of its trips changes the load: one
-// load.changed per upload goes to the outbox with the upload; driver and
-// carrier documents, and refused uploads, emit nothing.
+// load.changed per upload goes to the outbox with the upload, and matches
+// the published schema (apptest checks every envelope appended to the
+// outbox); driver and carrier documents, and refused uploads, emit nothing.
 func TestUploadEmitsLoadChanged(t *testing.T) {
 	t.Parallel()
 	e := startUploads(t)
@@ -70,5 +73,8 @@ func TestUploadEmitsLoadChanged(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d load.changed events, want 2 (the load and the trip upload)", n)
+	}
+	if got := e.srv.EmittedChecked()[eventlog.ChannelOutbox]; got != 2 {
+		t.Errorf("%d outbox envelopes checked against the schema, want the 2 uploads'", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
 )
 
 // DB is the one handle to PostgreSQL: the pgx pool, which every statement
@@ -32,6 +33,10 @@ type DB struct {
 	closeSession bool
 	// replicas takes read-only tenant work when set (OpenReplicas).
 	replicas *Replicas
+	// Appended, when set, is told every envelope a write appends to the
+	// outbox (eventlog.ChannelOutbox), whichever area emits it: tests check
+	// each against the published schemas. Set it before the first write.
+	Appended func(channel, eventType string, body []byte)
 }
 
 // Open connects to the database at url and checks that it answers.

@@ -53,6 +53,9 @@ func (t *Tx) appendEvents(ctx context.Context, events []domain.Event) error {
 			return err
 		}
 		t.exec(insertEventSQL, e.ID, e.TenantID, e.SubsidiaryID, e.Type, e.SubjectID, payload, tp)
+		if t.appended != nil {
+			t.appended(eventlog.ChannelOutbox, e.Type, payload)
+		}
 	}
 	return nil
 }

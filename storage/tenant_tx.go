@@ -29,6 +29,8 @@ type Tx struct {
 	queued int  // statements queued since the last flush, besides BEGIN and the tenant context
 	begun  bool // BEGIN has been sent
 	seen   bool // a row was scanned or a flush succeeded
+	// appended is DB.Appended.
+	appended func(channel, eventType string, body []byte)
 }
 
 // inTenantTx runs fn in a transaction bound to one tenant (row-level
@@ -127,7 +129,7 @@ func (db *DB) run(ctx context.Context, tenant uuid.UUID, begin string, fn func(c
 		return false, err
 	}
 	defer conn.Release() // the pool discards a connection left in a transaction
-	tx := &Tx{conn: conn, tenant: tenant, begin: begin}
+	tx := &Tx{conn: conn, tenant: tenant, begin: begin, appended: db.Appended}
 	tx.start()
 	if err = fn(ctx, tx); err == nil {
 		if begin != "" {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/events/webhook"
 	"github.com/haulgraph/haulgraph/storage/seed"
 	"github.com/haulgraph/haulgraph/webhooksig"
@@ -255,6 +256,11 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 		return webhooksig.VerifyStandardEd25519(r.body, r.header, m[1], webhooksig.DefaultTolerance, time.Now())
 	})
 	stop(third, out3)
+	// Every event the triggers caused was checked against the published
+	// schemas where the server appended it to its outbox (apptest).
+	if got := srv.EmittedChecked()[eventlog.ChannelOutbox]; got != 8 {
+		t.Fatalf("%d outbox envelopes checked against the schemas, want the triggers' 8", got)
+	}
 
 	// A position the events API no longer keeps (an event id it never had)
 	// is said on stderr and listen goes on from now; one that is no position

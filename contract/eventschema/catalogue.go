@@ -5,6 +5,9 @@
 package eventschema
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/loads"
 )
@@ -37,6 +40,11 @@ const (
 	DefChangeKind = "ChangeKind"
 	DefFieldName  = "ChangedField"
 )
+
+// LoadFieldsAdded are load snapshot fields added after v1 was published:
+// every new event carries them, but the events API still answers events
+// stored before (it keeps 30 days), so the schemas do not require them.
+var LoadFieldsAdded = []string{"CustomerName"}
 
 // Envelope definition names, one per event type.
 var envelopeNames = map[string]string{
@@ -95,20 +103,22 @@ func Definitions(ref Refs) map[string]S {
 		"SubsidiaryId":   uuidS,
 		"SubsidiaryName": str,
 		"CustomerId":     nullUUID,
-		"OrderNumber":    str,
-		"PONumber":       str,
-		"Source":         str,
-		"Rate":           r(DefMoney),
-		"Weight":         S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
-		"Commodity":      str,
-		"EquipmentType":  str,
-		"Stops":          S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
-		"Trips":          S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
-		"CreatedAt":      r(DefDateTime),
-		"UpdatedAt":      r(DefDateTime),
+		"CustomerName": S{"type": []any{"string", "null"}, "description": "The customer's name; null when the load has no customer. " +
+			"Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required."},
+		"OrderNumber":   str,
+		"PONumber":      str,
+		"Source":        str,
+		"Rate":          r(DefMoney),
+		"Weight":        S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
+		"Commodity":     str,
+		"EquipmentType": str,
+		"Stops":         S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
+		"Trips":         S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
+		"CreatedAt":     r(DefDateTime),
+		"UpdatedAt":     r(DefDateTime),
 	}
 	loadOrder := []string{"Id", "LoadNumber", "Status", "BillingStatus", "SubsidiaryId", "SubsidiaryName", "CustomerId",
-		"OrderNumber", "PONumber", "Source", "Rate", "Weight", "Commodity", "EquipmentType", "Stops", "Trips", "CreatedAt", "UpdatedAt"}
+		"CustomerName", "OrderNumber", "PONumber", "Source", "Rate", "Weight", "Commodity", "EquipmentType", "Stops", "Trips", "CreatedAt", "UpdatedAt"}
 	tripFields := S{
 		"Id":         uuidS,
 		"TripNumber": str,
@@ -119,36 +129,27 @@ func Definitions(ref Refs) map[string]S {
 		"CarrierId":  nullUUID,
 	}
 	tripOrder := []string{"Id", "TripNumber", "Status", "DriverIds", "TruckId", "TrailerId", "CarrierId"}
-	prev := func(fields S, names []string) S {
+	prev := func(fields S, names []domain.Field) S {
 		props := S{}
 		for _, f := range names {
-			props[f] = fields[f]
+			props[string(f)] = fields[string(f)]
 		}
 		return S{"type": "object", "properties": props, "additionalProperties": false,
 			"description": "The values the changed fields had before the write, by their snapshot name; present only when the consumer asked for previous attributes."}
 	}
-	targets := append(loads.LoadDiffFields(), loads.TripDiffFields()...)
-	var targetIDs []any
-	seen := map[string]bool{}
-	for _, f := range targets {
-		if f == "Status" || f == "Rate" || seen[f] {
-			continue
-		}
-		seen[f] = true
-		targetIDs = append(targetIDs, f)
-	}
-	change := object([]string{"kind"}, S{
-		"kind": r(DefChangeKind),
-		"target": object([]string{"type", "id"}, S{
-			"type": S{"const": "Field", "type": "string"},
-			"id":   r(DefFieldName),
-		}),
+	targetIDs := strs(domain.ChangeTargets())
+	target := object([]string{"type", "id"}, S{
+		"type": S{"const": domain.ChangeTargetField, "type": "string"},
+		"id":   r(DefFieldName),
 	})
+	change := object([]string{"kind"}, S{"kind": r(DefChangeKind), "target": target})
 	change["description"] = "One change of the write: StatusChanged, RateChanged, or FieldChanged with the field as its target."
-	// target exactly when the kind is FieldChanged.
-	change["if"] = S{"properties": S{"kind": S{"const": domain.ChangeField}}}
-	change["then"] = S{"required": []any{"target"}}
-	change["else"] = S{"not": S{"required": []any{"target"}}}
+	// target exactly when the kind is FieldChanged. Each branch declares
+	// the property it requires (ajv's strictRequired).
+	hasTarget := S{"properties": S{"target": target}, "required": []any{"target"}}
+	change["if"] = S{"properties": S{"kind": S{"const": domain.ChangeField}}, "required": []any{"kind"}}
+	change["then"] = hasTarget
+	change["else"] = S{"not": hasTarget}
 	diff := func(prevDef string, fields int) S {
 		return object([]string{"changes"}, S{
 			"changes":            S{"type": "array", "items": r(DefChange), "minItems": 1, "maxItems": fields},
@@ -167,8 +168,10 @@ func Definitions(ref Refs) map[string]S {
 		// x-enum-varnames: code generators (oapi-codegen) name an enum's
 		// constants by its values, and these values are also type names
 		// (BillingStatus): prefixed names keep a generated client compiling.
+		// The JSON Schema files leave vendor keywords out (EventSchema).
 		DefFieldName: {"type": "string", "enum": targetIDs, "x-enum-varnames": prefixed(DefFieldName, targetIDs),
-			"description": "The changed field's snapshot name."},
+			"description": "The changed field's snapshot name, or " + string(domain.FieldDocuments) + ": a document was added to the load " +
+				"or to one of its trips (the snapshot does not carry documents, so previousAttributes never names it)."},
 		DefMoney: object([]string{"Amount", "Currency"}, S{
 			"Amount":   S{"type": "number", "format": "double", "description": "Exact decimal amount, rendered as a JSON number (read it as a decimal, not a float)."},
 			"Currency": S{"type": []any{"integer", "null"}, "format": "int32", "minimum": 0, "maximum": 999, "description": "ISO 4217 numeric currency code."},
@@ -185,7 +188,7 @@ func Definitions(ref Refs) map[string]S {
 			"ArrivedAt":        nullTime,
 			"DepartedAt":       nullTime,
 		}),
-		DefLoad:     object(loadOrder, loadFields),
+		DefLoad:     object(slices.DeleteFunc(loadOrder, func(f string) bool { return slices.Contains(LoadFieldsAdded, f) }), loadFields),
 		DefTrip:     object(tripOrder, tripFields),
 		DefChange:   change,
 		DefLoadPrev: prev(loadFields, loads.LoadDiffFields()),
@@ -233,7 +236,39 @@ func EventSchema(eventType, base string) S {
 	if len(used) > 0 {
 		out["$defs"] = used
 	}
-	return out
+	return withoutVendorKeywords(out).(S)
+}
+
+// withoutVendorKeywords is schema without the x-* keywords of its schema
+// objects: a JSON Schema validator in strict mode (ajv's default) refuses
+// keywords it does not know. They stay in the OpenAPI and AsyncAPI
+// documents, where code generators read them.
+func withoutVendorKeywords(schema any) any {
+	switch x := schema.(type) {
+	case S:
+		out := S{}
+		for k, e := range x {
+			switch {
+			case strings.HasPrefix(k, "x-"):
+			case k == "properties" || k == "$defs": // names, not keywords
+				named := S{}
+				for name, sub := range e.(S) {
+					named[name] = withoutVendorKeywords(sub)
+				}
+				out[k] = named
+			default:
+				out[k] = withoutVendorKeywords(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutVendorKeywords(e)
+		}
+		return out
+	}
+	return schema
 }
 
 // collect copies into used every definition v refers to, transitively.

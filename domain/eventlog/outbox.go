@@ -77,3 +77,8 @@ func (e *StoredEvent) Live() (*LiveEvent, error) {
 	}
 	return ev, nil
 }
+
+// ChannelOutbox names, to whoever watches emitted payloads, the envelope
+// as a write appends it to the outbox (previousAttributes included),
+// before any channel sends it. It is no transport.
+const ChannelOutbox = "outbox"

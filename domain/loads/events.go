@@ -13,17 +13,20 @@ import (
 // loadDiffFields are the load fields a diff compares, in snapshot order.
 // UpdatedAt changes with every write and says nothing by itself; Id and
 // CreatedAt never change.
-var loadDiffFields = []string{"LoadNumber", "Status", "BillingStatus", "SubsidiaryId", "SubsidiaryName", "CustomerId",
-	"OrderNumber", "PONumber", "Source", "Rate", "Weight", "Commodity", "EquipmentType", "Stops", "Trips"}
+var loadDiffFields = []domain.Field{domain.FieldLoadNumber, domain.FieldStatus, domain.FieldBillingStatus,
+	domain.FieldSubsidiaryID, domain.FieldSubsidiaryName, domain.FieldCustomerID, domain.FieldCustomerName,
+	domain.FieldOrderNumber, domain.FieldPONumber, domain.FieldSource, domain.FieldRate, domain.FieldWeight,
+	domain.FieldCommodity, domain.FieldEquipmentType, domain.FieldStops, domain.FieldTrips}
 
-var tripDiffFields = []string{"TripNumber", "Status", "DriverIds", "TruckId", "TrailerId", "CarrierId"}
+var tripDiffFields = []domain.Field{domain.FieldTripNumber, domain.FieldStatus, domain.FieldDriverIDs,
+	domain.FieldTruckID, domain.FieldTrailerID, domain.FieldCarrierID}
 
 // LoadDiffFields are the load fields a diff may name (the event schemas
-// list them); TripDiffFields the trip's.
-func LoadDiffFields() []string { return slices.Clone(loadDiffFields) }
+// list them as previousAttributes); TripDiffFields the trip's.
+func LoadDiffFields() []domain.Field { return slices.Clone(loadDiffFields) }
 
 // TripDiffFields: see LoadDiffFields.
-func TripDiffFields() []string { return slices.Clone(tripDiffFields) }
+func TripDiffFields() []domain.Field { return slices.Clone(tripDiffFields) }
 
 // DiffLoads compares two snapshots of one load (docs/api-contract.md §6.4).
 func DiffLoads(before, after *domain.Load) (*domain.Diff, error) {
@@ -37,7 +40,7 @@ func DiffTrips(before, after *domain.Trip) (*domain.Diff, error) {
 
 // diffJSON compares the JSON renderings field by field: what changed is what a
 // consumer of the snapshot would see change.
-func diffJSON(before, after any, fields []string) (*domain.Diff, error) {
+func diffJSON(before, after any, fields []domain.Field) (*domain.Diff, error) {
 	b, err := fieldsOf(before)
 	if err != nil {
 		return nil, err
@@ -48,22 +51,15 @@ func diffJSON(before, after any, fields []string) (*domain.Diff, error) {
 	}
 	d := &domain.Diff{Changes: []domain.Change{}, PreviousAttributes: map[string]json.RawMessage{}}
 	for _, f := range fields {
-		if bytes.Equal(b[f], a[f]) {
+		if bytes.Equal(b[string(f)], a[string(f)]) {
 			continue
 		}
-		switch f {
-		case "Status":
-			d.Changes = append(d.Changes, domain.Change{Kind: domain.ChangeStatus})
-		case "Rate":
-			d.Changes = append(d.Changes, domain.Change{Kind: domain.ChangeRate})
-		default:
-			d.Changes = append(d.Changes, domain.Change{Kind: domain.ChangeField, Target: &domain.ChangeTarget{Type: "Field", ID: f}})
-		}
-		prev := b[f]
+		d.Changes = append(d.Changes, f.Change())
+		prev := b[string(f)]
 		if prev == nil {
 			prev = json.RawMessage("null")
 		}
-		d.PreviousAttributes[f] = prev
+		d.PreviousAttributes[string(f)] = prev
 	}
 	return d, nil
 }

@@ -20,6 +20,9 @@ import (
 
 // region    ************************** generated!.gotpl **************************
 
+type ChangeTargetResolver interface {
+	ID(ctx context.Context, obj *domain.ChangeTarget) (string, error)
+}
 type MutationResolver interface {
 	CreateLoad(ctx context.Context, input model.CreateLoadInput) (*domain.Load, error)
 	UpdateLoad(ctx context.Context, loadNumber string, input model.UpdateLoadInput) (*domain.Load, error)
@@ -597,7 +600,7 @@ func (ec *executionContext) _ChangeTarget_id(ctx context.Context, field graphql.
 			return ec.fieldContext_ChangeTarget_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
+			return ec.Resolvers.ChangeTarget().ID(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -608,7 +611,7 @@ func (ec *executionContext) _ChangeTarget_id(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ChangeTarget_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChangeTarget", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChangeTarget", field, true, true, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _EventDiff_changes(ctx context.Context, field graphql.CollectedField, obj *model.EventDiff) (ret graphql.Marshaler) {
@@ -2947,7 +2950,7 @@ func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, o
 				out.Invalids++
 			}
 		case "target":
-			out.Values[i] = ec.marshalOChangeTarget2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChangeTarget(ctx, field.Selections, obj.Target)
+			out.Values[i] = ec._Change_target(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -2978,9 +2981,9 @@ var changeTargetImplementors = []string{"ChangeTarget"}
 func (ec *executionContext) _ChangeTarget(ctx context.Context, sel ast.SelectionSet, obj *domain.ChangeTarget) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, changeTargetImplementors)
 
-	out := execrt.NewObjectJSON(fields)
-	var deferredFieldSet *graphql.FieldSet
-	var deferLabelToView map[string]*graphql.FieldSetView
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -2988,13 +2991,46 @@ func (ec *executionContext) _ChangeTarget(ctx context.Context, sel ast.Selection
 		case "type":
 			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.Type)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "id":
-			out.Values[i] = ec.marshalNString2string(ctx, field.Selections, obj.ID)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChangeTarget_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3241,7 +3277,7 @@ func (ec *executionContext) _LoadEventData(ctx context.Context, sel ast.Selectio
 				out.Invalids++
 			}
 		case "diff":
-			out.Values[i] = ec.marshalOEventDiff2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐEventDiff(ctx, field.Selections, obj.Diff)
+			out.Values[i] = ec._LoadEventData_diff(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -3532,7 +3568,7 @@ func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.Selectio
 				out.Invalids++
 			}
 		case "diff":
-			out.Values[i] = ec.marshalOEventDiff2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋgraphᚋmodelᚐEventDiff(ctx, field.Selections, obj.Diff)
+			out.Values[i] = ec._TripEventData_diff(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -3563,7 +3599,7 @@ func (ec *executionContext) _TripEventData(ctx context.Context, sel ast.Selectio
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChangeᚄ(ctx context.Context, sel ast.SelectionSet, v []*domain.Change) graphql.Marshaler {
-	ret := execrt.MarshalSliceSequentially(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := resolverFields.MarshalSliceUnlessWaiting(ctx, sel, "Change", len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNChange2ᚖgithubᚗcomᚋhaulgraphᚋhaulgraphᚋdomainᚐChange(ctx, sel, v[i])

@@ -12,7 +12,7 @@ var resolverFields = execrt.ResolverFields{
 	"Address":                       {},
 	"Carrier":                       {"documents": true},
 	"Change":                        {},
-	"ChangeTarget":                  {},
+	"ChangeTarget":                  {"id": true},
 	"Customer":                      {},
 	"Document":                      {},
 	"Driver":                        {"documents": true},

@@ -26,6 +26,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Carrier() CarrierResolver
+	ChangeTarget() ChangeTargetResolver
 	Driver() DriverResolver
 	InvoiceLoad() InvoiceLoadResolver
 	Load() LoadResolver

@@ -199,6 +199,8 @@ const (
 	EmittedChangedFieldChangedFieldCarrierId      EmittedChangedField = "CarrierId"
 	EmittedChangedFieldChangedFieldCommodity      EmittedChangedField = "Commodity"
 	EmittedChangedFieldChangedFieldCustomerId     EmittedChangedField = "CustomerId"
+	EmittedChangedFieldChangedFieldCustomerName   EmittedChangedField = "CustomerName"
+	EmittedChangedFieldChangedFieldDocuments      EmittedChangedField = "Documents"
 	EmittedChangedFieldChangedFieldDriverIds      EmittedChangedField = "DriverIds"
 	EmittedChangedFieldChangedFieldEquipmentType  EmittedChangedField = "EquipmentType"
 	EmittedChangedFieldChangedFieldLoadNumber     EmittedChangedField = "LoadNumber"
@@ -225,6 +227,10 @@ func (e EmittedChangedField) Valid() bool {
 	case EmittedChangedFieldChangedFieldCommodity:
 		return true
 	case EmittedChangedFieldChangedFieldCustomerId:
+		return true
+	case EmittedChangedFieldChangedFieldCustomerName:
+		return true
+	case EmittedChangedFieldChangedFieldDocuments:
 		return true
 	case EmittedChangedFieldChangedFieldDriverIds:
 		return true
@@ -992,7 +998,7 @@ type EmittedBillingStatus string
 type EmittedChange struct {
 	Kind   EmittedChangeKind `json:"kind"`
 	Target *struct {
-		// Id The changed field's snapshot name.
+		// Id The changed field's snapshot name, or Documents: a document was added to the load or to one of its trips (the snapshot does not carry documents, so previousAttributes never names it).
 		Id   EmittedChangedField     `json:"id"`
 		Type EmittedChangeTargetType `json:"type"`
 	} `json:"target,omitempty"`
@@ -1004,7 +1010,7 @@ type EmittedChangeTargetType string
 // EmittedChangeKind defines model for EmittedChangeKind.
 type EmittedChangeKind string
 
-// EmittedChangedField The changed field's snapshot name.
+// EmittedChangedField The changed field's snapshot name, or Documents: a document was added to the load or to one of its trips (the snapshot does not carry documents, so previousAttributes never names it).
 type EmittedChangedField string
 
 // EmittedDateTime defines model for EmittedDateTime.
@@ -1018,23 +1024,26 @@ type EmittedEventTimestamp = time.Time
 
 // EmittedLoad defines model for EmittedLoad.
 type EmittedLoad struct {
-	BillingStatus  EmittedBillingStatus `json:"BillingStatus"`
-	Commodity      string               `json:"Commodity"`
-	CreatedAt      EmittedDateTime      `json:"CreatedAt"`
-	CustomerId     *openapi_types.UUID  `json:"CustomerId"`
-	EquipmentType  string               `json:"EquipmentType"`
-	Id             EmittedUuid          `json:"Id"`
-	LoadNumber     string               `json:"LoadNumber"`
-	OrderNumber    string               `json:"OrderNumber"`
-	PONumber       string               `json:"PONumber"`
-	Rate           EmittedMoney         `json:"Rate"`
-	Source         string               `json:"Source"`
-	Status         EmittedLoadStatus    `json:"Status"`
-	Stops          []EmittedStop        `json:"Stops"`
-	SubsidiaryId   EmittedUuid          `json:"SubsidiaryId"`
-	SubsidiaryName string               `json:"SubsidiaryName"`
-	Trips          []EmittedTrip        `json:"Trips"`
-	UpdatedAt      EmittedDateTime      `json:"UpdatedAt"`
+	BillingStatus EmittedBillingStatus `json:"BillingStatus"`
+	Commodity     string               `json:"Commodity"`
+	CreatedAt     EmittedDateTime      `json:"CreatedAt"`
+	CustomerId    *openapi_types.UUID  `json:"CustomerId"`
+
+	// CustomerName The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required.
+	CustomerName   *string           `json:"CustomerName,omitempty"`
+	EquipmentType  string            `json:"EquipmentType"`
+	Id             EmittedUuid       `json:"Id"`
+	LoadNumber     string            `json:"LoadNumber"`
+	OrderNumber    string            `json:"OrderNumber"`
+	PONumber       string            `json:"PONumber"`
+	Rate           EmittedMoney      `json:"Rate"`
+	Source         string            `json:"Source"`
+	Status         EmittedLoadStatus `json:"Status"`
+	Stops          []EmittedStop     `json:"Stops"`
+	SubsidiaryId   EmittedUuid       `json:"SubsidiaryId"`
+	SubsidiaryName string            `json:"SubsidiaryName"`
+	Trips          []EmittedTrip     `json:"Trips"`
+	UpdatedAt      EmittedDateTime   `json:"UpdatedAt"`
 
 	// Weight Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number.
 	Weight *decimal.Decimal `json:"Weight"`
@@ -1072,20 +1081,23 @@ type EmittedLoadDiff struct {
 
 // EmittedLoadPreviousAttributes The values the changed fields had before the write, by their snapshot name; present only when the consumer asked for previous attributes.
 type EmittedLoadPreviousAttributes struct {
-	BillingStatus  *EmittedBillingStatus `json:"BillingStatus,omitempty"`
-	Commodity      *string               `json:"Commodity,omitempty"`
-	CustomerId     *openapi_types.UUID   `json:"CustomerId,omitempty"`
-	EquipmentType  *string               `json:"EquipmentType,omitempty"`
-	LoadNumber     *string               `json:"LoadNumber,omitempty"`
-	OrderNumber    *string               `json:"OrderNumber,omitempty"`
-	PONumber       *string               `json:"PONumber,omitempty"`
-	Rate           *EmittedMoney         `json:"Rate,omitempty"`
-	Source         *string               `json:"Source,omitempty"`
-	Status         *EmittedLoadStatus    `json:"Status,omitempty"`
-	Stops          *[]EmittedStop        `json:"Stops,omitempty"`
-	SubsidiaryId   *EmittedUuid          `json:"SubsidiaryId,omitempty"`
-	SubsidiaryName *string               `json:"SubsidiaryName,omitempty"`
-	Trips          *[]EmittedTrip        `json:"Trips,omitempty"`
+	BillingStatus *EmittedBillingStatus `json:"BillingStatus,omitempty"`
+	Commodity     *string               `json:"Commodity,omitempty"`
+	CustomerId    *openapi_types.UUID   `json:"CustomerId,omitempty"`
+
+	// CustomerName The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required.
+	CustomerName   *string            `json:"CustomerName,omitempty"`
+	EquipmentType  *string            `json:"EquipmentType,omitempty"`
+	LoadNumber     *string            `json:"LoadNumber,omitempty"`
+	OrderNumber    *string            `json:"OrderNumber,omitempty"`
+	PONumber       *string            `json:"PONumber,omitempty"`
+	Rate           *EmittedMoney      `json:"Rate,omitempty"`
+	Source         *string            `json:"Source,omitempty"`
+	Status         *EmittedLoadStatus `json:"Status,omitempty"`
+	Stops          *[]EmittedStop     `json:"Stops,omitempty"`
+	SubsidiaryId   *EmittedUuid       `json:"SubsidiaryId,omitempty"`
+	SubsidiaryName *string            `json:"SubsidiaryName,omitempty"`
+	Trips          *[]EmittedTrip     `json:"Trips,omitempty"`
 
 	// Weight Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number.
 	Weight *decimal.Decimal `json:"Weight,omitempty"`
@@ -1338,14 +1350,17 @@ type Load struct {
 	Commodity     string              `json:"Commodity"`
 	CreatedAt     DateTime            `json:"CreatedAt"`
 	CustomerId    *openapi_types.UUID `json:"CustomerId"`
-	EquipmentType string              `json:"EquipmentType"`
-	Id            openapi_types.UUID  `json:"Id"`
-	LoadNumber    string              `json:"LoadNumber"`
-	OrderNumber   string              `json:"OrderNumber"`
-	PONumber      string              `json:"PONumber"`
-	Rate          Money               `json:"Rate"`
-	Source        string              `json:"Source"`
-	Status        LoadStatus          `json:"Status"`
+
+	// CustomerName The customer's name; null when the load has no customer.
+	CustomerName  *string            `json:"CustomerName"`
+	EquipmentType string             `json:"EquipmentType"`
+	Id            openapi_types.UUID `json:"Id"`
+	LoadNumber    string             `json:"LoadNumber"`
+	OrderNumber   string             `json:"OrderNumber"`
+	PONumber      string             `json:"PONumber"`
+	Rate          Money              `json:"Rate"`
+	Source        string             `json:"Source"`
+	Status        LoadStatus         `json:"Status"`
 	Stops         []struct {
 		Address          Address             `json:"Address"`
 		AppointmentEnd   *NullableDateTime   `json:"AppointmentEnd"`

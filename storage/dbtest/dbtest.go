@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/haulgraph/haulgraph/contract/emitted"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -54,14 +55,18 @@ func EmptyURL(t testing.TB) string {
 	return create(t, baseURL(t), "")
 }
 
-// New opens a fresh database with every migration applied.
+// New opens a fresh database with every migration applied. Every event a
+// write appends to its outbox is checked against the published schemas
+// (contract/emitted): a mismatch fails the test.
 func New(t testing.TB) *storage.DB {
 	t.Helper()
 	db, err := storage.Open(context.Background(), URL(t))
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
-	t.Cleanup(db.Close)
+	check := emitted.New(t)
+	db.Appended = check.Hook(nil)
+	t.Cleanup(func() { db.Close(); check.End() })
 	return db
 }
 

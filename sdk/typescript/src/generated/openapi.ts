@@ -677,10 +677,10 @@ export interface components {
         /** @enum {string} */
         EmittedChangeKind: "StatusChanged" | "RateChanged" | "FieldChanged";
         /**
-         * @description The changed field's snapshot name.
+         * @description The changed field's snapshot name, or Documents: a document was added to the load or to one of its trips (the snapshot does not carry documents, so previousAttributes never names it).
          * @enum {string}
          */
-        EmittedChangedField: "LoadNumber" | "BillingStatus" | "SubsidiaryId" | "SubsidiaryName" | "CustomerId" | "OrderNumber" | "PONumber" | "Source" | "Weight" | "Commodity" | "EquipmentType" | "Stops" | "Trips" | "TripNumber" | "DriverIds" | "TruckId" | "TrailerId" | "CarrierId";
+        EmittedChangedField: "LoadNumber" | "BillingStatus" | "SubsidiaryId" | "SubsidiaryName" | "CustomerId" | "CustomerName" | "OrderNumber" | "PONumber" | "Source" | "Weight" | "Commodity" | "EquipmentType" | "Stops" | "Trips" | "TripNumber" | "DriverIds" | "TruckId" | "TrailerId" | "CarrierId" | "Documents";
         /** Format: date-time */
         EmittedDateTime: string;
         /** @description <uuid of the write>-<n>: unique per event; the same on every redelivery. */
@@ -696,6 +696,8 @@ export interface components {
             CreatedAt: components["schemas"]["EmittedDateTime"];
             /** Format: uuid */
             CustomerId: string | null;
+            /** @description The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required. */
+            CustomerName?: string | null;
             EquipmentType: string;
             Id: components["schemas"]["EmittedUuid"];
             LoadNumber: string;
@@ -738,6 +740,8 @@ export interface components {
             Commodity?: string;
             /** Format: uuid */
             CustomerId?: string | null;
+            /** @description The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required. */
+            CustomerName?: string | null;
             EquipmentType?: string;
             LoadNumber?: string;
             OrderNumber?: string;
@@ -980,6 +984,8 @@ export interface components {
             CreatedAt: components["schemas"]["DateTime"];
             /** Format: uuid */
             CustomerId: string | null;
+            /** @description The customer's name; null when the load has no customer. */
+            CustomerName: string | null;
             EquipmentType: string;
             /** Format: uuid */
             Id: string;
