@@ -16,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
-
 )
 
 // DB is the one handle to PostgreSQL: the pgx pool, which every statement

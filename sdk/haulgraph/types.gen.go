@@ -967,7 +967,7 @@ type DocumentParentType string
 
 // DocumentUpload defines model for DocumentUpload.
 type DocumentUpload struct {
-	// DocumentType one of the allowed types of the target (the API contract §4.7)
+	// DocumentType one of the allowed types of the target
 	DocumentType string `json:"DocumentType"`
 
 	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
@@ -1221,7 +1221,7 @@ type EmittedWebhookVerificationEvent struct {
 // EmittedWebhookVerificationEventType defines model for EmittedWebhookVerificationEvent.Type.
 type EmittedWebhookVerificationEventType string
 
-// EventEnvelope The business event envelope of the API contract §6.3, as webhooks receive it
+// EventEnvelope The business event envelope, as webhooks receive it
 type EventEnvelope struct {
 	Data struct {
 		Diff *struct {

@@ -14,7 +14,11 @@ export interface ClientOptions {
   clientSecret: string;
   /** The audience to ask tokens for, when the server names one. */
   audience?: string;
-  /** Space-separated scopes; omitted: every scope the client holds. */
+  /**
+   * Space-separated scopes the client must hold, or the token request fails
+   * with access_denied. Sent or omitted, the token carries every scope the
+   * client holds: the server never narrows it.
+   */
   scope?: string;
   fetch?: typeof globalThis.fetch;
 }

@@ -31,7 +31,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload one document to a carrier (the API contract §4.7)
+         * Upload one document to a carrier
          * @description Requires carrier:update. Exactly one file; PDF, JPEG, PNG or GIF judged by its bytes; at most 25 MB by default (413 beyond, 415 for other types).
          */
         post: operations["uploadCarrierDocument"];
@@ -71,7 +71,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search settled driver statements (the API contract §4.2)
+         * Search settled driver statements
          * @description Requires driver:read.
          */
         post: operations["searchDriverSettlementStatements"];
@@ -89,7 +89,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read one settled statement by number (the API contract §4.3)
+         * Read one settled statement by number
          * @description Requires driver:read. Unknown or in-flight statements answer 404.
          */
         get: operations["getDriverSettlementStatement"];
@@ -111,7 +111,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload one document to a driver (the API contract §4.7)
+         * Upload one document to a driver
          * @description Requires driver:update. Exactly one file; PDF, JPEG, PNG or GIF judged by its bytes; at most 25 MB by default (413 beyond, 415 for other types).
          */
         post: operations["uploadDriverDocument"];
@@ -130,7 +130,7 @@ export interface paths {
         };
         /**
          * The tenant's events for reconciliation (as Stripe's /v1/events)
-         * @description The outbox of the last 30 days, oldest first (commit order). Each item is the envelope of the API contract §6.3 exactly as a webhook receives it, byte for byte: data.diff without previousAttributes unless includePreviousAttributes=true. load.changed and load.status.changed need load:read, trip.changed needs trip:read; without type only the readable types are listed, asking for an unreadable one is 403. Only events of a subsidiary are listed, as for webhook deliveries. While more follow, the Link header's rel="next" is the URL of the next page; to poll, pass the id of the last event processed as after.
+         * @description The outbox of the last 30 days, oldest first (commit order). Each item is the event envelope exactly as a webhook receives it, byte for byte: data.diff without previousAttributes unless includePreviousAttributes=true. load.changed and load.status.changed need load:read, trip.changed needs trip:read; without type only the readable types are listed, asking for an unreadable one is 403. Only events of a subsidiary are listed, as for webhook deliveries. While more follow, the Link header's rel="next" is the URL of the next page; to poll, pass the id of the last event processed as after.
          */
         get: operations["listEvents"];
         put?: never;
@@ -149,7 +149,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read an invoice by id or by invoice number (the API contract §4.1)
+         * Read an invoice by id or by invoice number
          * @description Requires invoice:read. Give exactly one of id and invoiceNumber.
          */
         get: operations["getInvoice"];
@@ -191,7 +191,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload one document to a load (the API contract §4.7)
+         * Upload one document to a load
          * @description Requires load:update. Exactly one file; PDF, JPEG, PNG or GIF judged by its bytes; at most 25 MB by default (413 beyond, 415 for other types).
          */
         post: operations["uploadLoadDocument"];
@@ -211,7 +211,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search locations (the API contract §4.5)
+         * Search locations
          * @description Requires customer:read.
          */
         post: operations["searchLocations"];
@@ -229,7 +229,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the tenant's trailers (the API contract §4.4), a bare JSON array
+         * List the tenant's trailers, a bare JSON array
          * @description Requires trailer:read. Oldest first. The array holds at most `limit` trailers (default and maximum 1000); X-Total-Count is the number of all trailers, and while more follow, the Link header's rel="next" is the URL of the next slice (GitHub-style paging).
          */
         get: operations["listTrailers"];
@@ -251,7 +251,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload one document to a trip (the API contract §4.7)
+         * Upload one document to a trip
          * @description Requires trip:update. Exactly one file; PDF, JPEG, PNG or GIF judged by its bytes; at most 25 MB by default (413 beyond, 415 for other types).
          */
         post: operations["uploadTripDocument"];
@@ -271,7 +271,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search users (the API contract §4.6)
+         * Search users
          * @description Requires user:read.
          */
         post: operations["searchUsers"];
@@ -295,7 +295,7 @@ export interface paths {
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Create a webhook (the API contract §2.8); it is Pending until enabled and verified
+         * Create a webhook; it is Pending until enabled and verified
          * @description Requires webhook:manage. The answer is the only one that shows the signing secret (Cache-Control no-store). Invalid fields answer 400 naming each (Name, Url, EventTypes, SubsidiaryId); more than 100 webhooks per tenant answer 409.
          */
         post: operations["createWebhook"];
@@ -313,7 +313,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The event types a webhook can subscribe to (the API contract §4.8)
+         * The event types a webhook can subscribe to
          * @description Any valid token.
          */
         get: operations["listWebhookEventTypes"];
@@ -429,8 +429,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send Events on (the API contract §3.1) - runs the verification and answers the resulting state
-         * @description The endpoint gets the verification request of the API contract §6.2; a correct answer within 3 s makes the webhook Active, anything else FailedVerification with the reason in StateReason (both 200).
+         * Send Events on - runs the verification and answers the resulting state
+         * @description The endpoint gets the verification request; a correct answer within 3 s makes the webhook Active, anything else FailedVerification with the reason in StateReason (both 200).
          */
         post: operations["enableWebhook"];
         delete?: never;
@@ -509,7 +509,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issue an access token (OAuth 2.0 client credentials, the API contract §5.2)
+         * Issue an access token (OAuth 2.0 client credentials)
          * @description The token always carries every scope granted to the client; asking for a scope not granted fails. Errors follow RFC 6749 section 5.2.
          */
         post: operations["issueToken"];
@@ -646,7 +646,7 @@ export interface components {
         /** @enum {string} */
         DocumentParentType: "Load" | "Trip" | "Driver" | "Carrier";
         DocumentUpload: {
-            /** @description one of the allowed types of the target (the API contract §4.7) */
+            /** @description one of the allowed types of the target */
             DocumentType: string;
             /** @description the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond) */
             File: string;
@@ -857,7 +857,7 @@ export interface components {
             /** @constant */
             type: "webhook.verification";
         };
-        /** @description The business event envelope of the API contract §6.3, as webhooks receive it */
+        /** @description The business event envelope, as webhooks receive it */
         EventEnvelope: {
             data: {
                 diff?: {
