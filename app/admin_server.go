@@ -77,4 +77,3 @@ func (c *cappedConn) Close() error {
 
 // NetConn is the accepted connection itself (ConnContext hands it on).
 func (c *cappedConn) NetConn() net.Conn { return c.Conn }
-
