@@ -45,10 +45,12 @@ test: check fuzz
 	./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
 	cd deploy && ../scripts/with-tools.sh $(GO) test -count=1 -timeout 30m ./...
 
-# Fuzz targets (package:function), each run for FUZZTIME: a few seconds in
-# `make test`, longer by hand (docs/testing.md). Failing inputs land in the
-# package's testdata/fuzz/ and then run with every `go test`.
-FUZZTIME ?= 3s
+# Fuzz targets (package:function), each run for FUZZTIME: 5,000 inputs in
+# `make test` (a count, not a duration: a duration's deadline fails a run
+# whose workers a loaded machine slows), longer by hand (docs/testing.md).
+# Failing inputs land in the package's testdata/fuzz/ and then run with
+# every `go test`.
+FUZZTIME ?= 5000x
 FUZZ_TARGETS = \
 	./domain:FuzzParseDateTime \
 	./domain:FuzzCheckText \

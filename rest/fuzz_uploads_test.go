@@ -31,7 +31,7 @@ func FuzzReadUploadParts(f *testing.F) {
 	f.Cleanup(func() { _ = blobs.Close() })
 	docs := &documents.Service{Store: &storage.Documents{DB: db}, Blobs: blobs, Links: documents.NewLinkSigner(make([]byte, 32), "http://127.0.0.1")}
 	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: res.TenantID, Scopes: []domain.Scope{"driver:update"}})
-	up := uploader{docs: docs, target: domain.ParentDriver}
+	up := uploader{docs: docs, target: domain.ParentDriver, param: "driverId"}
 
 	part := func(name, filename, body string) string {
 		h := `Content-Disposition: form-data; name="` + name + `"`
@@ -54,7 +54,7 @@ func FuzzReadUploadParts(f *testing.F) {
 	send := func(body []byte) *httptest.ResponseRecorder {
 		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/p/v1/drivers/x/document", bytes.NewReader(body))
 		r.Header.Set("Content-Type", "multipart/form-data; boundary=B")
-		r.SetPathValue("id", res.DriverID.String())
+		r.SetPathValue("driverId", res.DriverID.String())
 		w := httptest.NewRecorder()
 		if err := up.handle(w, r); err != nil {
 			WriteError(w, r, err)
