@@ -12,9 +12,11 @@ import (
 const MaxBody = 64 << 10
 
 // Bounded refuses what the admin listener has no use for before next sees
-// it: a Host that is not a loopback name or address nor one of names (the
-// configured admin address's host: a page an operator's browser opens
-// cannot rebind its own name to the listener), 421; a body over MaxBody,
+// it: a Host that names a host other than localhost or one of names (the
+// configured admin address's host), 421, so that a page an operator's
+// browser opens cannot rebind its own name to the listener. An address
+// (a Kubernetes probe's pod IP, a scraper's target) or no Host at all (an
+// HTTP/1.0 health check) names nothing to rebind and is served; a body over MaxBody,
 // 413; a query string over MaxBody, 414.
 func Bounded(next http.Handler, names ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,17 +40,14 @@ func Bounded(next http.Handler, names ...string) http.Handler {
 }
 
 // allowedHost reports whether host (a Host header, with or without port)
-// names a loopback address, localhost, or one of names.
+// is empty, an IP address, localhost, or one of names.
 func allowedHost(host string, names []string) bool {
 	h := host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
 		h = hh
 	}
 	h = strings.TrimSuffix(strings.Trim(h, "[]"), ".")
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+	if h == "" || strings.EqualFold(h, "localhost") || net.ParseIP(h) != nil {
 		return true
 	}
 	for _, n := range names {

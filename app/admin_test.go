@@ -101,7 +101,9 @@ func TestAdminListenerBounded(t *testing.T) {
 	if res.StatusCode != http.StatusMisdirectedRequest {
 		t.Errorf("Host rebound.example: %d, want 421", res.StatusCode)
 	}
-	for _, host := range []string{"localhost:9090", "127.0.0.1", "[::1]:9090"} {
+	// Addresses name nothing a page could rebind: a Kubernetes probe sends
+	// the pod's IP, an HTTP/1.0 health check no Host at all.
+	for _, host := range []string{"localhost:9090", "127.0.0.1", "[::1]:9090", "10.1.2.3:9090", ""} {
 		req, _ := http.NewRequest(http.MethodGet, srv.AdminURL+"/healthz", nil)
 		req.Host = host
 		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {

@@ -159,7 +159,7 @@ func uploadCases(e *env) []hostile {
 		up("two files", "", multipartBody(formField("DocumentType", "Bill of Lading"), formFile("File", "a.pdf"), formFile("File", "b.pdf")), 400, ""),
 		up("no file", "", multipartBody(formField("DocumentType", "Bill of Lading")), 400, ""),
 		{name: "upload load id NUL", method: "POST", path: "/api/p/v1/loads/%00/document", header: multipartCT,
-			body: multipartBody(formFile("File", "a.pdf")), status: 400, format: problemJSON, want: "id"},
+			body: multipartBody(formFile("File", "a.pdf")), status: 400, format: problemJSON, want: "loadNumber"},
 		gup("malformed part header", ops, `{"0":["variables.f"]}`, "Content-Disposition form-data; name=\"0\"\r\n\r\nx"),
 		gup("two files for one variable", ops, `{"0":["variables.f"],"1":["variables.f"]}`, formFile("0", "a.pdf"), formFile("1", "b.pdf")),
 		gup("map to a missing variable", ops, `{"0":["variables.nope"]}`, formFile("0", "a.pdf")),
