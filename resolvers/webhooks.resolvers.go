@@ -63,7 +63,7 @@ func (r *mutationResolver) DisableWebhook(ctx context.Context, id string) (*mode
 	return node(w), err
 }
 
-func (r *mutationResolver) RegenerateWebhookSecret(ctx context.Context, id string, rotationWindow *int) (*model.WebhookWithSecret, error) {
+func (r *mutationResolver) RotateWebhookSecret(ctx context.Context, id string, rotationWindow *int) (*model.WebhookWithSecret, error) {
 	wid, err := parseID("id", id)
 	if err != nil {
 		return nil, err
@@ -80,6 +80,11 @@ func (r *mutationResolver) RegenerateWebhookSecret(ctx context.Context, id strin
 	return &model.WebhookWithSecret{Webhook: node(w), Secret: secret}, nil
 }
 
+// RegenerateWebhookSecret is the deprecated name of RotateWebhookSecret.
+func (r *mutationResolver) RegenerateWebhookSecret(ctx context.Context, id string, rotationWindow *int) (*model.WebhookWithSecret, error) {
+	return r.RotateWebhookSecret(ctx, id, rotationWindow)
+}
+
 func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (bool, error) {
 	wid, err := parseID("id", id)
 	if err != nil {
@@ -89,6 +94,18 @@ func (r *mutationResolver) DeleteWebhook(ctx context.Context, id string) (bool, 
 		return false, err
 	}
 	return true, nil
+}
+
+func (r *mutationResolver) RedeliverWebhookDelivery(ctx context.Context, webhookID string, deliveryID string) (*webhooks.Delivery, error) {
+	wid, err := parseID("webhookId", webhookID)
+	if err != nil {
+		return nil, err
+	}
+	did, err := parseID("deliveryId", deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	return r.WebhookService.RedeliverDelivery(ctx, wid, did)
 }
 
 func (r *mutationResolver) RedeliverEvent(ctx context.Context, webhookID string, eventID string) (*webhooks.Delivery, error) {

@@ -30,6 +30,9 @@ type gqlResult struct {
 			Fields map[string][]string
 		}
 	}
+	Extensions struct {
+		Cost struct{ RequestedQueryCost int }
+	}
 }
 
 func gql(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) gqlResult {

@@ -279,7 +279,9 @@ type ComplexityRoot struct {
 		EnableWebhook            func(childComplexity int, id string) int
 		RecoverWebhookDeliveries func(childComplexity int, webhookID string, since time.Time) int
 		RedeliverEvent           func(childComplexity int, webhookID string, eventID string) int
+		RedeliverWebhookDelivery func(childComplexity int, webhookID string, deliveryID string) int
 		RegenerateWebhookSecret  func(childComplexity int, id string, rotationWindow *int) int
+		RotateWebhookSecret      func(childComplexity int, id string, rotationWindow *int) int
 		UpdateLoad               func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
 		UpdateTrip               func(childComplexity int, id string, input model.UpdateTripInput) int
 		UpdateWebhook            func(childComplexity int, id string, input model.UpdateWebhookInput) int
@@ -1595,6 +1597,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RedeliverEvent(childComplexity, args["webhookId"].(string), args["eventId"].(string)), true
+	case "Mutation.redeliverWebhookDelivery":
+		if e.ComplexityRoot.Mutation.RedeliverWebhookDelivery == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeliverWebhookDelivery_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RedeliverWebhookDelivery(childComplexity, args["webhookId"].(string), args["deliveryId"].(string)), true
 	case "Mutation.regenerateWebhookSecret":
 		if e.ComplexityRoot.Mutation.RegenerateWebhookSecret == nil {
 			break
@@ -1606,6 +1619,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RegenerateWebhookSecret(childComplexity, args["id"].(string), args["rotationWindow"].(*int)), true
+	case "Mutation.rotateWebhookSecret":
+		if e.ComplexityRoot.Mutation.RotateWebhookSecret == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rotateWebhookSecret_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(string), args["rotationWindow"].(*int)), true
 	case "Mutation.updateLoad":
 		if e.ComplexityRoot.Mutation.UpdateLoad == nil {
 			break
@@ -5687,12 +5711,12 @@ enum WebhookSignatureScheme {
   """
   Standard Webhooks 1.0, asymmetric: the same headers with "v1a,<base64 ed25519 signature>", verified with the
   webhook's publicKey (whpk_...); the private key never leaves the server, so createWebhook and
-  regenerateWebhookSecret answer an empty secret and the new publicKey.
+  rotateWebhookSecret answer an empty secret and the new publicKey.
   """
   STANDARD_WEBHOOKS_ED25519
 }
 
-"""A webhook configuration. The signing secret is never readable: it is shown once, on create and regenerate."""
+"""A webhook configuration. The signing secret is never readable: it is shown once, on create and rotation."""
 type Webhook {
   """The webhook's id."""
   id: ID!
@@ -5838,25 +5862,46 @@ extend type Mutation {
     """The webhook's id."""
     id: ID!
   ): Webhook! @hasScope(scope: "webhook:manage")
-  """Issues a new secret. rotationWindow (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0."""
-  regenerateWebhookSecret(
+  """
+  Issues a new secret (REST: POST /webhooks/{id}/rotate-secret; CLI: webhooks rotate-secret). rotationWindow
+  (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0.
+  """
+  rotateWebhookSecret(
     """The webhook's id."""
     id: ID!
     """Seconds the previous secret keeps signing as v0 (default 86400, at most 7 days, 0 = none)."""
     rotationWindow: Int
   ): WebhookWithSecret! @hasScope(scope: "webhook:manage")
+  """The earlier name of rotateWebhookSecret: the same arguments, answer and effect."""
+  regenerateWebhookSecret(
+    """The webhook's id."""
+    id: ID!
+    """Seconds the previous secret keeps signing as v0 (default 86400, at most 7 days, 0 = none)."""
+    rotationWindow: Int
+  ): WebhookWithSecret! @hasScope(scope: "webhook:manage") @deprecated(reason: "Use rotateWebhookSecret.")
   """Deletes a webhook; no delivery is attempted after. Answers true."""
   deleteWebhook(
     """The webhook's id."""
     id: ID!
   ): Boolean! @hasScope(scope: "webhook:manage")
-  """Queues the event again for the webhook (same event id)."""
+  """
+  Queues the event of one of the webhook's deliveries again (REST: POST
+  /webhooks/{id}/deliveries/{deliveryId}/redeliver; CLI: webhooks redeliver --delivery): a new delivery, due now,
+  with the same event id. NOT_FOUND when the delivery is not the webhook's.
+  """
+  redeliverWebhookDelivery(
+    """The webhook's id."""
+    webhookId: ID!
+    """The delivery's id (WebhookDelivery.id)."""
+    deliveryId: ID!
+  ): WebhookDelivery! @hasScope(scope: "webhook:manage")
+  """Queues the event again for the webhook (same event id), found by the event's id rather than a delivery's."""
   redeliverEvent(
     """The webhook's id."""
     webhookId: ID!
     """The event's id (<uuid>-<n>)."""
     eventId: String!
-  ): WebhookDelivery! @hasScope(scope: "webhook:manage")
+  ): WebhookDelivery! @hasScope(scope: "webhook:manage") @deprecated(reason: "Use redeliverWebhookDelivery.")
   """
   Re-queues every failed delivery of the webhook created at or after since (at most 30 days ago), due now,
   each with a fresh retry schedule; they are sent while the webhook is Active. Returns how many were re-queued.
