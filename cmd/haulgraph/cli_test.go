@@ -249,7 +249,7 @@ func TestActionHelp(t *testing.T) {
 		{[]string{"help", "clients", "create"}, []string{"usage: haulgraph clients create --tenant SLUG --name NAME", "  --scopes", "load:read", "webhook:manage"}, []string{"--client-id", "haulgraph clients list"}},
 		{[]string{"clients", "revoke", "--help"}, []string{"usage: haulgraph clients revoke", "  --client-id"}, []string{"--scopes", "--expires"}},
 		{[]string{"help", "webhooks", "regenerate-secret"}, []string{"usage: haulgraph webhooks rotate-secret", "also: regenerate-secret", "  --rotation-window"}, []string{"--url"}},
-		{[]string{"help", "webhooks", "redeliver"}, []string{"--delivery", "--event"}, []string{"--since"}},
+		{[]string{"help", "webhooks", "redeliver"}, []string{"--delivery", "--event", "--event (by event id) is deprecated", "(deprecated: use --delivery)"}, []string{"--since"}},
 		{[]string{"help", "clients"}, []string{"haulgraph clients create", "haulgraph clients edit", "Run 'haulgraph help clients ACTION'"}, []string{"flags of"}},
 	}
 	for _, c := range cases {

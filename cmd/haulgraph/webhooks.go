@@ -38,7 +38,8 @@ var webhooksActions = []action{
 		flags: []string{"tenant", "id", "rotation-window"}, required: []string{"tenant", "id"}},
 	{name: "delete", synopsis: "--tenant SLUG --id ID", flags: []string{"tenant", "id"}, required: []string{"tenant", "id"}},
 	{name: "redeliver", synopsis: "--tenant SLUG --id ID (--delivery DELIVERY_ID | --event EVENT_ID)",
-		notes: "Queues the event of a delivery (or the event itself) again for the webhook, with the same event id.\n",
+		notes: "Queues the event of a delivery again for the webhook: a new delivery with the same event id.\n" +
+			"--event (by event id) is deprecated: REST and GraphQL redeliver by delivery id.\n",
 		flags: []string{"tenant", "id", "delivery", "event"}, required: []string{"tenant", "id"}},
 	{name: "deliveries", synopsis: "--tenant SLUG --id ID [--limit 20]", flags: []string{"tenant", "id", "limit"}, required: []string{"tenant", "id"}},
 	{name: "recover", synopsis: "--tenant SLUG --id ID --since TIME",
@@ -96,7 +97,7 @@ func webhookFlags(fs *flag.FlagSet) webhookOpts {
 		prevAttrs:  fs.Bool("include-previous-attributes", false, "send data.diff.previousAttributes"),
 		scheme:     fs.String("signature-scheme", string(webhooks.SchemeService), "how deliveries are signed: service, standard-webhooks or standard-webhooks-ed25519"),
 		window:     fs.Duration("rotation-window", webhooks.DefaultRotationWindow, "how long the old secret still signs (v0)"),
-		eventID:    fs.String("event", "", "event id to redeliver"),
+		eventID:    fs.String("event", "", "event id to redeliver (deprecated: use --delivery)"),
 		deliveryID: fs.String("delivery", "", "delivery whose event to redeliver"),
 		limit:      fs.Int("limit", 20, "deliveries to list (at most 100)"),
 		since:      fs.String("since", "", "recover: RFC 3339 time, or a duration ago (e.g. 2h)"),
