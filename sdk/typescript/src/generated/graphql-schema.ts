@@ -581,11 +581,28 @@ export type Mutation = {
   enableWebhook: Webhook;
   /** Stops delivery at once; the configuration is kept. */
   disableWebhook: Webhook;
-  /** Issues a new secret. rotationWindow (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0. */
+  /**
+   * Issues a new secret (REST: POST /webhooks/{id}/rotate-secret; CLI: webhooks rotate-secret). rotationWindow
+   * (seconds, default 86400, at most 7 days, 0 = none) keeps signing with the old one as v0.
+   */
+  rotateWebhookSecret: WebhookWithSecret;
+  /**
+   * The earlier name of rotateWebhookSecret: the same arguments, answer and effect.
+   * @deprecated Use rotateWebhookSecret.
+   */
   regenerateWebhookSecret: WebhookWithSecret;
   /** Deletes a webhook; no delivery is attempted after. Answers true. */
   deleteWebhook: Scalars['Boolean']['output'];
-  /** Queues the event again for the webhook (same event id). */
+  /**
+   * Queues the event of one of the webhook's deliveries again (REST: POST
+   * /webhooks/{id}/deliveries/{deliveryId}/redeliver; CLI: webhooks redeliver --delivery): a new delivery, due now,
+   * with the same event id. NOT_FOUND when the delivery is not the webhook's.
+   */
+  redeliverWebhookDelivery: WebhookDelivery;
+  /**
+   * Queues the event again for the webhook (same event id), found by the event's id rather than a delivery's.
+   * @deprecated Use redeliverWebhookDelivery.
+   */
   redeliverEvent: WebhookDelivery;
   /**
    * Re-queues every failed delivery of the webhook created at or after since (at most 30 days ago), due now,
@@ -684,6 +701,13 @@ export type MutationDisableWebhookArgs = {
 
 
 /** Writes. */
+export type MutationRotateWebhookSecretArgs = {
+  id: Scalars['ID']['input'];
+  rotationWindow?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Writes. */
 export type MutationRegenerateWebhookSecretArgs = {
   id: Scalars['ID']['input'];
   rotationWindow?: InputMaybe<Scalars['Int']['input']>;
@@ -693,6 +717,13 @@ export type MutationRegenerateWebhookSecretArgs = {
 /** Writes. */
 export type MutationDeleteWebhookArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** Writes. */
+export type MutationRedeliverWebhookDeliveryArgs = {
+  webhookId: Scalars['ID']['input'];
+  deliveryId: Scalars['ID']['input'];
 };
 
 
@@ -1537,11 +1568,11 @@ export type WebhookSignatureScheme =
   /**
    * Standard Webhooks 1.0, asymmetric: the same headers with "v1a,<base64 ed25519 signature>", verified with the
    * webhook's publicKey (whpk_...); the private key never leaves the server, so createWebhook and
-   * regenerateWebhookSecret answer an empty secret and the new publicKey.
+   * rotateWebhookSecret answer an empty secret and the new publicKey.
    */
   | 'STANDARD_WEBHOOKS_ED25519';
 
-/** A webhook configuration. The signing secret is never readable: it is shown once, on create and regenerate. */
+/** A webhook configuration. The signing secret is never readable: it is shown once, on create and rotation. */
 export type Webhook = {
   __typename?: 'Webhook';
   /** The webhook's id. */
@@ -1577,7 +1608,7 @@ export type Webhook = {
 };
 
 
-/** A webhook configuration. The signing secret is never readable: it is shown once, on create and regenerate. */
+/** A webhook configuration. The signing secret is never readable: it is shown once, on create and rotation. */
 export type WebhookDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
