@@ -252,3 +252,44 @@ func TestCited(t *testing.T) {
 		t.Errorf("another module's name failed: %s", why)
 	}
 }
+
+// operatorDocs are the guides for operators and contributors; every other
+// guide, and README.md, is for integrators.
+var operatorDocs = map[string]bool{
+	"architecture.md": true, "capacity.md": true, "deploy.md": true, "failover.md": true,
+	"operating.md": true, "performance.md": true, "pooler.md": true, "replicas.md": true,
+	"security.md": true, "testing.md": true, "tracing.md": true,
+}
+
+// integratorPackages are the module's packages an integrator imports: the
+// Go SDK and the receivers' signature verifier.
+var integratorPackages = map[string]bool{"haulgraph": true, "webhooksig": true}
+
+// TestIntegratorGuidesCiteNoInternals fails when README.md or a guide for
+// integrators cites a Go name of the server's own packages (`storage.Tx`,
+// `app.Config.X`): an integrator cannot see or use them.
+func TestIntegratorGuidesCiteNoInternals(t *testing.T) {
+	t.Parallel()
+	n := declared(t, "..")
+	docs, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range append(docs, "../README.md") {
+		if operatorDocs[filepath.Base(doc)] && doc != "../README.md" {
+			continue
+		}
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, c := range cited(string(b)) {
+			name := c[0] + "." + c[1]
+			if _, ours := n.top[c[0]]; ours && !integratorPackages[c[0]] && !seen[name] {
+				seen[name] = true
+				t.Errorf("%s, a guide for integrators, cites the internal name %s", strings.TrimPrefix(doc, "../"), name)
+			}
+		}
+	}
+}
