@@ -81,12 +81,12 @@ func scale(d Decimal) int {
 	return 0
 }
 
+// ratText writes r with places digits after the point, the larger scale
+// of the operands, so that "0.10" + "0.20" is "0.30"; an operand written
+// with an exponent is written out in full, without trailing zeros.
 func ratText(r *big.Rat, places int) string {
-	if r.IsInt() {
-		return r.RatString()
-	}
 	s := r.FloatString(places)
-	if strings.Contains(s, ".") {
+	if places == 18 && strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
