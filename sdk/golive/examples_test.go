@@ -325,3 +325,25 @@ func TestExampleWebhooks(t *testing.T) {
 		})
 	}
 }
+
+// A load created, moved to Covered and read back with params structs; the
+// rate comes back digit for digit.
+func TestExampleLoads(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, apptest.Options{})
+	out := run(t, "loads", creds(f, t, f.srv.URL, domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeLoadRead),
+		"-load", "EX-1", "-subsidiary", f.tenant.SubsidiaryID.String(), "-rate", "1850.25")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^created EX-1: Open, rate 1850\.25 USD \(request [0-9a-f]{32}\)$`),
+		regexp.MustCompile(`^EX-1 is Covered$`),
+		regexp.MustCompile(`^read EX-1: Covered, rate 1850\.25 USD, 2 stops \(attempts 1, rate limit \d+/\d+\)$`),
+	}
+	if len(out) != len(want) {
+		t.Fatalf("printed %q", out)
+	}
+	for i, re := range want {
+		if !re.MatchString(out[i]) {
+			t.Errorf("line %d: %q, want %s", i, out[i], re)
+		}
+	}
+}
