@@ -177,9 +177,9 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, *Response
 			if ctx.Err() != nil {
 				return nil, nil, nil, ctx.Err()
 			}
-			var refused *Error
-			if errors.As(err, &refused) { // the token request's refusal
-				return nil, nil, nil, err
+			var te tokenError
+			if errors.As(err, &te) { // the token request ran its own retries
+				return nil, nil, nil, te.err
 			}
 			if !notSent(err) && !r.idempotent {
 				return nil, nil, nil, err
@@ -260,7 +260,7 @@ func (c *Client) once(ctx context.Context, u *url.URL, r request) (*http.Respons
 	if !r.noAuth {
 		tok, err := c.Token(ctx)
 		if err != nil {
-			return nil, "", err
+			return nil, "", tokenError{err}
 		}
 		access = tok.AccessToken
 		req.Header.Set("Authorization", "Bearer "+access)
@@ -271,6 +271,12 @@ func (c *Client) once(ctx context.Context, u *url.URL, r request) (*http.Respons
 	}
 	return res, access, nil
 }
+
+// tokenError is a failed token request inside a call.
+type tokenError struct{ err error }
+
+func (e tokenError) Error() string { return e.err.Error() }
+func (e tokenError) Unwrap() error { return e.err }
 
 // parseRetryAfter reads seconds or an HTTP date (RFC 9110 §10.2.3).
 func parseRetryAfter(v string, now time.Time) time.Duration {

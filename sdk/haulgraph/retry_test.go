@@ -217,6 +217,26 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	}
 }
 
+// A call whose token cannot be had fails with the token request's error
+// after that request's own retries, not retried again around it.
+func TestTokenFailureRetriedOnce(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	rec := &recorder{}
+	c, err := haulgraph.New(haulgraph.WithBaseURL("http://"+addr), haulgraph.WithClientCredentials("id", "secret"), haulgraph.WithSleeper(rec.sleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Webhooks.List(context.Background()); err == nil || len(rec.get()) != 2 {
+		t.Errorf("%v after %d waits, want the token request's 2 retries", err, len(rec.get()))
+	}
+}
+
 // A connection lost after the request was sent: a write may have been
 // done, so only a read is sent again.
 func TestConnectionLostRetriedOnlyWhenSafe(t *testing.T) {
