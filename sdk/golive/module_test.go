@@ -10,8 +10,9 @@ import (
 )
 
 // An integrator's module that requires only the SDK builds a program with
-// it, and its module graph holds none of the server's dependencies: the
-// SDK is a module of its own, with its own (lower) Go version.
+// it, and its module graph holds the SDK alone, nothing of the server's
+// dependencies: the SDK is a module of its own, with its own (lower) Go
+// version, that needs the standard library only.
 func TestSDKBuildsAlone(t *testing.T) {
 	t.Parallel()
 	sdk, err := filepath.Abs(sdkDir)
@@ -63,13 +64,12 @@ func main() {
 		t.Fatalf("the program: %q %v", run, err)
 	}
 	modules := strings.Fields(goCmd("list", "-m", "all"))
-	want := []string{"example.com/integration", "github.com/gorilla/websocket", "v1.5.3",
-		"github.com/haulgraph/haulgraph/sdk/haulgraph", "v0.0.0", "=>", sdk}
+	want := []string{"example.com/integration", "github.com/haulgraph/haulgraph/sdk/haulgraph", "v0.0.0", "=>", sdk}
 	if strings.Join(modules, " ") != strings.Join(want, " ") {
-		t.Errorf("go list -m all of a module that requires only the SDK:\n%s\nwant only the SDK and gorilla/websocket", strings.Join(modules, "\n"))
+		t.Errorf("go list -m all of a module that requires only the SDK:\n%s\nwant only the SDK", strings.Join(modules, "\n"))
 	}
 	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
-	if err != nil {
+	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
 	for _, server := range []string{"uptrace/bun", "jackc/pgx", "99designs/gqlgen", "oapi-codegen", "shopspring/decimal",
@@ -95,8 +95,7 @@ func main() {
 	if sdkGo == nil || serverGo == nil || sdkGo[1] != "1.23" || !strings.HasPrefix(serverGo[1], "1.2") || sdkGo[1] >= serverGo[1] {
 		t.Errorf("the SDK's go line is %v (the server's %v), want 1.23", sdkGo, serverGo)
 	}
-	requires := regexp.MustCompile(`(?m)^\s*(?:require\s+)?([a-z0-9.-]+\.[a-z]+/\S+) v\S+`).FindAllStringSubmatch(sdkMod, -1)
-	if len(requires) != 1 || requires[0][1] != "github.com/gorilla/websocket" {
-		t.Errorf("the SDK requires %v, want only github.com/gorilla/websocket", requires)
+	if strings.Contains(sdkMod, "require") {
+		t.Errorf("the SDK requires modules; it needs the standard library only:\n%s", sdkMod)
 	}
 }

@@ -1,7 +1,7 @@
 // Package haulgraph is the Go client of the HaulGraph API: loads, trips,
 // settlement statements, the event log and its live subscriptions,
 // webhooks and their signatures, documents, invoices, trailers, locations
-// and users.
+// and users. It needs the standard library only.
 //
 // A Client signs in with an OAuth client of your tenant and groups the API
 // by resource, each method taking a context and a params struct:

@@ -8,9 +8,6 @@ import (
 	"iter"
 	"net/http"
 	"sync"
-	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 // SubscribeParams choose a live subscription. Every field is optional.
@@ -160,7 +157,7 @@ func retryableRefusal(e *Error) bool {
 // isFinalClose: close codes that a reconnect cannot mend (a message the
 // server did not understand, an id in use).
 func isFinalClose(err error) bool {
-	var ce *websocket.CloseError
+	var ce *wsCloseError
 	return errors.As(err, &ce) && (ce.Code == 4400 || ce.Code == 4409)
 }
 
@@ -180,15 +177,13 @@ func (c *Client) subscribeOnce(ctx context.Context, query string, vars map[strin
 	u := *c.cfg.base
 	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[u.Scheme]
 	u.Path = "/graphql"
-	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment}
-	// The same TLS settings and proxy as the HTTP client's.
-	if tr, ok := c.cfg.http.Transport.(*http.Transport); ok {
-		d.TLSClientConfig, d.Proxy = tr.TLSClientConfig, tr.Proxy
-	}
-	conn, res, err := d.DialContext(ctx, u.String(), http.Header{"User-Agent": {c.cfg.userAgent}})
+	conn, res, err := dialWS(ctx, c.cfg.http, &u, "graphql-transport-ws", http.Header{"User-Agent": {c.cfg.userAgent}})
 	if err != nil {
 		if res != nil && res.StatusCode >= 400 {
 			return readError(res, c.cfg.now())
+		}
+		if res != nil {
+			res.Body.Close()
 		}
 		return fmt.Errorf("haulgraph: subscribe: %w", err)
 	}
@@ -207,20 +202,25 @@ func (c *Client) subscribeOnce(ctx context.Context, query string, vars map[strin
 	}()
 	defer func() { close(done); wg.Wait() }()
 
-	write := func(m wsMessage) error { return conn.WriteJSON(m) }
+	write := func(m wsMessage) error { return conn.write(opText, jsonBody(m)) }
 	init := jsonBody(map[string]string{"Authorization": "Bearer " + tok.AccessToken})
 	if err := write(wsMessage{Type: "connection_init", Payload: init}); err != nil {
 		return err
 	}
 	sub := jsonBody(map[string]any{"query": query, "variables": vars})
 	for {
-		var m wsMessage
-		if err := conn.ReadJSON(&m); err != nil {
+		raw, err := conn.readMessage()
+		if err != nil {
 			// 4401: the token expired or was refused; reconnect with another.
-			if websocket.IsCloseError(err, 4401) {
+			var ce *wsCloseError
+			if errors.As(err, &ce) && ce.Code == 4401 {
 				c.dropToken(tok.AccessToken)
 			}
 			return err
+		}
+		var m wsMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("haulgraph: a message that is not JSON: %w", err)
 		}
 		switch m.Type {
 		case "connection_ack":
