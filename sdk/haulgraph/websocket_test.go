@@ -3,12 +3,19 @@ package haulgraph
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
+	"time"
 )
 
 // frame is a server's frame: unmasked, with the length in the smallest
@@ -104,4 +111,79 @@ func TestWebSocketFrames(t *testing.T) {
 		t.Errorf("close: %v", err)
 	}
 	wg.Wait()
+}
+
+// upgrade is a WebSocket server's handshake by hand: it checks the
+// client's request and accepts it (or refuses without a token), then sends
+// one text message and echoes the client's first.
+func upgrade(t *testing.T) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "yes" {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"title":"Unauthorized","status":401,"detail":"no token"}`)
+			return
+		}
+		key := r.Header.Get("Sec-WebSocket-Key")
+		if r.Header.Get("Upgrade") != "websocket" || r.Header.Get("Sec-WebSocket-Version") != "13" || key == "" ||
+			r.Header.Get("Sec-WebSocket-Protocol") != "graphql-transport-ws" {
+			t.Errorf("handshake request %v", r.Header)
+		}
+		conn, rw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		io.WriteString(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+			"Sec-WebSocket-Protocol: graphql-transport-ws\r\nSec-WebSocket-Accept: "+base64.StdEncoding.EncodeToString(sum[:])+"\r\n\r\n")
+		rw.Write(frame(true, opText, []byte(`{"type":"connection_ack"}`)))
+		rw.Flush()
+		_, p := readClientFrame(t, rw)
+		rw.Write(frame(true, opText, p))
+		rw.Flush()
+	})
+}
+
+// The handshake over TLS with the HTTP client's settings, and a refused
+// one whose answer reaches the caller.
+func TestWebSocketHandshake(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(upgrade(t))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	u.Scheme, u.Path = "wss", "/graphql"
+	conn, _, err := dialWS(context.Background(), srv.Client(), u, "graphql-transport-ws", http.Header{"Authorization": {"yes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if m, err := conn.readMessage(); err != nil || string(m) != `{"type":"connection_ack"}` {
+		t.Fatalf("%q %v", m, err)
+	}
+	if err := conn.write(opText, []byte(`{"type":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := conn.readMessage(); err != nil || string(m) != `{"type":"ping"}` {
+		t.Fatalf("echo: %q %v", m, err)
+	}
+
+	_, res, err := dialWS(context.Background(), srv.Client(), u, "graphql-transport-ws", http.Header{})
+	if err == nil || res == nil || res.StatusCode != 401 {
+		t.Fatalf("refused handshake: %v %v", res, err)
+	}
+	if e := readError(res, time.Now()); e.Detail != "no token" {
+		t.Errorf("refusal %+v", e)
+	}
+	// A server that is no WebSocket server.
+	plain := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) }))
+	defer plain.Close()
+	pu, _ := url.Parse(plain.URL)
+	pu.Scheme = "wss"
+	if _, res, err := dialWS(context.Background(), plain.Client(), pu, "graphql-transport-ws", http.Header{}); err == nil || res == nil || res.StatusCode != 200 {
+		t.Errorf("a plain answer: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 }
