@@ -14,6 +14,7 @@ require (
 	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/websocket v1.5.3
+	github.com/haulgraph/haulgraph/sdk/haulgraph v0.0.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/oapi-codegen/runtime v1.9.0
 	github.com/pires/go-proxyproto v0.15.0
@@ -142,3 +143,5 @@ tool (
 	github.com/99designs/gqlgen
 	github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 )
+
+replace github.com/haulgraph/haulgraph/sdk/haulgraph => ./sdk/haulgraph

@@ -6,34 +6,34 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
+	"sort"
 	"strings"
 	"time"
-
-	"golang.org/x/oauth2"
 )
 
-// Error is a refusal by the API: a REST problem document (RFC 9457), a
-// GraphQL error, a token endpoint error (RFC 6749) or a subscription error,
-// with the fields each carries.
+// Error is every refusal by the API: a REST problem document (RFC 9457), a
+// GraphQL error (errors[] in a 200 answer, or a subscription's error), or
+// the token endpoint's error (RFC 6749).
 type Error struct {
 	// StatusCode is the HTTP status (200 for a GraphQL error in a 200
 	// answer; 0 for a subscription's error message).
 	StatusCode int
-	// Problem document fields.
+	// The problem document's fields.
 	Type, Title, Detail, Instance string
-	TraceID                       string
-	// Errors names the offending fields (JSON paths) and their messages.
-	Errors map[string][]string
 	// Code is GraphQL's extensions.code (BAD_USER_INPUT, RATE_LIMITED,
-	// CURSOR_EXPIRED, ...) or the token endpoint's error.
+	// CURSOR_EXPIRED, ...), a problem's code, or the token endpoint's error.
 	Code string
+	// Fields names the offending fields (JSON paths) with their messages.
+	Fields map[string][]string
 	// Path is a GraphQL error's path.
 	Path []any
+	// RequestID identifies the request in the server's logs and traces
+	// (the problem's traceId, or the traceparent answer header's trace id).
+	RequestID string
 	// RetryAfter is the answer's Retry-After (zero when absent).
 	RetryAfter time.Duration
-	// Header is the answer's header (RateLimit-*, WWW-Authenticate).
-	Header http.Header
+	// Response is the answer's metadata (nil for a subscription's error).
+	Response *Response
 }
 
 func (e *Error) Error() string {
@@ -53,16 +53,16 @@ func (e *Error) Error() string {
 	default:
 		b.WriteString(http.StatusText(e.StatusCode))
 	}
-	if len(e.Errors) > 0 {
-		fields := make([]string, 0, len(e.Errors))
-		for f, msgs := range e.Errors {
+	if len(e.Fields) > 0 {
+		fields := make([]string, 0, len(e.Fields))
+		for f, msgs := range e.Fields {
 			fields = append(fields, f+": "+strings.Join(msgs, "; "))
 		}
-		slices.Sort(fields)
+		sort.Strings(fields)
 		b.WriteString(" [" + strings.Join(fields, ", ") + "]")
 	}
-	if e.TraceID != "" {
-		b.WriteString(" (trace " + e.TraceID + ")")
+	if e.RequestID != "" {
+		b.WriteString(" (request " + e.RequestID + ")")
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -83,36 +83,36 @@ func IsNotFound(err error) bool {
 const maxErrorBody = 1 << 20
 
 // readError turns an answer of status >= 400 into an *Error and closes it.
-func readError(res *http.Response) *Error {
+func readError(res *http.Response, now time.Time) *Error {
 	defer res.Body.Close()
-	e := &Error{StatusCode: res.StatusCode, RetryAfter: parseRetryAfter(res.Header.Get("Retry-After")), Header: res.Header}
+	e := &Error{StatusCode: res.StatusCode, RetryAfter: parseRetryAfter(res.Header.Get("Retry-After"), now),
+		RequestID: requestID(res.Header)}
 	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	ct := res.Header.Get("Content-Type")
-	switch {
-	case strings.HasPrefix(ct, "application/problem+json"), strings.HasPrefix(ct, "application/json"):
-		var p struct {
-			Type     string `json:"type"`
-			Title    string `json:"title"`
-			Detail   string `json:"detail"`
-			Instance string `json:"instance"`
-			TraceID  string `json:"traceId"`
-			// A problem's field map, or GraphQL's error list.
-			Errors json.RawMessage `json:"errors"`
-			Code   string          `json:"code"`
-			// The token endpoint's errors (RFC 6749 §5.2).
-			OAuthError       string `json:"error"`
-			OAuthDescription string `json:"error_description"`
+	var p struct {
+		Type     string `json:"type"`
+		Title    string `json:"title"`
+		Detail   string `json:"detail"`
+		Instance string `json:"instance"`
+		TraceID  string `json:"traceId"`
+		// A problem's field map, or GraphQL's error list.
+		Errors json.RawMessage `json:"errors"`
+		Code   string          `json:"code"`
+		// The token endpoint's errors (RFC 6749 §5.2).
+		OAuthError       string `json:"error"`
+		OAuthDescription string `json:"error_description"`
+	}
+	if json.Unmarshal(body, &p) == nil {
+		e.Type, e.Title, e.Detail, e.Instance, e.Code = p.Type, p.Title, p.Detail, p.Instance, p.Code
+		if p.TraceID != "" {
+			e.RequestID = p.TraceID
 		}
-		if json.Unmarshal(body, &p) == nil {
-			e.Type, e.Title, e.Detail, e.Instance, e.TraceID, e.Code = p.Type, p.Title, p.Detail, p.Instance, p.TraceID, p.Code
-			var gql []gqlError
-			if json.Unmarshal(p.Errors, &e.Errors) != nil && json.Unmarshal(p.Errors, &gql) == nil && len(gql) > 0 {
-				e.Errors = nil
-				gql[0].fill(e)
-			}
-			if p.OAuthError != "" {
-				e.Code, e.Detail = p.OAuthError, p.OAuthDescription
-			}
+		var gql []gqlError
+		if json.Unmarshal(p.Errors, &e.Fields) != nil && json.Unmarshal(p.Errors, &gql) == nil && len(gql) > 0 {
+			e.Fields = nil
+			gql[0].fill(e)
+		}
+		if p.OAuthError != "" {
+			e.Code, e.Detail = p.OAuthError, p.OAuthDescription
 		}
 	}
 	if e.Title == "" {
@@ -121,16 +121,19 @@ func readError(res *http.Response) *Error {
 	return e
 }
 
-// tokenError is the token endpoint's refusal as an *Error.
-func tokenError(re *oauth2.RetrieveError) *Error {
-	e := &Error{Code: re.ErrorCode, Detail: re.ErrorDescription, Title: "token request refused"}
-	if re.Response != nil {
-		e.StatusCode = re.Response.StatusCode
-		e.Header = re.Response.Header
-		e.RetryAfter = parseRetryAfter(re.Response.Header.Get("Retry-After"))
+// gqlError is one entry of a GraphQL answer's errors.
+type gqlError struct {
+	Message    string `json:"message"`
+	Path       []any  `json:"path"`
+	Extensions struct {
+		Code   string              `json:"code"`
+		Fields map[string][]string `json:"fields"`
+	} `json:"extensions"`
+}
+
+func (g gqlError) fill(e *Error) {
+	e.Detail, e.Code, e.Path = g.Message, g.Extensions.Code, g.Path
+	if len(g.Extensions.Fields) > 0 {
+		e.Fields = g.Extensions.Fields
 	}
-	if e.Detail == "" {
-		e.Detail = strings.TrimSpace(string(re.Body))
-	}
-	return e
 }

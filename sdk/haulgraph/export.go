@@ -13,49 +13,67 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 )
 
+// StatementExportParams selects what Export streams: statement dates From
+// to To (whole days, inclusive), optionally one driver type or driver.
+type StatementExportParams struct {
+	From, To   time.Time
+	Format     ExportFormat // ExportCSV (default) or ExportNDJSON
+	DriverType DriverType
+	DriverID   string
+	// BOM starts a CSV export with a UTF-8 byte order mark (for Excel);
+	// Raw leaves cells that start with = + - @ as they are.
+	BOM, Raw bool
+}
+
 // Export is a statement export as it streams from the server: read it as
-// bytes (io.ReadCloser) or row by row (Statements for NDJSON, Rows for
-// CSV). Nothing is held beyond the row being read. A transfer the server
-// ends early fails with io.ErrUnexpectedEOF, never a short clean end.
+// bytes (io.ReadCloser), or one statement (NDJSON) or row (CSV) at a time.
+// Nothing is held beyond what is being read. A transfer the server ends
+// early fails with an error, never a short clean end. Close it.
 type Export struct {
 	io.ReadCloser
 	// ContentType is text/csv or application/x-ndjson.
 	ContentType string
 	// FileName is the server's attachment name.
 	FileName string
+	APIResource
 }
 
-// ExportStatements starts an export; close it when done. Gzip on the wire
-// is negotiated and undone by the HTTP client.
-func (c *Client) ExportStatements(ctx context.Context, p ExportDriverSettlementStatementsParams) (*Export, error) {
-	q := url.Values{"start": {p.Start.String()}, "end": {p.End.String()}}
+// Export starts a statement export. Gzip on the wire is negotiated and
+// undone by the HTTP client.
+func (s *StatementService) Export(ctx context.Context, p *StatementExportParams) (*Export, error) {
+	if p == nil {
+		p = &StatementExportParams{}
+	}
+	q := url.Values{"start": {p.From.Format(time.DateOnly)}, "end": {p.To.Format(time.DateOnly)}}
 	accept := "text/csv"
-	if p.Format != nil {
-		q.Set("format", string(*p.Format))
-		if *p.Format == ExportFormatNdjson {
+	if p.Format != "" {
+		q.Set("format", string(p.Format))
+		if p.Format == ExportNDJSON {
 			accept = "application/x-ndjson"
 		}
 	}
-	if p.DriverType != nil {
-		q.Set("driverType", string(*p.DriverType))
+	if p.DriverType != "" {
+		q.Set("driverType", string(p.DriverType))
 	}
-	if p.DriverId != nil {
-		q.Set("driverId", p.DriverId.String())
+	if p.DriverID != "" {
+		q.Set("driverId", p.DriverID)
 	}
-	if p.Bom != nil {
-		q.Set("bom", strconv.FormatBool(*p.Bom))
+	if p.BOM {
+		q.Set("bom", strconv.FormatBool(p.BOM))
 	}
-	if p.Raw != nil {
-		q.Set("raw", strconv.FormatBool(*p.Raw))
+	if p.Raw {
+		q.Set("raw", strconv.FormatBool(p.Raw))
 	}
-	res, cancel, err := c.send(ctx, request{method: http.MethodGet, path: c.restPath("driver-settlement-statements/export"),
+	res, meta, release, err := s.c.send(ctx, request{method: http.MethodGet, path: s.c.restPath("driver-settlement-statements/export"),
 		query: q, accept: accept, idempotent: true, stream: true})
 	if err != nil {
 		return nil, err
 	}
-	e := &Export{ReadCloser: &cancelOnClose{ReadCloser: res.Body, cancel: cancel}, ContentType: res.Header.Get("Content-Type")}
+	e := &Export{ReadCloser: &cancelOnClose{ReadCloser: res.Body, release: release}, ContentType: res.Header.Get("Content-Type")}
+	e.LastResponse = meta
 	if cd := res.Header.Get("Content-Disposition"); cd != "" {
 		if _, params, err := mime.ParseMediaType(cd); err == nil {
 			e.FileName = params["filename"]
@@ -89,7 +107,6 @@ func (e *Export) Statements() iter.Seq2[Statement, error] {
 func (e *Export) Rows() iter.Seq2[[]string, error] {
 	return func(yield func([]string, error) bool) {
 		r := csv.NewReader(e)
-		r.ReuseRecord = false
 		for {
 			rec, err := r.Read()
 			if errors.Is(err, io.EOF) {

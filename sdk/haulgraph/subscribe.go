@@ -8,72 +8,24 @@ import (
 	"iter"
 	"net/http"
 	"sync"
-	"time"
-
-	"github.com/gorilla/websocket"
 )
 
-// Live subscriptions over WebSocket (graphql-transport-ws). Each event
-// carries a cursor; when the connection drops, the iterator connects again
-// and subscribes with after: the last cursor it yielded, so the server
-// replays exactly what followed it: no gap and no duplicate.
-
-// EventDiff is what a write changed.
-type EventDiff struct {
-	Changes []struct {
-		Kind   string `json:"kind"`
-		Target *struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-		} `json:"target"`
-	} `json:"changes"`
-	PreviousAttributes map[string]json.RawMessage `json:"previousAttributes"`
-}
-
-// LoadEvent is a load.changed or load.status.changed event.
-type LoadEvent struct {
-	ID        string `json:"id"`
-	Cursor    string `json:"cursor"`
-	Type      string `json:"type"`
-	Timestamp string `json:"timestamp"`
-	Version   string `json:"version"`
-	Data      struct {
-		Load BoardLoad  `json:"load"`
-		Diff *EventDiff `json:"diff"`
-	} `json:"data"`
-}
-
-// TripEvent is a trip.changed event.
-type TripEvent struct {
-	ID        string `json:"id"`
-	Cursor    string `json:"cursor"`
-	Type      string `json:"type"`
-	Timestamp string `json:"timestamp"`
-	Version   string `json:"version"`
-	Data      struct {
-		Trip Trip       `json:"trip"`
-		Load BoardLoad  `json:"load"`
-		Diff *EventDiff `json:"diff"`
-	} `json:"data"`
-}
-
-// LoadEventFilter selects the events of a subscription; empty matches all.
-type LoadEventFilter struct {
-	LoadNumbers  []string `json:"loadNumbers,omitempty"`
-	Statuses     []string `json:"statuses,omitempty"`
-	SubsidiaryID string   `json:"subsidiaryId,omitempty"`
-}
-
-// SubscribeOptions tune a subscription.
-type SubscribeOptions struct {
-	Filter                    *LoadEventFilter
+// SubscribeParams choose a live subscription. Every field is optional.
+type SubscribeParams struct {
+	// Type is EventLoadChanged (default, scope load:read),
+	// EventLoadStatusChanged or EventTripChanged (trip:read).
+	Type         EventType
+	LoadNumbers  []string
+	Statuses     []LoadStatus
+	SubsidiaryID string
+	// IncludePreviousAttributes fills Diff.PreviousAttributes.
 	IncludePreviousAttributes bool
-	// After is a cursor (or an event id): start with what followed it.
+	// After is a cursor or an event id: start with what followed it.
 	// Empty: the next event.
 	After string
-	// MaxRetries bounds consecutive failed connections (default 10); a
+	// MaxReconnects bounds consecutive failed connections (default 10); a
 	// delivered event resets the count.
-	MaxRetries int
+	MaxReconnects int
 	// OnReconnect, when set, is told of every reconnect: the error that
 	// ended the connection and the cursor it resumes after.
 	OnReconnect func(err error, after string)
@@ -81,70 +33,79 @@ type SubscribeOptions struct {
 
 const eventFields = `id cursor type timestamp version`
 
-// LoadChanged yields load.changed events (load:read) until ctx ends, the
-// loop breaks, or the server refuses the subscription (an *Error:
-// CURSOR_EXPIRED, BAD_USER_INPUT, FORBIDDEN).
-func (c *Client) LoadChanged(ctx context.Context, o SubscribeOptions) iter.Seq2[LoadEvent, error] {
-	q := `subscription LoadChanged($filter: LoadEventFilter, $prev: Boolean, $after: String) {
+var subscriptions = map[EventType]struct{ field, query string }{
+	EventLoadChanged: {"loadChanged", `subscription LoadChanged($filter: LoadEventFilter, $prev: Boolean, $after: String) {
   loadChanged(filter: $filter, includePreviousAttributes: $prev, after: $after) {
-    ` + eventFields + ` data { load { ` + boardLoadFields + ` } diff { changes { kind target { type id } } previousAttributes } }
+    ` + eventFields + ` data { load { ` + loadFields + ` } diff { changes { kind target { type id } } previousAttributes } }
   }
-}`
-	return subscribe(c, ctx, "loadChanged", q, o, true, func(e LoadEvent) string { return e.Cursor })
-}
-
-// LoadStatusChanged yields load.status.changed events (load:read).
-func (c *Client) LoadStatusChanged(ctx context.Context, o SubscribeOptions) iter.Seq2[LoadEvent, error] {
-	q := `subscription LoadStatusChanged($filter: LoadEventFilter, $after: String) {
+}`},
+	EventLoadStatusChanged: {"loadStatusChanged", `subscription LoadStatusChanged($filter: LoadEventFilter, $after: String) {
   loadStatusChanged(filter: $filter, after: $after) {
-    ` + eventFields + ` data { load { ` + boardLoadFields + ` } }
+    ` + eventFields + ` data { load { ` + loadFields + ` } }
   }
-}`
-	return subscribe(c, ctx, "loadStatusChanged", q, o, false, func(e LoadEvent) string { return e.Cursor })
-}
-
-// TripChanged yields trip.changed events (trip:read).
-func (c *Client) TripChanged(ctx context.Context, o SubscribeOptions) iter.Seq2[TripEvent, error] {
-	q := `subscription TripChanged($filter: LoadEventFilter, $prev: Boolean, $after: String) {
+}`},
+	EventTripChanged: {"tripChanged", `subscription TripChanged($filter: LoadEventFilter, $prev: Boolean, $after: String) {
   tripChanged(filter: $filter, includePreviousAttributes: $prev, after: $after) {
-    ` + eventFields + ` data { trip { id tripNumber } load { ` + boardLoadFields + ` } diff { changes { kind target { type id } } previousAttributes } }
+    ` + eventFields + ` data { trip { id tripNumber } load { ` + loadFields + ` } diff { changes { kind target { type id } } previousAttributes } }
   }
-}`
-	return subscribe(c, ctx, "tripChanged", q, o, true, func(e TripEvent) string { return e.Cursor })
+}`},
 }
 
-func subscribe[T any](c *Client, ctx context.Context, field, query string, o SubscribeOptions, prev bool, cursor func(T) string) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		after := o.After
-		maxRetries := o.MaxRetries
-		if maxRetries <= 0 {
-			maxRetries = 10
+// Subscribe follows events live over WebSocket (graphql-transport-ws)
+// until ctx ends, the loop breaks, or the server refuses the subscription
+// (an *Error: CURSOR_EXPIRED, BAD_USER_INPUT, FORBIDDEN). When the
+// connection drops it connects again and subscribes after the last event it
+// yielded, so the server replays exactly what followed: no gap, no
+// duplicate.
+func (s *EventService) Subscribe(ctx context.Context, p *SubscribeParams) iter.Seq2[Event, error] {
+	o := SubscribeParams{}
+	if p != nil {
+		o = *p
+	}
+	if o.Type == "" {
+		o.Type = EventLoadChanged
+	}
+	c := s.c
+	return func(yield func(Event, error) bool) {
+		sub, ok := subscriptions[o.Type]
+		if !ok {
+			yield(Event{}, fmt.Errorf("haulgraph: no subscription to %q", o.Type))
+			return
 		}
+		after := o.After
+		maxReconnects := o.MaxReconnects
+		if maxReconnects <= 0 {
+			maxReconnects = 10
+		}
+		filter := map[string]any{}
+		if len(o.LoadNumbers) > 0 {
+			filter["loadNumbers"] = o.LoadNumbers
+		}
+		if len(o.Statuses) > 0 {
+			filter["statuses"] = o.Statuses
+		}
+		set(filter, "subsidiaryId", o.SubsidiaryID)
 		failures := 0
 		for {
 			vars := map[string]any{}
-			if o.Filter != nil {
-				vars["filter"] = o.Filter
+			if len(filter) > 0 {
+				vars["filter"] = filter
 			}
-			if prev {
+			if o.Type != EventLoadStatusChanged {
 				vars["prev"] = o.IncludePreviousAttributes
 			}
 			if after != "" {
 				vars["after"] = after
 			}
 			stopped := false
-			err := c.subscribeOnce(ctx, query, vars, func(raw json.RawMessage) error {
-				var data map[string]json.RawMessage
+			err := c.subscribeOnce(ctx, sub.query, vars, func(raw json.RawMessage) error {
+				var data map[string]Event
 				if err := json.Unmarshal(raw, &data); err != nil {
-					return err
+					return fmt.Errorf("haulgraph: decoding %s: %w", sub.field, err)
 				}
-				var v T
-				if err := json.Unmarshal(data[field], &v); err != nil {
-					return fmt.Errorf("haulgraph: decoding %s: %w", field, err)
-				}
-				after, failures = cursor(v), 0
-				if !yield(v, nil) {
+				e := data[sub.field]
+				after, failures = e.Cursor, 0
+				if !yield(e, nil) {
 					stopped = true
 					return errStop
 				}
@@ -154,28 +115,28 @@ func subscribe[T any](c *Client, ctx context.Context, field, query string, o Sub
 				return
 			}
 			if ctx.Err() != nil {
-				yield(zero, ctx.Err())
+				yield(Event{}, ctx.Err())
 				return
 			}
 			var apiErr *Error
 			if errors.As(err, &apiErr) && !retryableRefusal(apiErr) || isFinalClose(err) {
-				yield(zero, err)
+				yield(Event{}, err)
 				return
 			}
 			failures++
-			if failures > maxRetries {
-				yield(zero, fmt.Errorf("haulgraph: %s: giving up after %d reconnects: %w", field, maxRetries, err))
+			if failures > maxReconnects {
+				yield(Event{}, fmt.Errorf("haulgraph: %s: giving up after %d reconnects: %w", sub.field, maxReconnects, err))
 				return
 			}
 			if o.OnReconnect != nil {
 				o.OnReconnect(err, after)
 			}
-			wait := min(100*time.Millisecond<<(failures-1), 10*time.Second)
-			if apiErr != nil && apiErr.RetryAfter > wait {
-				wait = apiErr.RetryAfter
+			wait := c.backoff(failures - 1)
+			if apiErr != nil && apiErr.RetryAfter > 0 {
+				wait = min(apiErr.RetryAfter, c.cfg.maxWait)
 			}
-			if err := c.sleep(ctx, wait); err != nil {
-				yield(zero, err)
+			if err := c.cfg.sleep(ctx, wait); err != nil {
+				yield(Event{}, err)
 				return
 			}
 		}
@@ -196,7 +157,7 @@ func retryableRefusal(e *Error) bool {
 // isFinalClose: close codes that a reconnect cannot mend (a message the
 // server did not understand, an id in use).
 func isFinalClose(err error) bool {
-	var ce *websocket.CloseError
+	var ce *wsCloseError
 	return errors.As(err, &ce) && (ce.Code == 4400 || ce.Code == 4409)
 }
 
@@ -213,18 +174,16 @@ func (c *Client) subscribeOnce(ctx context.Context, query string, vars map[strin
 	if err != nil {
 		return err
 	}
-	u := *c.base
-	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[c.base.Scheme]
+	u := *c.cfg.base
+	u.Scheme = map[string]string{"https": "wss", "http": "ws"}[u.Scheme]
 	u.Path = "/graphql"
-	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment}
-	// The same TLS settings and proxy as the HTTP client's.
-	if tr, ok := c.http.Transport.(*http.Transport); ok {
-		d.TLSClientConfig, d.Proxy = tr.TLSClientConfig, tr.Proxy
-	}
-	conn, res, err := d.DialContext(ctx, u.String(), http.Header{"User-Agent": {c.userAgent}})
+	conn, res, err := dialWS(ctx, c.cfg.http, &u, "graphql-transport-ws", http.Header{"User-Agent": {c.cfg.userAgent}})
 	if err != nil {
+		if res != nil && res.StatusCode >= 400 {
+			return readError(res, c.cfg.now())
+		}
 		if res != nil {
-			return readError(res)
+			res.Body.Close()
 		}
 		return fmt.Errorf("haulgraph: subscribe: %w", err)
 	}
@@ -232,32 +191,36 @@ func (c *Client) subscribeOnce(ctx context.Context, query string, vars map[strin
 	// this function waits for the watcher before it returns.
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		select {
 		case <-ctx.Done():
 		case <-done:
 		}
 		conn.Close()
-	})
+	}()
 	defer func() { close(done); wg.Wait() }()
 
-	write := func(m wsMessage) error { return conn.WriteJSON(m) }
-	init, _ := json.Marshal(map[string]string{"Authorization": "Bearer " + tok.AccessToken})
+	write := func(m wsMessage) error { return conn.write(opText, jsonBody(m)) }
+	init := jsonBody(map[string]string{"Authorization": "Bearer " + tok.AccessToken})
 	if err := write(wsMessage{Type: "connection_init", Payload: init}); err != nil {
 		return err
 	}
-	sub, err := json.Marshal(map[string]any{"query": query, "variables": vars})
-	if err != nil {
-		return err
-	}
+	sub := jsonBody(map[string]any{"query": query, "variables": vars})
 	for {
-		var m wsMessage
-		if err := conn.ReadJSON(&m); err != nil {
+		raw, err := conn.readMessage()
+		if err != nil {
 			// 4401: the token expired or was refused; reconnect with another.
-			if websocket.IsCloseError(err, 4401) {
-				c.dropToken(tok)
+			var ce *wsCloseError
+			if errors.As(err, &ce) && ce.Code == 4401 {
+				c.dropToken(tok.AccessToken)
 			}
 			return err
+		}
+		var m wsMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("haulgraph: a message that is not JSON: %w", err)
 		}
 		switch m.Type {
 		case "connection_ack":

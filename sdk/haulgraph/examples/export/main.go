@@ -2,7 +2,7 @@
 // NDJSON line at a time (never the whole export in memory), and sums the
 // net income exactly; with -csv FILE it saves the CSV export instead.
 //
-//	HG_BASE_URL=… HG_CLIENT_ID=… HG_CLIENT_SECRET=… go run ./sdk/haulgraph/examples/export -from 2025-01-01 -to 2025-12-31
+//	HG_BASE_URL=… HG_CLIENT_ID=… HG_CLIENT_SECRET=… go run ./examples/export -from 2025-01-01 -to 2025-12-31
 package main
 
 import (
@@ -13,8 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/sdk/haulgraph"
 )
@@ -44,22 +42,23 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var p haulgraph.ExportDriverSettlementStatementsParams
-	for dst, s := range map[*time.Time]string{&p.Start.Time: *from, &p.End.Time: *to} {
-		if *dst, err = time.Parse(time.DateOnly, s); err != nil {
-			return err
-		}
+	p := &haulgraph.StatementExportParams{}
+	if p.From, err = time.Parse(time.DateOnly, *from); err != nil {
+		return err
+	}
+	if p.To, err = time.Parse(time.DateOnly, *to); err != nil {
+		return err
 	}
 	if *csvPath != "" {
 		return saveCSV(ctx, c, p, *csvPath, out)
 	}
-	p.Format = haulgraph.Ptr(haulgraph.ExportFormatNdjson)
-	exp, err := c.ExportStatements(ctx, p)
+	p.Format = haulgraph.ExportNDJSON
+	exp, err := c.Statements.Export(ctx, p)
 	if err != nil {
 		return err
 	}
 	defer exp.Close()
-	net, n := decimal.Zero, 0
+	net, n := haulgraph.Decimal("0"), 0
 	for s, err := range exp.Statements() {
 		if err != nil {
 			return err
@@ -71,8 +70,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-func saveCSV(ctx context.Context, c *haulgraph.Client, p haulgraph.ExportDriverSettlementStatementsParams, path string, out io.Writer) error {
-	exp, err := c.ExportStatements(ctx, p)
+func saveCSV(ctx context.Context, c *haulgraph.Client, p *haulgraph.StatementExportParams, path string, out io.Writer) error {
+	exp, err := c.Statements.Export(ctx, p)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@
 // income exactly. A refused request (429) is retried after Retry-After.
 //
 //	HG_BASE_URL=http://127.0.0.1:8080 HG_CLIENT_ID=hgc_… HG_CLIENT_SECRET=hgcs_… \
-//	  go run ./sdk/haulgraph/examples/statements -from 2025-01-01 -to 2025-01-31
+//	  go run ./examples/statements -from 2025-01-01 -to 2025-01-31
 package main
 
 import (
@@ -14,8 +14,6 @@ import (
 	"os"
 	"os/signal"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/sdk/haulgraph"
 )
@@ -44,11 +42,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		haulgraph.WithBaseURL(*base),
 		haulgraph.WithClientCredentials(*id, *secret),
 		haulgraph.WithUserAgent("statements-example"),
-		haulgraph.WithTimeout(30*time.Second),
-		haulgraph.WithRetryPolicy(haulgraph.RetryPolicy{MaxAttempts: 5, MaxWait: time.Minute, DefaultWait: time.Second,
-			OnRetry: func(attempt int, err *haulgraph.Error, wait time.Duration) {
-				fmt.Fprintf(out, "retry %d after %s: %d %s\n", attempt, wait, err.StatusCode, err.Title)
-			}}),
+		haulgraph.WithMaxRetries(4),
+		haulgraph.WithOnRetry(func(r haulgraph.RetryInfo) {
+			fmt.Fprintf(out, "retry %d after %s: %v\n", r.Attempt, r.Wait, r.Err)
+		}),
 	)
 	if err != nil {
 		return err
@@ -57,35 +54,32 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "token: %s, expires %s\n", tok.Type(), tok.Expiry.UTC().Format(time.RFC3339))
+	fmt.Fprintf(out, "token: %s, expires %s\n", tok.TokenType, tok.Expiry.UTC().Format(time.RFC3339))
 
-	search := haulgraph.StatementSearch{PageSize: int32(*pageSize)}
-	start, err := time.Parse(time.DateOnly, *from)
-	if err != nil {
+	params := &haulgraph.StatementListParams{PageSize: *pageSize}
+	if params.From, err = time.Parse(time.DateOnly, *from); err != nil {
 		return err
 	}
-	end, err := time.Parse(time.DateOnly, *to)
-	if err != nil {
+	if params.To, err = time.Parse(time.DateOnly, *to); err != nil {
 		return err
 	}
-	search.StatementDateRange.Start, search.StatementDateRange.End = start, end
-	net := decimal.Zero
+	net := haulgraph.Decimal("0")
 	count := 0
 	for {
-		page, err := c.SearchStatements(ctx, search)
+		page, err := c.Statements.ListPage(ctx, params)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "page %d: %d statements of %d\n", page.Page, len(page.Items), page.Total)
+		fmt.Fprintf(out, "page %d: %d statements of %d (attempts: %d)\n", params.Page, len(page.Items), page.Total, page.LastResponse.Attempts)
 		for _, s := range page.Items {
 			net = net.Add(s.Totals.NetIncome.Value())
 			count++
 			fmt.Fprintf(out, "  %d %s %s net %s\n", s.Number, s.StatementDate, s.DriverName(), s.Totals.NetIncome.Value())
 		}
-		search.Page++
-		if len(page.Items) == 0 || int64(search.Page)*int64(search.PageSize) >= page.Total {
+		if page.Next == "" {
 			break
 		}
+		params.Page++
 	}
 	fmt.Fprintf(out, "statements: %d, net income: %s\n", count, net.StringFixed(2))
 	return nil

@@ -2,7 +2,7 @@
 // line per event. When the connection drops it reconnects and resumes
 // after the last event it printed: nothing is missed, nothing repeats.
 //
-//	HG_BASE_URL=… HG_CLIENT_ID=… HG_CLIENT_SECRET=… go run ./sdk/haulgraph/examples/subscribe -loads LD-1000737
+//	HG_BASE_URL=… HG_CLIENT_ID=… HG_CLIENT_SECRET=… go run ./examples/subscribe -loads LD-1000737
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/haulgraph/haulgraph/sdk/haulgraph"
 )
@@ -43,23 +44,24 @@ func run(ctx context.Context, args []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := haulgraph.SubscribeOptions{
+	params := &haulgraph.SubscribeParams{
+		Type:  haulgraph.EventLoadChanged,
 		After: *after,
 		OnReconnect: func(err error, after string) {
 			fmt.Fprintf(log, "reconnecting after %q: %v\n", after, err)
 		},
 	}
 	if *loads != "" {
-		opts.Filter = &haulgraph.LoadEventFilter{LoadNumbers: strings.Split(*loads, ",")}
+		params.LoadNumbers = strings.Split(*loads, ",")
 	}
 	enc := json.NewEncoder(out)
 	n := 0
-	for e, err := range c.LoadChanged(ctx, opts) {
+	for e, err := range c.Events.Subscribe(ctx, params) {
 		if err != nil {
 			return err
 		}
 		if err := enc.Encode(map[string]string{"id": e.ID, "cursor": e.Cursor, "loadNumber": e.Data.Load.LoadNumber,
-			"status": e.Data.Load.Status, "rate": e.Data.Load.Rate.Amount.String()}); err != nil {
+			"status": string(e.Data.Load.Status), "rate": e.Data.Load.Rate.Amount.String(), "timestamp": e.Timestamp.Format(time.RFC3339Nano)}); err != nil {
 			return err
 		}
 		if n++; *count > 0 && n >= *count {

@@ -3,7 +3,7 @@
 // (service, standard-webhooks or standard-webhooks-ed25519) and prints one
 // line per verified event; a delivery that does not verify is refused (400).
 //
-//	HG_WEBHOOK_KEY=whsec_… go run ./sdk/haulgraph/examples/webhooks -addr 127.0.0.1:3000 -scheme service
+//	HG_WEBHOOK_KEY=whsec_… go run ./examples/webhooks -addr 127.0.0.1:3000 -scheme service
 package main
 
 import (
@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	v := haulgraph.WebhookVerifier{Scheme: haulgraph.WebhookSignatureScheme(*scheme), Key: *key}
+	v := haulgraph.WebhookVerifier{Scheme: haulgraph.SignatureScheme(*scheme), Key: *key}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -50,14 +50,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	mux := http.NewServeMux()
-	mux.Handle("POST /hooks", v.Handler(func(r *http.Request, e *haulgraph.EventEnvelope) error {
+	mux.Handle("POST /hooks", v.Handler(func(r *http.Request, e *haulgraph.Event) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if seen[e.Id] { // retries and redeliveries carry the same id
+		if seen[e.ID] { // retries and redeliveries carry the same id
 			return nil
 		}
-		seen[e.Id] = true
-		fmt.Fprintf(out, "verified %s %s %s\n", e.Type, e.Id, e.Data.Load.LoadNumber)
+		seen[e.ID] = true
+		fmt.Fprintf(out, "verified %s %s %s\n", e.Type, e.ID, e.Data.Load.LoadNumber)
 		if *count > 0 && len(seen) >= *count {
 			cancel()
 		}

@@ -1,4 +1,4 @@
-package haulgraph_test
+package golive
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestGuideExcerpts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("examples/*/main.go")
+	files, err := filepath.Glob(filepath.Join(sdkDir, "examples/*/main.go"))
 	if err != nil || len(files) < 4 {
 		t.Fatalf("examples: %v %v", files, err)
 	}

@@ -1,4 +1,7 @@
-package haulgraph_test
+// Package golive runs the Go SDK (its own module, sdk/haulgraph) and its
+// example programs against real instances of the server, and checks that
+// the SDK builds alone, without the server's dependency graph.
+package golive
 
 import (
 	"bufio"
@@ -54,6 +57,9 @@ func (f *fixture) client(t *testing.T, scopes []domain.Scope, opts ...haulgraph.
 	return c
 }
 
+// sdkDir is the SDK module's directory.
+const sdkDir = "../haulgraph"
+
 var (
 	buildOnce sync.Once
 	binDir    string
@@ -69,7 +75,10 @@ func example(t *testing.T, name string) string {
 		if buildErr != nil {
 			return
 		}
+		// In the SDK's own module, as an integrator's build would be.
 		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./examples/...")
+		cmd.Dir = sdkDir
+		cmd.Env = append(os.Environ(), "GOWORK=off")
 		buildOut, buildErr = cmd.CombinedOutput()
 	})
 	if buildErr != nil {

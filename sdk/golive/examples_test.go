@@ -1,4 +1,4 @@
-package haulgraph_test
+package golive
 
 import (
 	"bytes"
@@ -76,7 +76,7 @@ func rawStatements(t *testing.T, f *fixture, clk *clock) (int, decimal.Decimal) 
 	}
 }
 
-var pageLine = regexp.MustCompile(`^page (\d+): (\d+) statements of (\d+)$`)
+var pageLine = regexp.MustCompile(`^page (\d+): (\d+) statements of (\d+) \(attempts: (\d+)\)$`)
 
 // checkStatements asserts the statements example's output: every page in
 // order, then the count and the exact net income of the plain HTTP read.
@@ -140,8 +140,9 @@ func TestExampleStatementsRetriesAfter429(t *testing.T) {
 	}
 	out = append(out, p.wait(t)...)
 	checkStatements(t, f, out, 100, want, net)
-	retried := slices.ContainsFunc(out, func(l string) bool { return strings.HasPrefix(l, "retry 1 after 1s: 429 ") })
-	if !retried {
+	retried := slices.ContainsFunc(out, func(l string) bool { return strings.HasPrefix(l, "retry 1 after 1s: haulgraph: 429 ") })
+	twice := slices.ContainsFunc(out, func(l string) bool { return pageLine.MatchString(l) && strings.HasSuffix(l, "(attempts: 2)") })
+	if !retried || !twice {
 		t.Errorf("no 429 retried after Retry-After: %q", out)
 	}
 }
@@ -178,9 +179,9 @@ func TestExampleSubscribeResumes(t *testing.T) {
 	f := newFixture(t, apptest.Options{})
 	ctx := context.Background()
 	writer := f.client(t, []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeLoadRead})
-	if _, err := writer.CreateLoad(ctx, haulgraph.CreateLoadInput{LoadNumber: "SUB-1", SubsidiaryID: f.tenant.SubsidiaryID.String(),
-		Rate:  &haulgraph.MoneyInput{Amount: decimal.RequireFromString("1000.10")},
-		Stops: []haulgraph.StopInput{{Type: "Pickup", Name: "A"}, {Type: "Delivery", Name: "B"}}}); err != nil {
+	if _, err := writer.Loads.Create(ctx, &haulgraph.LoadParams{LoadNumber: "SUB-1", SubsidiaryID: f.tenant.SubsidiaryID.String(),
+		Rate:  haulgraph.NewMoney("1000.10", haulgraph.USD),
+		Stops: []haulgraph.StopParams{{Type: haulgraph.StopPickup, Name: "A"}, {Type: haulgraph.StopDelivery, Name: "B"}}}); err != nil {
 		t.Fatal(err)
 	}
 	created := eventIDs(t, writer, "", 1)
@@ -189,7 +190,8 @@ func TestExampleSubscribeResumes(t *testing.T) {
 	p := start(t, "subscribe", creds(f, t, px.URL(), domain.ScopeLoadRead), "-loads", "SUB-1", "-after", created[0], "-count", fmt.Sprint(changes))
 	rate := func(i int) {
 		t.Helper()
-		if _, err := writer.UpdateLoad(ctx, "SUB-1", haulgraph.UpdateLoadInput{Rate: &haulgraph.MoneyInput{Amount: decimal.RequireFromString(fmt.Sprintf("1000.%02d", 10+i))}}); err != nil {
+		rate := haulgraph.NewMoney(haulgraph.Decimal(fmt.Sprintf("1000.%02d", 10+i)), haulgraph.USD)
+		if _, err := writer.Loads.Update(ctx, "SUB-1", &haulgraph.LoadUpdateParams{Rate: rate}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,18 +243,15 @@ func TestExampleSubscribeResumes(t *testing.T) {
 // transaction has ended).
 func eventIDs(t *testing.T, c *haulgraph.Client, after string, n int) []string {
 	t.Helper()
-	p := haulgraph.ListEventsParams{LoadNumber: haulgraph.Ptr("SUB-1"), Type: &[]haulgraph.EventType{"load.changed"}}
-	if after != "" {
-		p.After = &after
-	}
+	p := &haulgraph.EventListParams{LoadNumber: "SUB-1", Types: []haulgraph.EventType{haulgraph.EventLoadChanged}, After: after}
 	var ids []string
 	waitFor(t, fmt.Sprintf("%d events of SUB-1", n), func() bool {
 		ids = nil
-		for e, err := range c.Events(context.Background(), p) {
+		for e, err := range c.Events.List(context.Background(), p) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ids = append(ids, e.Id)
+			ids = append(ids, e.ID)
 		}
 		return len(ids) >= n
 	})
@@ -266,20 +265,20 @@ func TestExampleWebhooks(t *testing.T) {
 	f := newFixture(t, apptest.Options{})
 	ctx := context.Background()
 	c := f.client(t, []domain.Scope{domain.ScopeWebhookManage, domain.ScopeLoadCreate, domain.ScopeLoadUpdate})
-	for i, scheme := range []haulgraph.WebhookSignatureScheme{haulgraph.WebhookSignatureSchemeService,
-		haulgraph.WebhookSignatureSchemeStandardWebhooks, haulgraph.WebhookSignatureSchemeStandardWebhooksEd25519} {
+	for i, scheme := range []haulgraph.SignatureScheme{haulgraph.SchemeService,
+		haulgraph.SchemeStandardWebhooks, haulgraph.SchemeStandardWebhooksEd25519} {
 		// One after the other: each receiver sees only the loads written
 		// after its webhook is enabled.
 		t.Run(string(scheme), func(t *testing.T) {
 			load := fmt.Sprintf("WH-%d", i)
-			hook, err := c.CreateWebhook(ctx, haulgraph.WebhookCreate{Name: "receiver " + string(scheme), Url: "http://127.0.0.1:9/hooks",
-				EventTypes: []haulgraph.EventType{"load.changed"}, SubsidiaryId: f.tenant.SubsidiaryID, SignatureScheme: &scheme})
+			hook, err := c.Webhooks.Create(ctx, &haulgraph.WebhookParams{Name: "receiver " + string(scheme), URL: "http://127.0.0.1:9/hooks",
+				EventTypes: []haulgraph.EventType{haulgraph.EventLoadChanged}, SubsidiaryID: f.tenant.SubsidiaryID.String(), SignatureScheme: scheme})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var key string
 			switch {
-			case scheme == haulgraph.WebhookSignatureSchemeStandardWebhooksEd25519 && hook.PublicKey != nil:
+			case scheme == haulgraph.SchemeStandardWebhooksEd25519 && hook.PublicKey != nil:
 				key = *hook.PublicKey
 			case hook.Secret != nil:
 				key = *hook.Secret
@@ -300,18 +299,18 @@ func TestExampleWebhooks(t *testing.T) {
 			if res, err := http.DefaultClient.Do(forged); err != nil || res.StatusCode != http.StatusBadRequest {
 				t.Fatalf("forged delivery: %v %v", res, err)
 			}
-			if _, err := c.UpdateWebhook(ctx, hook.Id.String(), haulgraph.WebhookUpdate{Url: &url}); err != nil {
+			if _, err := c.Webhooks.Update(ctx, hook.ID, &haulgraph.WebhookUpdateParams{URL: &url}); err != nil {
 				t.Fatal(err)
 			}
-			w, err := c.EnableWebhook(ctx, hook.Id.String())
-			if err != nil || w.State != haulgraph.WebhookStateActive {
+			w, err := c.Webhooks.Enable(ctx, hook.ID)
+			if err != nil || w.State != haulgraph.WebhookActive {
 				t.Fatalf("enable: %+v %v", w, err)
 			}
-			if _, err := c.CreateLoad(ctx, haulgraph.CreateLoadInput{LoadNumber: load, SubsidiaryID: f.tenant.SubsidiaryID.String(),
-				Stops: []haulgraph.StopInput{{Type: "Pickup", Name: "A"}, {Type: "Delivery", Name: "B"}}}); err != nil {
+			if _, err := c.Loads.Create(ctx, &haulgraph.LoadParams{LoadNumber: load, SubsidiaryID: f.tenant.SubsidiaryID.String(),
+				Stops: []haulgraph.StopParams{{Type: haulgraph.StopPickup, Name: "A"}, {Type: haulgraph.StopDelivery, Name: "B"}}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.UpdateLoad(ctx, load, haulgraph.UpdateLoadInput{Commodity: haulgraph.Ptr("Steel")}); err != nil {
+			if _, err := c.Loads.Update(ctx, load, &haulgraph.LoadUpdateParams{Commodity: ptr("Steel")}); err != nil {
 				t.Fatal(err)
 			}
 			var verified []string
@@ -324,5 +323,27 @@ func TestExampleWebhooks(t *testing.T) {
 				t.Errorf("verified %q, want the two events of %s", verified, load)
 			}
 		})
+	}
+}
+
+// A load created, moved to Covered and read back with params structs; the
+// rate comes back digit for digit.
+func TestExampleLoads(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, apptest.Options{})
+	out := run(t, "loads", creds(f, t, f.srv.URL, domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeLoadRead),
+		"-load", "EX-1", "-subsidiary", f.tenant.SubsidiaryID.String(), "-rate", "1850.25")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^created EX-1: Open, rate 1850\.25 USD \(request [0-9a-f]{32}\)$`),
+		regexp.MustCompile(`^EX-1 is Covered$`),
+		regexp.MustCompile(`^read EX-1: Covered, rate 1850\.25 USD, 2 stops \(attempts 1, rate limit \d+/\d+\)$`),
+	}
+	if len(out) != len(want) {
+		t.Fatalf("printed %q", out)
+	}
+	for i, re := range want {
+		if !re.MatchString(out[i]) {
+			t.Errorf("line %d: %q, want %s", i, out[i], re)
+		}
 	}
 }

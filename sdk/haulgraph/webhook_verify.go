@@ -55,7 +55,7 @@ var (
 // WebhookVerifier checks deliveries of one webhook.
 type WebhookVerifier struct {
 	// Scheme is the webhook's SignatureScheme (empty: service).
-	Scheme WebhookSignatureScheme
+	Scheme SignatureScheme
 	// Key is the whsec_ secret, or the whpk_ public key for
 	// standard-webhooks-ed25519.
 	Key string
@@ -77,9 +77,9 @@ func (v WebhookVerifier) Verify(body []byte, h http.Header) error {
 		tol = DefaultWebhookTolerance
 	}
 	switch v.Scheme {
-	case "", WebhookSignatureSchemeService:
+	case "", SchemeService:
 		return verifyService(body, h.Get(HeaderSignature), v.Key, tol, now)
-	case WebhookSignatureSchemeStandardWebhooks, WebhookSignatureSchemeStandardWebhooksEd25519:
+	case SchemeStandardWebhooks, SchemeStandardWebhooksEd25519:
 		return verifyStandard(body, h, v.Scheme, v.Key, tol, now)
 	default:
 		return errors.New("haulgraph: unknown signature scheme " + string(v.Scheme))
@@ -87,11 +87,11 @@ func (v WebhookVerifier) Verify(body []byte, h http.Header) error {
 }
 
 // ConstructEvent verifies a delivery and decodes its envelope.
-func (v WebhookVerifier) ConstructEvent(body []byte, h http.Header) (*EventEnvelope, error) {
+func (v WebhookVerifier) ConstructEvent(body []byte, h http.Header) (*Event, error) {
 	if err := v.Verify(body, h); err != nil {
 		return nil, err
 	}
-	var e EventEnvelope
+	var e Event
 	if err := json.Unmarshal(body, &e); err != nil {
 		return nil, errors.New("haulgraph: webhook body is not an event: " + err.Error())
 	}
@@ -105,7 +105,7 @@ const MaxWebhookBody = 8 << 20
 // unsigned when Send Events is turned on), refuses any delivery whose
 // signature does not verify (400) and hands the others to fn; an error from
 // fn answers 500, so the server retries the delivery.
-func (v WebhookVerifier) Handler(fn func(r *http.Request, e *EventEnvelope) error) http.Handler {
+func (v WebhookVerifier) Handler(fn func(r *http.Request, e *Event) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
@@ -201,8 +201,8 @@ func decodeWebhookKey(key, prefix string) ([]byte, error) {
 	return b, nil
 }
 
-func verifyStandard(body []byte, h http.Header, scheme WebhookSignatureScheme, key string, tol time.Duration, now time.Time) error {
-	ed := scheme == WebhookSignatureSchemeStandardWebhooksEd25519
+func verifyStandard(body []byte, h http.Header, scheme SignatureScheme, key string, tol time.Duration, now time.Time) error {
+	ed := scheme == SchemeStandardWebhooksEd25519
 	prefix, version := "whsec_", "v1"
 	if ed {
 		prefix, version = "whpk_", "v1a"

@@ -1,0 +1,3 @@
+module github.com/haulgraph/haulgraph/sdk/haulgraph
+
+go 1.23
