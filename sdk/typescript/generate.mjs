@@ -62,11 +62,15 @@ function shapeOf(s) {
   };
   for (const [k, v] of Object.entries(s.properties ?? {})) add(k, shapeOf(v));
   if (typeof s.additionalProperties === 'object') add('*', shapeOf(s.additionalProperties));
-  for (const branch of [s.items, ...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])]) {
-    const shape = shapeOf(branch);
-    if (typeof shape === 'string') return shape; // a list of decimals or of one schema
-    for (const [k, v] of Object.entries(shape ?? {})) add(k, v);
+  const branches = [s.items, ...(s.allOf ?? []), ...(s.oneOf ?? []), ...(s.anyOf ?? [])].map(shapeOf).filter((b) => b !== undefined);
+  const named = branches.filter((b) => typeof b === 'string');
+  if (named.length > 0) {
+    // A list of decimals or of one schema, or one schema or null: merging a
+    // name with other shapes is not needed by today's document.
+    if (branches.length > 1 || Object.keys(props).length > 0) throw new Error(`generate.mjs cannot merge ${JSON.stringify(branches)} with ${JSON.stringify(props)}`);
+    return named[0];
   }
+  for (const shape of branches) for (const [k, v] of Object.entries(shape)) add(k, v);
   return Object.keys(props).length ? props : undefined;
 }
 const restNamed = {};

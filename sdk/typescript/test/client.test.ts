@@ -30,7 +30,10 @@ async function serve(t: { after: (fn: () => void) => void }, api: Handler, token
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => server.close());
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
   const waits: number[] = [];
   const client = (opts: Partial<ClientOptions> = {}) =>
     new HaulGraph({
@@ -199,4 +202,15 @@ test('GraphQL errors in a 200 are a HaulGraphError with extensions.code; decimal
   const board = await hg.graphql(DashboardDocument, { first: 1 });
   const load = board.loads.items[0]!;
   assert.deepEqual([load.weight, load.rate.amount, load.rate.currency, board.loads.totalCount, load.stops[0]!.sequence], ['42000.50', '123456789012.34', 840, 1, 1]);
+});
+
+test('an attempt that times out is retried for a GET, not for a POST', async (t) => {
+  const { client, api } = await serve(t, () => {}); // never answers
+  // The token request is spared the short timeout: a slow machine must not fail it.
+  const hg = client({ timeout: 20, fetch: (url, init) => globalThis.fetch(url, String(url).endsWith('/oauth/token') ? { ...init, signal: null } : init) });
+  const post = await hg.post('/api/p/v1/users/search', search).catch((e: unknown) => e);
+  assert.ok(post instanceof HaulGraphError && post.status === 0 && post.code === 'TIMEOUT' && post.meta.attempts === 1, String(post));
+  const get = await hg.get('/api/p/v1/trailers').catch((e: unknown) => e);
+  assert.ok(get instanceof HaulGraphError && get.code === 'TIMEOUT' && get.meta.attempts === 3, String(get));
+  assert.equal(api().length, 4);
 });
