@@ -311,7 +311,9 @@ func scratch(t *testing.T) string {
 // token (once), reads every statement of the seeded window page by page
 // (with each page's response metadata), reads an invoice and runs the
 // dashboard query; every amount it prints is a string holding the
-// server's exact digits, and a refused request throws a HaulGraphError.
+// server's exact digits. After it revokes its token, its next call is
+// answered 401 and repeated once with a new token; a refused request
+// throws a HaulGraphError.
 func TestExampleProgramAgainstServer(t *testing.T) {
 	t.Parallel()
 	program := scratch(t)
@@ -400,6 +402,10 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 	}
 	if w := db["weights"].(map[string]any)["TS-1"]; w != weight {
 		t.Errorf("dashboard: TS-1's weight is %#v, want the string %q", w, weight)
+	}
+
+	if r := steps["refresh"]; r["number"] != res.Invoice.Number || r["attempts"] != json.Number("2") || r["newToken"] != true {
+		t.Errorf("refresh: %v; want the invoice read in two attempts with a new token after the old one was revoked", r)
 	}
 
 	ref := steps["refused"]

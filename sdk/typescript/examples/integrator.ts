@@ -69,6 +69,12 @@ const rates = Object.fromEntries(board.loads.items.map((l) => [l.loadNumber, l.r
 const weights = Object.fromEntries(board.loads.items.map((l) => [l.loadNumber, l.weight]));
 print('dashboard', { totalCount: board.loads.totalCount, shown: board.loads.items.length, rates, weights });
 
+// A revoked token: the next call answers 401, and the client fetches a new
+// token and repeats the call once (two attempts).
+await hg.post('/oauth/revoke', { body: { token, client_id: env('HAULGRAPH_CLIENT_ID'), client_secret: env('HAULGRAPH_CLIENT_SECRET') } });
+const again = await hg.withMeta.get('/api/p/v1/invoices', { query: { invoiceNumber: env('INVOICE_NUMBER') } });
+print('refresh', { number: again.data.Number, attempts: again.meta.attempts, newToken: (await hg.token()) !== token });
+
 // A refused request throws a HaulGraphError carrying the problem document.
 try {
   await hg.get('/api/p/v1/invoices', { query: {} });
