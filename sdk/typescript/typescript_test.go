@@ -137,9 +137,9 @@ func restJSON(t *testing.T, srv *apptest.Server, token, path string) map[string]
 	return out
 }
 
-// build compiles the package (tsc, strict by tsconfig.json) into a
-// directory of the package's own, so that node resolves openapi-fetch from
-// its node_modules, and answers that directory.
+// build compiles the package with its tests (tsc, strict by
+// tsconfig.json) into a directory of the package's own and answers that
+// directory.
 func build(t *testing.T) string {
 	t.Helper()
 	if err := os.MkdirAll("build", 0o755); err != nil {
@@ -157,23 +157,166 @@ func build(t *testing.T) string {
 	return out
 }
 
-// The exact-decimal JSON rewriting passes its node tests (test/json.test.ts).
-func TestQuoteNumbers(t *testing.T) {
+// The node tests pass: the exact-decimal JSON rewriting
+// (test/json.test.ts) and the client against a scripted HTTP server on
+// 127.0.0.1 (test/client.test.ts: retries, the token refresh after a 401,
+// one error class, response metadata).
+func TestNodeTests(t *testing.T) {
 	t.Parallel()
 	npmCI(t)
 	out := build(t)
 	run(t, nil, "node", "--test", filepath.Join(out, "test"))
 }
 
-// The package type-checks under tsc --strict, and its example program,
-// run with node against a live server with a client's id and secret in
-// its environment, gets a token (once), reads every statement of the seeded
-// window page by page, reads an invoice and runs the dashboard query;
-// every amount it prints is a string holding the server's exact digits.
+var packed struct {
+	once  sync.Once
+	dir   string
+	files []string
+	err   error
+}
+
+// pack runs `npm pack` once (its prepack script compiles src/ into dist/)
+// and answers the tarball and the files it holds.
+func pack(t *testing.T) (tarball string, files []string) {
+	t.Helper()
+	npmCI(t)
+	packed.once.Do(func() {
+		if packed.dir, packed.err = os.MkdirTemp("", "haulgraph-pack"); packed.err != nil {
+			return
+		}
+		cmd := exec.Command("npm", "pack", "--json", "--pack-destination", packed.dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			packed.err = fmt.Errorf("npm pack: %v\n%s", err, stderr.String())
+			return
+		}
+		var res []struct {
+			Filename string
+			Files    []struct{ Path string }
+		}
+		if err := json.Unmarshal(out, &res); err != nil || len(res) != 1 {
+			packed.err = fmt.Errorf("npm pack --json printed %s: %v", out, err)
+			return
+		}
+		packed.dir = filepath.Join(packed.dir, res[0].Filename)
+		for _, f := range res[0].Files {
+			packed.files = append(packed.files, f.Path)
+		}
+	})
+	if packed.err != nil {
+		t.Fatal(packed.err)
+	}
+	return packed.dir, packed.files
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if packed.dir != "" {
+		os.RemoveAll(filepath.Dir(packed.dir))
+	}
+	os.Exit(code)
+}
+
+// The package npm packs is installable: compiled ESM with its .d.ts (no
+// source, tests or generator), an exports map, the repository's
+// Apache-2.0 LICENSE, a version, engines, and no runtime dependency.
+func TestPackageContents(t *testing.T) {
+	t.Parallel()
+	_, files := pack(t)
+	for _, want := range []string{"package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/client.js", "dist/generated/decimals.js"} {
+		if !slices.Contains(files, want) {
+			t.Errorf("the tarball lacks %s: %v", want, files)
+		}
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(f, "dist/") && !slices.Contains([]string{"package.json", "README.md", "LICENSE"}, f) || strings.HasSuffix(f, ".ts") && !strings.HasSuffix(f, ".d.ts") {
+			t.Errorf("the tarball ships %s", f)
+		}
+	}
+	var pkg struct {
+		Name, Version, License string
+		Private                *bool
+		Type                   string
+		Exports                map[string]map[string]string
+		Engines                map[string]string
+		Dependencies           map[string]string
+	}
+	b, _ := os.ReadFile("package.json")
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Private != nil || pkg.License != "Apache-2.0" || pkg.Version == "" || pkg.Type != "module" || pkg.Engines["node"] == "" || len(pkg.Dependencies) != 0 {
+		t.Errorf("package.json: %+v", pkg)
+	}
+	if e := pkg.Exports["."]; e["types"] != "./dist/index.d.ts" || e["import"] != "./dist/index.js" {
+		t.Errorf(`exports["."] is %v`, e)
+	}
+	root, err := os.ReadFile(filepath.Join("..", "..", "LICENSE"))
+	own, _ := os.ReadFile("LICENSE")
+	if err != nil || !bytes.Equal(root, own) || !bytes.Contains(own, []byte("Apache License\n                           Version 2.0")) {
+		t.Errorf("sdk/typescript/LICENSE is not the repository's Apache-2.0 LICENSE")
+	}
+	readme, _ := os.ReadFile("README.md")
+	if !bytes.Contains(readme, []byte("npm install ./haulgraph-client-"+pkg.Version+".tgz")) {
+		t.Errorf("README.md does not say how to install haulgraph-client-%s.tgz", pkg.Version)
+	}
+}
+
+// scratch installs the packed tarball into a new project (offline: the
+// package has no dependency) and compiles examples/integrator.ts there
+// under tsc --strict, importing @haulgraph/client as an integrator does;
+// it answers the compiled program.
+func scratch(t *testing.T) string {
+	t.Helper()
+	tarball, _ := pack(t)
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	example, err := os.ReadFile(filepath.Join("examples", "integrator.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsconfig, _ := json.Marshal(map[string]any{"compilerOptions": map[string]any{
+		"target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true, "skipLibCheck": false,
+		"outDir": "out", "typeRoots": []string{filepath.Join(here, "node_modules", "@types")}, "types": []string{"node"},
+	}, "files": []string{"integrator.ts"}})
+	for name, body := range map[string][]byte{
+		"package.json":  []byte(`{"name": "scratch", "private": true, "type": "module"}`),
+		"tsconfig.json": tsconfig,
+		"integrator.ts": example,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	install := exec.Command("npm", "install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball)
+	install.Dir = dir
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm install %s: %v\n%s", tarball, err, out)
+	}
+	compile := exec.Command(filepath.Join(here, "node_modules", ".bin", "tsc"), "--strict", "--project", dir)
+	if out, err := compile.CombinedOutput(); err != nil {
+		t.Fatalf("tsc --strict in the scratch project: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "out", "integrator.js")
+}
+
+// The packed package, installed into a scratch project, compiles the
+// example program under tsc --strict; run with node against a live server
+// with a client's id and secret in its environment, the program gets a
+// token (once), reads every statement of the seeded window page by page
+// (with each page's response metadata), reads an invoice and runs the
+// dashboard query; every amount it prints is a string holding the
+// server's exact digits. After it revokes its token, its next call is
+// answered 401 and repeated once with a new token; a refused request
+// throws a HaulGraphError.
 func TestExampleProgramAgainstServer(t *testing.T) {
 	t.Parallel()
-	npmCI(t)
-	run(t, nil, filepath.Join("node_modules", ".bin", "tsc"), "--strict", "--noEmit", "--project", ".")
+	program := scratch(t)
 
 	srv := apptest.Start(t, apptest.Options{})
 	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
@@ -191,14 +334,13 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 	clientID, secret := srv.Client(t, tenant, scopes...)
 	reader := srv.Token(t, tenant, scopes...)
 
-	out := build(t)
 	pageSize := min(100, max(2, res.VisibleStatements/3)) // at least three pages
 	printed := run(t, []string{
 		"HAULGRAPH_URL=" + srv.URL, "HAULGRAPH_CLIENT_ID=" + clientID, "HAULGRAPH_CLIENT_SECRET=" + secret,
 		"HAULGRAPH_AUDIENCE=" + app.DefaultAudience,
 		"STATEMENTS_FROM=" + res.StatementFrom.String(), "STATEMENTS_TO=" + res.StatementTo.String(),
 		"INVOICE_NUMBER=" + res.Invoice.Number, fmt.Sprintf("PAGE_SIZE=%d", pageSize),
-	}, "node", filepath.Join(out, "examples", "integrator.js"))
+	}, "node", program)
 
 	steps := map[string]map[string]any{}
 	for sc := bufio.NewScanner(bytes.NewReader(printed)); sc.Scan(); {
@@ -237,12 +379,16 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 	if st["amountType"] != "string" {
 		t.Errorf("statements: a driver payment arrived as %v, want string", st["amountType"])
 	}
+	meta, _ := st["meta"].(map[string]any)
+	if id, _ := meta["requestId"].(string); meta["status"] != json.Number("200") || meta["attempts"] != json.Number("1") || len(id) != 32 {
+		t.Errorf("statements: the last page's metadata is %v, want status 200, one attempt and the trace id", meta)
+	}
 
 	inv := steps["invoice"]
 	served := restJSON(t, srv, reader, "/api/p/v1/invoices?invoiceNumber="+res.Invoice.Number)
 	wantTotal := served["Total"].(map[string]any)["Amount"].(json.Number).String()
 	wantPaid := served["AmountPaid"].(map[string]any)["Amount"].(json.Number).String()
-	if inv["number"] != res.Invoice.Number || inv["total"] != wantTotal || inv["paid"] != wantPaid || inv["amountType"] != "string" {
+	if inv["number"] != res.Invoice.Number || inv["total"] != wantTotal || inv["paid"] != wantPaid || inv["amountType"] != "string" || inv["usd"] != true {
 		t.Errorf("invoice: %v; want number %s, total %q and paid %q as strings", inv, res.Invoice.Number, wantTotal, wantPaid)
 	}
 
@@ -258,9 +404,12 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 		t.Errorf("dashboard: TS-1's weight is %#v, want the string %q", w, weight)
 	}
 
+	if r := steps["refresh"]; r["number"] != res.Invoice.Number || r["attempts"] != json.Number("2") || r["newToken"] != true {
+		t.Errorf("refresh: %v; want the invoice read in two attempts with a new token after the old one was revoked", r)
+	}
+
 	ref := steps["refused"]
-	problem, _ := ref["problem"].(map[string]any)
-	if ref["status"].(json.Number).String() != "400" || problem["title"] == nil || problem["status"] == nil {
-		t.Errorf("refused: %v, want 400 with a problem document", ref)
+	if id, _ := ref["requestId"].(string); ref["status"] != json.Number("400") || ref["title"] == nil || ref["detail"] == nil || len(id) != 32 || ref["attempts"] != json.Number("1") {
+		t.Errorf("refused: %v, want a HaulGraphError: 400, the problem's title and detail, the request id, one attempt", ref)
 	}
 }

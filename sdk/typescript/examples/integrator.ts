@@ -1,11 +1,12 @@
-// An integrator's first program: signs in with client credentials, reads
-// every settled statement of a date range page by page, reads an invoice
-// and runs the dashboard's GraphQL query, printing one JSON line per step.
-// Configuration from the environment:
+// An integrator's first program, written against the installed package:
+// signs in with client credentials, reads every settled statement of a
+// date range page by page, reads an invoice and runs the dashboard's
+// GraphQL query, printing one JSON line per step. Configuration from the
+// environment:
 //   HAULGRAPH_URL, HAULGRAPH_CLIENT_ID, HAULGRAPH_CLIENT_SECRET,
 //   HAULGRAPH_AUDIENCE, STATEMENTS_FROM, STATEMENTS_TO (yyyy-mm-dd),
 //   INVOICE_NUMBER, PAGE_SIZE (optional, default 2).
-import { DashboardDocument, HaulGraph, HaulGraphError, type components } from '../src/index.js';
+import { Currency, DashboardDocument, HaulGraph, HaulGraphError, type Money, type components } from '@haulgraph/client';
 
 function env(name: string): string {
   const v = process.env[name];
@@ -13,7 +14,7 @@ function env(name: string): string {
   return v;
 }
 
-const print = (step: string, value: unknown) => console.log(JSON.stringify({ step, ...(value as object) }));
+const print = (step: string, value: object) => console.log(JSON.stringify({ step, ...value }));
 
 const hg = new HaulGraph({
   baseUrl: env('HAULGRAPH_URL'),
@@ -25,37 +26,40 @@ const hg = new HaulGraph({
 const token = await hg.token();
 print('token', { ok: token.length > 0, cached: (await hg.token()) === token });
 
-// Statements, page by page (the first page is 0), until a page comes back short.
+// Statements, page by page (the first page is 0), until a page comes back
+// short; withMeta answers each page with its response metadata.
 const pageSize = Number(process.env.PAGE_SIZE ?? '2');
 const numbers: number[] = [];
 let total = 0;
 let pages = 0;
 let net: string | undefined;
+let meta: object = {};
 for (let page = 0; ; page++) {
-  const { data, error, response } = await hg.rest.POST('/api/p/v1/driver-settlement-statements/search', {
+  const res = await hg.withMeta.post('/api/p/v1/driver-settlement-statements/search', {
     body: {
       Page: page,
       PageSize: pageSize,
       StatementDateRange: { Start: `${env('STATEMENTS_FROM')}T00:00:00Z`, End: `${env('STATEMENTS_TO')}T00:00:00Z` },
     },
   });
-  if (error || !data) throw new HaulGraphError(`statements page ${page}`, response.status, error);
+  meta = res.meta;
   pages++;
-  total = data.Total;
-  for (const s of data.Items) {
+  total = res.data.Total;
+  for (const s of res.data.Items) {
     numbers.push(s.Number);
-    const amount: string | undefined = s.Totals.DriverPayment?.Amount;
-    net ??= amount;
+    const payment: Money | undefined = s.Totals.DriverPayment;
+    net ??= payment?.Amount;
   }
-  if (data.Items.length < pageSize) break;
+  if (res.data.Items.length < pageSize) break;
 }
-print('statements', { pages, total, numbers, firstDriverPayment: net, amountType: typeof net });
+print('statements', { pages, total, numbers, firstDriverPayment: net, amountType: typeof net, meta });
 
 // One invoice by number; its amounts are exact strings.
-const inv = await hg.rest.GET('/api/p/v1/invoices', { params: { query: { invoiceNumber: env('INVOICE_NUMBER') } } });
-if (inv.error || !inv.data) throw new HaulGraphError('invoice', inv.response.status, inv.error);
-const invoice: components['schemas']['Invoice'] = inv.data;
-print('invoice', { number: invoice.Number, total: invoice.Total.Amount, paid: invoice.AmountPaid.Amount, amountType: typeof invoice.Total.Amount });
+const invoice: components['schemas']['Invoice'] = await hg.get('/api/p/v1/invoices', { query: { invoiceNumber: env('INVOICE_NUMBER') } });
+print('invoice', {
+  number: invoice.Number, total: invoice.Total.Amount, paid: invoice.AmountPaid.Amount,
+  amountType: typeof invoice.Total.Amount, usd: invoice.Total.Currency === Currency.USD,
+});
 
 // The dashboard's query, typed by operations/dashboard.graphql, a page of
 // 50 as the board asks (100 loads with their stops cost more than one
@@ -65,6 +69,17 @@ const rates = Object.fromEntries(board.loads.items.map((l) => [l.loadNumber, l.r
 const weights = Object.fromEntries(board.loads.items.map((l) => [l.loadNumber, l.weight]));
 print('dashboard', { totalCount: board.loads.totalCount, shown: board.loads.items.length, rates, weights });
 
-// A refused request is a typed error carrying the problem document.
-const bad = await hg.rest.GET('/api/p/v1/invoices', { params: { query: {} } });
-print('refused', { status: bad.response.status, problem: bad.error });
+// A revoked token: the next call answers 401, and the client fetches a new
+// token and repeats the call once (two attempts).
+await hg.post('/oauth/revoke', { body: { token, client_id: env('HAULGRAPH_CLIENT_ID'), client_secret: env('HAULGRAPH_CLIENT_SECRET') } });
+const again = await hg.withMeta.get('/api/p/v1/invoices', { query: { invoiceNumber: env('INVOICE_NUMBER') } });
+print('refresh', { number: again.data.Number, attempts: again.meta.attempts, newToken: (await hg.token()) !== token });
+
+// A refused request throws a HaulGraphError carrying the problem document.
+try {
+  await hg.get('/api/p/v1/invoices', { query: {} });
+  print('refused', { status: 200 });
+} catch (err) {
+  if (!(err instanceof HaulGraphError)) throw err;
+  print('refused', { status: err.status, title: err.title, detail: err.detail, requestId: err.requestId, attempts: err.meta.attempts });
+}

@@ -4,7 +4,9 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
-import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+interface DocumentTypeDecoration<TResult, TVariables> {
+  __apiType?: (variables: TVariables) => TResult;
+}
 /**
  * Where a load is in its life. changeLoadStatus moves it; an invalid move is
  * BAD_USER_INPUT naming the allowed next statuses.

@@ -1261,7 +1261,7 @@ export interface components {
                 /** Format: int32 */
                 Pallets?: number;
                 /** Format: int32 */
-                Weight?: string;
+                Weight?: number;
             };
             CreatedAt: components["schemas"]["DateTime"];
             EquipmentSize?: string;
