@@ -69,6 +69,19 @@ interface Answer {
 const renewBefore = 30_000; // ms before expiry a token is renewed
 const isJSON = (type: string | null) => /^application\/([a-z.+-]*\+)?json\b/.test(type ?? '');
 const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+// Beyond the idempotent methods, the requests a repeat cannot change the
+// outcome of (the Go SDK marks the same ones): the searches only read; an
+// update, a disable and a revocation leave the same state when sent twice.
+const repeatableRoutes = new Set([
+  'POST /api/p/v1/driver-settlement-statements/search',
+  'POST /api/p/v1/locations/search',
+  'POST /api/p/v1/users/search',
+  'PATCH /api/p/v1/webhooks/{id}',
+  'POST /api/p/v1/webhooks/{id}/disable',
+  'POST /oauth/revoke',
+]);
+/** A GraphQL document whose operation is a query (or the shorthand `{ … }`): it only reads. */
+const isQuery = (document: string) => /^\s*(?:#[^\n]*\n\s*)*(?:query\b|\{)/.test(document);
 
 export class HaulGraph implements Rest<'data'> {
   /** The same calls, answering `{ data, meta }`: status, request id, rate limits, attempts. */
@@ -140,7 +153,7 @@ export class HaulGraph implements Rest<'data'> {
       headers['Content-Type'] = 'application/json';
     }
     const M = method.toUpperCase();
-    const answer = await this.send({ method: M, url, headers, body, idempotent: idempotentMethods.has(M), auth: true, signal: init.signal });
+    const answer = await this.send({ method: M, url, headers, body, idempotent: idempotentMethods.has(M) || repeatableRoutes.has(`${M} ${path}`), auth: true, signal: init.signal });
     const what = `${M} ${path}`;
     if (answer.status < 200 || answer.status > 299) throw errorOf(what, answer.meta, parse(answer, undefined), parseRetryAfter(answer.headers.get('Retry-After'), this.now()));
     if (answer.status === 204) return { data: undefined, meta: answer.meta };
@@ -153,7 +166,7 @@ export class HaulGraph implements Rest<'data'> {
     const answer = await this.send({
       method: 'POST', url: new URL('/graphql', this.opts.baseUrl),
       headers: { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json, application/json', ...options.headers },
-      body: JSON.stringify({ query, variables: variables ?? {} }), idempotent: false, auth: true, signal: options.signal,
+      body: JSON.stringify({ query, variables: variables ?? {} }), idempotent: isQuery(query), auth: true, signal: options.signal,
     });
     const retryAfter = parseRetryAfter(answer.headers.get('Retry-After'), this.now());
     const body = parse(answer, Object.hasOwn(graphqlShapes, name) ? graphqlShapes[name] : undefined) as { data?: unknown; errors?: GraphQLErrorItem[] };

@@ -52,6 +52,9 @@ const ok = (res: ServerResponse, body: unknown) => {
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 };
 const search = { body: { Page: 0, PageSize: 1 } } as const;
+const create = {
+  body: { Name: 'w', Url: 'https://example.com/h', EventTypes: ['load.changed' as const], IncludePreviousAttributes: false, SubsidiaryId: '00000000-0000-0000-0000-000000000001' },
+};
 
 test('503 and 429 are retried for a POST, with full-jitter backoff or Retry-After', async (t) => {
   let n = 0;
@@ -102,14 +105,18 @@ test('a Retry-After date is read against the injected clock', async (t) => {
   assert.deepEqual(waits, [5000]);
 });
 
-test('500 is retried for a GET, never for a POST', async (t) => {
+test('500 is retried for a GET, a search and a GraphQL query, never for a create', async (t) => {
   const { client, api } = await serve(t, (_req, res) => problem(res, 500));
   const hg = client();
   const get = await hg.get('/api/p/v1/trailers').catch((e: unknown) => e);
   assert.ok(get instanceof HaulGraphError && get.status === 500 && get.meta.attempts === 3);
-  const post = await hg.post('/api/p/v1/users/search', search).catch((e: unknown) => e);
-  assert.ok(post instanceof HaulGraphError && post.status === 500 && post.meta.attempts === 1);
-  assert.equal(api().length, 4);
+  const search_ = await hg.post('/api/p/v1/users/search', search).catch((e: unknown) => e);
+  assert.ok(search_ instanceof HaulGraphError && search_.status === 500 && search_.meta.attempts === 3);
+  const query = await hg.graphql(DashboardDocument, { first: 1 }).catch((e: unknown) => e);
+  assert.ok(query instanceof HaulGraphError && query.status === 500 && query.meta.attempts === 3);
+  const created = await hg.post('/api/p/v1/webhooks', create).catch((e: unknown) => e);
+  assert.ok(created instanceof HaulGraphError && created.status === 500 && created.meta.attempts === 1);
+  assert.equal(api().length, 10);
 });
 
 test('other 4xx are not retried and carry the problem document', async (t) => {
@@ -170,10 +177,10 @@ test('a refused connection is retried for any method; the last failure is a Haul
   assert.equal(seen.length, 1); // the token request only
 });
 
-test('a connection lost after sending is retried for a GET, not for a POST', async (t) => {
+test('a connection lost after sending is retried for a GET, not for a create', async (t) => {
   const { client, api } = await serve(t, (req) => req.socket.destroy());
   const hg = client();
-  const post = await hg.post('/api/p/v1/users/search', search).catch((e: unknown) => e);
+  const post = await hg.post('/api/p/v1/webhooks', create).catch((e: unknown) => e);
   assert.ok(post instanceof HaulGraphError && post.status === 0 && post.meta.attempts === 1);
   const get = await hg.get('/api/p/v1/trailers').catch((e: unknown) => e);
   assert.ok(get instanceof HaulGraphError && get.status === 0 && get.meta.attempts === 3);
@@ -204,11 +211,11 @@ test('GraphQL errors in a 200 are a HaulGraphError with extensions.code; decimal
   assert.deepEqual([load.weight, load.rate.amount, load.rate.currency, board.loads.totalCount, load.stops[0]!.sequence], ['42000.50', '123456789012.34', 840, 1, 1]);
 });
 
-test('an attempt that times out is retried for a GET, not for a POST', async (t) => {
+test('an attempt that times out is retried for a GET, not for a create', async (t) => {
   const { client, api } = await serve(t, () => {}); // never answers
   // The token request is spared the short timeout: a slow machine must not fail it.
   const hg = client({ timeout: 20, fetch: (url, init) => globalThis.fetch(url, String(url).endsWith('/oauth/token') ? { ...init, signal: null } : init) });
-  const post = await hg.post('/api/p/v1/users/search', search).catch((e: unknown) => e);
+  const post = await hg.post('/api/p/v1/webhooks', create).catch((e: unknown) => e);
   assert.ok(post instanceof HaulGraphError && post.status === 0 && post.code === 'TIMEOUT' && post.meta.attempts === 1, String(post));
   const get = await hg.get('/api/p/v1/trailers').catch((e: unknown) => e);
   assert.ok(get instanceof HaulGraphError && get.code === 'TIMEOUT' && get.meta.attempts === 3, String(get));
