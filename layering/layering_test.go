@@ -15,11 +15,11 @@ import (
 
 const module = "github.com/haulgraph/haulgraph"
 
-// rules is docs/architecture.md's table: for each package (a path ending in
-// "/..." covers the packages under it too), the project packages its
-// non-test code may import. The first matching row applies; a package no
-// row matches fails the test, so a new package takes its place in the table
-// (and in the doc) before it lands.
+// rules is the import table docs/architecture.md ("Import rules") points to:
+// for each package (a path ending in "/..." covers the packages under it too),
+// the project packages its non-test code may import. The first matching row
+// applies; a package no row matches fails the test, so a new package takes
+// its place in the table before it lands.
 var rules = []rule{
 	// Leaves: the rules and the small libraries import nothing of ours.
 	{"domain", nil},
