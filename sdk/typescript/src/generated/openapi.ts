@@ -1577,7 +1577,7 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
-        /** @description invalid_request: the body is larger than 16 KB */
+        /** @description invalid_request: the body is larger than 16 KiB (16,384 bytes) */
         OAuthPayloadTooLarge: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
