@@ -101,6 +101,16 @@ func (t *Target) Allowed() []string {
 	return out
 }
 
+// Spellings are every spelling CheckDocumentType accepts (in any case),
+// canonical ones first in each group.
+func (t *Target) Spellings() []string {
+	var out []string
+	for _, spellings := range t.types {
+		out = append(out, spellings...)
+	}
+	return out
+}
+
 // CheckDocumentType validates a DocumentType for the target and returns it
 // as the caller sent it (trimmed): docs/api-contract.md §2.7 says AttachmentType equals the
 // DocumentType sent, so the caller's spelling is kept.
