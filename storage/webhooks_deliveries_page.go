@@ -79,11 +79,7 @@ func queueAttempts(tx *Tx, tenantID uuid.UUID, deliveries []deliveryRow) map[uui
 		if errText != nil {
 			a.Error = *errText
 		}
-		// A delivery makes at most MaxDeliveryAttempts attempts; past them
-		// are only the log lines of stale workers that retried a claim.
-		if len(out[deliveryID]) < webhooks.MaxDeliveryAttempts {
-			out[deliveryID] = append(out[deliveryID], a)
-		}
+		out[deliveryID] = append(out[deliveryID], a)
 		return nil
 	}, tenantID, ids)
 	return out
