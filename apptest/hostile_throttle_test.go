@@ -108,10 +108,10 @@ func errorLines(log string) []string {
 }
 
 // 150 made-up client_ids from one address: once the address's bucket is
-// spent every attempt is 429 slow_down, and no attempt writes a bucket row
-// of its own. Bound: at most burst+1 attempts answered 401, no new row in
-// rate_limit_buckets besides the endpoint's one global bucket. Not
-// parallel: it counts the database's rows.
+// spent every attempt is 429 slow_down, and only the attempts it admitted
+// are charged to a client bucket (one of httpedge.ClientSlots, by hash).
+// Bound: at most burst+1 attempts answered 401, at most burst new rows in
+// rate_limit_buckets. Not parallel: it counts the database's rows.
 func TestHostileTokenUnknownClientIDs(t *testing.T) {
 	const burst = 20
 	log := &syncBuffer{}
@@ -137,8 +137,8 @@ func TestHostileTokenUnknownClientIDs(t *testing.T) {
 	if count[429] < 150-burst-1 || count[401] > burst+1 {
 		t.Errorf("the address's bucket did not refuse: %v", count)
 	}
-	if grown > 0 {
-		t.Errorf("rate_limit_buckets grew by %d rows for 150 unknown client_ids", grown)
+	if grown > burst {
+		t.Errorf("rate_limit_buckets grew by %d rows for 150 unknown client_ids, %d admitted", grown, burst)
 	}
 	// The right client from another address is not the attacker's victim.
 	if status, code, _ := tokenAttempt(t, from("127.0.0.2"), srv, id, secret); status != 200 {

@@ -160,20 +160,20 @@ func (s *Service) TenantBySlug(ctx context.Context, slug string) (uuid.UUID, err
 	return t.ID, err
 }
 
-// authenticate finds the client by id (across tenants: the token endpoint
-// does not know the tenant yet), charges an existing client's bucket (so
-// only clients that exist have one) and checks its secret in constant time.
+// authenticate charges the bucket of the client id presented, finds the
+// client by id (across tenants: the token endpoint does not know the
+// tenant yet) and checks its secret in constant time. Every id is charged
+// alike, before the lookup, whether a client has it or not: a limit that
+// only existing ids had would tell, by when it refuses, which ids exist.
 func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, clientID, secret string) (*Client, error) {
+	if oerr := s.throttle(w, r, clientID); oerr != nil {
+		return nil, oerr
+	}
 	row, found, err := s.store.ClientByID(r.Context(), clientID)
 	if err != nil {
 		return nil, err
 	}
 	c := Client(row)
-	if found {
-		if oerr := s.throttle(w, r, c.ClientID); oerr != nil {
-			return nil, oerr
-		}
-	}
 	want := c.SecretHash
 	if !found {
 		want = make([]byte, sha256.Size) // same work whether the id exists or not

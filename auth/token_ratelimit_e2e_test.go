@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,6 +145,72 @@ func TestTokenRateLimitHeadersSameForEveryClientID(t *testing.T) {
 	for i, a := range got {
 		if want := (answer{"30", strconv.Itoa(29 - i)}); a != want {
 			t.Fatalf("answers' RateLimit-Limit/Remaining %v, want 30 and 29 down by one each", got)
+		}
+	}
+}
+
+// Failed secrets are limited alike whatever client_id they name: an
+// existing client, one that never existed, a revoked one and another
+// tenant's are each refused after the same number of wrong secrets, with
+// the same status, error and headers on every answer up to and including
+// the first 429 (with the default limits the existing id used to be
+// refused after its own bucket's 20, the others after the address's 30).
+// Each kind runs on a server of its own, so that each starts with full
+// address and global buckets.
+func TestTokenRateLimitSameCountForEveryClientID(t *testing.T) {
+	t.Parallel()
+	type answer struct {
+		status                       int
+		err, limit, remaining, reset string
+		retryAfter                   string
+	}
+	kinds := []string{"existing", "unknown", "revoked", "other tenant's"}
+	runs := make([][]answer, len(kinds))
+	t.Run("kinds", func(t *testing.T) { // returns once every kind has run
+		for i, kind := range kinds {
+			t.Run(kind, func(t *testing.T) {
+				t.Parallel()
+				clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+				srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+					c.TokenRateLimit, c.TokenRateBurst = 5, 20 // the defaults
+					c.TokenAddressRateLimit, c.TokenAddressRateBurst = 5, 30
+					c.TokenGlobalRateLimit, c.TokenGlobalRateBurst = 100, 500
+					c.RateLimitClock = clk.Now // no refill during the test
+				}})
+				acme := apptest.NewTenant(t, srv, "acme")
+				id, _ := srv.Client(t, acme, domain.ScopeLoadRead)
+				switch kind {
+				case "unknown":
+					id = "hgc_" + strings.Repeat("q", 26)
+				case "revoked":
+					if err := srv.Auth.RevokeClient(context.Background(), acme.ID, id); err != nil {
+						t.Fatal(err)
+					}
+				case "other tenant's":
+					id, _ = srv.Client(t, apptest.NewTenant(t, srv, "bolt"), domain.ScopeLoadRead)
+				}
+				for n := range 40 {
+					resp, m := postToken(t, srv, n%2 == 0, map[string]string{"client_id": id, "client_secret": "hgcs_wrong" + strconv.Itoa(n),
+						"audience": srv.Config.Audience, "grant_type": "client_credentials"})
+					h := resp.Header
+					e, _ := m["error"].(string)
+					runs[i] = append(runs[i], answer{resp.StatusCode, e, h.Get("RateLimit-Limit"), h.Get("RateLimit-Remaining"), h.Get("RateLimit-Reset"), h.Get("Retry-After")})
+					if resp.StatusCode == http.StatusTooManyRequests {
+						return
+					}
+				}
+			})
+		}
+	})
+	for i, run := range runs {
+		t.Logf("%s: refused after %d wrong secrets (%+v)", kinds[i], len(run)-1, run[len(run)-1])
+	}
+	for i, run := range runs {
+		if len(run) != 21 || run[20].status != http.StatusTooManyRequests {
+			t.Errorf("%s: the first 429 is answer %d, want 21 (the client bucket's burst of 20, then refused)", kinds[i], len(run))
+		}
+		if !slices.Equal(run, runs[0]) {
+			t.Errorf("%s answered otherwise than %s:\n%+v\n%+v", kinds[i], kinds[0], run, runs[0])
 		}
 	}
 }

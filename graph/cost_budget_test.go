@@ -128,8 +128,8 @@ func TestDefaultCostBudgetSustainsTheDashboard(t *testing.T) {
 		if res.StatusCode != 200 || len(out.Errors) > 0 {
 			t.Fatalf("request %d at 2/s: %d %+v (cost %+v)", i, res.StatusCode, out.Errors, cost)
 		}
-		if cost.Requested != 6601 || cost.Actual < 1000 {
-			t.Fatalf("the dashboard query is priced %+v, docs/graphql.md says 6601", cost)
+		if cost.Requested != 19801 || cost.Actual < 1000 {
+			t.Fatalf("the dashboard query is priced %+v, docs/graphql.md says 19801", cost)
 		}
 		mu.Lock()
 		now = now.Add(500 * time.Millisecond)

@@ -43,8 +43,10 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 	if cost.Requested < 1000 || cost.Actual <= 0 || cost.Actual >= cost.Requested/5 {
 		t.Errorf("cost %+v: requested should price 100 items, actual the 8 returned", cost)
 	}
-	if cost.Throttle.Max != operation.DefaultCostBudget || cost.Throttle.Restore != operation.DefaultCostRefill || cost.Throttle.Available != cost.Throttle.Max-float64(cost.Actual) {
-		t.Errorf("throttle %+v", cost.Throttle)
+	// All but the actual cost is refunded; the clock runs, so the refill
+	// during the request may add to it (up to the budget).
+	if cost.Throttle.Max != operation.DefaultCostBudget || cost.Throttle.Restore != operation.DefaultCostRefill || cost.Throttle.Available < cost.Throttle.Max-float64(cost.Actual) || cost.Throttle.Available > cost.Throttle.Max {
+		t.Errorf("throttle %+v (cost %+v)", cost.Throttle, cost)
 	}
 
 	// Items and three sets of edges of 100 statements with every field

@@ -1,9 +1,12 @@
 package httpedge
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"maps"
 	"net/http"
 	"net/netip"
+	"strconv"
 
 	"github.com/haulgraph/haulgraph/ratelimit"
 )
@@ -17,18 +20,21 @@ type TokenLimits struct {
 	Addresses *ratelimit.Limiter
 	// Global is the endpoint's one bucket, shared by every instance.
 	Global ratelimit.Limit
-	// Client is each existing client's bucket, shared by every instance:
-	// guessing one client's secret is slow from any number of addresses.
+	// Client is the bucket of each client_id presented (one of
+	// ClientSlots, by the id's hash), shared by every instance: guessing one
+	// client's secret is slow from any number of addresses.
 	Client ratelimit.Limit
 }
 
 // TokenThrottle is the token endpoint's limit (auth.Config.Throttle). Every
 // request is charged first to its address and then to the global bucket
-// (clientID ""), before its body is judged; a request naming a client that
-// exists is then charged to that client's bucket, before its secret is
-// compared. Only existing clients have a bucket row in PostgreSQL. Any
-// failure of a limiter refuses (domain.ErrUnavailable): what guards
-// credentials fails closed.
+// (clientID ""), before its body is judged; a well-formed request is then
+// charged to the bucket of the client_id it names, before the client is
+// looked up: an existing id, an unknown, a revoked or another tenant's are
+// limited alike, so when the limit refuses tells nothing of which exist.
+// Ids share ClientSlots buckets by hash, so the rows in PostgreSQL are
+// bounded whatever ids are made up. Any failure of a limiter refuses
+// (domain.ErrUnavailable): what guards credentials fails closed.
 func (rl *RateLimits) TokenThrottle(tl TokenLimits) func(w http.ResponseWriter, r *http.Request, clientID string) error {
 	return func(w http.ResponseWriter, r *http.Request, clientID string) error {
 		if clientID == "" {
@@ -36,16 +42,28 @@ func (rl *RateLimits) TokenThrottle(tl TokenLimits) func(w http.ResponseWriter, 
 				Check{Key: "token:addr:" + addressKey(ClientHost(r)), Limit: tl.Address, Limiter: tl.Addresses},
 				Check{Key: "token:global", Limit: tl.Global})
 		}
-		// Only existing clients have this bucket: its headers show only
-		// when it refuses, so that an admitted request's headers are the
-		// caller's buckets' whatever client_id it names.
+		// This bucket's headers show only when it refuses, so that an
+		// admitted request's headers are the caller's buckets' whatever
+		// client_id it names.
 		own := headersOnly{}
-		err := rl.AdmitOrRefuse(own, r, Check{Key: "token:client:" + clientID, Limit: tl.Client})
+		err := rl.AdmitOrRefuse(own, r, Check{Key: clientSlotKey(clientID), Limit: tl.Client})
 		if err != nil {
 			maps.Copy(w.Header(), http.Header(own))
 		}
 		return err
 	}
+}
+
+// ClientSlots is how many client buckets the token endpoint keeps at most:
+// a client_id is charged to the slot its hash names. Two clients sharing a
+// slot share 5 token requests a second (minting is rare); an attacker who
+// empties a slot could empty the victim's own bucket as well.
+const ClientSlots = 1 << 16
+
+// clientSlotKey is the bucket key of a client_id.
+func clientSlotKey(clientID string) string {
+	h := sha256.Sum256([]byte(clientID))
+	return "token:client:" + strconv.FormatUint(uint64(binary.BigEndian.Uint32(h[:4])%ClientSlots), 10)
 }
 
 // headersOnly is a ResponseWriter that keeps the headers set on it.

@@ -1,6 +1,9 @@
 package httpedge
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 // An IPv6 caller is bucketed by its /64 (one subscriber's block); IPv4 and
 // IPv4-mapped addresses by the address.
@@ -18,5 +21,18 @@ func TestAddressKey(t *testing.T) {
 		if got := addressKey(in); got != want {
 			t.Errorf("addressKey(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// However many client_ids are made up, they name at most ClientSlots
+// buckets, so the rows a guesser writes into PostgreSQL are bounded.
+func TestClientSlotKeysBounded(t *testing.T) {
+	t.Parallel()
+	keys := map[string]bool{}
+	for i := range 4 * ClientSlots {
+		keys[clientSlotKey("hgc_"+strconv.Itoa(i))] = true
+	}
+	if len(keys) > ClientSlots || len(keys) < ClientSlots*9/10 {
+		t.Fatalf("%d ids named %d buckets, want at most %d (and most of them)", 4*ClientSlots, len(keys), ClientSlots)
 	}
 }

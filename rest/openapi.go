@@ -79,6 +79,7 @@ func BuildOpenAPI() ([]byte, error) {
 	}
 	addCommonHeaders(doc)
 	addDomainBounds(doc)
+	addUploadTypes(doc)
 	addFormatBounds(doc)
 	addTextRule(doc)
 	b, err := doc.MarshalJSON()

@@ -2,10 +2,12 @@ package storage
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
@@ -96,11 +98,21 @@ func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p do
 			// orders events by transaction id (storage.Outbox).
 			tx.exec("SELECT 1 FROM loads WHERE tenant_id = $1 AND id = $2 FOR UPDATE", tenantID, *p.LoadID)
 		}
+		// One upload at a time per parent counts its documents: the bound
+		// holds against concurrent uploads too. A parent already full
+		// inserts nothing, and the refusal rolls the transaction back.
+		tx.exec("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "documents:"+tenantID.String()+":"+p.UUID.String())
 		tx.exec(`INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
 			attachment_type, attachment_size, content_type, blob_key, uploaded_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+			WHERE (SELECT count(*) FROM documents WHERE tenant_id = $2 AND parent_type = $3 AND parent_uuid = $5) < $12`,
 			d.ID, tenantID, string(p.Type), p.PublicID, p.UUID, d.AttachmentPath,
-			d.AttachmentType, d.AttachmentSize, d.ContentType, d.BlobKey, d.UploadedAt)
+			d.AttachmentType, d.AttachmentSize, d.ContentType, d.BlobKey, d.UploadedAt, documents.MaxPerParent).Exec(func(ct pgconn.CommandTag) error {
+			if ct.RowsAffected() == 0 {
+				return domain.ListFull("documents", "a "+strings.ToLower(string(p.Type)), documents.MaxPerParent)
+			}
+			return nil
+		})
 		if p.LoadID != nil && s.LoadChanged != nil {
 			return s.LoadChanged(ctx, tx, *p.LoadID)
 		}

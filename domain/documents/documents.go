@@ -25,6 +25,11 @@ type Target struct {
 // of docs/api-contract.md §8; the 10 MB summary lines lose).
 const DefaultMaxBytes int64 = 25 << 20
 
+// MaxPerParent bounds the documents of one load, trip, driver or carrier:
+// an upload past it is refused (409, nothing stored), every document of a
+// parent is listed, and the query cost prices a documents field by it.
+const MaxPerParent = 50
+
 // Targets is docs/api-contract.md §4.7's allowed DocumentType table. Values match
 // case-insensitively; alternative spellings follow the canonical one.
 var Targets = map[domain.DocumentParentType]*Target{
@@ -92,6 +97,16 @@ func (t *Target) Allowed() []string {
 	out := make([]string, len(t.types))
 	for i, spellings := range t.types {
 		out[i] = spellings[0]
+	}
+	return out
+}
+
+// Spellings are every spelling CheckDocumentType accepts (in any case),
+// canonical ones first in each group.
+func (t *Target) Spellings() []string {
+	var out []string
+	for _, spellings := range t.types {
+		out = append(out, spellings...)
 	}
 	return out
 }

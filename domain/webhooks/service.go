@@ -394,7 +394,9 @@ func (s *Service) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int
 	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
 		return nil, err
 	}
-	return s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))
+	ds, err := s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))
+	boundAttempts(ds)
+	return ds, err
 }
 
 // DeliveriesFor is Deliveries for several webhooks at once (no N+1 when a
@@ -407,7 +409,22 @@ func (s *Service) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, lim
 	if len(webhookIDs) > MaxPerTenant {
 		return nil, domain.Invalid("at most %d webhooks at once", MaxPerTenant)
 	}
-	return s.Store.ListDeliveriesFor(ctx, tenantID, webhookIDs, clampLimit(limit))
+	m, err := s.Store.ListDeliveriesFor(ctx, tenantID, webhookIDs, clampLimit(limit))
+	for _, ds := range m {
+		boundAttempts(ds)
+	}
+	return m, err
+}
+
+// boundAttempts keeps each delivery's first MaxDeliveryAttempts attempts:
+// a delivery makes no more, and past them are only the log lines of
+// stale workers that retried a claim.
+func boundAttempts(ds []Delivery) {
+	for i := range ds {
+		if len(ds[i].Attempts) > MaxDeliveryAttempts {
+			ds[i].Attempts = ds[i].Attempts[:MaxDeliveryAttempts]
+		}
+	}
 }
 
 func clampLimit(limit int) int {

@@ -288,6 +288,10 @@ var DeliveryRetrySchedule = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
 
+// MaxDeliveryAttempts bounds a delivery's attempts: the first and one per
+// retry of DeliveryRetrySchedule, after which NextRetry gives up.
+var MaxDeliveryAttempts = 1 + len(DeliveryRetrySchedule)
+
 // DeliveryTimeout bounds one delivery attempt.
 const DeliveryTimeout = 15 * time.Second
 

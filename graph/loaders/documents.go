@@ -12,8 +12,8 @@ import (
 )
 
 // DocumentsPerParent bounds the documents field of a load, trip, driver or
-// carrier.
-const DocumentsPerParent = 50
+// carrier: all of them (documents.MaxPerParent).
+const DocumentsPerParent = documents.MaxPerParent
 
 // DocumentSource is what the document loaders read (documents.Service).
 type DocumentSource interface {

@@ -19,9 +19,9 @@ import (
 // Query cost follows Shopify's model: a scalar or enum field costs 0, an
 // object costs 1, a list multiplies its element cost by the number of
 // elements it may return — first/pageSize for paged lists (20 when absent),
-// the domain's bound for the unpaged lists that have one (listBounds: 100
-// stops, 20 trips, ...), nestedListSize for the other small unpaged lists
-// inside a resource (line items, notes, introspection's lists, ...). A fragment is priced on its type condition, so the
+// the domain's bound for every unpaged list (listBounds: 100 stops, 20
+// trips, 50 documents, 24 statement lines, ...), nestedListSize for
+// introspection's lists. A fragment is priced on its type condition, so the
 // fields a union's or interface's fragments select are priced too. The
 // requested cost is checked before execution; the actual cost counts the
 // objects really returned. Both, with the throttle bucket's state, are
@@ -46,10 +46,10 @@ const (
 
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
 // dashboard query of settlement statements (100 per page with line items
-// and sub-lines) is priced 6,601 points: the refill sustains two of them a
-// second even if nothing of the requested cost were refunded, and the
-// budget holds a burst of six. The dispatch board's page of 100 loads with
-// their stops (up to 100 each) is priced 10,301: the limit lets it run.
+// and sub-lines, up to 24 and 3 each) is priced 19,801 points, just under
+// the limit: the budget holds two at once, and the refund of what they did
+// not return sustains two a second. The dispatch board's page of 100 loads
+// with their stops (up to 100 each) is priced 10,301: the limit lets it run.
 const (
 	DefaultCostLimit  = 20000
 	DefaultCostBudget = 40000

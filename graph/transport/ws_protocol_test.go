@@ -18,8 +18,8 @@ import (
 )
 
 // TestWebsocketCloseCodes: graphql-transport-ws's close codes, each from a
-// real connection, and ping before connection_init (closed: nothing is
-// answered before it).
+// real connection, and graphql-transport-ws's ping before connection_init
+// (answered with pong).
 func TestWebsocketCloseCodes(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.WebsocketInitTimeout = 300 * time.Millisecond }})
@@ -291,4 +291,71 @@ func TestWebsocketPingAndCloseAnswered(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the close was not answered")
 	}
+}
+
+// TestWebsocketPingFrameBeforeInit: a WebSocket ping control frame (RFC
+// 6455 opcode 0x9) is below graphql-transport-ws and may come at any time:
+// before connection_init it is answered with a pong carrying its data, the
+// connection stays open, and connection_init is acknowledged after it.
+func TestWebsocketPingFrameBeforeInit(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "acme")
+	token := srv.Token(t, tn, domain.ScopeLoadRead)
+	d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, Subprotocols: []string{"graphql-transport-ws"}}
+	c, res, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	_ = res.Body.Close()
+	pong := make(chan string, 4)
+	c.SetPongHandler(func(s string) error { pong <- s; return nil })
+	type read struct {
+		m   wsMsg
+		err error
+	}
+	msgs := make(chan read, 16)
+	done := make(chan struct{})
+	defer func() { _ = c.Close(); <-done }()
+	go func() { // the reader runs the pong handler
+		defer close(done)
+		for {
+			var m wsMsg
+			err := c.ReadJSON(&m)
+			msgs <- read{m, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	ping := func(data string) {
+		t.Helper()
+		if err := c.WriteControl(websocket.PingMessage, []byte(data), time.Now().Add(5*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case s := <-pong:
+			if s != data {
+				t.Fatalf("pong carried %q, want %q", s, data)
+			}
+		case r := <-msgs:
+			t.Fatalf("a ping was answered with %+v, %v; want a pong frame", r.m, r.err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no pong")
+		}
+	}
+	ping("before init")
+	ping("again")
+	if err := c.WriteJSON(wsMsg{Type: "connection_init", Payload: mustJSON(map[string]any{"Authorization": "Bearer " + token})}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-msgs:
+		if r.err != nil || r.m.Type != "connection_ack" {
+			t.Fatalf("connection_init after pings: %+v, %v", r.m, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no connection_ack")
+	}
+	ping("after init")
 }

@@ -22,13 +22,10 @@ func (w *wsConn) read() {
 	// Every frame is written by the writer: the answers gorilla would write
 	// from this goroutine are queued instead — a pong (within the queue's
 	// bound: a peer that pings without reading is a slow consumer), and the
-	// close frame echoing the peer's code. Before connection_init nothing is
-	// answered: a ping then is a message out of turn (4401).
+	// close frame echoing the peer's code. A ping is a control frame of
+	// RFC 6455, below either subprotocol: answered at any time, before
+	// connection_init too, and never a reason to close.
 	w.c.SetPingHandler(func(data string) error {
-		if !w.acked.Load() {
-			w.end(CloseUnauthorized, "Unauthorized: send connection_init first")
-			return nil
-		}
 		w.out.send(wsFrame{body: []byte(data), opcode: websocket.PongMessage})
 		return nil
 	})

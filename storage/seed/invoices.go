@@ -2,6 +2,7 @@ package seed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -117,6 +118,11 @@ func (s *seeder) invoices(ctx context.Context) error {
 		var supplemental any
 		if typ != reads.StandaloneInvoice && r.IntN(10) == 0 {
 			supplemental = oneOf(r, supplementalTypes)
+		}
+		if err := errors.Join(domain.CheckList("line items", "an invoice", pos, reads.MaxInvoiceLineItems),
+			domain.CheckList("loads", "an invoice", len(billed), reads.MaxInvoiceLoads),
+			domain.CheckList("payments", "an invoice", len(payments), reads.MaxInvoicePayments)); err != nil {
+			return fmt.Errorf("seed: invoice %s: %w", number, err)
 		}
 		inv.add(id, s.tid, number, string(typ), string(status), created, invoiced, due, paid, lastSend, domain.USD,
 			total.num(), amountPaid.num(), remaining.num(), over.num(), submitted, supplemental,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
@@ -84,7 +85,11 @@ func (s *seeder) locations(ctx context.Context) error {
 			l.street, l.place.city, l.place.state, l.place.zip, email, phones, fax, created,
 			opt(fmt.Sprintf("EXT-%06d", 500000+i), r.IntN(2) == 0))
 		at := created
-		for k := r.IntN(4); k > 0; k-- {
+		n := r.IntN(4)
+		if err := domain.CheckList("notes", "a location", n, reads.MaxLocationNotes); err != nil {
+			return fmt.Errorf("seed: location %d: %w", i, err)
+		}
+		for k := n; k > 0; k-- {
 			at = at.Add(time.Duration(1+r.IntN(90*24)) * time.Hour)
 			notes.add(s.ids.of("location-note", noteN), s.tid, l.id, oneOf(r, noteTexts), oneOf(r, noteTypes), at,
 				strings.ToLower(oneOf(r, firstNames)+"."+oneOf(r, lastNames)))

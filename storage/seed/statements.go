@@ -2,6 +2,7 @@ package seed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -56,6 +57,7 @@ type stmtLines struct {
 	lines    *table
 	subs     *table
 	pos      int
+	maxSubs  int // the most sub-lines of one line
 	sums     map[string]cents
 	counts   map[string]int
 }
@@ -68,6 +70,7 @@ func (l *stmtLines) add(category, title string, policy, trip, loadNo any, amount
 			sl.description, sl.quantity, sl.rate, sl.amount.num(), l.currency)
 	}
 	l.pos++
+	l.maxSubs = max(l.maxSubs, len(subs))
 	l.sums[category] += amount
 	l.counts[category]++
 }
@@ -113,6 +116,10 @@ func (s *seeder) statements(ctx context.Context, from, to int) error {
 		l := &stmtLines{s: s, stmt: i, id: s.ids.of("statement", i), currency: currency, lines: lines, subs: subs,
 			sums: map[string]cents{}, counts: map[string]int{}}
 		t := s.statementLines(r, l, i, dtype)
+		if err := errors.Join(domain.CheckList("line items", "a settlement statement", l.pos, reads.MaxStatementLineItems),
+			domain.CheckList("sub-lines", "a statement line item", l.maxSubs, reads.MaxStatementSubLines)); err != nil {
+			return fmt.Errorf("seed: statement %d: %w", number, err)
+		}
 
 		var gross, net, lineHaul, acc, fuel, ded, esc, reimb cents = 0, 0, l.sums[catPerTrip], l.sums[catAccessorial],
 			l.sums[catFuel], l.sums[catDeduction], l.sums[catEscrow], l.sums[catReimbursement]

@@ -3,10 +3,12 @@ package seed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
@@ -56,6 +58,10 @@ func (s *seeder) trailers(ctx context.Context) error {
 		var refs []reads.TrailerReference
 		for k := r.IntN(3); k > 0; k-- {
 			refs = append(refs, reads.TrailerReference{Type: oneOf(r, referenceTypes), Value: fmt.Sprintf("R-%08d", r.IntN(1e8))})
+		}
+		if err := errors.Join(domain.CheckList("notes", "a trailer", len(notes), reads.MaxTrailerNotes),
+			domain.CheckList("references", "a trailer", len(refs), reads.MaxTrailerReferences)); err != nil {
+			return fmt.Errorf("seed: trailer %d: %w", i, err)
 		}
 		pallets, weight := 26, 45000
 		if strings.HasPrefix(size, "53") {

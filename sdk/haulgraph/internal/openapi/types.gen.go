@@ -975,6 +975,54 @@ type DocumentUpload struct {
 	FileName *string `json:"FileName,omitempty"`
 }
 
+// DocumentUploadCarrier an upload to a carrier
+type DocumentUploadCarrier struct {
+	// DocumentType one of the document types of a carrier (Carrier Agreement, Carrier Application, Carrier Authority, Carrier Onboarding, Other Documents), in any case; the pattern lists the other spellings accepted
+	DocumentType string `json:"DocumentType"`
+
+	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
+	File openapi_types.File `json:"File"`
+
+	// FileName custom name; the part's file name when omitted
+	FileName *string `json:"FileName,omitempty"`
+}
+
+// DocumentUploadDriver an upload to a driver
+type DocumentUploadDriver struct {
+	// DocumentType one of the document types of a driver (License, Driver License, Driver Sheet, Drug Test, Medical, Operating Authority, Completed W9 Tax Form, Other Documents), in any case; the pattern lists the other spellings accepted
+	DocumentType string `json:"DocumentType"`
+
+	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
+	File openapi_types.File `json:"File"`
+
+	// FileName custom name; the part's file name when omitted
+	FileName *string `json:"FileName,omitempty"`
+}
+
+// DocumentUploadLoad an upload to a load
+type DocumentUploadLoad struct {
+	// DocumentType one of the document types of a load (Customer Rate and Load Confirmation, Customer Load Confirmation, Customer Rate Confirmation, Signed Customer Rate Confirmation, Proof of Delivery, Proof of Pickup, Bill of Lading, Shipping Labels), in any case; the pattern lists the other spellings accepted
+	DocumentType string `json:"DocumentType"`
+
+	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
+	File openapi_types.File `json:"File"`
+
+	// FileName custom name; the part's file name when omitted
+	FileName *string `json:"FileName,omitempty"`
+}
+
+// DocumentUploadTrip an upload to a trip
+type DocumentUploadTrip struct {
+	// DocumentType one of the document types of a trip (Proof of Delivery (POD), Bill of Lading (BOL), Carrier Rate Confirmation, Load Manifest, Trip Report, Temp. Log, Proof of Pickup, Scale Ticket, Notice of Assignment (NOA), Shipping Labels), in any case; the pattern lists the other spellings accepted
+	DocumentType string `json:"DocumentType"`
+
+	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
+	File openapi_types.File `json:"File"`
+
+	// FileName custom name; the part's file name when omitted
+	FileName *string `json:"FileName,omitempty"`
+}
+
 // DriverType defines model for DriverType.
 type DriverType string
 
@@ -2069,7 +2117,7 @@ type WebhookWebhookVerificationEventParamsXServiceEvent string
 type WebhookWebhookVerificationEventParamsUserAgent string
 
 // UploadCarrierDocumentMultipartRequestBody defines body for UploadCarrierDocument for multipart/form-data ContentType.
-type UploadCarrierDocumentMultipartRequestBody = DocumentUpload
+type UploadCarrierDocumentMultipartRequestBody = DocumentUploadCarrier
 
 // SearchDriverSettlementStatementsJSONRequestBody defines body for SearchDriverSettlementStatements for application/json ContentType.
 type SearchDriverSettlementStatementsJSONRequestBody = StatementSearch
@@ -2078,10 +2126,10 @@ type SearchDriverSettlementStatementsJSONRequestBody = StatementSearch
 type SearchDriverSettlementStatementsApplicationJSONPatchPlusJSONRequestBody = StatementSearch
 
 // UploadDriverDocumentMultipartRequestBody defines body for UploadDriverDocument for multipart/form-data ContentType.
-type UploadDriverDocumentMultipartRequestBody = DocumentUpload
+type UploadDriverDocumentMultipartRequestBody = DocumentUploadDriver
 
 // UploadLoadDocumentMultipartRequestBody defines body for UploadLoadDocument for multipart/form-data ContentType.
-type UploadLoadDocumentMultipartRequestBody = DocumentUpload
+type UploadLoadDocumentMultipartRequestBody = DocumentUploadLoad
 
 // SearchLocationsJSONRequestBody defines body for SearchLocations for application/json ContentType.
 type SearchLocationsJSONRequestBody = LocationSearch
@@ -2090,7 +2138,7 @@ type SearchLocationsJSONRequestBody = LocationSearch
 type SearchLocationsApplicationJSONPatchPlusJSONRequestBody = LocationSearch
 
 // UploadTripDocumentMultipartRequestBody defines body for UploadTripDocument for multipart/form-data ContentType.
-type UploadTripDocumentMultipartRequestBody = DocumentUpload
+type UploadTripDocumentMultipartRequestBody = DocumentUploadTrip
 
 // SearchUsersJSONRequestBody defines body for SearchUsers for application/json ContentType.
 type SearchUsersJSONRequestBody = UserSearch

@@ -653,6 +653,54 @@ export interface components {
             /** @description custom name; the part's file name when omitted */
             FileName?: string | null;
         };
+        /** @description an upload to a carrier */
+        DocumentUploadCarrier: {
+            /**
+             * @description one of the document types of a carrier (Carrier Agreement, Carrier Application, Carrier Authority, Carrier Onboarding, Other Documents), in any case; the pattern lists the other spellings accepted
+             * @example Carrier Agreement
+             */
+            DocumentType: string;
+            /** @description the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond) */
+            File: string;
+            /** @description custom name; the part's file name when omitted */
+            FileName?: string | null;
+        };
+        /** @description an upload to a driver */
+        DocumentUploadDriver: {
+            /**
+             * @description one of the document types of a driver (License, Driver License, Driver Sheet, Drug Test, Medical, Operating Authority, Completed W9 Tax Form, Other Documents), in any case; the pattern lists the other spellings accepted
+             * @example License
+             */
+            DocumentType: string;
+            /** @description the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond) */
+            File: string;
+            /** @description custom name; the part's file name when omitted */
+            FileName?: string | null;
+        };
+        /** @description an upload to a load */
+        DocumentUploadLoad: {
+            /**
+             * @description one of the document types of a load (Customer Rate and Load Confirmation, Customer Load Confirmation, Customer Rate Confirmation, Signed Customer Rate Confirmation, Proof of Delivery, Proof of Pickup, Bill of Lading, Shipping Labels), in any case; the pattern lists the other spellings accepted
+             * @example Customer Rate and Load Confirmation
+             */
+            DocumentType: string;
+            /** @description the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond) */
+            File: string;
+            /** @description custom name; the part's file name when omitted */
+            FileName?: string | null;
+        };
+        /** @description an upload to a trip */
+        DocumentUploadTrip: {
+            /**
+             * @description one of the document types of a trip (Proof of Delivery (POD), Bill of Lading (BOL), Carrier Rate Confirmation, Load Manifest, Trip Report, Temp. Log, Proof of Pickup, Scale Ticket, Notice of Assignment (NOA), Shipping Labels), in any case; the pattern lists the other spellings accepted
+             * @example Proof of Delivery (POD)
+             */
+            DocumentType: string;
+            /** @description the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond) */
+            File: string;
+            /** @description custom name; the part's file name when omitted */
+            FileName?: string | null;
+        };
         /** @enum {string} */
         DriverType: "COMPANY" | "OWNER_OPERATOR" | "CONTRACTOR";
         /** @enum {string} */
@@ -1577,7 +1625,7 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
-        /** @description invalid_request: the body is larger than 16 KB */
+        /** @description invalid_request: the body is larger than 16 KiB (16,384 bytes) */
         OAuthPayloadTooLarge: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1786,7 +1834,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["DocumentUpload"];
+                "multipart/form-data": components["schemas"]["DocumentUploadCarrier"];
             };
         };
         responses: {
@@ -1955,7 +2003,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["DocumentUpload"];
+                "multipart/form-data": components["schemas"]["DocumentUploadDriver"];
             };
         };
         responses: {
@@ -2123,7 +2171,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["DocumentUpload"];
+                "multipart/form-data": components["schemas"]["DocumentUploadLoad"];
             };
         };
         responses: {
@@ -2245,7 +2293,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["DocumentUpload"];
+                "multipart/form-data": components["schemas"]["DocumentUploadTrip"];
             };
         };
         responses: {
