@@ -981,7 +981,7 @@ type DocumentUploadCarrier struct {
 	DocumentType string `json:"DocumentType"`
 
 	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
-	File openapi_types.File `json:"File"`
+	File []byte `json:"File"`
 
 	// FileName custom name; the part's file name when omitted
 	FileName *string `json:"FileName,omitempty"`
@@ -993,7 +993,7 @@ type DocumentUploadDriver struct {
 	DocumentType string `json:"DocumentType"`
 
 	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
-	File openapi_types.File `json:"File"`
+	File []byte `json:"File"`
 
 	// FileName custom name; the part's file name when omitted
 	FileName *string `json:"FileName,omitempty"`
@@ -1005,7 +1005,7 @@ type DocumentUploadLoad struct {
 	DocumentType string `json:"DocumentType"`
 
 	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
-	File openapi_types.File `json:"File"`
+	File []byte `json:"File"`
 
 	// FileName custom name; the part's file name when omitted
 	FileName *string `json:"FileName,omitempty"`
@@ -1017,7 +1017,7 @@ type DocumentUploadTrip struct {
 	DocumentType string `json:"DocumentType"`
 
 	// File the single file: at most 25 MB by default (the operator may set another limit per target; 413 beyond)
-	File openapi_types.File `json:"File"`
+	File []byte `json:"File"`
 
 	// FileName custom name; the part's file name when omitted
 	FileName *string `json:"FileName,omitempty"`
