@@ -226,8 +226,9 @@ func TestHostileHTTPSlowBodies(t *testing.T) {
 // A request without a valid token is answered 401 at once, its body
 // unread: headers announcing 1 MiB and no body get their answer, and 300
 // anonymous 1 MiB bodies cost the server no memory.
-// Bound: each 401 within 1 s; peak RSS grows less than 64 MiB over 300
-// bodies of 1 MiB.
+// Bound: each 401 comes with none of the body sent (a server waiting for
+// it would answer 408 at its body timeout); peak RSS grows less than
+// 64 MiB over 300 bodies of 1 MiB.
 func TestHostileHTTPBodiesAfterAuthentication(t *testing.T) {
 	srv := httpServer(t, app.HTTPLimits{})
 	for _, rt := range []bodyRoute{
@@ -244,13 +245,13 @@ func TestHostileHTTPBodiesAfterAuthentication(t *testing.T) {
 			if _, err := io.WriteString(c, head("POST", rt.path, tok, rt.contentType, 1<<20)); err != nil {
 				t.Fatal(err)
 			}
-			res, b, err := readAnswer(c, bufio.NewReader(c), start.Add(2*time.Second))
+			// The body never comes: any answer is given without it, and a
+			// 408 (not 401) would say the server waited for it.
+			res, b, err := readAnswer(c, bufio.NewReader(c), start.Add(app.DefaultBodyTimeout+5*time.Second))
 			c.Close()
 			switch {
 			case err != nil:
 				t.Errorf("%s (token %q): no answer after %v: %v", rt.name, tok, time.Since(start).Round(time.Millisecond), err)
-			case time.Since(start) > time.Second:
-				t.Errorf("%s: answered after %v", rt.name, time.Since(start))
 			default:
 				want := ""
 				if rt.format == graphQLNoData {
