@@ -16,7 +16,7 @@ ALL_TAGS = blob_s3 blob_gcs
 VERSION ?=
 LDFLAGS = $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: run reset test check generate build fuzz fuzz-targets sdk-typescript image release
+.PHONY: run reset test check check-static generate build fuzz fuzz-targets sdk-typescript image release
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
@@ -39,12 +39,14 @@ reset:
 
 # The binary the tests that run it share (cmd/haulgraph's, make build in the
 # README's and the scripts' copies of the tree: all -trimpath), built once
-# here so that each of them finds it in the build cache.
-test: check fuzz
+# here so that each of them finds it in the build cache. Then, at once
+# (scripts/test.sh; docs/testing.md): go test -race -vet=all (make check's
+# vet, on the race build rather than a build of its own), and beside it the
+# cloud drivers' vet, the deploy and SDK modules' tests and the fuzz targets.
+test: check-static
 	$(GO) build -trimpath -o /dev/null ./cmd/haulgraph
-	./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh $(GO) test $(TESTFLAGS) $(PKGS)
-	cd deploy && ../scripts/with-tools.sh $(GO) test -count=1 -timeout 30m ./...
-	cd sdk/haulgraph && GOWORK=off $(GO) test -race -count=1 ./...
+	@GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
+		./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh ./scripts/test.sh $(FUZZ_TARGETS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: 5,000 inputs in
 # `make test` (a count, not a duration: a duration's deadline fails a run
@@ -76,25 +78,22 @@ fuzz:
 	@./scripts/with-pg.sh $(MAKE) --no-print-directory fuzz-targets
 
 # A target that is not in its package fails: go test would say "no fuzz
-# tests to fuzz" and pass. -trimpath, as make check's vet: the packages
-# the targets import are then compiled once for both.
+# tests to fuzz" and pass (scripts/fuzz.sh).
 fuzz-targets:
-	@out=$$(mktemp); trap 'rm -f $$out' EXIT; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
-		if ! grep -qsE "^func $$fn\(\w+ \*testing\.F\)" $$pkg/*_test.go; then \
-			echo "FAIL $$pkg $$fn: no such fuzz target in $$pkg"; exit 1; fi; \
-		if $(GO) test -trimpath -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg >$$out 2>&1; then \
-			echo "ok   $$pkg $$fn"; else grep -v '^fuzz: elapsed' $$out; echo "FAIL $$pkg $$fn"; exit 1; fi; done
+	@GO='$(GO)' FUZZTIME='$(FUZZTIME)' ./scripts/fuzz.sh $(FUZZ_TARGETS)
 
 # The gates CI enforces: generated code is current, formatting, vet (of the
 # build with every cloud driver too). -trimpath, as the binary make test
 # builds next: vet's compilations are then that build's, not a second one.
-check:
-	./scripts/check-generated.sh
-	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.data/*' -not -path '*/node_modules/*')); test -z "$$unformatted" || { echo "gofmt would change: $$unformatted"; exit 1; }
+check: check-static
 	$(GO) vet -trimpath ./...
 	$(GO) vet -trimpath -tags '$(ALL_TAGS)' ./cmd/haulgraph
 	cd deploy && $(GO) vet ./...
 	cd sdk/haulgraph && GOWORK=off $(GO) vet ./...
+
+check-static:
+	./scripts/check-generated.sh
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './.data/*' -not -path '*/node_modules/*')); test -z "$$unformatted" || { echo "gofmt would change: $$unformatted"; exit 1; }
 
 generate:
 	$(GO) generate ./...

@@ -226,8 +226,9 @@ func TestHostileHTTPSlowBodies(t *testing.T) {
 // A request without a valid token is answered 401 at once, its body
 // unread: headers announcing 1 MiB and no body get their answer, and 300
 // anonymous 1 MiB bodies cost the server no memory.
-// Bound: each 401 within 1 s; peak RSS grows less than 64 MiB over 300
-// bodies of 1 MiB.
+// Bound: each 401 comes with none of the body sent (a server waiting for
+// it would answer 408 at its body timeout); peak RSS grows less than
+// 64 MiB over 300 bodies of 1 MiB.
 func TestHostileHTTPBodiesAfterAuthentication(t *testing.T) {
 	srv := httpServer(t, app.HTTPLimits{})
 	for _, rt := range []bodyRoute{
@@ -244,13 +245,13 @@ func TestHostileHTTPBodiesAfterAuthentication(t *testing.T) {
 			if _, err := io.WriteString(c, head("POST", rt.path, tok, rt.contentType, 1<<20)); err != nil {
 				t.Fatal(err)
 			}
-			res, b, err := readAnswer(c, bufio.NewReader(c), start.Add(2*time.Second))
+			// The body never comes: any answer is given without it, and a
+			// 408 (not 401) would say the server waited for it.
+			res, b, err := readAnswer(c, bufio.NewReader(c), start.Add(app.DefaultBodyTimeout+5*time.Second))
 			c.Close()
 			switch {
 			case err != nil:
 				t.Errorf("%s (token %q): no answer after %v: %v", rt.name, tok, time.Since(start).Round(time.Millisecond), err)
-			case time.Since(start) > time.Second:
-				t.Errorf("%s: answered after %v", rt.name, time.Since(start))
 			default:
 				want := ""
 				if rt.format == graphQLNoData {
@@ -308,10 +309,13 @@ func TestHostileHTTPBodiesAfterAuthentication(t *testing.T) {
 
 // Idle keep-alive connections are closed after the idle timeout.
 // Bound: 1,000 connections idle after one /healthz each are all closed by
-// the server within IdleTimeout (500 ms) + 3 s, and their descriptors freed.
+// the server (EOF, before a deadline far past IdleTimeout that only a server
+// keeping them would reach), and their descriptors freed. The header
+// timeout is long: a loaded machine may take seconds between dialling a
+// connection and sending its request, which is not what this test is about.
 func TestHostileHTTPIdleConnections(t *testing.T) {
 	const idle = 500 * time.Millisecond
-	srv := httpServer(t, app.HTTPLimits{IdleTimeout: idle})
+	srv := httpServer(t, app.HTTPLimits{IdleTimeout: idle, ReadHeaderTimeout: 5 * time.Minute})
 	const n = 1000
 	base := apptest.ReadUsage(t)
 	conns := make([]net.Conn, n)
@@ -354,7 +358,7 @@ func TestHostileHTTPIdleConnections(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = conns[i].SetReadDeadline(served.Add(idle + 3*time.Second))
+			_ = conns[i].SetReadDeadline(served.Add(idle + 30*time.Second))
 			_, err := readers[i].ReadByte()
 			closed <- err != nil && !isTimeout(err)
 		}()
@@ -375,7 +379,7 @@ func TestHostileHTTPIdleConnections(t *testing.T) {
 	if shut != n {
 		t.Errorf("%d of %d idle connections still open %v after their last answer (idle timeout %v)", n-shut, n, waited.Round(time.Millisecond), idle)
 	}
-	waitFor(t, 3*time.Second, "the descriptors of the closed connections freed", func() bool {
+	waitFor(t, 30*time.Second, "the descriptors of the closed connections freed", func() bool {
 		return apptest.ReadUsage(t).FDs <= base.FDs+20
 	})
 }

@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 dirs="graph resolvers contract rest/openapi.json sdk go.mod go.sum"
 digest() { { find $dirs -type f -not -path '*/node_modules/*' 2>/dev/null || true; } | LC_ALL=C sort | xargs -r sha256sum | sha256sum; }
 before=$(digest)
-go generate ./...
-(cd sdk/haulgraph && GOWORK=off go generate ./...)
+# -trimpath: the generators' compilations (the standard library, shared
+# modules) are then those of the -trimpath builds make test runs next.
+GOFLAGS="$(go env GOFLAGS) -trimpath" go generate ./...
+(cd sdk/haulgraph && GOWORK=off GOFLAGS="$(go env GOFLAGS) -trimpath" go generate ./...)
 after=$(digest)
 if [ "$before" != "$after" ]; then
   echo "go generate changed the tree: run 'make generate' and commit the result" >&2

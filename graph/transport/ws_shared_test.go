@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/loads"
@@ -204,7 +205,10 @@ func TestGroupEventIsOneWritePerConnection(t *testing.T) {
 // sends the rest first, so every message arrives whole and in order.
 func TestWriteInPassingLeavesTheRestToTheWriter(t *testing.T) {
 	t.Parallel()
-	srv := apptest.Start(t, apptest.Options{})
+	// The client reads nothing while 41 writes go through: a write
+	// timeout longer than a loaded machine takes for them, or the server
+	// would rightly cut the stalled client first.
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.StreamWriteTimeout = 5 * time.Minute }})
 	tn := apptest.NewTenant(t, srv, "acme")
 	slow := dialWS(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead), smallReceiveBuffer())
 	if m := slow.read(); m.Type != "connection_ack" {

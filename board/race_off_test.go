@@ -1,5 +1,0 @@
-//go:build !race
-
-package board_test
-
-const raceSlowdown = 1
