@@ -210,7 +210,9 @@ func TestHostileLegacyWSUnknownTypesFlood(t *testing.T) {
 // subprotocol is answered with a close and nothing else, whatever it sends,
 // but graphql-transport-ws's ping and pong, which the protocol allows at
 // any time (graph/transport's TestWebsocketCloseCodes: a pong, counted by
-// the same bounds).
+// the same bounds), and WebSocket ping frames, answered with a pong frame
+// (graph/transport's TestWebsocketPingFrameBeforeInit): a ping frame then a
+// subscribe is closed for the subscribe.
 func TestWSNothingBeforeInit(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
@@ -224,12 +226,12 @@ func TestWSNothingBeforeInit(t *testing.T) {
 		{"graphql-transport-ws", "subscribe", text(sub), 4401},
 		{"graphql-transport-ws", "complete", text(`{"id":"1","type":"complete"}`), 4401},
 		{"graphql-transport-ws", "unknown type", text(`{"type":"shout"}`), 4400},
-		{"graphql-transport-ws", "WebSocket ping", wsPing, 4401},
+		{"graphql-transport-ws", "WebSocket ping", pingThen(text(sub)), 4401},
 		{"graphql-ws", "start", text(start), 4401},
 		{"graphql-ws", "stop", text(`{"id":"1","type":"stop"}`), 4401},
 		{"graphql-ws", "ping", text(`{"type":"ping"}`), 4400},
 		{"graphql-ws", "unknown type", text(`{"type":"shout"}`), 4400},
-		{"graphql-ws", "WebSocket ping", wsPing, 4401},
+		{"graphql-ws", "WebSocket ping", pingThen(text(start)), 4401},
 	} {
 		t.Run(c.proto+" "+c.name, func(t *testing.T) {
 			t.Parallel()
@@ -253,6 +255,15 @@ func text(s string) func(c *websocket.Conn) error {
 
 func wsPing(c *websocket.Conn) error {
 	return c.WriteControl(websocket.PingMessage, []byte("x"), time.Now().Add(time.Second))
+}
+
+func pingThen(send func(c *websocket.Conn) error) func(c *websocket.Conn) error {
+	return func(c *websocket.Conn) error {
+		if err := wsPing(c); err != nil {
+			return err
+		}
+		return send(c)
+	}
 }
 
 // TestWSCaps: the (N+1)th socket of one address that has not sent
