@@ -8,7 +8,8 @@ import (
 // Scope is a permission of the form <entity>:<permission> (docs/api-contract.md §5.3).
 type Scope string
 
-// Scopes the API checks (docs/architecture.md's endpoint → scope table).
+// Scopes the API checks (each area declares the scope of its operations;
+// docs/architecture.md, "Scopes").
 const (
 	ScopeInvoiceRead   Scope = "invoice:read"
 	ScopeDriverRead    Scope = "driver:read"

@@ -10,8 +10,8 @@ import (
 	"github.com/haulgraph/haulgraph/graph/generated"
 )
 
-// queryOps maps each root query field to its operation in docs/architecture.md's
-// endpoint → scope table.
+// queryOps maps each root query field to its operation (each area's
+// operation table; docs/architecture.md, "Scopes").
 var queryOps = map[string]domain.Operation{
 	"invoice":              reads.OpReadInvoice,
 	"settlementStatements": reads.OpSearchStatements,

@@ -59,7 +59,7 @@ func isClientError(err error) bool {
 	return errors.As(err, &de) && (de.Code == domain.CodeInvalid || de.Code == domain.CodeTooLarge)
 }
 
-// FuzzParseVersion: exactly docs/architecture.md's four path versions are accepted.
+// FuzzParseVersion: exactly docs/rest.md's four path versions are accepted.
 func FuzzParseVersion(f *testing.F) {
 	for _, s := range []string{"v1", "v1.0", "v2", "v2.0", "v3", "V1", "v1.00", "", "v", "v\x00"} {
 		f.Add(s)

@@ -2,7 +2,7 @@ package rest
 
 import "strings"
 
-// supportedVersions are docs/architecture.md's accepted path versions (the segment after
+// supportedVersions are docs/rest.md's accepted path versions (the segment after
 // its "v"); the API contract (docs/api-contract.md §9) shows 1, 1.0 and 2.0.
 var supportedVersions = map[string]bool{"1": true, "1.0": true, "2": true, "2.0": true}
 

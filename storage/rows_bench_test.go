@@ -17,7 +17,7 @@ import (
 )
 
 // bunUser is the users page's row as bun would describe it (the way not
-// taken: docs/architecture.md, "One way to the database").
+// taken: docs/architecture.md, "One way to describe a row").
 type bunUser struct {
 	ID          uuid.UUID `bun:"id"`
 	UserName    string    `bun:"user_name"`
