@@ -96,16 +96,15 @@ func (b connBounds) Wrap(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			body = &boundedBody{body: r.Body, w: bw, r: r, start: time.Now(), idle: b.BodyTimeout, rate: b.BodyMinRate}
 			r.Body = body
+			bw.body = body
 		}
 		next.ServeHTTP(bw, r)
 		bw.refresh() // the server writes what is left after the handler returns
 		if body != nil && !body.done && !bw.hijacked() {
 			// A body the handler left unread (a refusal before reading:
-			// 401, 413, 429) is not awaited: Go's server would read up
-			// to 256 KiB of it, without a deadline, before answering.
-			// What has arrived is still read; the wait for the rest
-			// fails at once and the connection closes after the answer.
-			_ = bw.rc.SetReadDeadline(time.Unix(1, 0))
+			// 401, 413, 429) is not awaited before the answer; after it,
+			// the rest is drained within bounds (linger.go).
+			body.linger(bw, r)
 		}
 	})
 }
@@ -130,6 +129,10 @@ type boundedWriter struct {
 	own      bool // the handler sets its deadlines itself, or hijacked the connection
 	took     bool // the handler hijacked the connection
 	answered bool // the body bound answered 408: the handler's answer goes nowhere
+
+	body     *boundedBody // the request's; nil without one
+	held     int          // a refusal's status, held until the handler returns (linger.go)
+	heldBody []byte
 }
 
 func (w *boundedWriter) refresh() {
@@ -141,7 +144,7 @@ func (w *boundedWriter) refresh() {
 func (w *boundedWriter) WriteHeader(status int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.answered {
+	if w.answered || w.hold(status) {
 		return
 	}
 	w.refresh()
@@ -154,6 +157,13 @@ func (w *boundedWriter) Write(p []byte) (int, error) {
 	if w.answered {
 		return 0, errBodyTimeout
 	}
+	if w.held != 0 {
+		if len(w.heldBody)+len(p) <= maxHeld {
+			w.heldBody = append(w.heldBody, p...)
+			return len(p), nil
+		}
+		w.release(false)
+	}
 	w.refresh()
 	return w.ResponseWriter.Write(p)
 }
@@ -163,6 +173,9 @@ func (w *boundedWriter) FlushError() error {
 	defer w.mu.Unlock()
 	if w.answered {
 		return errBodyTimeout
+	}
+	if w.held != 0 {
+		w.release(false)
 	}
 	w.refresh()
 	return w.rc.Flush()
@@ -180,6 +193,9 @@ func (w *boundedWriter) SetWriteDeadline(t time.Time) error {
 func (w *boundedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.mu.Lock()
 	w.own, w.took = true, true
+	if w.held != 0 {
+		w.release(false)
+	}
 	w.mu.Unlock()
 	return w.rc.Hijack()
 }
