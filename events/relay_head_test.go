@@ -84,8 +84,9 @@ func TestRelayStartedBehindAnOpenTransactionPublishesWhatCommittedAhead(t *testi
 	for !slices.Contains(got, last) {
 		got = append(got, receive(t, ch).ID)
 	}
+	// H-0's too when another test's transaction kept it from being final.
 	want := eventsAfter(t, db, tenant, from)
-	if !slices.Equal(got, want) || !slices.Equal(want, []string{aID, bID, last}) {
+	if !slices.Equal(got, want) || !slices.Equal(want[max(0, len(want)-3):], []string{aID, bID, last}) {
 		t.Fatalf("after the hub's position %v the subscriber got %v,\nthe outbox holds %v (A %s, B %s, C %s)", from, got, want, aID, bID, last)
 	}
 }
