@@ -16,9 +16,10 @@ import (
 	"github.com/haulgraph/haulgraph/telemetry"
 )
 
-// Relay tails the outbox of one instance: it starts at the outbox head (live
-// subscribers want what happens from now on; durable consumers keep their own
-// cursor), wakes on the outbox's commit notifications, polls
+// Relay tails the outbox of one instance: it starts at the outbox head, the
+// last final event (live subscribers want what happens from now on, and a
+// resuming one replays the rest; durable consumers keep their own cursor),
+// wakes on the outbox's commit notifications, polls
 // as a fallback, publishes each committed event once to the hub, and wakes
 // every registered waker (webhook delivery workers) after each new batch.
 type Relay struct {
@@ -38,9 +39,8 @@ type Relay struct {
 	Retry time.Duration
 
 	pos        eventlog.Position
-	posAt      time.Time      // when the event at pos was written; zero: not relayed by this instance
-	listened   bool           // a listen has begun: the next one is a reconnection
-	skip       map[int64]bool // committed before Position, not yet final then
+	posAt      time.Time // when the event at pos was written; zero: not relayed by this instance
+	listened   bool      // a listen has begun: the next one is a reconnection
 	positioned bool
 	ready      chan struct{}
 	once       sync.Once
@@ -87,16 +87,20 @@ func (r *Relay) wakeAll() {
 	}
 }
 
-// Position fixes where the tail starts: the outbox head now. Every event
-// not final when Position returns (eventlog.Outbox) reaches the hub (the app calls it before
-// serving, so no write accepted by any instance falls between).
+// Position fixes where the tail starts: the outbox head now, the last final
+// event. Every event not final when Position returns (eventlog.Outbox)
+// reaches the hub (the app calls it before serving, so no write accepted by
+// any instance falls between), those that had already committed behind an
+// older open transaction included: the hub's position is where a resuming
+// subscriber's replay ends and its live events begin, so the relay publishes
+// every event after it, never passes one over.
 func (r *Relay) Position(ctx context.Context) error {
 	head, err := r.Outbox.Head(ctx)
 	if err != nil {
 		return err
 	}
-	r.pos, r.skip, r.positioned = head.Pos, head.Committed, true
-	r.Hub.Advance(head.Pos) // where resuming subscribers' replays end, so far
+	r.pos, r.positioned = head, true
+	r.Hub.Advance(head) // where resuming subscribers' replays end, so far
 	return nil
 }
 
@@ -219,12 +223,6 @@ func (r *Relay) drain(ctx context.Context) (waiting bool, err error) {
 		}
 		span := r.batchSpan(ctx, batch)
 		for i := range batch {
-			if r.skip[batch[i].Pos.Seq] {
-				delete(r.skip, batch[i].Pos.Seq)
-				r.pos, r.posAt = batch[i].Pos, time.Time{}
-				r.Hub.Advance(r.pos) // committed before this instance started: replays cover it
-				continue
-			}
 			ev, err := batch[i].Live()
 			if err != nil {
 				r.Log.Error("event relay: unreadable event skipped", "seq", batch[i].Pos.Seq, "id", batch[i].ID, "err", err)

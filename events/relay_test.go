@@ -86,7 +86,10 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	create("before-start") // committed before the relay started: not replayed to live subscribers
+	create("before-start") // final before the relay started: not replayed to live subscribers
+	// Final: readers wait for every older transaction on the server, other
+	// tests' included; one committed but not final yet would be published.
+	dbtest.WaitOutboxFinal(t, db)
 
 	// A poll interval far beyond the test's deadlines: delivery must come from NOTIFY.
 	relay, hub := startRelay(t, db, time.Hour)

@@ -10,7 +10,7 @@ import (
 )
 
 // Storage reaches PostgreSQL one way: a Tx (inTenantTx, readTenant,
-// inTenantSnapshot, inSystemTx, inSystemPipeline, inSystemSnapshot). Its code calls neither
+// inTenantSnapshot, inSystemTx, inSystemPipeline). Its code calls neither
 // bun's transactions (InTenant and InSystem are left to test fixtures and
 // benches) nor bun's query builders, and takes the pool only where a Tx or
 // a connection of its own (LISTEN, migrations) starts.

@@ -109,29 +109,19 @@ const (
 		LEFT JOIN LATERAL (` + outboxAfter + `) e ON true`
 )
 
-// OutboxHead is where a live tail starts (eventlog.Head).
-type OutboxHead = eventlog.Head
-
-// Head takes the outbox head: one snapshot answers both what is final and
-// what had committed beyond it.
-func (o *Outbox) Head(ctx context.Context) (OutboxHead, error) {
-	h := OutboxHead{Committed: map[int64]bool{}}
-	err := o.DB.inSystemSnapshot(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.query(`SELECT coalesce(max(xact)::text::bigint, 0) FROM events
-			WHERE xact < pg_snapshot_xmin(pg_current_snapshot())`, func(r pgx.Rows) error { return r.Scan(&h.Pos.Xact) })
-		tx.query("SELECT seq FROM events WHERE xact >= pg_snapshot_xmin(pg_current_snapshot())", func(r pgx.Rows) error {
-			var seq int64
-			err := r.Scan(&seq)
-			h.Committed[seq] = true
-			return err
-		})
-		if err := tx.flush(ctx); err != nil || h.Pos.Xact == 0 {
-			return err
-		}
-		tx.query("SELECT max(seq) FROM events WHERE xact = $1::bigint::text::xid8", func(r pgx.Rows) error { return r.Scan(&h.Pos.Seq) }, h.Pos.Xact)
-		return nil
+// Head is where a live tail starts (eventlog.Outbox): the position of the
+// last final event, the zero position when there is none. Events that had
+// committed beyond it, behind an older transaction still open, are not
+// final: they are the tail's to publish (skipping them would lose them to a
+// subscriber that resumes before the tail passes them).
+func (o *Outbox) Head(ctx context.Context) (head eventlog.Position, err error) {
+	err = o.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
+		_, err := tx.queryRow(ctx, `SELECT xact::text::bigint, seq FROM events
+			WHERE xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xact DESC, seq DESC LIMIT 1`,
+			[]any{&head.Xact, &head.Seq})
+		return err
 	})
-	return h, err
+	return head, err
 }
 
 // After reads events after position pos in outbox order: up to limit final

@@ -103,12 +103,6 @@ func (db *DB) inSystemPipeline(ctx context.Context, fn func(ctx context.Context,
 	return db.inTx(ctx, uuid.Nil, "", fn)
 }
 
-// inSystemSnapshot is inSystemTx reading one snapshot, read only: what fn
-// reads in several flushes is consistent.
-func (db *DB) inSystemSnapshot(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
-	return db.inTx(ctx, uuid.Nil, beginSnapshot, fn)
-}
-
 // setTenant binds what follows to one tenant: app.tenant_id and the role
 // haulgraph_tenant, which row-level security confines to it.
 const setTenant = "SELECT set_config('app.tenant_id', $1, true), set_config('role', 'haulgraph_tenant', true)"

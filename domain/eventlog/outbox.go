@@ -15,8 +15,11 @@ import (
 // always advance to the last event it was given; an event that commits late
 // holds readers back, it is never skipped.
 type Outbox interface {
-	// Head is where a live tail starts (see Head).
-	Head(ctx context.Context) (Head, error)
+	// Head is where a live tail starts: the last final event (the zero
+	// position when there is none). Every event after it is for the tail to
+	// publish, those that had committed but were not final yet included
+	// (their writers got ahead of an older transaction still open).
+	Head(ctx context.Context) (Position, error)
 	// Tail reads up to limit final events after pos. held reports, when
 	// fewer came back, that committed events after them wait for an older
 	// transaction to end: read again shortly rather than at the next
@@ -29,15 +32,6 @@ type Outbox interface {
 	// Listen starts listening for the notification of every commit that
 	// writes events.
 	Listen(ctx context.Context) (Listener, error)
-}
-
-// Head is where a live tail starts: every event up to Pos had committed
-// when it was taken, and so had those in Committed, events after Pos whose
-// writers got ahead of an older transaction still open then. A tail that
-// wants only what commits from now on reads after Pos and skips those.
-type Head struct {
-	Pos       Position
-	Committed map[int64]bool // by seq
 }
 
 // Listener waits for commit notifications.

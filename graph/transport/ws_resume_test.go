@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
+	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
 const resumeQuery = `subscription($after: String) { loadChanged(after: $after) { id cursor data { load { loadNumber } } } }`
@@ -139,4 +141,64 @@ func loadEventsAfter(t *testing.T, srv *apptest.Server, tenant uuid.UUID, lastID
 		t.Fatal(err)
 	}
 	return ids
+}
+
+// TestResumeOnAnInstanceStartedBehindAnOpenTransaction is a rolling
+// restart's case. A new instance starts while an older write A is still
+// open and a younger one B has committed: B is past the outbox head, not
+// final yet. A board resumes on the new instance, before A commits, with the
+// cursor the other instance gave it: it gets every event after the cursor in
+// commit order, A's and B's included, then the live ones.
+func TestResumeOnAnInstanceStartedBehindAnOpenTransaction(t *testing.T) {
+	t.Parallel()
+	dbURL := dbtest.URL(t)
+	old := apptest.Start(t, apptest.Options{DatabaseURL: dbURL})
+	tn := apptest.NewTenant(t, old, "acme")
+	write, sub := writer(t, old, tn), tn.SubsidiaryID.String()
+	first := connect(t, old, "graphql-transport-ws", old.Token(t, tn, domain.ScopeLoadRead))
+	first.subscribe("board", resumeQuery, nil)
+	waitSubscribers(t, old, 1)
+	mustGQL(t, old, write, createLoad, createLoadVars("S-first", sub, 1))
+	cursor := field[resumedEvent](t, first.event("board").Data["loadChanged"])
+	_ = first.c.Close()
+	mustGQL(t, old, write, createLoad, createLoadVars("S-replayed", sub, 1))
+	replayed := loadEventsAfter(t, old, tn.ID, cursor.ID)
+
+	// A: an older writer, its event written, not committed (a copy of the
+	// last one's row: any load.changed row will do).
+	ctx := t.Context()
+	a, err := old.DB.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Rollback(ctx) //nolint:errcheck
+	if _, err := a.Exec(ctx, `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
+		SELECT $1, tenant_id, subsidiary_id, type, subject_id, payload FROM events WHERE id = $2`, uuid.NewString()+"-0", replayed[0]); err != nil {
+		t.Fatal(err)
+	}
+	mustGQL(t, old, write, createLoad, createLoadVars("S-B", sub, 1)) // B: a younger writer, committed first
+
+	srv := apptest.Start(t, apptest.Options{DatabaseURL: dbURL})
+	board := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead))
+	board.subscribe("board", resumeQuery, map[string]any{"after": cursor.Cursor})
+	// The replay (read up to where the new instance's hub stands, behind A).
+	if got := field[resumedEvent](t, board.event("board").Data["loadChanged"]).ID; got != replayed[0] {
+		t.Fatalf("replayed %s, want %s", got, replayed[0])
+	}
+	if err := a.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustGQL(t, old, write, createLoad, createLoadVars("S-C", sub, 1))
+
+	want := loadEventsAfter(t, srv, tn.ID, replayed[0]) // A, B, C
+	if len(want) != 3 {
+		t.Fatalf("the outbox holds %d events after the replayed one, want 3", len(want))
+	}
+	var got []string
+	for !slices.Contains(got, want[2]) {
+		got = append(got, field[resumedEvent](t, board.event("board").Data["loadChanged"]).ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after the replay:\n got %v\nwant %v (A, B, C in commit order)", got, want)
+	}
 }
