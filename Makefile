@@ -3,7 +3,17 @@ SHELL := /bin/bash
 # The two commands: `make run` and `make test` (see README.md).
 GO      ?= go
 PKGS    ?= ./...
-TESTFLAGS ?= -race -count=1 -timeout 30m
+TESTFLAGS ?= -count=1 -timeout 30m
+# make test's one compilation mode: the image's static, path-free build.
+# Every go command under make test (the generators, the binary, the tests,
+# the tests' own builds of the binary and the image, the fuzz targets)
+# shares its compiled packages; only the race detector compiles again.
+TESTMODE = CGO_ENABLED=0 GOFLAGS='$(strip $(GOFLAGS) -trimpath)'
+# The packages whose tests run goroutines against each other (the event
+# hub and relay, webhook delivery, live subscriptions, WebSocket and event
+# stream transports, rate limits, the connection edge, the server's
+# bounds): make test runs them again under the race detector.
+RACE_PKGS ?= ./events/... ./graph/live ./graph/transport ./domain/webhooks ./ratelimit ./httpedge ./app
 # Build tags of bin/haulgraph: blob_s3 and blob_gcs link the s3:// and gs://
 # document drivers, left out by default for a short first build
 # (docs/operating.md, "Document storage"): make build TAGS="blob_s3 blob_gcs".
@@ -38,19 +48,23 @@ reset:
 	@./scripts/reset-demo.sh
 
 # The binary the tests that run it share (cmd/haulgraph's, make build in the
-# README's and the scripts' copies of the tree: all -trimpath), built once
-# here so that each of them finds it in the build cache. Then, at once
-# (scripts/test.sh; docs/testing.md): go test -race -vet=all (make check's
-# vet, on the race build rather than a build of its own), and beside it the
-# cloud drivers' vet, the deploy and SDK modules' tests and the fuzz targets.
-test: check-static
-	$(GO) build -trimpath -o /dev/null ./cmd/haulgraph
-	@GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
+# README's and the scripts' copies of the tree), built once here so that each
+# of them finds it in the build cache; with it the packages most tests
+# import. Then, at once (scripts/test.sh; docs/testing.md): go test -vet=all
+# (make check's vet on the build the tests compile), the race detector over
+# RACE_PKGS, the cloud drivers' vet, the deploy and SDK modules' tests and
+# the fuzz targets.
+test:
+	@$(TESTMODE) $(MAKE) --no-print-directory check-static
+	$(TESTMODE) $(GO) build -o /dev/null ./cmd/haulgraph
+	@$(TESTMODE) GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' RACE_PKGS='$(RACE_PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
 		./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh ./scripts/test.sh $(FUZZ_TARGETS)
 
-# Fuzz targets (package:function), each run for FUZZTIME: 5,000 inputs in
-# `make test` (a count, not a duration: a duration's deadline fails a run
-# whose workers a loaded machine slows), longer by hand (docs/testing.md).
+# Fuzz targets (package:function), each run for FUZZTIME: in `make test`
+# 5,000 inputs, unguided, on the tests' own build (a count, not a duration:
+# a duration's deadline fails a run whose workers a loaded machine slows);
+# `make fuzz` builds them instrumented, guided by coverage, longer by hand
+# (docs/testing.md).
 # Failing inputs land in the package's testdata/fuzz/ and then run with
 # every `go test`.
 FUZZTIME ?= 5000x

@@ -59,7 +59,9 @@ func TestMakeRunStepsAndMakeReset(t *testing.T) {
 		exited := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(exited) }()
 		t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited })
-		if !stdout.WaitFor("HaulGraph serving on", exited, 3*time.Minute) {
+		// The banner on stdout and the step on stderr are two pipes: either
+		// may be read first.
+		if !stdout.WaitFor("HaulGraph serving on", exited, 3*time.Minute) || !stderr.WaitFor("serve: serving on http://", exited, time.Minute) {
 			t.Fatalf("make run did not serve:\n%s\n%s", stdout.String(), stderr.String())
 		}
 		return stdout, stderr, func() {
