@@ -268,11 +268,7 @@ type cli struct {
 // and action.
 func haulgraphHelp(t *testing.T) cli {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "haulgraph")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "../cmd/haulgraph")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/haulgraph: %v\n%s", err, out)
-	}
+	bin := haulgraphBinary(t)
 	help := func(args ...string) string {
 		out, err := exec.Command(bin, append([]string{"help"}, args...)...).CombinedOutput()
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -185,9 +186,24 @@ func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
 
 // buildRelease builds the binary of release r from its commit: the tree
 // from `git archive`, `go build -trimpath` with the shared module and build
-// caches (the packages unchanged since r are cached already).
+// caches (the packages unchanged since r are cached already). A commit's
+// tree never changes, so the binary is kept in the user's cache under the
+// commit's full hash and the toolchain's version, and later runs take it
+// from there instead of linking it again.
 func buildRelease(t *testing.T, root string, r Release) string {
 	t.Helper()
+	rev, err := exec.Command("git", "-C", root, "rev-parse", "--verify", r.Commit+"^{commit}").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse %s: %v", r.Commit, err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(cache, "haulgraph-test-bin", "release-"+strings.TrimSpace(string(rev))+"-"+runtime.Version(), "haulgraph-"+r.Version)
+	if _, err := os.Stat(kept); err == nil {
+		return kept
+	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	if err := os.Mkdir(src, 0o755); err != nil {
@@ -218,7 +234,32 @@ func buildRelease(t *testing.T, root string, r Release) string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building %s from %s: %v\n%s", r.Version, r.Commit, err, out)
 	}
-	return bin
+	// Kept whole or not at all: a copy beside it, then a rename.
+	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(kept), "build-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp.Name(), kept); err != nil {
+		t.Fatal(err)
+	}
+	return kept
 }
 
 type process struct {

@@ -27,11 +27,7 @@ func TestMakeRunStepsAndMakeReset(t *testing.T) {
 	pidFile := filepath.Join(data, "pg", "postmaster.pid")
 	t.Cleanup(func() { stopCluster(pidFile) })
 	env := apptest.CleanEnv("GOFLAGS=-trimpath") // the copy is new each run: keep the build cache
-	build := exec.Command("make", "--no-print-directory", "build")
-	build.Dir, build.Env = checkout, env
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("make build: %v\n%s", err, out)
-	}
+	makeBuild(t, checkout, env)
 
 	reset := func(extra ...string) (string, int) {
 		cmd := exec.Command("make", "--no-print-directory", "reset")

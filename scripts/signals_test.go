@@ -35,11 +35,7 @@ func TestSignalsStopTheClusterAndTheServer(t *testing.T) {
 	// build cache's warmth, not the scripts' behaviour. make run's own build
 	// is then a cache hit.
 	buildEnv := apptest.CleanEnv("GOFLAGS=-trimpath") // the copy is new each run: keep the build cache
-	build := exec.Command("make", "--no-print-directory", "build")
-	build.Dir, build.Env = checkout, buildEnv
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("make build: %v\n%s", err, out)
-	}
+	makeBuild(t, checkout, buildEnv)
 
 	for _, c := range []struct {
 		name    string

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
@@ -19,19 +22,32 @@ import (
 // run the binary exactly as an operator does.
 var built struct {
 	once sync.Once
-	dir  string
 	path string
 	err  error
 	out  []byte
 }
 
+// haulgraphBinary builds this command into a directory of the user's
+// cache that belongs to this checkout and stays between runs: go build
+// then finds the binary there up to date (its build ID is that of
+// today's sources) and does not link it again, which is most of a
+// build's time. Concurrent test processes of the checkout take turns.
 func haulgraphBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "haulgraph-bin-"); built.err != nil {
+		var dir string
+		if dir, built.err = binDir(); built.err != nil {
 			return
 		}
-		built.path = filepath.Join(built.dir, "haulgraph")
+		built.path = filepath.Join(dir, "haulgraph")
+		lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+		if built.err = err; err != nil {
+			return
+		}
+		defer lock.Close()
+		if built.err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); built.err != nil {
+			return
+		}
 		// -trimpath, as the tests that run make build in a copy of the tree:
 		// one build in the cache serves them all.
 		built.out, built.err = exec.Command("go", "build", "-trimpath", "-o", built.path, ".").CombinedOutput()
@@ -42,11 +58,19 @@ func haulgraphBinary(t *testing.T) string {
 	return built.path
 }
 
-// removeBinary is called by TestMain once every test has run.
-func removeBinary() {
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+// binDir is this checkout's directory for the built command.
+func binDir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
 	}
+	here, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(here))
+	dir := filepath.Join(cache, "haulgraph-test-bin", "cli-"+hex.EncodeToString(sum[:8]))
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // deadDatabase is a DATABASE_URL whose "server" accepts and at once closes

@@ -38,9 +38,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	code := m.Run()
-	removeBinary()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 const testKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="

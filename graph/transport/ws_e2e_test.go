@@ -373,9 +373,13 @@ func TestSubscriptionsPerConnectionBounded(t *testing.T) {
 // far behind to read); after two keep-alive intervals (and the write timeout) the server
 // cuts it off with 1008, as a slow consumer, so that it resumes with after:
 // instead of taking a normal close (1000) for "nothing was missed".
+// Both intervals are short here so that the cut comes within a second
+// rather than after the default 10 s write timeout.
 func TestSilentClientIsCutOffAsSlow(t *testing.T) {
 	t.Parallel()
-	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { c.WebsocketKeepAlive = 20 * time.Millisecond }})
+	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.WebsocketKeepAlive, c.StreamWriteTimeout = 20*time.Millisecond, 500*time.Millisecond
+	}})
 	tn := apptest.NewTenant(t, srv, "acme")
 	silent := connect(t, srv, "graphql-transport-ws", srv.Token(t, tn, domain.ScopeLoadRead))
 	silent.c.SetPingHandler(func(string) error { return nil }) // answers no ping, as a client too busy to read

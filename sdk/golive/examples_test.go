@@ -120,14 +120,21 @@ func TestExampleStatements(t *testing.T) {
 	}
 }
 
-// With one request a second allowed, the second page is refused with 429
-// and read after Retry-After. The server's rate-limit clock moves when the
-// program announces its wait (the program itself waits the real second).
+// With five requests a second allowed (a burst of five) and more than
+// five pages to read, the sixth page is refused with 429 and read after
+// Retry-After. The server's rate-limit clock moves a second when the
+// program announces its wait (the program itself waits the real second),
+// which refills the bucket for the remaining pages: one real wait, not
+// one per page.
 func TestExampleStatementsRetriesAfter429(t *testing.T) {
 	t.Parallel()
+	const rate = 5
 	clk := &clock{now: time.Now()}
-	f := newFixture(t, apptest.Options{Configure: func(c *app.Config) { c.ClientRateLimit, c.RateLimitClock = 1, clk.Now }})
+	f := newFixture(t, apptest.Options{Configure: func(c *app.Config) { c.ClientRateLimit, c.RateLimitClock = rate, clk.Now }})
 	want, net := rawStatements(t, f, clk)
+	if pages := (want + 99) / 100; pages <= rate {
+		t.Fatalf("the range holds %d pages of 100; the test needs more than the burst of %d", pages, rate)
+	}
 	clk.advance(time.Second)
 	p := start(t, "statements", creds(f, t, f.srv.URL, domain.ScopeDriverRead),
 		"-from", f.seed.StatementFrom.String(), "-to", f.seed.StatementTo.String(), "-page-size", "100")

@@ -6,6 +6,8 @@ package golive
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,12 +70,24 @@ var (
 	buildOut  []byte
 )
 
-// example is the path of an example program, built once per test binary.
+// example is the path of an example program, built once per test binary
+// into a directory of the user's cache that belongs to this checkout and
+// stays between runs: go build then finds the programs there up to date
+// (their build IDs are those of today's sources) and does not link them
+// again, which is most of a build's time. Concurrent test processes of
+// the checkout take turns.
 func example(t *testing.T, name string) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "haulgraph-sdk-examples")
-		if buildErr != nil {
+		if binDir, buildErr = examplesDir(); buildErr != nil {
+			return
+		}
+		lock, err := os.OpenFile(filepath.Join(binDir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+		if buildErr = err; err != nil {
+			return
+		}
+		defer lock.Close()
+		if buildErr = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); buildErr != nil {
 			return
 		}
 		// In the SDK's own module, as an integrator's build would be.
@@ -87,12 +102,19 @@ func example(t *testing.T, name string) string {
 	return filepath.Join(binDir, name)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
+// examplesDir is this checkout's directory for the built examples.
+func examplesDir() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
 	}
-	os.Exit(code)
+	here, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(here))
+	dir := filepath.Join(cache, "haulgraph-test-bin", "sdk-examples-"+hex.EncodeToString(sum[:8]))
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // program is an example running as its own process; its stdout arrives
