@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # The two commands: `make run` and `make test` (see README.md).
 GO      ?= go
 PKGS    ?= ./...
-TESTFLAGS ?= -count=1 -timeout 30m
+TESTFLAGS ?= -count=1 -timeout 30m -p 3 -parallel 8
 # make test's one compilation mode: the image's static, path-free build.
 # Every go command under make test (the generators, the binary, the tests,
 # the tests' own builds of the binary and the image, the fuzz targets)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -187,7 +188,7 @@ func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
 // buildRelease builds the binary of release r from its commit: the tree
 // from `git archive`, `go build -trimpath` with the shared module and build
 // caches (the packages unchanged since r are cached already). A commit's
-// tree never changes, so the binary is kept in the user's cache under the
+// tree never changes, so the binary is kept (apptest.Kept) under the
 // commit's full hash and the toolchain's version, and later runs take it
 // from there instead of linking it again.
 func buildRelease(t *testing.T, root string, r Release) string {
@@ -196,67 +197,45 @@ func buildRelease(t *testing.T, root string, r Release) string {
 	if err != nil {
 		t.Fatalf("git rev-parse %s: %v", r.Commit, err)
 	}
-	cache, err := os.UserCacheDir()
+	var kept string
+	_, err = apptest.Kept("release", strings.TrimSpace(string(rev))+" "+runtime.Version(), func(dir string) error {
+		kept = filepath.Join(dir, "haulgraph-"+r.Version)
+		if _, err := os.Stat(kept); err == nil {
+			return nil
+		}
+		tmp := t.TempDir()
+		src := filepath.Join(tmp, "src")
+		if err := os.Mkdir(src, 0o755); err != nil {
+			return err
+		}
+		archive := exec.Command("git", "-C", root, "archive", "--format=tar", r.Commit)
+		untar := exec.Command("tar", "-x", "-C", src)
+		pipe, err := archive.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		untar.Stdin = pipe
+		var aerr, uerr strings.Builder
+		archive.Stderr, untar.Stderr = &aerr, &uerr
+		if err := untar.Start(); err != nil {
+			return err
+		}
+		if err := archive.Run(); err != nil {
+			return fmt.Errorf("git archive %s: %v %s", r.Commit, err, aerr.String())
+		}
+		if err := untar.Wait(); err != nil {
+			return fmt.Errorf("tar: %v %s", err, uerr.String())
+		}
+		bin := filepath.Join(tmp, "haulgraph-"+r.Version)
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/haulgraph")
+		build.Dir = src
+		build.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("building %s from %s: %v\n%s", r.Version, r.Commit, err, out)
+		}
+		return apptest.CopyExecutable(bin, kept) // kept whole or not at all
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	kept := filepath.Join(cache, "haulgraph-test-bin", "release-"+strings.TrimSpace(string(rev))+"-"+runtime.Version(), "haulgraph-"+r.Version)
-	if _, err := os.Stat(kept); err == nil {
-		return kept
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	if err := os.Mkdir(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	archive := exec.Command("git", "-C", root, "archive", "--format=tar", r.Commit)
-	untar := exec.Command("tar", "-x", "-C", src)
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	untar.Stdin = pipe
-	var aerr, uerr strings.Builder
-	archive.Stderr, untar.Stderr = &aerr, &uerr
-	if err := untar.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := archive.Run(); err != nil {
-		t.Fatalf("git archive %s: %v %s", r.Commit, err, aerr.String())
-	}
-	if err := untar.Wait(); err != nil {
-		t.Fatalf("tar: %v %s", err, uerr.String())
-	}
-	bin := filepath.Join(dir, "haulgraph-"+r.Version)
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/haulgraph")
-	build.Dir = src
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building %s from %s: %v\n%s", r.Version, r.Commit, err, out)
-	}
-	// Kept whole or not at all: a copy beside it, then a rename.
-	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(kept), "build-*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := tmp.Chmod(0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := tmp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp.Name(), kept); err != nil {
 		t.Fatal(err)
 	}
 	return kept

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"net"
 	"os"
 	"os/exec"
@@ -12,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
@@ -27,50 +24,24 @@ var built struct {
 	out  []byte
 }
 
-// haulgraphBinary builds this command into a directory of the user's
-// cache that belongs to this checkout and stays between runs: go build
-// then finds the binary there up to date (its build ID is that of
-// today's sources) and does not link it again, which is most of a
-// build's time. Concurrent test processes of the checkout take turns.
+// haulgraphBinary builds this command into this checkout's kept directory
+// (apptest.Kept), where go build finds it up to date on a warm run.
 func haulgraphBinary(t *testing.T) string {
 	t.Helper()
+	root := apptest.RepoRoot(t)
 	built.once.Do(func() {
-		var dir string
-		if dir, built.err = binDir(); built.err != nil {
-			return
-		}
-		built.path = filepath.Join(dir, "haulgraph")
-		lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-		if built.err = err; err != nil {
-			return
-		}
-		defer lock.Close()
-		if built.err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); built.err != nil {
-			return
-		}
-		// -trimpath, as the tests that run make build in a copy of the tree:
-		// one build in the cache serves them all.
-		built.out, built.err = exec.Command("go", "build", "-trimpath", "-o", built.path, ".").CombinedOutput()
+		_, built.err = apptest.Kept("cli", root, func(dir string) error {
+			built.path = filepath.Join(dir, "haulgraph")
+			// -trimpath, as the tests that run make build in a copy of the
+			// tree: one build in the cache serves them all.
+			built.out, built.err = exec.Command("go", "build", "-trimpath", "-o", built.path, ".").CombinedOutput()
+			return built.err
+		})
 	})
 	if built.err != nil {
 		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
 	return built.path
-}
-
-// binDir is this checkout's directory for the built command.
-func binDir() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	here, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(here))
-	dir := filepath.Join(cache, "haulgraph-test-bin", "cli-"+hex.EncodeToString(sum[:8]))
-	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // deadDatabase is a DATABASE_URL whose "server" accepts and at once closes

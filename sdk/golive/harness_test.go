@@ -6,8 +6,6 @@ package golive
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net"
 	"os"
@@ -15,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,50 +68,26 @@ var (
 )
 
 // example is the path of an example program, built once per test binary
-// into a directory of the user's cache that belongs to this checkout and
-// stays between runs: go build then finds the programs there up to date
-// (their build IDs are those of today's sources) and does not link them
-// again, which is most of a build's time. Concurrent test processes of
-// the checkout take turns.
+// into this checkout's kept directory (apptest.Kept), where go build finds
+// the programs up to date on a warm run.
 func example(t *testing.T, name string) string {
 	t.Helper()
+	root := apptest.RepoRoot(t)
 	buildOnce.Do(func() {
-		if binDir, buildErr = examplesDir(); buildErr != nil {
-			return
-		}
-		lock, err := os.OpenFile(filepath.Join(binDir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-		if buildErr = err; err != nil {
-			return
-		}
-		defer lock.Close()
-		if buildErr = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); buildErr != nil {
-			return
-		}
-		// In the SDK's own module, as an integrator's build would be.
-		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "./examples/...")
-		cmd.Dir = sdkDir
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		buildOut, buildErr = cmd.CombinedOutput()
+		binDir, buildErr = apptest.Kept("sdk-examples", root, func(dir string) error {
+			// In the SDK's own module, as an integrator's build would be.
+			cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./examples/...")
+			cmd.Dir = sdkDir
+			cmd.Env = append(os.Environ(), "GOWORK=off")
+			var err error
+			buildOut, err = cmd.CombinedOutput()
+			return err
+		})
 	})
 	if buildErr != nil {
 		t.Fatalf("building the examples: %v\n%s", buildErr, buildOut)
 	}
 	return filepath.Join(binDir, name)
-}
-
-// examplesDir is this checkout's directory for the built examples.
-func examplesDir() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	here, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(here))
-	dir := filepath.Join(cache, "haulgraph-test-bin", "sdk-examples-"+hex.EncodeToString(sum[:8]))
-	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // program is an example running as its own process; its stdout arrives
