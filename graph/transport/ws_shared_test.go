@@ -183,21 +183,29 @@ func TestGroupEventIsOneWritePerConnection(t *testing.T) {
 	}
 	waitSubscribers(t, srv, subs)
 	live := srv.GraphQL.Live
-	writes, frames, passing := live.Writes(), live.Frames(), live.InPassing()
-	mustGQL(t, srv, writer(t, srv, tn), createLoad, createLoadVars("ONE-1", tn.SubsidiaryID.String(), 1))
-	for range subs {
-		if m := w.read(); m.Type != "next" {
-			t.Fatalf("want an event, got %s %s", m.Type, m.Payload)
+	write := writer(t, srv, tn)
+	// Nothing else waits for the group: it writes the event itself, in
+	// passing, rather than waking the connection's writer, unless the
+	// socket is busy that instant (a keep-alive ping, a loaded machine's
+	// scheduling), when the writer does it, still in one write. So each
+	// event must be one write, and of a few events at least one in passing.
+	const tries = 10
+	for i := range tries {
+		writes, frames, passing := live.Writes(), live.Frames(), live.InPassing()
+		mustGQL(t, srv, write, createLoad, createLoadVars(fmt.Sprintf("ONE-%d", i), tn.SubsidiaryID.String(), 1))
+		for range subs {
+			if m := w.read(); m.Type != "next" {
+				t.Fatalf("want an event, got %s %s", m.Type, m.Payload)
+			}
+		}
+		if dw, df := live.Writes()-writes, live.Frames()-frames; dw != 1 || df != subs {
+			t.Fatalf("%d messages went out in %d writes, want %d in 1", df, dw, subs)
+		}
+		if live.InPassing()-passing == 1 {
+			return
 		}
 	}
-	if dw, df := live.Writes()-writes, live.Frames()-frames; dw != 1 || df != subs {
-		t.Fatalf("%d messages went out in %d writes, want %d in 1", df, dw, subs)
-	}
-	// Nothing else waited for the group: it wrote the event itself, in
-	// passing, rather than waking the connection's writer.
-	if n := live.InPassing() - passing; n != 1 {
-		t.Fatalf("%d writes in passing, want 1", n)
-	}
+	t.Fatalf("none of %d events was written in passing", tries)
 }
 
 // TestWriteInPassingLeavesTheRestToTheWriter: when a client reads slowly
