@@ -2,9 +2,10 @@ SHELL := /bin/bash
 
 # The two commands: `make run` and `make test` (see README.md).
 GO      ?= go
-# The slowest packages first: go test starts them in this order.
-PKGS    ?= ./apptest ./rest ./graph/transport ./sdk/typescript ./cmd/haulgraph ./contract/... ./scripts ./readme ./...
-TESTFLAGS ?= -count=1 -timeout 30m -p 3 -parallel 8
+PKGS    ?= ./...
+# Six parallel tests per package, not GOMAXPROCS' two: most of them wait on
+# PostgreSQL, servers and child processes, and would leave the cores idle.
+TESTFLAGS ?= -count=1 -timeout 30m -parallel 6
 # make test's one compilation mode: the image's static, path-free build.
 # Every go command under make test (the generators, the binary, the tests,
 # the tests' own builds of the binary and the image, the fuzz targets)

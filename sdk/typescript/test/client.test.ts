@@ -214,7 +214,7 @@ test('GraphQL errors in a 200 are a HaulGraphError with extensions.code; decimal
 test('an attempt that times out is retried for a GET, not for a create', async (t) => {
   const { client, api } = await serve(t, () => {}); // never answers
   // The token request is spared the short timeout: a slow machine must not fail it.
-  const hg = client({ timeout: 20, fetch: (url, init) => globalThis.fetch(url, String(url).endsWith('/oauth/token') ? { ...init, signal: null } : init) });
+  const hg = client({ timeout: 250, fetch: (url, init) => globalThis.fetch(url, String(url).endsWith('/oauth/token') ? { ...init, signal: null } : init) });
   const post = await hg.post('/api/p/v1/webhooks', create).catch((e: unknown) => e);
   assert.ok(post instanceof HaulGraphError && post.status === 0 && post.code === 'TIMEOUT' && post.meta.attempts === 1, String(post));
   const get = await hg.get('/api/p/v1/trailers').catch((e: unknown) => e);
