@@ -9,12 +9,13 @@ TESTFLAGS ?= -count=1 -timeout 30m -parallel 6
 # make test's one compilation mode: the image's static, path-free build.
 # Every go command under make test (the generators, the binary, the tests,
 # the tests' own builds of the binary and the image, the fuzz targets)
-# shares its compiled packages; only the race detector compiles again.
+# shares its compiled packages.
 TESTMODE = CGO_ENABLED=0 GOFLAGS='$(strip $(GOFLAGS) -trimpath)'
 # The packages whose tests run goroutines against each other (the event
 # hub and relay, webhook delivery, live subscriptions, WebSocket and event
 # stream transports, rate limits, the connection edge, the server's
-# bounds): make test runs them again under the race detector.
+# bounds): make race runs their tests under the race detector, which needs
+# cgo and a compilation of its own (CI runs it after make test).
 RACE_PKGS ?= ./events/... ./graph/live ./graph/transport ./domain/webhooks ./ratelimit ./httpedge ./app
 # Build tags of bin/haulgraph: blob_s3 and blob_gcs link the s3:// and gs://
 # document drivers, left out by default for a short first build
@@ -28,7 +29,7 @@ ALL_TAGS = blob_s3 blob_gcs
 VERSION ?=
 LDFLAGS = $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: run reset test check check-static generate build fuzz fuzz-targets sdk-typescript image release
+.PHONY: run reset test race check check-static generate build fuzz fuzz-targets sdk-typescript image release
 
 # The built binary, not `go run`, so that SIGTERM and SIGINT reach the server
 # through with-pg.sh (make forwards SIGTERM to the recipe it runs).
@@ -53,14 +54,19 @@ reset:
 # README's and the scripts' copies of the tree), built once here so that each
 # of them finds it in the build cache; with it the packages most tests
 # import. Then, at once (scripts/test.sh; docs/testing.md): go test -vet=all
-# (make check's vet on the build the tests compile), the race detector over
-# RACE_PKGS, the cloud drivers' vet, the deploy and SDK modules' tests and
-# the fuzz targets.
+# (make check's vet on the build the tests compile), the cloud drivers'
+# dependencies resolved, the deploy and SDK modules' tests and the fuzz
+# targets.
 test:
 	@$(TESTMODE) $(MAKE) --no-print-directory check-static
 	$(TESTMODE) $(GO) build -o /dev/null ./cmd/haulgraph
-	@$(TESTMODE) GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' RACE_PKGS='$(RACE_PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
+	@$(TESTMODE) GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
 		./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh ./scripts/test.sh $(FUZZ_TARGETS)
+
+# RACE_PKGS' tests under the race detector (cgo; a build of its own).
+race:
+	@CGO_ENABLED=1 ./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh \
+		$(GO) test -race $(TESTFLAGS) $(RACE_PKGS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: in `make test`
 # 5,000 inputs, unguided, on the tests' own build (a count, not a duration:

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +36,8 @@ import (
 //
 // HAProxy is configured with no retries and no redispatch: a request that
 // met a closed port would fail here. The drain is what keeps them away: the
-// test ends each drain only once HAProxy shows the instance DOWN.
+// test ends each drain only once HAProxy shows the instance DOWN with no
+// request on its way to it.
 func TestRollingRestartBehindHAProxy(t *testing.T) {
 	t.Parallel()
 	dbURL := dbtest.URL(t)
@@ -50,7 +52,7 @@ func TestRollingRestartBehindHAProxy(t *testing.T) {
 	lbtest.HAProxyConfig(t, haproxyConfig(lb, stats, slots))
 	base := "http://" + lb
 	for _, s := range slots {
-		waitForHAProxy(t, stats, s.name, "UP")
+		waitForHAProxy(t, stats, s.name, "UP", nil)
 	}
 
 	srv := slots[0].srv
@@ -274,7 +276,13 @@ func (s *rollingSlot) restart(t *testing.T, dbURL, public, stats string) {
 	old, drained := s.srv, s.drained
 	stopped := make(chan error, 1)
 	go func() { stopped <- old.Stop() }()
-	waitForHAProxy(t, stats, s.name, "DOWN")
+	// Out of HAProxy's rotation, and no request on its way to it: the only
+	// sessions left are the subscribers' WebSockets, which the drain's end
+	// closes with 1001. A request HAProxy sent just before it took the
+	// instance out may still be unread in a keep-alive connection, which the
+	// shutdown would close under it (HAProxy then closes the client's
+	// connection unanswered); a real drain outlasts a health check by far.
+	waitForHAProxy(t, stats, s.name, "DOWN", func(n int64) bool { return n == old.GraphQL.Live.Members() })
 	if !old.Draining() {
 		t.Fatalf("%s: HAProxy took it out, but no drain began", s.name)
 	}
@@ -288,7 +296,7 @@ func (s *rollingSlot) restart(t *testing.T, dbURL, public, stats string) {
 		t.Fatalf("%s: not stopped a minute after its drain", s.name)
 	}
 	s.start(t, dbURL, public)
-	waitForHAProxy(t, stats, s.name, "UP")
+	waitForHAProxy(t, stats, s.name, "UP", nil)
 }
 
 // haproxyConfig balances lb over the slots, health-checking each one's
@@ -334,43 +342,46 @@ backend instances
 }
 
 // waitForHAProxy polls HAProxy's statistics until server name is in state
-// (UP, DOWN), bounded.
-func waitForHAProxy(t *testing.T, stats, name, state string) {
+// (UP, DOWN) and, unless sessions is nil, sessions holds for its number of
+// current sessions; bounded.
+func waitForHAProxy(t *testing.T, stats, name, state string, sessions func(int64) bool) {
 	t.Helper()
-	var last string
+	var status, current string
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		last = haproxyStatus(stats, name)
-		if last == state {
+		status, current = haproxyServer(stats, name)
+		n, err := strconv.ParseInt(current, 10, 64)
+		if status == state && (sessions == nil || err == nil && sessions(n)) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("HAProxy: server %s is %q 30 s on, want %s", name, last, state)
+			t.Fatalf("HAProxy: server %s is %q with %q sessions 30 s on, want %s", name, status, current, state)
 		}
 		time.Sleep(20 * time.Millisecond) // polling HAProxy's statistics, bounded by the deadline
 	}
 }
 
-// haproxyStatus is server name's status in HAProxy's CSV statistics.
-func haproxyStatus(stats, name string) string {
+// haproxyServer is server name's status and current sessions in HAProxy's
+// CSV statistics.
+func haproxyServer(stats, name string) (status, sessions string) {
 	res, err := http.Get("http://" + stats + "/stats;csv")
 	if err != nil {
-		return err.Error()
+		return err.Error(), ""
 	}
 	defer res.Body.Close()
 	records, err := csv.NewReader(res.Body).ReadAll()
 	if err != nil || len(records) == 0 {
-		return fmt.Sprintf("unreadable statistics: %v", err)
+		return fmt.Sprintf("unreadable statistics: %v", err), ""
 	}
 	header := records[0]
 	header[0] = strings.TrimPrefix(header[0], "# ")
-	px, sv, st := slices.Index(header, "pxname"), slices.Index(header, "svname"), slices.Index(header, "status")
+	px, sv, st, cur := slices.Index(header, "pxname"), slices.Index(header, "svname"), slices.Index(header, "status"), slices.Index(header, "scur")
 	for _, r := range records[1:] {
-		if len(r) > st && r[px] == "instances" && r[sv] == name {
-			return r[st]
+		if len(r) > max(st, cur) && r[px] == "instances" && r[sv] == name {
+			return r[st], r[cur]
 		}
 	}
-	return "absent"
+	return "absent", ""
 }
 
 // rollingRequests bounds each load goroutine's requests.

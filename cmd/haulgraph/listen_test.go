@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -179,7 +180,11 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 		waitUntil(t, 60*time.Second, "the receiver did not get every event", func() bool { return len(rc.all()) >= len(expected) })
 		got := rc.all()
 		if len(got) != len(expected) {
-			t.Fatalf("receiver got %d requests; want %d", len(got), len(expected))
+			var ids []string
+			for _, r := range got {
+				ids = append(ids, r.header.Get(webhooksig.EventHeader)+" "+r.header.Get(webhooksig.EventIDHeader))
+			}
+			t.Fatalf("receiver got %d requests; want %d: %q", len(got), len(expected), ids)
 		}
 		for i := before; i < len(expected); i++ {
 			e, r := parse(expected[i]), got[i]
@@ -195,6 +200,22 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 				t.Errorf("event %d (%s): signature: %v", i, e.Type, err)
 			}
 		}
+	}
+
+	// forwarded waits for listen's lines of n forwards and returns them.
+	// listen prints a forward's line once its answer is in, which may be
+	// after the receiver recorded the request, and saves its position right
+	// after: an interrupt before the line makes the next run send that event
+	// again (at least once), so a run is stopped only after its lines.
+	lineRE := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d  (\S+) +(\S+)  --> \[(\d+)\] POST \S+/hooks(.*)$`)
+	forwarded := func(out *apptest.LockedBuffer, n int) [][]string {
+		t.Helper()
+		var lines [][]string
+		waitUntil(t, 60*time.Second, fmt.Sprintf("listen printed fewer than %d forwards", n), func() bool {
+			lines = lineRE.FindAllStringSubmatch(out.String(), -1)
+			return len(lines) >= n
+		})
+		return lines
 	}
 
 	first, out := listen()
@@ -219,14 +240,7 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 	if want := []string{"load.changed", "load.changed", "load.status.changed", "trip.changed"}; !slices.Equal(types, want) {
 		t.Fatalf("forwarded %v; want %v", types, want)
 	}
-	// listen prints a forward's line once its answer is in, which may be
-	// after the receiver recorded the request.
-	lineRE := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d  (\S+) +(\S+)  --> \[(\d+)\] POST \S+/hooks(.*)$`)
-	var lines [][]string
-	waitUntil(t, 60*time.Second, "listen printed fewer than 4 forwards", func() bool {
-		lines = lineRE.FindAllStringSubmatch(out.String(), -1)
-		return len(lines) >= 4
-	})
+	lines := forwarded(out, 4)
 	if len(lines) != 4 || lines[0][3] != "204" || lines[0][4] != " (2 attempts)" || lines[3][1] != "trip.changed" {
 		t.Fatalf("listen's lines (the first forward answered 503, then 204):\n%s", out)
 	}
@@ -249,6 +263,9 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 	if n := len(rc.all()); n != 6 {
 		t.Fatalf("receiver got %d events; want the 4 of the first run, the trip.changed and the load.status.changed", n)
 	}
+	if lines := forwarded(out2, 2); len(lines) != 2 {
+		t.Fatalf("the second run's lines:\n%s", out2)
+	}
 	stop(again, out2)
 
 	// The asymmetric scheme: listen prints this machine's public key, and
@@ -262,6 +279,9 @@ func TestListenForwardsTriggeredEvents(t *testing.T) {
 	check(7, 8, nil, func(r received) error {
 		return webhooksig.VerifyStandardEd25519(r.body, r.header, m[1], webhooksig.DefaultTolerance, time.Now())
 	})
+	if lines := forwarded(out3, 1); len(lines) != 1 {
+		t.Fatalf("the third run's lines:\n%s", out3)
+	}
 	stop(third, out3)
 	// Every event the triggers caused was checked against the published
 	// schemas where the server appended it to its outbox (apptest).
