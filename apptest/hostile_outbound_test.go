@@ -24,6 +24,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 // What the server reaches and writes on a tenant's behalf: webhook
@@ -33,11 +34,8 @@ import (
 func outboundEnv(t *testing.T, configure func(*app.Config)) (*env, uuid.UUID) {
 	t.Helper()
 	e := &env{log: &syncBuffer{}}
-	e.srv = apptest.Start(t, apptest.Options{Log: e.log, Configure: configure})
-	res, err := seed.Run(context.Background(), e.srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
-	}
+	url, res := seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	e.srv = apptest.Start(t, apptest.Options{DatabaseURL: url, Log: e.log, Configure: configure})
 	tn := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
 	e.token = e.srv.Token(t, tn, domain.ScopeDriverRead, domain.ScopeLoadRead, domain.ScopeLoadUpdate, domain.ScopeWebhookManage)
 	e.load, e.sub = res.LoadWithTrips, res.SubsidiaryID.String()

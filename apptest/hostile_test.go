@@ -2,7 +2,6 @@ package apptest_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 // Hostile input is refused with the exact 4xx in each transport's
@@ -74,11 +74,8 @@ func (s *syncBuffer) String() string {
 func startEnv(t *testing.T) *env {
 	t.Helper()
 	e := &env{log: &syncBuffer{}}
-	e.srv = apptest.Start(t, apptest.Options{Log: e.log})
-	res, err := seed.Run(context.Background(), e.srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
-	}
+	url, res := seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	e.srv = apptest.Start(t, apptest.Options{DatabaseURL: url, Log: e.log})
 	tn := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
 	scopes := []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead, domain.ScopeTrailerRead, domain.ScopeCustomerRead,
 		domain.ScopeUserRead, domain.ScopeLoadRead, domain.Scope("load:create"), domain.Scope("load:update"),

@@ -21,6 +21,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 // artifacts is where the test leaves its screenshots: .data/artifacts of
@@ -260,11 +261,8 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // loads, sees a status change made through the API within 2 s, and after
 // the connection drops sees, once reconnected, a change made meanwhile.
 func TestBoardInChromium(t *testing.T) {
-	srv := apptest.Start(t, apptest.Options{})
-	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, res := seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	srv := apptest.Start(t, apptest.Options{DatabaseURL: url})
 	tenant := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
 	clientID, secret := srv.Client(t, tenant, domain.ScopeLoadRead, domain.ScopeDriverRead)
 	writer := srv.Token(t, tenant, domain.ScopeLoadUpdate)
@@ -276,7 +274,7 @@ func TestBoardInChromium(t *testing.T) {
 	defer cancel()
 
 	// Sign in with client credentials; the seeded loads appear.
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		chromedp.Navigate(px.URL()+"/board"),
 		chromedp.WaitVisible(chromedp.CSS("#client-id")),
 		chromedp.SendKeys(chromedp.CSS("#client-id"), clientID),

@@ -10,6 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/readstest"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 type loadsPage struct {
@@ -36,11 +37,8 @@ const loadsQuery = `query($filter: LoadFilter, $first: Int, $after: String) { lo
 // refused.
 func TestLoadsList(t *testing.T) {
 	t.Parallel()
-	srv := apptest.Start(t, apptest.Options{})
-	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, res := seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	srv := apptest.Start(t, apptest.Options{DatabaseURL: url})
 	ta := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
 	tb := apptest.NewTenant(t, srv, "globex")
 	readstest.Seed(t, srv.DB, tb.ID, tb.SubsidiaryID, tb.Slug, 3)

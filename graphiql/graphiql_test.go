@@ -23,6 +23,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 func getPage(t *testing.T, method, url string) (*http.Response, string) {
@@ -118,11 +119,8 @@ func TestVendoredAssetsMatchTheirRecord(t *testing.T) {
 // is kept in the browser's storage.
 func TestGraphiQLInChromium(t *testing.T) {
 	t.Parallel()
-	srv := apptest.Start(t, apptest.Options{})
-	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, res := seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	srv := apptest.Start(t, apptest.Options{DatabaseURL: url})
 	tenant := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
 	clientID, secret := srv.Client(t, tenant, domain.ScopeLoadRead, domain.ScopeTrailerRead)
 	writer := srv.Token(t, tenant, domain.ScopeLoadUpdate)
@@ -149,7 +147,7 @@ func TestGraphiQLInChromium(t *testing.T) {
 		return err
 	})
 
-	err = chromedp.Do(ctx,
+	err := chromedp.Do(ctx,
 		watchCSP,
 		chromedp.Navigate(srv.URL+"/graphql"),
 		chromedp.WaitVisible(chromedp.CSS(`.graphiql-query-editor .CodeMirror`)),

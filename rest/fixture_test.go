@@ -10,6 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 // fixture is one real instance with a seeded tenant; every call through it
@@ -27,10 +28,16 @@ var readScopes = []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead,
 
 func newFixture(t *testing.T, opts apptest.Options) *fixture {
 	t.Helper()
+	var res *seed.Result
+	if opts.DatabaseURL == "" {
+		opts.DatabaseURL, res = seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	}
 	srv := apptest.Start(t, opts)
-	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
+	if res == nil {
+		var err error
+		if res, err = seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1}); err != nil {
+			t.Fatalf("seed: %v", err)
+		}
 	}
 	f := &fixture{srv: srv, seed: res, tenant: apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}}
 	f.oas = newOpenAPIChecker(t, srv.URL)

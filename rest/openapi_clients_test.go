@@ -1,10 +1,16 @@
 package rest_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -116,6 +122,52 @@ func checkClientReport(t *testing.T, out []byte) {
 	t.Logf("routes decoded: %v", report.Routes)
 }
 
+// keptClient answers a directory of the user's cache (apptest.Kept) that
+// holds what build made from inputs (the served document, the program, the
+// files that pin the tools), made again only when one of them changes: the
+// generators and compilers are deterministic, and running them was most of
+// this test's time. The program itself always runs afresh.
+func keptClient(t *testing.T, name string, inputs [][]byte, build func(dir string) error) string {
+	t.Helper()
+	h := sha256.New()
+	for _, in := range inputs {
+		fmt.Fprintf(h, "%d\n", len(in))
+		h.Write(in)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	dir, err := apptest.Kept(name, apptest.RepoRoot(t), func(dir string) error {
+		stamp := filepath.Join(dir, "inputs")
+		if b, err := os.ReadFile(stamp); err == nil && string(b) == sum {
+			return nil
+		}
+		if err := os.Remove(stamp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := build(dir); err != nil {
+			return err
+		}
+		return os.WriteFile(stamp, []byte(sum), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// pinned reads the files of the repository that pin a client's tools.
+func pinned(t *testing.T, root string, files ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // runGoClient generates a Go client with oapi-codegen (the tool pinned in
 // go.mod) into a throwaway package of this module (a directory whose name
 // starts with _ is never part of ./...), builds it with the program below
@@ -126,40 +178,48 @@ func runGoClient(t *testing.T, doc []byte, arg string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := filepath.Join(root, "contract", "openapi", "build")
-	if err := os.MkdirAll(build, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(build, "_goclient")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.WriteFile(filepath.Join(dir, "openapi.json"), doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goClientProgram), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// skip-prune: oapi-codegen's pruning does not follow references from
-	// the top-level webhooks section, so it would drop the event schemas
-	// the webhook types it generates use (docs/openapi.md).
-	config := "package: main\ngenerate:\n  models: true\n  client: true\noutput-options:\n  skip-prune: true\noutput: " +
-		filepath.Join(dir, "client.gen.go") + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "oapi-codegen.yaml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gen := exec.Command("go", "tool", "oapi-codegen", "-config", filepath.Join(dir, "oapi-codegen.yaml"), filepath.Join(dir, "openapi.json"))
-	gen.Dir = root
-	if out, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("oapi-codegen: %v\n%s", err, out)
-	}
-	rel, err := filepath.Rel(root, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := exec.Command("go", "run", "./"+filepath.ToSlash(rel), arg)
-	run.Dir = root
+	inputs := append([][]byte{doc, []byte(goClientProgram), []byte(runtime.Version())}, pinned(t, root, "go.mod", "go.sum")...)
+	kept := keptClient(t, "goclient", inputs, func(kept string) error {
+		build := filepath.Join(root, "contract", "openapi", "build")
+		if err := os.MkdirAll(build, 0o755); err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp(build, "_goclient")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if err := os.WriteFile(filepath.Join(dir, "openapi.json"), doc, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goClientProgram), 0o644); err != nil {
+			return err
+		}
+		// skip-prune: oapi-codegen's pruning does not follow references from
+		// the top-level webhooks section, so it would drop the event schemas
+		// the webhook types it generates use (docs/openapi.md).
+		config := "package: main\ngenerate:\n  models: true\n  client: true\noutput-options:\n  skip-prune: true\noutput: " +
+			filepath.Join(dir, "client.gen.go") + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "oapi-codegen.yaml"), []byte(config), 0o644); err != nil {
+			return err
+		}
+		gen := exec.Command("go", "tool", "oapi-codegen", "-config", filepath.Join(dir, "oapi-codegen.yaml"), filepath.Join(dir, "openapi.json"))
+		gen.Dir = root
+		if out, err := gen.CombinedOutput(); err != nil {
+			return fmt.Errorf("oapi-codegen: %v\n%s", err, out)
+		}
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			return err
+		}
+		compile := exec.Command("go", "build", "-o", filepath.Join(kept, "client"), "./"+filepath.ToSlash(rel))
+		compile.Dir = root
+		if out, err := compile.CombinedOutput(); err != nil {
+			return fmt.Errorf("the generated Go client does not compile: %v\n%s", err, out)
+		}
+		return nil
+	})
+	run := exec.Command(filepath.Join(kept, "client"), arg)
 	var stderr strings.Builder
 	run.Stderr = &stderr
 	out, err := run.Output()
@@ -174,32 +234,52 @@ func runGoClient(t *testing.T, doc []byte, arg string) []byte {
 func runTypeScriptClient(t *testing.T, doc []byte, arg string) []byte {
 	t.Helper()
 	tools := npmTools(t)
-	if err := os.MkdirAll(filepath.Join(tools, "build"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Inside the tools' directory, so that the program resolves openapi-fetch.
-	dir, err := os.MkdirTemp(filepath.Join(tools, "build"), "tsclient")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	for name, text := range map[string]string{"openapi.json": string(doc), "main.ts": tsClientProgram, "tsconfig.json": tsConfig,
-		"package.json": `{"type": "module", "private": true}`} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+	inputs := append([][]byte{doc, []byte(tsClientProgram), []byte(tsConfig)}, pinned(t, tools, "package-lock.json")...)
+	kept := keptClient(t, "tsclient", inputs, func(kept string) error {
+		if err := os.MkdirAll(filepath.Join(tools, "build"), 0o755); err != nil {
+			return err
 		}
-	}
-	rel, err := filepath.Rel(tools, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := runTool(t, tools, "openapi-typescript", filepath.Join(rel, "openapi.json"), "--output", filepath.Join(rel, "schema.d.ts")); err != nil {
-		t.Fatalf("openapi-typescript: %v\n%s", err, out)
-	}
-	if out, err := runTool(t, tools, "tsc", "--project", filepath.Join(rel, "tsconfig.json")); err != nil {
-		t.Fatalf("tsc --strict: %v\n%s", err, out)
-	}
-	run := exec.Command("node", filepath.Join(dir, "main.js"), arg)
+		// Inside the tools' directory, so that tsc resolves openapi-fetch.
+		dir, err := os.MkdirTemp(filepath.Join(tools, "build"), "tsclient")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		for name, text := range map[string]string{"openapi.json": string(doc), "main.ts": tsClientProgram, "tsconfig.json": tsConfig,
+			"package.json": `{"type": "module", "private": true}`} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				return err
+			}
+		}
+		rel, err := filepath.Rel(tools, dir)
+		if err != nil {
+			return err
+		}
+		if out, err := runTool(t, tools, "openapi-typescript", filepath.Join(rel, "openapi.json"), "--output", filepath.Join(rel, "schema.d.ts")); err != nil {
+			return fmt.Errorf("openapi-typescript: %v\n%s", err, out)
+		}
+		if out, err := runTool(t, tools, "tsc", "--project", filepath.Join(rel, "tsconfig.json")); err != nil {
+			return fmt.Errorf("tsc --strict: %v\n%s", err, out)
+		}
+		js, err := os.ReadFile(filepath.Join(dir, "main.js"))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(kept, "main.js"), js, 0o644); err != nil {
+			return err
+		}
+		// node resolves openapi-fetch from the program's directory up: the
+		// kept directory (one per checkout) links this checkout's tools.
+		link := filepath.Join(kept, "node_modules")
+		if err := os.Remove(link); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.Symlink(filepath.Join(tools, "node_modules"), link); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(kept, "package.json"), []byte(`{"type": "module", "private": true}`), 0o644)
+	})
+	run := exec.Command("node", filepath.Join(kept, "main.js"), arg)
 	run.Dir = tools
 	var stderr strings.Builder
 	run.Stderr = &stderr

@@ -20,6 +20,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/sdk/haulgraph"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 // fixture is one real instance with the demo data of one tenant.
@@ -31,10 +32,16 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts apptest.Options) *fixture {
 	t.Helper()
+	var res *seed.Result
+	if opts.DatabaseURL == "" {
+		opts.DatabaseURL, res = seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	}
 	srv := apptest.Start(t, opts)
-	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatalf("seed: %v", err)
+	if res == nil {
+		var err error
+		if res, err = seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1}); err != nil {
+			t.Fatalf("seed: %v", err)
+		}
 	}
 	return &fixture{srv: srv, seed: res, tenant: apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}}
 }

@@ -3,7 +3,6 @@ package typescript_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 var install struct {
@@ -361,11 +361,8 @@ func TestExampleProgramAgainstServer(t *testing.T) {
 	t.Parallel()
 	program := scratch(t)
 
-	srv := apptest.Start(t, apptest.Options{})
-	res, err := seed.Run(context.Background(), srv.DB, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, res := seedtest.URL(t, seed.Options{Tenant: "acme", Scale: 1})
+	srv := apptest.Start(t, apptest.Options{DatabaseURL: url})
 	tenant := apptest.Tenant{ID: res.TenantID, Slug: "acme", SubsidiaryID: res.SubsidiaryID}
 	// A load whose amounts the program must print exactly.
 	writer := srv.Token(t, tenant, domain.ScopeLoadCreate)

@@ -11,6 +11,7 @@ package dbtest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -212,4 +213,134 @@ func WaitOutboxFinal(t testing.TB, db *storage.DB) {
 		}
 		time.Sleep(time.Millisecond) // polling the server's horizon
 	}
+}
+
+// derivedLock serializes building derived templates across test processes.
+const derivedLock = 7340219
+
+var derived struct {
+	mu    sync.Mutex
+	built map[string]derivedTemplate
+}
+
+type derivedTemplate struct {
+	name string
+	note []byte
+}
+
+// Derived returns the URL of a new database, dropped when the test ends,
+// cloned from a template that fill made out of a migrated database once:
+// for a state many tests start from that takes long to write (a seeded
+// tenant), written once per family and version instead of once per test.
+// version names what fill writes (a digest of the code that writes it); a
+// template of the family with another version is dropped when this one is
+// built. fill answers a note (what a test needs to know of the state),
+// kept as the template's comment and answered here.
+func Derived(t testing.TB, family, version string, fill func(ctx context.Context, url string) ([]byte, error)) (string, []byte) {
+	t.Helper()
+	base := baseURL(t)
+	template.once.Do(func() { template.name, template.err = ensureTemplate(base) })
+	if template.err != nil {
+		t.Fatalf("dbtest: template database: %v", template.err)
+	}
+	prefix := template.name + "_" + digest(family)[:8]
+	name := prefix + digest(version)[:12]
+	derived.mu.Lock()
+	d, ok := derived.built[name]
+	if !ok {
+		note, err := ensureDerived(base, prefix, name, fill)
+		if err != nil {
+			derived.mu.Unlock()
+			t.Fatalf("dbtest: template %s: %v", family, err)
+		}
+		if derived.built == nil {
+			derived.built = map[string]derivedTemplate{}
+		}
+		d = derivedTemplate{name: name, note: note}
+		derived.built[name] = d
+	}
+	derived.mu.Unlock()
+	return create(t, base, "TEMPLATE "+d.name), d.note
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// ensureDerived builds template name (unless a process has) from the
+// migrated template and fill, and answers its note.
+func ensureDerived(base, prefix, name string, fill func(ctx context.Context, url string) ([]byte, error)) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", derivedLock); err != nil {
+		return nil, err
+	}
+	defer admin.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", derivedLock) //nolint:errcheck
+
+	var note *string
+	err = admin.QueryRow(ctx, "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1", name).Scan(&note)
+	switch {
+	case err == nil && note != nil:
+		return hex.DecodeString(*note)
+	case err != nil && !errors.Is(err, pgx.ErrNoRows):
+		return nil, err
+	}
+	// Built under another name and renamed once complete, as the migrated
+	// template is; the note is written last, so a template without one
+	// is half-made and built again.
+	building := name + "_b"
+	for _, n := range []string{building, name} {
+		_, _ = admin.Exec(ctx, "ALTER DATABASE "+n+" IS_TEMPLATE false")
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)"); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+building+" TEMPLATE "+template.name); err != nil {
+		return nil, err
+	}
+	b, err := fill(ctx, withDatabase(base, building))
+	if err != nil {
+		return nil, err
+	}
+	for {
+		_, err = admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" { // object_in_use: fill's pool leaving
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+name+" IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+		return nil, err
+	}
+	if _, err := admin.Exec(ctx, "COMMENT ON DATABASE "+name+" IS '"+hex.EncodeToString(b)+"'"); err != nil {
+		return nil, err
+	}
+	// The family's templates of other versions are of no further use.
+	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2", prefix, name)
+	if err != nil {
+		return nil, err
+	}
+	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range stale {
+		_, _ = admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{s}.Sanitize()+" IS_TEMPLATE false")
+		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{s}.Sanitize()+" WITH (FORCE)")
+	}
+	return b, nil
 }
