@@ -183,12 +183,23 @@ func TestRelayListensAgainAfterLosingItsConnection(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// terminate ends the relay's listening connection, once it listens
+	// again: a relay that has reconnected may not have sent LISTEN yet.
 	terminate := func() {
 		t.Helper()
-		var n int
-		if err := db.Pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&n); err != nil || n != 1 {
-			t.Fatalf("terminating the relay's connection: %d terminated, %v", n, err)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var n int
+			if err := db.Pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&n); err != nil || n > 1 {
+				t.Fatalf("terminating the relay's connection: %d terminated, %v", n, err)
+			} else if n == 1 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the relay did not listen again within 30 s")
+			}
+			time.Sleep(10 * time.Millisecond) // polling pg_stat_activity, bounded by the deadline
 		}
 	}
 	for i := range 3 {

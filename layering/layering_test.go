@@ -48,6 +48,7 @@ var rules = []rule{
 	{"storage/pgcluster", []string{"storage"}},
 	{"storage/readstest", []string{"storage", "domain/..."}},
 	{"storage/seed", []string{"storage", "domain/..."}},
+	{"storage/seedtest", []string{"storage", "storage/dbtest", "storage/seed"}},
 	{"storage", []string{"domain/...", "secretbox"}},
 	// Background work: loops over the areas' ports, never storage (app
 	// hands them its implementations).
