@@ -69,13 +69,13 @@ race:
 		$(GO) test -race $(TESTFLAGS) $(RACE_PKGS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: in `make test`
-# 5,000 inputs, unguided, on the tests' own build (a count, not a duration:
+# 2,000 inputs, unguided, on the tests' own build (a count, not a duration:
 # a duration's deadline fails a run whose workers a loaded machine slows);
 # `make fuzz` builds them instrumented, guided by coverage, longer by hand
 # (docs/testing.md).
 # Failing inputs land in the package's testdata/fuzz/ and then run with
 # every `go test`.
-FUZZTIME ?= 5000x
+FUZZTIME ?= 2000x
 FUZZ_TARGETS = \
 	./domain:FuzzParseDateTime \
 	./domain:FuzzCheckText \

@@ -12,6 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
 
 // FuzzReadUploadParts: the REST upload route, over the real document
@@ -19,11 +20,8 @@ import (
 // with a recorded document or with the client's error (4xx): never an
 // internal one, never a panic.
 func FuzzReadUploadParts(f *testing.F) {
-	db := dbtest.New(f)
-	res, err := seed.Run(context.Background(), db, seed.Options{Tenant: "acme", Scale: 1})
-	if err != nil {
-		f.Fatal(err)
-	}
+	url, res := seedtest.URL(f, seed.Options{Tenant: "acme", Scale: 1})
+	db := dbtest.Open(f, url)
 	blobs, err := storage.OpenBlobs(context.Background(), "file://"+f.TempDir())
 	if err != nil {
 		f.Fatal(err)

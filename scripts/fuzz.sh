@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-FUZZTIME=${FUZZTIME:-5000x}
+FUZZTIME=${FUZZTIME:-2000x}
 FUZZ_GUIDED=${FUZZ_GUIDED:-yes}
 
 for t in "$@"; do

@@ -61,7 +61,14 @@ func EmptyURL(t testing.TB) string {
 // (contract/emitted): a mismatch fails the test.
 func New(t testing.TB) *storage.DB {
 	t.Helper()
-	db, err := storage.Open(context.Background(), URL(t))
+	return Open(t, URL(t))
+}
+
+// Open opens the database at url (one of this package's) as New does,
+// closed when the test ends.
+func Open(t testing.TB, url string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(context.Background(), url)
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
