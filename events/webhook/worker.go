@@ -155,7 +155,17 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 // records every attempt; it returns how many it attempted.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	w.init()
-	claimed, err := w.svc.Claim(ctx, w.Batch)
+	// A claim is one statement that leases what it returns: cut short by
+	// ctx it may still commit, and its deliveries would stay leased (the
+	// attempt timeout and a margin) past a clean stop. So no claim starts
+	// once ctx has ended, and one that started runs to its end (bounded);
+	// its deliveries are then sent within the drain and recorded.
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+	claimed, err := w.svc.Claim(claimCtx, w.Batch)
+	cancel()
 	if err != nil {
 		return 0, err
 	}
@@ -180,6 +190,9 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	wg.Wait()
 	return len(claimed), errors.Join(errs...)
 }
+
+// claimTimeout bounds a claim, which its caller cannot cut short.
+const claimTimeout = 10 * time.Second
 
 // attempt sends one signed delivery and says what came of it.
 func (w *Worker) attempt(ctx context.Context, c webhooks.ClaimedDelivery) webhooks.Sent {
