@@ -163,39 +163,52 @@ func ensureTemplate(base string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The pool's backends may take a moment to leave; a rename needs them gone.
-	for {
-		_, err = admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
-		var pgErr *pgconn.PgError
-		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" { // object_in_use
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return "", err
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	if err != nil {
-		return "", err
-	}
-	if _, err := admin.Exec(ctx, "ALTER DATABASE "+name+" IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+	if err := makeTemplate(ctx, admin, building, name); err != nil {
 		return "", err
 	}
 	// Templates of older migration sets are of no further use.
-	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'hg\\_tmpl\\_%' AND datname <> $1", name)
+	return name, dropTemplates(ctx, admin, "hg_tmpl_", name)
+}
+
+// makeTemplate renames building, once complete, to name and marks it a
+// template. The pool that filled it may take a moment to leave; a rename
+// needs its backends gone.
+func makeTemplate(ctx context.Context, admin *pgx.Conn, building, name string) error {
+	for {
+		_, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
+		var pgErr *pgconn.PgError
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &pgErr) || pgErr.Code != "55006" { // object_in_use
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	_, err := admin.Exec(ctx, "ALTER DATABASE "+name+" IS_TEMPLATE true ALLOW_CONNECTIONS false")
+	return err
+}
+
+// dropTemplates drops the databases whose names start with prefix, but
+// keep.
+func dropTemplates(ctx context.Context, admin *pgx.Conn, prefix, keep string) error {
+	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2", prefix, keep)
 	if err != nil {
-		return "", err
+		return err
 	}
 	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return "", err
+		return err
 	}
 	for _, s := range stale {
 		_, _ = admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{s}.Sanitize()+" IS_TEMPLATE false")
 		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{s}.Sanitize()+" WITH (FORCE)")
 	}
-	return name, nil
+	return nil
 }
 
 // WaitOutboxFinal waits (up to 10 s) until every event committed so far is
@@ -315,39 +328,12 @@ func ensureDerived(base, prefix, name string, fill func(ctx context.Context, url
 	if err != nil {
 		return nil, err
 	}
-	for {
-		_, err = admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
-		var pgErr *pgconn.PgError
-		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" { // object_in_use: fill's pool leaving
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if _, err := admin.Exec(ctx, "ALTER DATABASE "+name+" IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+	if err := makeTemplate(ctx, admin, building, name); err != nil {
 		return nil, err
 	}
 	if _, err := admin.Exec(ctx, "COMMENT ON DATABASE "+name+" IS '"+hex.EncodeToString(b)+"'"); err != nil {
 		return nil, err
 	}
 	// The family's templates of other versions are of no further use.
-	rows, err := admin.Query(ctx, "SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2", prefix, name)
-	if err != nil {
-		return nil, err
-	}
-	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range stale {
-		_, _ = admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{s}.Sanitize()+" IS_TEMPLATE false")
-		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{s}.Sanitize()+" WITH (FORCE)")
-	}
-	return b, nil
+	return b, dropTemplates(ctx, admin, prefix, name)
 }
