@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -44,15 +43,7 @@ func TestRelayStopsWhenTheDatabaseLostWhatItPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tenant, sub := uuid.New(), uuid.New()
-	for _, q := range []string{
-		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'lost', 'L')`,
-		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
-	} {
-		if _, err := db.Pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tenant, sub := newTenant(t, db, "lost")
 	hub := events.NewHub()
 	relay := &events.Relay{Outbox: &storage.Outbox{DB: db}, Hub: hub, Poll: 50 * time.Millisecond, Retry: 20 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}

@@ -27,15 +27,7 @@ func TestRelayStartedBehindAnOpenTransactionPublishesWhatCommittedAhead(t *testi
 	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
-	tenant, sub := uuid.New(), uuid.New()
-	for _, q := range []string{
-		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'head', 'H')`,
-		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
-	} {
-		if _, err := db.Pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tenant, sub := newTenant(t, db, "head")
 	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate}})
 	create := func(n string) string {

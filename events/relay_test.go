@@ -72,13 +72,7 @@ func TestRelayPublishesCommittedWritesOnceAndWakes(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
-	tenant, sub := uuid.New(), uuid.New()
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO tenants (id, slug, name) VALUES ($1, 'relay', 'R')`, tenant); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, 'S')`, sub, tenant); err != nil {
-		t.Fatal(err)
-	}
+	tenant, sub := newTenant(t, db, "relay")
 	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 	caller := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadCreate, domain.ScopeLoadUpdate}})
 	create := func(n string) {
@@ -130,15 +124,9 @@ func TestRelayPollsWhenNotificationsAreLost(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
-	tenant, sub := uuid.New(), uuid.New()
-	for _, q := range []string{
-		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'poll', 'P')`,
-		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
-		`ALTER TABLE events DISABLE TRIGGER events_notify`,
-	} {
-		if _, err := db.Pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
+	tenant, sub := newTenant(t, db, "poll")
+	if _, err := db.Pool.Exec(ctx, `ALTER TABLE events DISABLE TRIGGER events_notify`); err != nil {
+		t.Fatal(err)
 	}
 	_, hub := startRelay(t, db, 50*time.Millisecond)
 	ch, subscription := subscribe(hub, tenant)
@@ -161,15 +149,7 @@ func TestRelayListensAgainAfterLosingItsConnection(t *testing.T) {
 	t.Parallel()
 	db := dbtest.New(t)
 	ctx := context.Background()
-	tenant, sub := uuid.New(), uuid.New()
-	for _, q := range []string{
-		`INSERT INTO tenants (id, slug, name) VALUES ('` + tenant.String() + `', 'relisten', 'R')`,
-		`INSERT INTO subsidiaries (id, tenant_id, name) VALUES ('` + sub.String() + `', '` + tenant.String() + `', 'S')`,
-	} {
-		if _, err := db.Pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tenant, sub := newTenant(t, db, "relisten")
 	// No polling within the test: events come from a drain on reconnecting
 	// or from NOTIFY on the new connection.
 	_, hub := startRelayRetrying(t, db, time.Hour, 20*time.Millisecond)
@@ -209,4 +189,17 @@ func TestRelayListensAgainAfterLosingItsConnection(t *testing.T) {
 			t.Fatalf("after reconnection %d: %+v", i, ev.Data.Load)
 		}
 	}
+}
+
+// newTenant writes a tenant with one subsidiary and answers both ids.
+func newTenant(t *testing.T, db *storage.DB, slug string) (tenant, sub uuid.UUID) {
+	t.Helper()
+	tenant, sub = uuid.New(), uuid.New()
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO tenants (id, slug, name) VALUES ($1, $2, $2)`, tenant, slug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO subsidiaries (id, tenant_id, name) VALUES ($1, $2, 'S')`, sub, tenant); err != nil {
+		t.Fatal(err)
+	}
+	return tenant, sub
 }
