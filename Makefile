@@ -9,8 +9,12 @@ TESTFLAGS ?= -count=1 -timeout 30m -parallel 6
 # make test's one compilation mode: the image's static, path-free build.
 # Every go command under make test (the generators, the binary, the tests,
 # the tests' own builds of the binary and the image, the fuzz targets)
-# shares its compiled packages.
-TESTMODE = CGO_ENABLED=0 GOFLAGS='$(strip $(GOFLAGS) -trimpath)'
+# shares its compiled packages. Its links leave out DWARF (-w: nobody runs a
+# debugger on them, and it is a third of linking, the largest compile cost
+# of a warm run); the image's build sets its own -ldflags.
+TESTMODE = CGO_ENABLED=0 GOFLAGS='$(strip $(GOFLAGS) -trimpath -ldflags=-w)'
+# The tests' cluster: in memory when there is room (scripts/with-pg.sh).
+TESTPG = env HAULGRAPH_PG_MEMORY=yes ./scripts/with-pg.sh
 # The packages whose tests run goroutines against each other (the event
 # hub and relay, webhook delivery, live subscriptions, WebSocket and event
 # stream transports, rate limits, the connection edge, the server's
@@ -61,11 +65,11 @@ test:
 	@$(TESTMODE) $(MAKE) --no-print-directory check-static
 	$(TESTMODE) $(GO) build -o /dev/null ./cmd/haulgraph
 	@$(TESTMODE) GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
-		./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh ./scripts/test.sh $(FUZZ_TARGETS)
+		./scripts/with-tools.sh $(TESTPG) ./scripts/with-chromium.sh ./scripts/test.sh $(FUZZ_TARGETS)
 
 # RACE_PKGS' tests under the race detector (cgo; a build of its own).
 race:
-	@CGO_ENABLED=1 ./scripts/with-tools.sh ./scripts/with-pg.sh ./scripts/with-chromium.sh \
+	@CGO_ENABLED=1 ./scripts/with-tools.sh $(TESTPG) ./scripts/with-chromium.sh \
 		$(GO) test -race $(TESTFLAGS) $(RACE_PKGS)
 
 # Fuzz targets (package:function), each run for FUZZTIME: in `make test`
@@ -97,7 +101,7 @@ FUZZ_TARGETS = \
 
 # FuzzReadUploadParts stores into a real PostgreSQL: the loop runs under with-pg.sh.
 fuzz:
-	@./scripts/with-pg.sh $(MAKE) --no-print-directory fuzz-targets
+	@$(TESTPG) $(MAKE) --no-print-directory fuzz-targets
 
 # A target that is not in its package fails: go test would say "no fuzz
 # tests to fuzz" and pass (scripts/fuzz.sh).

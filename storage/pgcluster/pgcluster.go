@@ -1,14 +1,15 @@
 // Package pgcluster starts PostgreSQL clusters of a test's own on this
 // machine: a primary and N streaming standbys cloned from it with
 // pg_basebackup -R, each its own data directory and Unix socket directory
-// (listen_addresses empty), all under a fresh directory in /var/tmp that the
+// (listen_addresses empty), all under a fresh directory of the scratch home
+// (scratchHome: /var/tmp, or scripts/with-pg.sh's in-memory home) that the
 // postgres user owns (the server refuses to run as root, so as root every
 // binary runs as postgres through runuser, as scripts/with-pg.sh does).
 //
 // The primary carries the database "haulgraph", migrated before the standbys
 // are cloned, so every node has HaulGraph's schema and roles from the start
 // (the primary starts from a copy of a migrated template data directory,
-// kept in /var/tmp per server version and migration set).
+// kept in the scratch home per server version and migration set).
 // Everything is stopped and removed when the test ends.
 package pgcluster
 
@@ -84,7 +85,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if err != nil {
 		t.Fatalf("pgcluster: %v", err)
 	}
-	dir, err := os.MkdirTemp("/var/tmp", "hg-pgcluster-")
+	dir, err := os.MkdirTemp(scratchHome(), "hg-pgcluster-")
 	if err != nil {
 		t.Fatalf("pgcluster: %v", err)
 	}
@@ -174,18 +175,29 @@ var tmpl struct {
 	err  error
 }
 
+// scratchHome is where clusters and the template live: HAULGRAPH_PG_SCRATCH
+// (scripts/with-pg.sh sets it to its cluster's home when that is in memory:
+// copying data directories creates thousands of files, cheap only there),
+// else /var/tmp, which the postgres user can reach from any checkout.
+func scratchHome() string {
+	if dir := os.Getenv("HAULGRAPH_PG_SCRATCH"); dir != "" {
+		return dir
+	}
+	return "/var/tmp"
+}
+
 func templateData(bindir string) (string, error) {
 	tmpl.once.Do(func() { tmpl.data, tmpl.err = buildTemplate(bindir) })
 	return tmpl.data, tmpl.err
 }
 
 func buildTemplate(bindir string) (string, error) {
-	final := filepath.Join("/var/tmp", "hg-pgcluster-template-w1-"+filepath.Base(filepath.Dir(bindir))+"-"+storage.MigrationsDigest()[:16])
+	final := filepath.Join(scratchHome(), "hg-pgcluster-template-w1-"+filepath.Base(filepath.Dir(bindir))+"-"+storage.MigrationsDigest()[:16])
 	data := filepath.Join(final, "primary", "data")
 	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err == nil {
 		return data, nil
 	}
-	build, err := os.MkdirTemp("/var/tmp", "hg-pgcluster-build-")
+	build, err := os.MkdirTemp(scratchHome(), "hg-pgcluster-build-")
 	if err != nil {
 		return "", err
 	}

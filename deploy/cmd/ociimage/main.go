@@ -99,7 +99,9 @@ func build(binary, certs, version, revision, arch, out string, epoch time.Time) 
 		return "", err
 	}
 	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression) // no name, no time: reproducible
+	// No name, no time: reproducible. The default level: the best one saved
+	// 0.2 % of the layer for 2.5 times the CPU.
+	zw, err := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 	if err != nil {
 		return "", err
 	}
