@@ -8,8 +8,10 @@
 #
 # FUZZ_GUIDED=yes (make fuzz): the binary is built with go test -fuzz's
 # coverage instrumentation, which guides the mutations. FUZZ_GUIDED=no
-# (make test): the plain test binary of the build the tests compile anyway
-# (no compilation of its own), mutating the corpus without guidance.
+# (make test): the plain test binary of the build the tests compile anyway,
+# mutating the corpus without guidance; FUZZ_BINS names a directory where
+# go test -o left those binaries (PKG's as <last element of PKG>.test), so
+# that nothing is linked again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -32,7 +34,9 @@ module=$("$GO" list -m)
 for t in "$@"; do
   pkg=${t%%:*} fn=${t##*:}
   bin=$bins/$(printf '%s' "$pkg" | tr -c 'A-Za-z0-9' _).test
-  if [ ! -x "$bin" ]; then
+  if [ -n "${FUZZ_BINS:-}" ]; then
+    bin=$FUZZ_BINS/$(basename "$pkg").test
+  elif [ ! -x "$bin" ]; then
     instrument=()
     if [ "$FUZZ_GUIDED" = yes ]; then
       instrument=(-fuzz "^$fn\$")

@@ -4,17 +4,19 @@
 # (docs/testing.md). The Makefile exports make test's one compilation mode
 # (CGO_ENABLED=0, GOFLAGS=-trimpath -ldflags=-w: the image's build, linked
 # without DWARF), which every go command below and in the tests shares.
-# Three at once, since many tests
-# wait (on servers, timers, child processes) and leave a core idle:
-#   - go test $TESTFLAGS -vet=all $PKGS: the tests, and make check's vet
-#     with every analyzer;
+# Three at once, since many tests wait (on servers, timers, child
+# processes) and leave a core idle:
+#   - go test $TESTFLAGS -vet=all: the tests of $PKGS but the fuzz targets'
+#     packages, and make check's vet with every analyzer;
 #   - the build with every cloud driver ($ALL_TAGS) resolved (its files
 #     only import the drivers: go list finds a missing module or go.sum
 #     line without compiling the cloud SDKs, which make check vets), then
 #     the deploy module's and the Go SDK module's vet and tests;
-#   - the fuzz targets (scripts/fuzz.sh: FUZZTIME unguided inputs each, on
-#     the test binaries of this mode).
-# The go test output streams; the others print once they end. Fails if any
+#   - the fuzz targets' packages of $PKGS: their tests as above, keeping
+#     their test binaries (go test -o), then the targets (scripts/fuzz.sh:
+#     FUZZTIME unguided inputs each) on those binaries, so each is linked
+#     once.
+# The first's output streams; the others print once they end. Fails if any
 # of them fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,12 +37,31 @@ trap 'rm -rf "$logs"' EXIT
   GOWORK=off "$GO" test ${TESTFLAGS:-} ./...
 ) >"$logs/modules" 2>&1 &
 modules=$!
-FUZZ_GUIDED=no ./scripts/fuzz.sh "$@" >"$logs/fuzz" 2>&1 &
+
+# shellcheck disable=SC2086 # PKGS is a list
+"$GO" list ${PKGS:-./...} | sort >"$logs/pkgs"
+# The targets of the packages tested (scripts' TestFuzzTargetsExist checks
+# that each names a target of its package).
+module=$("$GO" list -m)
+targets=()
+for t in "$@"; do
+  dir=${t%%:*}
+  if grep -qxF "$module/${dir#./}" "$logs/pkgs"; then targets+=("$t"); fi
+done
+for t in "${targets[@]}"; do dir=${t%%:*}; echo "$module/${dir#./}"; done | sort -u >"$logs/fuzzpkgs"
+(
+  set -e
+  [ -s "$logs/fuzzpkgs" ] || exit 0
+  # shellcheck disable=SC2046,SC2086 # lists
+  "$GO" test ${TESTFLAGS:-} -vet=all -o "$logs/bins/" $(cat "$logs/fuzzpkgs")
+  FUZZ_GUIDED=no FUZZ_BINS="$logs/bins" ./scripts/fuzz.sh "${targets[@]}"
+) >"$logs/fuzz" 2>&1 &
 fuzz=$!
 
 status=0
-# shellcheck disable=SC2086 # TESTFLAGS and PKGS are lists
-"$GO" test ${TESTFLAGS:-} -vet=all ${PKGS:-./...} || status=1
+rest=$(comm -23 "$logs/pkgs" "$logs/fuzzpkgs")
+# shellcheck disable=SC2086 # TESTFLAGS and the packages are lists
+[ -z "$rest" ] || "$GO" test ${TESTFLAGS:-} -vet=all $rest || status=1
 
 for side in modules fuzz; do
   if wait "${!side}"; then result=ok; else result=FAIL; status=1; fi
