@@ -275,8 +275,29 @@ type failoverSubscriber struct {
 	replayed   atomic.Int64 // events received by a session that began with after:
 	goingAway  atomic.Int64 // sessions the server closed with 1001
 
-	mu   sync.Mutex
-	conn *websocket.Conn
+	mu         sync.Mutex
+	conn       *websocket.Conn
+	firstError string
+}
+
+// failed counts an error frame and keeps the first for the failure message.
+func (s *failoverSubscriber) failed(frame []byte) {
+	if s.errors.Add(1) == 1 {
+		s.mu.Lock()
+		s.firstError = string(frame)
+		s.mu.Unlock()
+	}
+}
+
+// errorFrames describes the error frames received (none: "").
+func (s *failoverSubscriber) errorFrames() string {
+	n := s.errors.Load()
+	if n == 0 {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%d error frames, the first: %s", n, s.firstError)
 }
 
 // drop closes the current connection, as a network failure would.
@@ -358,7 +379,7 @@ func (s *failoverSubscriber) session(ctx context.Context) error {
 		case "next":
 			if len(msg.Payload.Errors) > 0 {
 				if !unavailable {
-					s.errors.Add(1)
+					s.failed(raw)
 				}
 				return errors.New("error frame")
 			}
@@ -369,7 +390,7 @@ func (s *failoverSubscriber) session(ctx context.Context) error {
 			}
 		case "error":
 			if !unavailable {
-				s.errors.Add(1)
+				s.failed(raw)
 			}
 			return errors.New(string(raw))
 		case "complete":

@@ -220,8 +220,8 @@ func TestFailoverToSynchronousStandby(t *testing.T) {
 			t.Errorf("the webhook received event %s, which the new primary does not have", id)
 		}
 	}
-	if sub.errors.Load() > 0 {
-		t.Errorf("the subscription got %d error frames other than SERVICE_UNAVAILABLE", sub.errors.Load())
+	if e := sub.errorFrames(); e != "" {
+		t.Errorf("the subscription got error frames other than SERVICE_UNAVAILABLE: %s", e)
 	}
 	if sub.replayed.Load() == 0 {
 		t.Error("no event reached the subscription resumed with after: its cursor")

@@ -229,8 +229,8 @@ func TestRollingRestartBehindHAProxy(t *testing.T) {
 				t.Errorf("subscriber %d received event %s %d times (in the database: %v)", i, id, n, inDB[id])
 			}
 		}
-		if s.errors.Load() > 0 {
-			t.Errorf("subscriber %d got %d error frames", i, s.errors.Load())
+		if e := s.errorFrames(); e != "" {
+			t.Errorf("subscriber %d got %s", i, e)
 		}
 		if s.goingAway.Load() == 0 {
 			t.Errorf("subscriber %d was never closed with 1001: the restarts did not reach it", i)
