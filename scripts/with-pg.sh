@@ -7,9 +7,9 @@
 # It also marks the demo: HAULGRAPH_DEMO_DIR (the absolute .data of this
 # checkout unless already set) is where the demo's generated encryption key and
 # client live, so the server and the CLI find the same key from any directory.
-# HAULGRAPH_PG_MEMORY=yes (make test, make race) keeps the cluster in memory,
-# in a directory of /dev/shm named after the checkout, when /dev/shm is a
-# tmpfs with 4 GiB free (else under .data): the tests create and drop a
+# HAULGRAPH_PG_MEMORY=yes (make test, race and fuzz) keeps the cluster in
+# memory, in a directory of /dev/shm named after the checkout, when /dev/shm
+# is a tmpfs with 4 GiB free (else under .data): the tests create and drop a
 # database each, hundreds of files apiece, and on a disk file creation is
 # most of the cluster's work (on ext4 without a journal, every new file scans
 # the recently deleted inodes: a third of a test run's CPU time). The tests'
@@ -22,7 +22,7 @@ if [ -z "${HAULGRAPH_PG_DIR:-}" ] && [ "${HAULGRAPH_PG_MEMORY:-}" = yes ] &&
   [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
   [ "$(df -P -k /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((4 * 1024 * 1024)) ]; then
   data="/dev/shm/haulgraph-pg-$(printf '%s' "$root" | sha256sum | cut -c1-12)"
-  export HAULGRAPH_PG_SCRATCH="$data" # the tests' clusters of their own (storage/pgcluster) too
+  memory=yes
 fi
 unset HAULGRAPH_PG_MEMORY # this cluster's choice, not its commands'
 export HAULGRAPH_DEMO_DIR="${HAULGRAPH_DEMO_DIR:-$root/.data}"
@@ -59,6 +59,8 @@ as_pg() {
 }
 
 mkdir -p "$data"
+# The tests' clusters of their own (storage/pgcluster) go beside this one.
+if [ "${memory:-}" = yes ]; then export HAULGRAPH_PG_SCRATCH="$data"; fi
 if [ "$(id -u)" = 0 ]; then
   id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/sh postgres
   # A checkout the postgres user cannot reach (say under /root) keeps its
