@@ -17,11 +17,12 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+checkout=$(printf '%s' "$root" | sha256sum | cut -c1-12) # names this checkout's homes outside it
 data="${HAULGRAPH_PG_DIR:-$root/.data}" # HAULGRAPH_PG_DIR: another home for the cluster (tests)
 if [ -z "${HAULGRAPH_PG_DIR:-}" ] && [ "${HAULGRAPH_PG_MEMORY:-}" = yes ] &&
   [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
   [ "$(df -P -k /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((4 * 1024 * 1024)) ]; then
-  data="/dev/shm/haulgraph-pg-$(printf '%s' "$root" | sha256sum | cut -c1-12)"
+  data="/dev/shm/haulgraph-pg-$checkout"
   memory=yes
 fi
 unset HAULGRAPH_PG_MEMORY # this cluster's choice, not its commands'
@@ -66,7 +67,7 @@ if [ "$(id -u)" = 0 ]; then
   # A checkout the postgres user cannot reach (say under /root) keeps its
   # cluster in a private directory of its own under /var/tmp, linked from .data.
   if ! runuser -u postgres -- test -x "$data"; then
-    alt="/var/tmp/haulgraph-pg-$(printf '%s' "$root" | sha256sum | cut -c1-12)"
+    alt="/var/tmp/haulgraph-pg-$checkout"
     mkdir -p "$alt" && chown postgres:postgres "$alt" && chmod 700 "$alt"
     pgdata="$alt/pg"
     sock="$alt/run"

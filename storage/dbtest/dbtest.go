@@ -166,7 +166,8 @@ func ensureTemplate(base string) (string, error) {
 	if err := makeTemplate(ctx, admin, building, name); err != nil {
 		return "", err
 	}
-	// Templates of older migration sets are of no further use.
+	// Templates of older migration sets, and those derived from them (named
+	// after them), are of no further use.
 	return name, dropTemplates(ctx, admin, "hg_tmpl_", name)
 }
 
