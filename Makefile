@@ -54,16 +54,17 @@ run:
 reset:
 	@./scripts/reset-demo.sh
 
-# The binary the tests that run it share (cmd/haulgraph's, make build in the
-# README's and the scripts' copies of the tree), built once here so that each
-# of them finds it in the build cache; with it the packages most tests
-# import. Then, at once (scripts/test.sh; docs/testing.md): go test -vet=all
+# The packages of the binary the tests that run it share (cmd/haulgraph's,
+# make build in the README's and the scripts' copies of the tree), compiled
+# once here (go list -export: compiled, not linked) so that each of them
+# finds them in the build cache; with them the packages most tests import.
+# Then, at once (scripts/test.sh; docs/testing.md): go test -vet=all
 # (make check's vet on the build the tests compile), the cloud drivers'
 # dependencies resolved, the deploy and SDK modules' tests and the fuzz
 # targets.
 test:
 	@$(TESTMODE) $(MAKE) --no-print-directory check-static
-	$(TESTMODE) $(GO) build -o /dev/null ./cmd/haulgraph
+	$(TESTMODE) $(GO) list -export -deps ./cmd/haulgraph >/dev/null
 	@$(TESTMODE) GO='$(GO)' TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' ALL_TAGS='$(ALL_TAGS)' FUZZTIME='$(FUZZTIME)' \
 		./scripts/with-tools.sh $(TESTPG) ./scripts/with-chromium.sh ./scripts/test.sh $(FUZZ_TARGETS)
 

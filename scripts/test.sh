@@ -12,12 +12,17 @@
 #     only import the drivers: go list finds a missing module or go.sum
 #     line without compiling the cloud SDKs, which make check vets), then
 #     the deploy module's and the Go SDK module's vet and tests;
-#   - the fuzz targets' packages of $PKGS: their tests as above, keeping
-#     their test binaries (go test -o), then the targets (scripts/fuzz.sh:
-#     FUZZTIME unguided inputs each) on those binaries, so each is linked
-#     once.
+#   - the fuzz targets' packages of $PKGS: their tests as above, then the
+#     targets (scripts/fuzz.sh: FUZZTIME unguided inputs each) on the same
+#     test binaries.
 # The first's output streams; the others print once they end. Fails if any
 # of them fails.
+# The test binaries are kept between runs, one directory per checkout in
+# the user's cache: go test -o DIR/ links a package's test binary only when
+# it is out of date (its build ID is that of the sources), and links were
+# the largest part of a warm run. Packages without tests are only vetted,
+# beside the modules: go test -o refuses two packages with one last element
+# (bench/ repeats domain/'s names, without tests).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -25,9 +30,18 @@ export GO
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
+bins="${XDG_CACHE_HOME:-$HOME/.cache}/haulgraph-test-bin/tests-$(printf '%s' "$PWD" | sha256sum | cut -c1-12)"
+mkdir -p "$bins"
+
+# shellcheck disable=SC2086 # PKGS is a list
+"$GO" list -f '{{if or .TestGoFiles .XTestGoFiles}}tested{{end}} {{.ImportPath}}' ${PKGS:-./...} >"$logs/list"
+awk '$1 == "tested" { print $2 }' "$logs/list" | sort >"$logs/pkgs"
+awk 'NF == 1' "$logs/list" >"$logs/untested"
 
 (
   set -e
+  # shellcheck disable=SC2046 # a list
+  [ ! -s "$logs/untested" ] || "$GO" test -vet=all $(cat "$logs/untested")
   "$GO" list -deps -tags "${ALL_TAGS:-}" ./cmd/haulgraph >/dev/null
   # go vet covers the tests' files too: go test's own vet would analyze
   # every dependency (Kubernetes' API) a second time.
@@ -40,8 +54,6 @@ trap 'rm -rf "$logs"' EXIT
 ) >"$logs/modules" 2>&1 &
 modules=$!
 
-# shellcheck disable=SC2086 # PKGS is a list
-"$GO" list ${PKGS:-./...} | sort >"$logs/pkgs"
 # The targets of the packages tested (scripts' TestFuzzTargetsExist checks
 # that each names a target of its package).
 module=$("$GO" list -m)
@@ -55,15 +67,15 @@ for t in "${targets[@]}"; do dir=${t%%:*}; echo "$module/${dir#./}"; done | sort
   set -e
   [ -s "$logs/fuzzpkgs" ] || exit 0
   # shellcheck disable=SC2046,SC2086 # lists
-  "$GO" test ${TESTFLAGS:-} -vet=all -o "$logs/bins/" $(cat "$logs/fuzzpkgs")
-  FUZZ_GUIDED=no FUZZ_BINS="$logs/bins" ./scripts/fuzz.sh "${targets[@]}"
+  "$GO" test ${TESTFLAGS:-} -vet=all -o "$bins/" $(cat "$logs/fuzzpkgs")
+  FUZZ_GUIDED=no FUZZ_BINS="$bins" ./scripts/fuzz.sh "${targets[@]}"
 ) >"$logs/fuzz" 2>&1 &
 fuzz=$!
 
 status=0
 rest=$(comm -23 "$logs/pkgs" "$logs/fuzzpkgs")
 # shellcheck disable=SC2086 # TESTFLAGS and the packages are lists
-[ -z "$rest" ] || "$GO" test ${TESTFLAGS:-} -vet=all $rest || status=1
+[ -z "$rest" ] || "$GO" test ${TESTFLAGS:-} -vet=all -o "$bins/" $rest || status=1
 
 for side in modules fuzz; do
   if wait "${!side}"; then result=ok; else result=FAIL; status=1; fi
