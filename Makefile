@@ -58,10 +58,10 @@ reset:
 # make build in the README's and the scripts' copies of the tree), compiled
 # once here (go list -export: compiled, not linked) so that each of them
 # finds them in the build cache; with them the packages most tests import.
-# Then, at once (scripts/test.sh; docs/testing.md): go test -vet=all
-# (make check's vet on the build the tests compile), the cloud drivers'
-# dependencies resolved, the deploy and SDK modules' tests and the fuzz
-# targets.
+# Then (scripts/test.sh; docs/testing.md) go test -vet=all (make check's
+# vet on the build the tests compile) and the fuzz targets on its test
+# binaries; beside them, the cloud drivers' dependencies resolved and the
+# deploy and SDK modules' tests.
 test:
 	@$(TESTMODE) $(MAKE) --no-print-directory check-static
 	$(TESTMODE) $(GO) list -export -deps ./cmd/haulgraph >/dev/null

@@ -4,25 +4,25 @@
 # (docs/testing.md). The Makefile exports make test's one compilation mode
 # (CGO_ENABLED=0, GOFLAGS=-trimpath -ldflags=-w: the image's build, linked
 # without DWARF), which every go command below and in the tests shares.
-# Three at once, since many tests wait (on servers, timers, child
-# processes) and leave a core idle:
-#   - go test $TESTFLAGS -vet=all: the tests of $PKGS but the fuzz targets'
-#     packages, and make check's vet with every analyzer;
+# Two at once, since many tests wait (on servers, timers, child processes)
+# and leave a core idle:
+#   - go test $TESTFLAGS -vet=all: the tests of $PKGS, and make check's vet
+#     with every analyzer; then the packages without tests, vetted (go test
+#     -o, below, refuses two packages with one last element, and bench/
+#     repeats domain/'s names, without tests); then the fuzz targets
+#     (scripts/fuzz.sh: FUZZTIME unguided inputs each) on the tests' own
+#     binaries. One go command, so that no dependency is compiled or
+#     vetted twice at the same time;
 #   - the build with every cloud driver ($ALL_TAGS) resolved (its files
 #     only import the drivers: go list finds a missing module or go.sum
 #     line without compiling the cloud SDKs, which make check vets), then
-#     the deploy module's and the Go SDK module's vet and tests;
-#   - the fuzz targets' packages of $PKGS: their tests as above, then the
-#     targets (scripts/fuzz.sh: FUZZTIME unguided inputs each) on the same
-#     test binaries.
-# The first's output streams; the others print once they end. Fails if any
-# of them fails.
+#     the deploy module's and the Go SDK module's vet and tests.
+# The first's output streams; the second prints once it ends. Fails if
+# either fails.
 # The test binaries are kept between runs, one directory per checkout in
 # the user's cache: go test -o DIR/ links a package's test binary only when
 # it is out of date (its build ID is that of the sources), and links were
-# the largest part of a warm run. Packages without tests are only vetted,
-# beside the modules: go test -o refuses two packages with one last element
-# (bench/ repeats domain/'s names, without tests).
+# the largest part of a warm run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -40,8 +40,6 @@ awk 'NF == 1' "$logs/list" >"$logs/untested"
 
 (
   set -e
-  # shellcheck disable=SC2046 # a list
-  [ ! -s "$logs/untested" ] || "$GO" test -vet=all $(cat "$logs/untested")
   "$GO" list -deps -tags "${ALL_TAGS:-}" ./cmd/haulgraph >/dev/null
   # go vet covers the tests' files too: go test's own vet would analyze
   # every dependency (Kubernetes' API) a second time.
@@ -62,24 +60,18 @@ for t in "$@"; do
   dir=${t%%:*}
   if grep -qxF "$module/${dir#./}" "$logs/pkgs"; then targets+=("$t"); fi
 done
-for t in "${targets[@]}"; do dir=${t%%:*}; echo "$module/${dir#./}"; done | sort -u >"$logs/fuzzpkgs"
-(
-  set -e
-  [ -s "$logs/fuzzpkgs" ] || exit 0
-  # shellcheck disable=SC2046,SC2086 # lists
-  "$GO" test ${TESTFLAGS:-} -vet=all -o "$bins/" $(cat "$logs/fuzzpkgs")
-  FUZZ_GUIDED=no FUZZ_BINS="$bins" ./scripts/fuzz.sh "${targets[@]}"
-) >"$logs/fuzz" 2>&1 &
-fuzz=$!
 
 status=0
-rest=$(comm -23 "$logs/pkgs" "$logs/fuzzpkgs")
-# shellcheck disable=SC2086 # TESTFLAGS and the packages are lists
-[ -z "$rest" ] || "$GO" test ${TESTFLAGS:-} -vet=all -o "$bins/" $rest || status=1
+# shellcheck disable=SC2046,SC2086 # TESTFLAGS and the packages are lists
+"$GO" test ${TESTFLAGS:-} -vet=all -o "$bins/" $(cat "$logs/pkgs") || status=1
+# Vetted after the tests, when their dependencies' facts are in the cache.
+# shellcheck disable=SC2046 # a list
+[ ! -s "$logs/untested" ] || "$GO" test -vet=all $(cat "$logs/untested") || status=1
+if [ ${#targets[@]} -gt 0 ]; then
+  FUZZ_GUIDED=no FUZZ_BINS="$bins" ./scripts/fuzz.sh "${targets[@]}" || status=1
+fi
 
-for side in modules fuzz; do
-  if wait "${!side}"; then result=ok; else result=FAIL; status=1; fi
-  echo "--- $side: $result"
-  cat "$logs/$side"
-done
+if wait "$modules"; then result=ok; else result=FAIL; status=1; fi
+echo "--- modules: $result"
+cat "$logs/modules"
 exit $status
