@@ -2,8 +2,9 @@
 # test.sh FUZZ_TARGET...: make test's runs after its static gates and its
 # build of the binary, under with-tools.sh, with-pg.sh and with-chromium.sh
 # (docs/testing.md). The Makefile exports make test's one compilation mode
-# (CGO_ENABLED=0, GOFLAGS=-trimpath -ldflags=-w: the image's build, linked
-# without DWARF), which every go command below and in the tests shares.
+# (CGO_ENABLED=0, GOFLAGS=-trimpath '-ldflags=-s -w': the image's build,
+# linked without DWARF and symbol table), which every go command below and
+# in the tests shares.
 # Two at once, since many tests wait (on servers, timers, child processes)
 # and leave a core idle:
 #   - go test $TESTFLAGS -vet=all: the tests of $PKGS, and make check's vet
