@@ -7,40 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// npmCI installs the pinned AsyncAPI parser into asyncapi/node_modules
-// unless the installed one is the locked version already.
-func npmCI(t *testing.T) {
-	t.Helper()
-	var lock struct {
-		Packages map[string]struct{ Version string } `json:"packages"`
-	}
-	b, err := os.ReadFile("asyncapi/package-lock.json")
-	if err != nil || json.Unmarshal(b, &lock) != nil {
-		t.Fatalf("asyncapi/package-lock.json: %v", err)
-	}
-	want := lock.Packages["node_modules/@asyncapi/parser"].Version
-	var installed struct{ Version string }
-	if b, err := os.ReadFile("asyncapi/node_modules/@asyncapi/parser/package.json"); err == nil {
-		_ = json.Unmarshal(b, &installed)
-	}
-	if want != "" && installed.Version == want {
-		return
-	}
-	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	cmd.Dir = "asyncapi"
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
-}
+	"github.com/haulgraph/haulgraph/npmci"
+)
 
 // The AsyncAPI parser reads the served document without an error; the same
 // run refuses a broken copy (an operation on a channel that does not exist),
 // so a parser that accepted anything would fail here.
 func TestAsyncAPIParserAccepts(t *testing.T) {
 	t.Parallel()
-	npmCI(t)
+	npmci.Install(t, ".") // contract/package-lock.json pins the parser
 	var doc map[string]any
 	if err := json.Unmarshal(AsyncAPIJSON, &doc); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ var rules = []rule{
 	{"readme", nil},
 	{"layering", nil},
 	{"lbtest", nil},
+	{"npmci", nil},
 	{"scripts", nil},
 	{"release", nil},
 	// OpenTelemetry: the tracer, the PostgreSQL tracer, the log handler.

@@ -234,7 +234,7 @@ func runGoClient(t *testing.T, doc []byte, arg string) []byte {
 func runTypeScriptClient(t *testing.T, doc []byte, arg string) []byte {
 	t.Helper()
 	tools := npmTools(t)
-	inputs := append([][]byte{doc, []byte(tsClientProgram), []byte(tsConfig)}, pinned(t, tools, "package-lock.json")...)
+	inputs := append([][]byte{doc, []byte(tsClientProgram), []byte(tsConfig)}, pinned(t, tools, "../package-lock.json")...)
 	kept := keptClient(t, "tsclient", inputs, func(kept string) error {
 		if err := os.MkdirAll(filepath.Join(tools, "build"), 0o755); err != nil {
 			return err
@@ -274,7 +274,7 @@ func runTypeScriptClient(t *testing.T, doc []byte, arg string) []byte {
 		if err := os.Remove(link); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := os.Symlink(filepath.Join(tools, "node_modules"), link); err != nil {
+		if err := os.Symlink(filepath.Join(tools, "..", "node_modules"), link); err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(kept, "package.json"), []byte(`{"type": "module", "private": true}`), 0o644)

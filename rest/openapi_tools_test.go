@@ -9,16 +9,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/haulgraph/haulgraph/npmci"
 	"github.com/haulgraph/haulgraph/rest"
 )
 
-// contractDir holds the pinned npm tools (package-lock.json) and their
-// rulesets; node_modules and build/ there are not committed.
-func contractDir(t *testing.T) string {
+// npmTools installs contract/'s pinned npm tools (contract/package-lock.json)
+// and answers the OpenAPI checks' directory, contract/openapi: their rulesets,
+// and build/ for what they read (not committed).
+func npmTools(t *testing.T) string {
 	t.Helper()
+	npmci.Install(t, filepath.Join("..", "contract"))
 	dir, err := filepath.Abs(filepath.Join("..", "contract", "openapi"))
 	if err != nil {
 		t.Fatal(err)
@@ -26,45 +28,15 @@ func contractDir(t *testing.T) string {
 	return dir
 }
 
-var npmInstall struct {
-	once sync.Once
-	err  error
-	out  []byte
-}
-
-// npmTools installs the locked tools once per machine (`npm ci`, exact
-// versions, no install scripts); later runs find node_modules current.
-func npmTools(t *testing.T) string {
-	t.Helper()
-	dir := contractDir(t)
-	npmInstall.once.Do(func() {
-		lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
-		if err != nil {
-			npmInstall.err = err
-			return
-		}
-		// npm writes node_modules/.package-lock.json after a complete install.
-		if done, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil && !done.ModTime().Before(lock.ModTime()) {
-			return
-		}
-		cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		npmInstall.out, npmInstall.err = cmd.CombinedOutput()
-	})
-	if npmInstall.err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, npmInstall.err, npmInstall.out)
-	}
-	return dir
-}
-
 // toolEnv keeps the tools quiet and offline.
 var toolEnv = []string{"REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true", "SCARF_ANALYTICS=false", "NO_UPDATE_NOTIFIER=1"}
 
-// runTool runs a tool of node_modules/.bin in dir; it returns stdout, and
+// runTool runs a tool of contract/node_modules/.bin in dir (contract/openapi);
+// it returns stdout, and
 // the exit error for the caller to judge (a linter exits 1 on findings).
 func runTool(t *testing.T, dir, name string, args ...string) ([]byte, error) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", name), args...)
+	cmd := exec.Command(filepath.Join(dir, "..", "node_modules", ".bin", name), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), toolEnv...)
 	var stderr bytes.Buffer
@@ -102,7 +74,7 @@ func TestOpenAPILint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "build", "openapi.json"), doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inputs := append([][]byte{doc}, pinned(t, dir, ".spectral.yaml", "redocly.yaml", "package-lock.json")...)
+	inputs := append([][]byte{doc}, pinned(t, dir, ".spectral.yaml", "redocly.yaml", "../package-lock.json")...)
 	t.Run("spectral", func(t *testing.T) {
 		t.Parallel()
 		out := lintReport(t, dir, inputs, "spectral", "lint", "--ruleset", ".spectral.yaml", "--format", "json", "--quiet", "build/openapi.json")

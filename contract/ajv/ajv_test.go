@@ -1,8 +1,8 @@
 // Package ajv holds the served event schemas to ajv, the most used JSON
 // Schema validator: check.mjs compiles each with ajv 2020 (defaults, and
 // strict: true) and validates real emitted events against them. ajv and
-// ajv-formats are pinned by package-lock.json and installed with `npm ci`
-// into node_modules on first use.
+// ajv-formats are pinned by contract/package-lock.json, installed on first
+// use (npmci).
 package ajv
 
 import (
@@ -24,32 +24,8 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/npmci"
 )
-
-// npmCI installs the pinned ajv unless the installed one is the locked
-// version already.
-func npmCI(ctx context.Context, t *testing.T) {
-	t.Helper()
-	var lock struct {
-		Packages map[string]struct{ Version string } `json:"packages"`
-	}
-	b, err := os.ReadFile("package-lock.json")
-	if err != nil || json.Unmarshal(b, &lock) != nil {
-		t.Fatalf("package-lock.json: %v", err)
-	}
-	installed := func(pkg string) bool {
-		var p struct{ Version string }
-		b, err := os.ReadFile(filepath.Join("node_modules", pkg, "package.json"))
-		return err == nil && json.Unmarshal(b, &p) == nil && p.Version == lock.Packages["node_modules/"+pkg].Version
-	}
-	if installed("ajv") && installed("ajv-formats") {
-		return
-	}
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
-}
 
 // TestServedSchemasInAjv: every event schema the server serves compiles in
 // ajv 2020 with its default options and with strict: true, and the events a
@@ -62,7 +38,7 @@ func TestServedSchemasInAjv(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	npmCI(ctx, t)
+	npmci.Install(t, "..")
 
 	srv := apptest.Start(t, apptest.Options{})
 	tn := apptest.NewTenant(t, srv, "ajv")

@@ -1,7 +1,7 @@
 // Package graphql lints the GraphQL schema the server serves with
 // graphql-eslint (schema-recommended plus the rules in eslint.config.mjs).
-// The npm tools are pinned by package-lock.json and installed with `npm ci`
-// into node_modules on first use.
+// The npm tools are pinned by contract/package-lock.json and installed on
+// first use (npmci).
 package graphql
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/haulgraph/haulgraph/graph/generated"
+	"github.com/haulgraph/haulgraph/npmci"
 )
 
 // root is the repository root, relative to this package's directory.
@@ -69,9 +70,9 @@ func TestSchemaLint(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	installTools(ctx, t)
+	npmci.Install(t, "..") // contract/package-lock.json pins the tools
 
-	cmd := exec.CommandContext(ctx, "node", "contract/graphql/node_modules/eslint/bin/eslint.js",
+	cmd := exec.CommandContext(ctx, "node", "contract/node_modules/eslint/bin/eslint.js",
 		"--config", "contract/graphql/eslint.config.mjs", "--format", "json",
 		"schema/")
 	cmd.Dir = root
@@ -116,33 +117,5 @@ func TestSchemaLint(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(root, "schema", "*.graphqls"))
 	if linted != len(files) || linted == 0 {
 		t.Errorf("eslint linted %d schema files, schema/ holds %d", linted, len(files))
-	}
-}
-
-// installTools runs `npm ci` unless node_modules already holds what
-// package-lock.json pins (npm writes node_modules/.package-lock.json, our
-// stamp records the lock it was installed from).
-func installTools(ctx context.Context, t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed to lint the schema: %v", tool, err)
-		}
-	}
-	lock, err := os.ReadFile("package-lock.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stamp := filepath.Join("node_modules", ".haulgraph-lock")
-	if b, err := os.ReadFile(stamp); err == nil && bytes.Equal(b, lock) {
-		return
-	}
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
-	if err := os.WriteFile(stamp, lock, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -21,43 +21,10 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/npmci"
 	"github.com/haulgraph/haulgraph/storage/seed"
 	"github.com/haulgraph/haulgraph/storage/seedtest"
 )
-
-var install struct {
-	once sync.Once
-	out  []byte
-	err  error
-}
-
-// npmCI installs the locked packages (`npm ci`, exact versions) once per
-// machine: again only when node_modules does not hold the locked tsc.
-func npmCI(t *testing.T) {
-	t.Helper()
-	install.once.Do(func() {
-		var lock struct {
-			Packages map[string]struct{ Version string } `json:"packages"`
-		}
-		b, err := os.ReadFile("package-lock.json")
-		if err != nil || json.Unmarshal(b, &lock) != nil {
-			install.err = fmt.Errorf("package-lock.json: %v", err)
-			return
-		}
-		var installed struct{ Version string }
-		if b, err := os.ReadFile(filepath.Join("node_modules", "typescript", "package.json")); err == nil {
-			_ = json.Unmarshal(b, &installed)
-		}
-		if want := lock.Packages["node_modules/typescript"].Version; want != "" && installed.Version == want {
-			return
-		}
-		cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-		install.out, install.err = cmd.CombinedOutput()
-	})
-	if install.err != nil {
-		t.Fatalf("npm ci: %v\n%s", install.err, install.out)
-	}
-}
 
 func run(t *testing.T, env []string, name string, args ...string) []byte {
 	t.Helper()
@@ -77,7 +44,7 @@ func run(t *testing.T, env []string, name string, args ...string) []byte {
 // rewrites it).
 func TestGeneratedTypesAreCurrent(t *testing.T) {
 	t.Parallel()
-	npmCI(t)
+	npmci.Install(t, ".")
 	dir := t.TempDir()
 	run(t, nil, "node", "generate.mjs", "--out", dir)
 	want, _ := filepath.Glob(filepath.Join("src", "generated", "*"))
@@ -209,7 +176,7 @@ func tsc(t *testing.T, name string, args ...string) {
 // one error class, response metadata).
 func TestNodeTests(t *testing.T) {
 	t.Parallel()
-	npmCI(t)
+	npmci.Install(t, ".")
 	out := build(t)
 	run(t, nil, "node", "--test", filepath.Join(out, "test"))
 }
@@ -225,7 +192,7 @@ var packed struct {
 // and answers the tarball and the files it holds.
 func pack(t *testing.T) (tarball string, files []string) {
 	t.Helper()
-	npmCI(t)
+	npmci.Install(t, ".")
 	packed.once.Do(func() {
 		if packed.dir, packed.err = os.MkdirTemp("", "haulgraph-pack"); packed.err != nil {
 			return
