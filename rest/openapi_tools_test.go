@@ -32,8 +32,8 @@ func npmTools(t *testing.T) string {
 var toolEnv = []string{"REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true", "SCARF_ANALYTICS=false", "NO_UPDATE_NOTIFIER=1"}
 
 // runTool runs a tool of contract/node_modules/.bin in dir (contract/openapi);
-// it returns stdout, and
-// the exit error for the caller to judge (a linter exits 1 on findings).
+// it returns stdout, and the exit error for the caller to judge (a linter
+// exits 1 on findings).
 func runTool(t *testing.T, dir, name string, args ...string) ([]byte, error) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(dir, "..", "node_modules", ".bin", name), args...)
