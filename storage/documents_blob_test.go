@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +62,32 @@ func TestBlobsFailedWriteLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/t/k"); !os.IsNotExist(err) {
 		t.Errorf("partial object visible: %v", err)
+	}
+}
+
+// TestBlobsWriteNothingOutsideTheirDirectory: a write's temporary file lies
+// beside its object, not in os.TempDir: with no temporary directory (an
+// image without /tmp) or one on another file system than the documents'
+// volume (where the final rename would fail), documents are stored all
+// the same, and a failed write leaves no file behind.
+func TestBlobsWriteNothingOutsideTheirDirectory(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	dir := t.TempDir()
+	ctx := context.Background()
+	b, err := storage.OpenBlobs(ctx, "file://"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Write(ctx, "t/k", "application/pdf", strings.NewReader("%PDF-")); err != nil {
+		t.Fatalf("write without a temporary directory: %v", err)
+	}
+	if err := b.Write(ctx, "t/failed", "application/pdf", io.MultiReader(strings.NewReader("%PDF-"), failingReader{})); err == nil {
+		t.Fatal("write of a failing reader succeeded")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "t", "*"))
+	if !slices.Equal(files, []string{filepath.Join(dir, "t", "k"), filepath.Join(dir, "t", "k.attrs")}) {
+		t.Errorf("the bucket holds %q, want only t/k and its attributes", files)
 	}
 }
 
