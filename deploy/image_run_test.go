@@ -4,27 +4,18 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
-	"mime/multipart"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestImageRunsAsShipped runs make image's binary as a container runtime
@@ -139,7 +130,7 @@ func TestImageRunsAsShipped(t *testing.T) {
 	api.multipart("/graphql", map[string]string{
 		"operations": `{"query":"mutation($t: ID!, $f: Upload!) { uploadTripDocument(tripId: $t, documentType: \"POD\", file: $f) { downloadUrl } }","variables":{"t":"` + trip + `","f":null}}`,
 		"map":        `{"0":["variables.f"]}`,
-	}, "0", "pod.jpg", jpeg, graphQLData(t, &up))
+	}, "0", "pod.jpg", jpeg, graphQLData(&up))
 	if got := api.download(up.UploadTripDocument.DownloadURL); !bytes.Equal(got, jpeg) {
 		t.Errorf("the GraphQL upload downloads as %q, want %q", got, jpeg)
 	}
@@ -233,120 +224,6 @@ func inImage(root string, env []string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// imageDatabase is a database of its own on the tests' PostgreSQL
-// (DATABASE_URL: scripts/with-pg.sh's), dropped at the end, reached at a
-// TCP address of 127.0.0.1 that forwards to it: the chrooted server sees
-// no Unix socket of the host.
-func imageDatabase(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		t.Fatal("DATABASE_URL is not set: run the tests under scripts/with-pg.sh (make test does)")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	name := "image_" + hex.EncodeToString(suffix[:])
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, base)
-		if err == nil {
-			_, err = conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
-			conn.Close(ctx)
-		}
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-
-	cfg := conn.Config().Config
-	network, target := "tcp", net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port))
-	if strings.HasPrefix(cfg.Host, "/") {
-		network, target = "unix", filepath.Join(cfg.Host, fmt.Sprintf(".s.PGSQL.%d", cfg.Port))
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	forward(t, ln, network, target)
-	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: ln.Addr().String(), Path: "/" + name, RawQuery: "sslmode=disable"}
-	if cfg.Password != "" {
-		u.User = url.UserPassword(cfg.User, cfg.Password)
-	}
-	return u.String()
-}
-
-// forward copies each connection to ln to and from one to network/target
-// until the test ends, which closes them and waits for every copy.
-func forward(t *testing.T, ln net.Listener, network, target string) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var open []net.Conn
-	stopped := false
-	// keep holds c until the end, unless it has come already.
-	keep := func(c net.Conn) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
-			c.Close()
-			return false
-		}
-		open = append(open, c)
-		return true
-	}
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		stopped = true
-		for _, c := range open {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial(network, target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			if !keep(c) || !keep(s) {
-				c.Close()
-				return
-			}
-			for _, p := range [][2]net.Conn{{c, s}, {s, c}} {
-				wg.Go(func() {
-					_, _ = io.Copy(p[0], p[1])
-					p[0].Close()
-					p[1].Close()
-				})
-			}
-		}
-	})
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // userFiles counts the regular files under dir, failing on any the
 // image's user does not own.
 func userFiles(t *testing.T, dir string) int {
@@ -395,142 +272,4 @@ func waitReady(t *testing.T, url string, exited <-chan struct{}, log *lockedBuff
 			t.Fatalf("%s did not answer 200 within a minute\n%s", url, log.String())
 		}
 	}
-}
-
-// imageAPI is a client of the server in the image.
-type imageAPI struct {
-	t           *testing.T
-	base, token string
-}
-
-func (a *imageAPI) signIn(id, secret string) {
-	a.t.Helper()
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	a.do(a.post("/oauth/token", "application/x-www-form-urlencoded",
-		strings.NewReader(url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret},
-			"audience": {"https://api.haulgraph.local"}}.Encode())), "application/json", &tok)
-	if tok.AccessToken == "" {
-		a.t.Fatal("no access token")
-	}
-	a.token = tok.AccessToken
-}
-
-func (a *imageAPI) post(path, contentType string, body io.Reader) *http.Request {
-	a.t.Helper()
-	req, err := http.NewRequest("POST", a.base+path, body)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", contentType)
-	return req
-}
-
-// do sends req with the token, wants 200 of contentType and decodes a
-// JSON answer into v (nil: returns the bytes).
-func (a *imageAPI) do(req *http.Request, contentType string, v any) []byte {
-	a.t.Helper()
-	if a.token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), contentType) {
-		a.t.Fatalf("%s %s: %d %s, want 200 %s: %s", req.Method, req.URL.Path, res.StatusCode, res.Header.Get("Content-Type"), contentType, b)
-	}
-	if v != nil {
-		if err := json.Unmarshal(b, v); err != nil {
-			a.t.Fatalf("%s %s: %v: %s", req.Method, req.URL.Path, err, b)
-		}
-	}
-	return b
-}
-
-func (a *imageAPI) graphQL(query string, data any) {
-	a.t.Helper()
-	body, _ := json.Marshal(map[string]string{"query": query})
-	a.do(a.post("/graphql", "application/json", bytes.NewReader(body)), "application/json", graphQLData(a.t, data))
-}
-
-// graphQLData decodes a GraphQL answer's data into v, failing on errors.
-type graphQLAnswer struct {
-	t    *testing.T
-	data any
-}
-
-func graphQLData(t *testing.T, v any) *graphQLAnswer { return &graphQLAnswer{t: t, data: v} }
-
-func (g *graphQLAnswer) UnmarshalJSON(b []byte) error {
-	var res struct {
-		Data   json.RawMessage
-		Errors []any
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		return err
-	}
-	if len(res.Errors) > 0 {
-		return fmt.Errorf("GraphQL errors: %v", res.Errors)
-	}
-	return json.Unmarshal(res.Data, g.data)
-}
-
-// multipart posts fields, then file as part name, and decodes the answer.
-func (a *imageAPI) multipart(path string, fields map[string]string, name, filename string, file []byte, v any) {
-	a.t.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	for _, k := range []string{"operations", "map", "DocumentType"} {
-		if val, ok := fields[k]; ok {
-			_ = w.WriteField(k, val)
-		}
-	}
-	part, _ := w.CreateFormFile(name, filename)
-	_, _ = part.Write(file)
-	_ = w.Close()
-	a.do(a.post(path, w.FormDataContentType(), &body), "application/json", v)
-}
-
-// download fetches a signed link's path and query from the server (the
-// link names the public URL, here the image's default).
-func (a *imageAPI) download(link string) []byte {
-	a.t.Helper()
-	u, err := url.Parse(link)
-	if err != nil || u.Path == "" {
-		a.t.Fatalf("download link %q: %v", link, err)
-	}
-	req, _ := http.NewRequest("GET", a.base+u.RequestURI(), nil)
-	anonymous := imageAPI{t: a.t, base: a.base} // the link is the credential
-	return anonymous.do(req, "", nil)
-}
-
-func (a *imageAPI) get(path, contentType string) []byte {
-	a.t.Helper()
-	req, _ := http.NewRequest("GET", a.base+path, nil)
-	return a.do(req, contentType, nil)
-}
-
-// lockedBuffer is a process's output, read while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
