@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -128,22 +127,4 @@ func (a *imageAPI) get(path, contentType string) []byte {
 	a.t.Helper()
 	req, _ := http.NewRequest("GET", a.base+path, nil)
 	return a.do(req, contentType, nil)
-}
-
-// lockedBuffer is a process's output, read while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -63,8 +63,13 @@ func TestImageRunsAsShipped(t *testing.T) {
 	}
 
 	serve := inImage(root, env, "serve")
-	var log lockedBuffer
-	serve.Stdout, serve.Stderr = &log, &log
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	log := func() string { b, _ := os.ReadFile(logFile.Name()); return string(b) }
+	serve.Stdout, serve.Stderr = logFile, logFile
 	if err := serve.Start(); err != nil {
 		t.Fatalf("serve in the image: %v", err)
 	}
@@ -75,10 +80,10 @@ func TestImageRunsAsShipped(t *testing.T) {
 		_ = serve.Process.Signal(syscall.SIGTERM)
 		<-exited
 		if served != nil {
-			t.Errorf("serve in the image: %v\n%s", served, log.String())
+			t.Errorf("serve in the image: %v\n%s", served, log())
 		}
 	})
-	waitReady(t, "http://"+admin+"/readyz", exited, &log)
+	waitReady(t, "http://"+admin+"/readyz", exited, log)
 
 	api := imageAPI{t: t, base: "http://" + addr}
 	api.signIn(client.ClientID, client.ClientSecret)
@@ -251,7 +256,7 @@ func userFiles(t *testing.T, dir string) int {
 
 // waitReady waits, up to a minute (the migrations of a fresh database),
 // for url to answer 200, failing at once should the server exit.
-func waitReady(t *testing.T, url string, exited <-chan struct{}, log *lockedBuffer) {
+func waitReady(t *testing.T, url string, exited <-chan struct{}, log func() string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -265,11 +270,11 @@ func waitReady(t *testing.T, url string, exited <-chan struct{}, log *lockedBuff
 		}
 		select {
 		case <-exited:
-			t.Fatalf("serve in the image exited\n%s", log.String())
+			t.Fatalf("serve in the image exited\n%s", log())
 		case <-tick.C:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer 200 within a minute\n%s", url, log.String())
+			t.Fatalf("%s did not answer 200 within a minute\n%s", url, log())
 		}
 	}
 }
