@@ -27,9 +27,10 @@ import (
 // CLI, then, against its `serve`: a token, a REST upload (stored under the
 // image's data directory), a GraphQL upload (spooled in /tmp), both
 // downloads and the statement export. Before, serve exited at once (mkdir
-// .data in / was refused) and, with a volume for documents, every upload
-// answered 500 (the image had no /tmp). It needs root for the chroot, as
-// make test runs in CI, and fails without it.
+// .data in / was refused), and uploads needed a /tmp the image lacked (a
+// volume of documents on another file system than /tmp:
+// storage.TestBlobsWriteNothingOutsideTheirDirectory). It needs root for
+// the chroot, as make test runs in CI, and fails without it.
 func TestImageRunsAsShipped(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
