@@ -4,6 +4,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -32,7 +33,8 @@ type Config struct {
 	// empty means this server issues its own tokens at its public URL.
 	IssuerURL string
 	// PublicURL is this server's base URL, the issuer of its own tokens
-	// (HAULGRAPH_PUBLIC_URL, default http://<addr>).
+	// (HAULGRAPH_PUBLIC_URL, default http://<addr>; required behind trusted
+	// proxies, where that default names no address a client uses).
 	PublicURL string
 	BlobURL   string // HAULGRAPH_BLOB_URL
 	// UploadMaxBytes overrides the 25 MB document limit per target
@@ -289,9 +291,6 @@ func FromEnv() (Config, error) {
 	if c.DemoDir != "" && os.Getenv("HAULGRAPH_BLOB_URL") == "" {
 		c.BlobURL = "file://" + filepath.Join(c.DemoDir, "blobs") // the demo's files stay with the demo, whatever the working directory
 	}
-	if c.PublicURL == "" {
-		c.PublicURL = "http://" + c.Addr
-	}
 	if v := os.Getenv("HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -347,6 +346,14 @@ func FromEnv() (Config, error) {
 	}
 	if err := httpLimitsFromEnv(&c.HTTP); err != nil {
 		return c, err
+	}
+	if c.PublicURL == "" && len(c.HTTP.TrustedProxies) > 0 {
+		// Behind a balancer http://<addr> names no address a client uses, and
+		// each instance would issue tokens under an issuer of its own.
+		return c, errors.New("HAULGRAPH_TRUSTED_PROXIES is set but HAULGRAPH_PUBLIC_URL is not: behind a load balancer every instance must name the one URL clients use, or each refuses the tokens the others issue (docs/deploy.md)")
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
 	}
 	if err := graphQLCostFromEnv(&c); err != nil {
 		return c, err

@@ -24,6 +24,7 @@ func TestHTTPLimitsFromEnv(t *testing.T) {
 	t.Setenv("HAULGRAPH_HTTP_MAX_CONNS_PER_ADDR", "0")
 	t.Setenv("HAULGRAPH_TRUSTED_PROXIES", "10.0.0.0/8, 2001:db8::/32,192.0.2.7")
 	t.Setenv("HAULGRAPH_PROXY_PROTOCOL", "on")
+	t.Setenv("HAULGRAPH_PUBLIC_URL", "https://api.example.com")
 	c, err := app.FromEnv()
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,20 +39,57 @@ func buildImage(t *testing.T, dir string) ([]byte, string) {
 	return b, strings.TrimSpace(string(digest))
 }
 
+// The image's user and its data directory (in the layer, without the
+// leading slash), as deploy/cmd/ociimage makes them.
+const (
+	imageUser = 65532
+	dataDir   = "var/lib/haulgraph"
+)
+
+// shipped is the first build of the image, which TestImage compares with
+// a second and TestImageRunsAsShipped runs.
+var shipped struct {
+	once   sync.Once
+	tar    []byte
+	digest string
+}
+
+func shippedImage(t *testing.T) ([]byte, string) {
+	t.Helper()
+	shipped.once.Do(func() {
+		dir, err := os.MkdirTemp("", "haulgraph-image-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		shipped.tar, shipped.digest = buildImage(t, dir)
+	})
+	if shipped.tar == nil {
+		t.Fatal("the image's build failed (see the first test that built it)")
+	}
+	return shipped.tar, shipped.digest
+}
+
 // TestImage: make image's OCI layout holds one manifest whose config runs
-// the binary as a non-root user, whose layer holds only the static binary,
-// the CA certificates and the passwd and group entries; a second build
-// gives the same bytes. Cost: one CGO_ENABLED=0 build of cmd/haulgraph
-// (compiled once, then cached) and a second, cached one.
+// the binary as a non-root user with its documents under its data
+// directory, whose layer holds only the static binary, the CA
+// certificates, the passwd and group entries, /tmp and the data directory;
+// a second build gives the same bytes. Cost: one CGO_ENABLED=0 build of
+// cmd/haulgraph (compiled once, then cached) and a second, cached one.
 func TestImage(t *testing.T) {
 	t.Parallel()
-	first, digest := buildImage(t, t.TempDir())
+	first, digest := shippedImage(t)
 	second, again := buildImage(t, t.TempDir())
 	if digest != again || !bytes.Equal(first, second) {
 		t.Errorf("two builds differ: %s and %s (%d and %d bytes)", digest, again, len(first), len(second))
 	}
 
-	layout := untar(t, first)
+	layout, layoutHeaders := untar(t, first)
+	for name, h := range layoutHeaders {
+		if h.Uid != 0 || h.Gid != 0 {
+			t.Errorf("the layout's %s is owned by %d:%d, want root", name, h.Uid, h.Gid)
+		}
+	}
 	if string(layout["oci-layout"]) != `{"imageLayoutVersion":"1.0.0"}` {
 		t.Errorf("oci-layout: %s", layout["oci-layout"])
 	}
@@ -84,6 +123,8 @@ func TestImage(t *testing.T) {
 			User       string
 			Entrypoint []string
 			Cmd        []string
+			Env        []string
+			Volumes    map[string]struct{}
 		}
 		RootFS struct {
 			DiffIDs []string `json:"diff_ids"`
@@ -110,17 +151,41 @@ func TestImage(t *testing.T) {
 	if sum := sha256.Sum256(raw); "sha256:"+hex.EncodeToString(sum[:]) != config.RootFS.DiffIDs[0] {
 		t.Error("the layer's diff id is not the digest of its contents")
 	}
-	files := untar(t, raw)
+	files, headers := untar(t, raw)
 	var names []string
 	for name := range files {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	want := []string{"etc/", "etc/group", "etc/passwd", "etc/ssl/", "etc/ssl/certs/", "etc/ssl/certs/ca-certificates.crt", "haulgraph"}
+	want := []string{"etc/", "etc/group", "etc/passwd", "etc/ssl/", "etc/ssl/certs/", "etc/ssl/certs/ca-certificates.crt", "haulgraph",
+		"tmp/", "var/", "var/lib/", "var/lib/haulgraph/"}
 	if !slices.Equal(names, want) {
 		t.Errorf("the layer holds %q, want only %q", names, want)
 	}
 	uid := strings.SplitN(config.Config.User, ":", 2)[0]
+	// Root's, but for the user's data directory, where the documents go
+	// (a runtime copies it, owner and all, into a new volume).
+	for name, h := range headers {
+		owner := 0
+		if name == dataDir+"/" {
+			owner = imageUser
+		}
+		if h.Uid != owner || h.Gid != owner {
+			t.Errorf("%s is owned by %d:%d, want %d", name, h.Uid, h.Gid, owner)
+		}
+	}
+	if strconv.Itoa(imageUser) != uid {
+		t.Errorf("the image runs as %s, want %d", config.Config.User, imageUser)
+	}
+	if h := headers["tmp/"]; h == nil || h.Mode != 0o1777 {
+		t.Errorf("/tmp: %+v, want mode 1777", h)
+	}
+	if h := headers[dataDir+"/"]; h == nil || h.Mode != 0o700 {
+		t.Errorf("%s: %+v, want mode 0700", dataDir, h)
+	}
+	if _, ok := config.Config.Volumes["/"+dataDir]; !ok || !slices.Contains(config.Config.Env, "HAULGRAPH_BLOB_URL=file:///"+dataDir+"/blobs") {
+		t.Errorf("volumes %v, env %q: want the documents in the volume %s", config.Config.Volumes, config.Config.Env, dataDir)
+	}
 	if !strings.Contains(string(files["etc/passwd"]), ":x:"+uid+":") {
 		t.Errorf("/etc/passwd names no user %s:\n%s", uid, files["etc/passwd"])
 	}
@@ -155,34 +220,34 @@ func TestImage(t *testing.T) {
 }
 
 // untar reads a tar's regular files and directories (named with a
-// trailing slash), refusing any other kind of entry.
-func untar(t *testing.T, b []byte) map[string][]byte {
+// trailing slash), with their headers, refusing any other kind of entry.
+func untar(t *testing.T, b []byte) (map[string][]byte, map[string]*tar.Header) {
 	t.Helper()
-	files := map[string][]byte{}
+	files, headers := map[string][]byte{}, map[string]*tar.Header{}
 	tr := tar.NewReader(bytes.NewReader(b))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return files
+			return files, headers
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		name := h.Name
 		switch h.Typeflag {
 		case tar.TypeDir:
-			files[strings.TrimSuffix(h.Name, "/")+"/"] = nil
+			name = strings.TrimSuffix(h.Name, "/") + "/"
+			files[name] = nil
 		case tar.TypeReg:
 			body, err := io.ReadAll(tr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			files[h.Name] = body
+			files[name] = body
 		default:
 			t.Fatalf("%s: an entry of type %c", h.Name, h.Typeflag)
 		}
-		if h.Uid != 0 || h.Gid != 0 {
-			t.Errorf("%s is owned by %d:%d, want root", h.Name, h.Uid, h.Gid)
-		}
+		headers[name] = h
 	}
 }
 

@@ -2,8 +2,8 @@
 # build-image.sh [OUT]: HaulGraph's OCI image as an OCI layout tar at OUT
 # (default bin/haulgraph-image.tar), without a container daemon or a
 # registry (deploy/cmd/ociimage): the static binary (CGO_ENABLED=0,
-# -trimpath, the TAGS build tags), Debian's CA certificates and a non-root
-# user, nothing else. VERSION names the release (default: git describe);
+# -trimpath, the TAGS build tags), Debian's CA certificates, a non-root
+# user, /tmp and the user's data directory for documents, nothing else. VERSION names the release (default: git describe);
 # SOURCE_DATE_EPOCH stamps every file (default: the commit's time), so the
 # same tree gives the same image digest, which it prints.
 set -euo pipefail

@@ -40,7 +40,10 @@ func OpenBlobs(ctx context.Context, rawURL string) (*Blobs, error) {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("storage: blob directory: %w", err)
 		}
-		b, err := fileblob.OpenBucket(dir, nil)
+		// Each write goes to a temporary file beside its object, then is
+		// renamed: in os.TempDir, on another file system than a volume of
+		// documents, the rename would fail (EXDEV).
+		b, err := fileblob.OpenBucket(dir, &fileblob.Options{NoTempDir: true})
 		if err != nil {
 			return nil, fmt.Errorf("storage: open blob directory: %w", err)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,8 +47,14 @@ func TestBlobsDefaultRelativeFileURL(t *testing.T) {
 	}
 }
 
-func TestBlobsFailedWriteLeavesNothing(t *testing.T) {
-	t.Parallel()
+// TestBlobsWriteNothingOutsideTheirDirectory: a write's temporary file lies
+// beside its object, not in os.TempDir: with no temporary directory (an
+// image without /tmp) or one on another file system than the documents'
+// volume (where the final rename would fail), documents are stored all
+// the same; a failed write leaves nothing, no partial object and no
+// temporary file. Not parallel: it sets TMPDIR.
+func TestBlobsWriteNothingOutsideTheirDirectory(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	dir := t.TempDir()
 	ctx := context.Background()
 	b, err := storage.OpenBlobs(ctx, "file://"+dir)
@@ -54,12 +62,15 @@ func TestBlobsFailedWriteLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	err = b.Write(ctx, "t/k", "application/pdf", io.MultiReader(strings.NewReader("%PDF- partial"), failingReader{}))
-	if err == nil {
+	if err := b.Write(ctx, "t/k", "application/pdf", strings.NewReader("%PDF-")); err != nil {
+		t.Fatalf("write without a temporary directory: %v", err)
+	}
+	if err := b.Write(ctx, "t/failed", "application/pdf", io.MultiReader(strings.NewReader("%PDF- partial"), failingReader{})); err == nil {
 		t.Fatal("write of a failing reader succeeded")
 	}
-	if _, err := os.Stat(dir + "/t/k"); !os.IsNotExist(err) {
-		t.Errorf("partial object visible: %v", err)
+	files, _ := filepath.Glob(filepath.Join(dir, "t", "*"))
+	if !slices.Equal(files, []string{filepath.Join(dir, "t", "k"), filepath.Join(dir, "t", "k.attrs")}) {
+		t.Errorf("the bucket holds %q, want only t/k and its attributes", files)
 	}
 }
 
