@@ -1,0 +1,198 @@
+package operation
+
+import "github.com/vektah/gqlparser/v2/ast"
+
+// The actual cost is read once from the encoded response (no hook on every
+// field): data is walked with the response keys of the operation, and each
+// object under a key whose field is priced (walker.priced) costs 1, as the
+// requested cost priced it. Objects under other keys (money, totals, a
+// statement's driver) and inside scalars (Map) are free.
+
+// responseKeys are the keys of the objects one selection set returns: for
+// each key whose field is an object (or a list of them), how it is priced.
+type responseKeys map[string]*responseKey
+
+type responseKey struct {
+	priced bool         // each object under the key costs 1
+	keys   responseKeys // the keys of those objects
+}
+
+// returned is the response keys of set on parent. Fragments are merged
+// whatever their type condition (a union's members add their keys up, as
+// the requested cost adds their prices) and read once per parent type.
+func (w *walker) returned(set ast.SelectionSet, parent *ast.Definition) responseKeys {
+	out := responseKeys{}
+	if parent == nil {
+		return out
+	}
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			fd := parent.Fields.ForName(s.Name)
+			if fd == nil {
+				continue
+			}
+			def := w.schema.Types[fd.Type.Name()]
+			if def == nil || def.IsLeafType() {
+				continue
+			}
+			key := s.Alias
+			if key == "" {
+				key = s.Name
+			}
+			out.add(key, &responseKey{priced: w.priced(s, fd, parent), keys: w.returned(s.SelectionSet, def)})
+		case *ast.InlineFragment:
+			out.merge(w.returned(s.SelectionSet, w.on(s.TypeCondition, parent)))
+		case *ast.FragmentSpread:
+			f := w.doc.Fragments.ForName(s.Name)
+			if f == nil {
+				continue
+			}
+			on := w.on(f.TypeCondition, parent)
+			at := fragmentAt{s.Name, on.Name}
+			keys, ok := w.keys[at]
+			if !ok {
+				w.keys[at] = responseKeys{} // a cycle (refused by validation) adds nothing
+				keys = w.returned(f.SelectionSet, on)
+				w.keys[at] = keys
+			}
+			out.merge(keys)
+		}
+	}
+	return out
+}
+
+// merge adds the keys of from to ks; ks is its caller's own map, the keys
+// of from may be shared (a fragment's), so neither is changed in place.
+func (ks responseKeys) merge(from responseKeys) {
+	for key, k := range from {
+		ks.add(key, k)
+	}
+}
+
+func (ks responseKeys) add(key string, k *responseKey) {
+	had := ks[key]
+	if had == nil || had == k {
+		ks[key] = k
+		return
+	}
+	both := &responseKey{priced: had.priced || k.priced, keys: responseKeys{}}
+	both.keys.merge(had.keys)
+	both.keys.merge(k.keys)
+	ks[key] = both
+}
+
+// actualCost is what data, the response's encoded data, cost: the priced
+// objects it holds below data itself. It reads data once, without decoding
+// it; every step moves forward, so malformed data ends the count.
+func actualCost(data []byte, keys responseKeys) int {
+	r := costReader{data: data}
+	if r.space(); r.peek() != '{' {
+		return 0
+	}
+	r.object(keys)
+	return r.n
+}
+
+type costReader struct {
+	data []byte
+	i, n int
+}
+
+// peek is the byte at r.i, 0 past the end.
+func (r *costReader) peek() byte {
+	if r.i < len(r.data) {
+		return r.data[r.i]
+	}
+	return 0
+}
+
+func (r *costReader) space() {
+	for b := r.peek(); b == ' ' || b == '\t' || b == '\n' || b == '\r'; b = r.peek() {
+		r.i++
+	}
+}
+
+// value reads the value at r.i, returned under k (nil: a scalar's, or a
+// key the operation did not select).
+func (r *costReader) value(k *responseKey) {
+	switch r.space(); {
+	case k != nil && r.peek() == '{':
+		if k.priced {
+			r.n++
+		}
+		r.object(k.keys)
+	case k != nil && r.peek() == '[':
+		r.i++
+		for r.space(); r.i < len(r.data) && r.peek() != ']'; r.space() {
+			r.value(k)
+			if r.space(); r.peek() == ',' {
+				r.i++
+			}
+		}
+		r.i = min(r.i+1, len(r.data))
+	default:
+		r.skip()
+	}
+}
+
+// object reads the object at r.i, whose keys are keys.
+func (r *costReader) object(keys responseKeys) {
+	r.i++ // {
+	for r.space(); r.i < len(r.data) && r.peek() != '}'; r.space() {
+		start := r.i
+		r.skip() // the key, quotes included
+		key := r.data[start:r.i]
+		if r.space(); r.peek() != ':' || len(key) < 2 {
+			r.i = len(r.data)
+			return
+		}
+		r.i++
+		r.value(keys[string(key[1:len(key)-1])])
+		if r.space(); r.peek() == ',' {
+			r.i++
+		}
+	}
+	r.i = min(r.i+1, len(r.data))
+}
+
+// skip moves r.i past the value at it, whatever it holds, and past at
+// least one byte.
+func (r *costReader) skip() {
+	start, depth := r.i, 0
+	defer func() {
+		if r.i == start && r.i < len(r.data) {
+			r.i++
+		}
+	}()
+	for inString, escaped := false, false; r.i < len(r.data); r.i++ {
+		b := r.data[r.i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			if b == '\\' {
+				escaped = true
+			} else if b == '"' && depth == 0 {
+				r.i++
+				return
+			} else if b == '"' {
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			depth++
+		case b == '}' || b == ']':
+			if depth == 0 {
+				return // a literal ended with its container
+			}
+			if depth--; depth == 0 {
+				r.i++
+				return
+			}
+		case depth == 0 && (b == ',' || b == ':' || b == ' ' || b == '\t' || b == '\n' || b == '\r'):
+			return // a literal ended
+		}
+	}
+}
