@@ -141,14 +141,22 @@ func (r *costReader) object(keys responseKeys) {
 	r.i++ // {
 	for r.space(); r.i < len(r.data) && r.peek() != '}'; r.space() {
 		start := r.i
-		r.skip() // the key, quotes included
+		if r.peek() != '"' {
+			r.i = len(r.data)
+			return
+		}
+		r.str()
 		key := r.data[start:r.i]
 		if r.space(); r.peek() != ':' || len(key) < 2 {
 			r.i = len(r.data)
 			return
 		}
 		r.i++
-		r.value(keys[string(key[1:len(key)-1])])
+		if r.space(); r.peek() == '{' || r.peek() == '[' {
+			r.value(keys[string(key[1:len(key)-1])])
+		} else {
+			r.skip() // a scalar: no key to look up
+		}
 		if r.space(); r.peek() == ',' {
 			r.i++
 		}
@@ -160,39 +168,40 @@ func (r *costReader) object(keys responseKeys) {
 // least one byte.
 func (r *costReader) skip() {
 	start, depth := r.i, 0
-	defer func() {
-		if r.i == start && r.i < len(r.data) {
-			r.i++
-		}
-	}()
-	for inString, escaped := false, false; r.i < len(r.data); r.i++ {
-		b := r.data[r.i]
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			if b == '\\' {
-				escaped = true
-			} else if b == '"' && depth == 0 {
-				r.i++
-				return
-			} else if b == '"' {
-				inString = false
-			}
+	for r.i < len(r.data) {
+		switch b := r.data[r.i]; {
 		case b == '"':
-			inString = true
+			if r.str(); depth == 0 {
+				return
+			}
+			continue
+		case depth == 0 && (b == '}' || b == ']' || b == ',' || b == ':' || b == ' ' || b == '\t' || b == '\n' || b == '\r'):
+			if r.i == start { // not a value: step over it
+				r.i++
+			}
+			return // a literal ended
 		case b == '{' || b == '[':
 			depth++
 		case b == '}' || b == ']':
-			if depth == 0 {
-				return // a literal ended with its container
-			}
 			if depth--; depth == 0 {
 				r.i++
 				return
 			}
-		case depth == 0 && (b == ',' || b == ':' || b == ' ' || b == '\t' || b == '\n' || b == '\r'):
-			return // a literal ended
+		}
+		r.i++
+	}
+}
+
+// str moves r.i past the string that starts at it.
+func (r *costReader) str() {
+	for r.i++; r.i < len(r.data); r.i++ {
+		switch r.data[r.i] {
+		case '\\':
+			r.i++
+		case '"':
+			r.i++
+			return
 		}
 	}
+	r.i = min(r.i, len(r.data))
 }
