@@ -202,25 +202,40 @@ func (s *costState) report(actual int) map[string]any {
 	return out
 }
 
-// walker computes depth and cost of a selection set, following fragments.
-// Shape, depth and cost of each fragment are computed once (per parent type
-// for the cost) and remembered, so none expands a fragment spread many times.
+// walker computes depth, cost and response keys of a selection set,
+// following fragments. Each fragment's are computed once (per parent type
+// for cost and keys) and remembered, so none expands a fragment spread many
+// times.
 type walker struct {
 	doc    *ast.QueryDocument
 	vars   map[string]any
 	schema *ast.Schema
-	depths map[string]int
+	depths map[fragmentAt]int
 	costs  map[fragmentAt]int
 	counts map[fragmentAt]shapeCount
 	keys   map[fragmentAt]responseKeys
 }
 
 // fragmentAt is a fragment spread into a parent type (for shape: at the
-// root or below it).
+// root or below it; for depth: anywhere).
 type fragmentAt struct{ name, parent string }
 
+// remember is memo[at], computed by size the first time: each fragment is
+// walked once per place. A fragment that spreads itself (refused by
+// validation) finds the zero value meanwhile.
+func remember[T any](memo map[fragmentAt]T, at fragmentAt, size func() T) T {
+	if v, ok := memo[at]; ok {
+		return v
+	}
+	var zero T
+	memo[at] = zero
+	v := size()
+	memo[at] = v
+	return v
+}
+
 func newWalker(doc *ast.QueryDocument, vars map[string]any, schema *ast.Schema) *walker {
-	return &walker{doc: doc, vars: vars, schema: schema, depths: map[string]int{}, costs: map[fragmentAt]int{},
+	return &walker{doc: doc, vars: vars, schema: schema, depths: map[fragmentAt]int{}, costs: map[fragmentAt]int{},
 		counts: map[fragmentAt]shapeCount{}, keys: map[fragmentAt]responseKeys{}}
 }
 
@@ -264,16 +279,9 @@ func (w *walker) count(set ast.SelectionSet, root bool) shapeCount {
 		case *ast.InlineFragment:
 			c = c.plus(w.count(s.SelectionSet, root))
 		case *ast.FragmentSpread:
-			key := fragmentAt{s.Name, strconv.FormatBool(root)}
-			n, ok := w.counts[key]
-			if !ok {
-				w.counts[key] = shapeCount{} // a cycle (refused by validation) adds nothing
-				if f := w.doc.Fragments.ForName(s.Name); f != nil {
-					n = w.count(f.SelectionSet, root)
-				}
-				w.counts[key] = n
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				c = c.plus(remember(w.counts, fragmentAt{s.Name, strconv.FormatBool(root)}, func() shapeCount { return w.count(f.SelectionSet, root) }))
 			}
-			c = c.plus(n)
 		}
 	}
 	return c
@@ -293,15 +301,9 @@ func (w *walker) below(set ast.SelectionSet) int {
 		case *ast.InlineFragment:
 			deepest = max(deepest, w.below(s.SelectionSet))
 		case *ast.FragmentSpread:
-			n, ok := w.depths[s.Name]
-			if !ok {
-				w.depths[s.Name] = 0 // a cycle (refused by validation) adds nothing
-				if f := w.doc.Fragments.ForName(s.Name); f != nil {
-					n = w.below(f.SelectionSet)
-				}
-				w.depths[s.Name] = n
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				deepest = max(deepest, remember(w.depths, fragmentAt{name: s.Name}, func() int { return w.below(f.SelectionSet) }))
 			}
-			deepest = max(deepest, n)
 		}
 	}
 	return deepest
@@ -322,19 +324,10 @@ func (w *walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
 			// an upper bound of what any one member returns).
 			total = min(total+w.cost(s.SelectionSet, w.on(s.TypeCondition, parent)), costCeiling)
 		case *ast.FragmentSpread:
-			f := w.doc.Fragments.ForName(s.Name)
-			if f == nil {
-				continue
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				on := w.on(f.TypeCondition, parent)
+				total = min(total+remember(w.costs, fragmentAt{s.Name, on.Name}, func() int { return w.cost(f.SelectionSet, on) }), costCeiling)
 			}
-			on := w.on(f.TypeCondition, parent)
-			key := fragmentAt{s.Name, on.Name}
-			n, ok := w.costs[key]
-			if !ok {
-				w.costs[key] = 0 // a cycle (refused by validation) adds nothing
-				n = w.cost(f.SelectionSet, on)
-				w.costs[key] = n
-			}
-			total = min(total+n, costCeiling)
 		}
 	}
 	return total

@@ -44,19 +44,10 @@ func (w *walker) returned(set ast.SelectionSet, parent *ast.Definition) response
 		case *ast.InlineFragment:
 			out.merge(w.returned(s.SelectionSet, w.on(s.TypeCondition, parent)))
 		case *ast.FragmentSpread:
-			f := w.doc.Fragments.ForName(s.Name)
-			if f == nil {
-				continue
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				on := w.on(f.TypeCondition, parent)
+				out.merge(remember(w.keys, fragmentAt{s.Name, on.Name}, func() responseKeys { return w.returned(f.SelectionSet, on) }))
 			}
-			on := w.on(f.TypeCondition, parent)
-			at := fragmentAt{s.Name, on.Name}
-			keys, ok := w.keys[at]
-			if !ok {
-				w.keys[at] = responseKeys{} // a cycle (refused by validation) adds nothing
-				keys = w.returned(f.SelectionSet, on)
-				w.keys[at] = keys
-			}
-			out.merge(keys)
 		}
 	}
 	return out
