@@ -3747,7 +3747,7 @@ type InvoiceLoad {
   """
   The full load snapshot.
   """
-  load: Load @hasScope(scope: "load:read")
+  load: Load @priced @hasScope(scope: "load:read")
 }
 
 """
@@ -3978,7 +3978,7 @@ type Stop {
   """
   The stop's location record.
   """
-  location: Location @hasScope(scope: "customer:read")
+  location: Location @priced @hasScope(scope: "customer:read")
   """
   The place's name.
   """
@@ -4044,11 +4044,11 @@ type Trip {
   """
   The assigned trailer's record.
   """
-  trailer: Trailer @hasScope(scope: "trailer:read")
+  trailer: Trailer @priced @hasScope(scope: "trailer:read")
   """
   The carrier's record.
   """
-  carrier: Carrier @hasScope(scope: "carrier:read")
+  carrier: Carrier @priced @hasScope(scope: "carrier:read")
 }
 
 """
@@ -4861,6 +4861,11 @@ directive @hasScope(
   """
   scope: String!
 ) on FIELD_DEFINITION
+
+"""
+Query cost: the field is loaded by a query of its own (a dataloader), not with its parent's row, so each object it returns costs 1 point. Lists and root fields are priced without it; any other object field (money, totals, a statement's driver) is part of its parent's row and costs nothing of its own.
+"""
+directive @priced on FIELD_DEFINITION
 
 """
 An ISO 8601 date-time with offset.

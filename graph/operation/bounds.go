@@ -34,7 +34,7 @@ const (
 	// A document refused before it runs costs DefaultRefusalCost points
 	// plus DefaultRefusalCostPerKiB a KiB (1,100 for 100 KiB), at most a
 	// tenth of the budget: at the default refill a client sustains about
-	// 14 refusals of 100 KiB a second, each under 50 ms of CPU.
+	// 7 refusals of 100 KiB a second, each under 50 ms of CPU.
 	DefaultRefusalCost       = 100
 	DefaultRefusalCostPerKiB = 10
 )

@@ -16,16 +16,20 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 )
 
-// Query cost follows Shopify's model: a scalar or enum field costs 0, an
-// object costs 1, a list multiplies its element cost by the number of
-// elements it may return — first/pageSize for paged lists (20 when absent),
-// the domain's bound for every unpaged list (listBounds: 100 stops, 20
-// trips, 50 documents, 24 statement lines, ...), nestedListSize for
-// introspection's lists. A fragment is priced on its type condition, so the
-// fields a union's or interface's fragments select are priced too. The
-// requested cost is checked before execution; the actual cost counts the
-// objects really returned. Both, with the throttle bucket's state, are
-// reported in extensions.cost.
+// Query cost follows Shopify's model, with cost as work: what the server
+// fetches separately is priced, what comes with its parent's row is not.
+// Each object a root field, a list or a field marked @priced in the schema
+// (a relation a dataloader loads) returns costs 1; scalars, enums and every
+// other object (money, totals, a statement's driver) cost nothing of their
+// own, only what they select below. A list multiplies its element cost by
+// the number of elements it may return — first/pageSize for paged lists
+// (20 when absent), the domain's bound for every unpaged list (listBounds:
+// 100 stops, 20 trips, 50 documents, 24 statement lines, ...),
+// nestedListSize for introspection's lists. A fragment is priced on its
+// type condition, so the fields a union's or interface's fragments select
+// are priced too. The requested cost is checked before execution; the
+// actual cost counts, by the same rule, the objects really returned. Both,
+// with the throttle bucket's state, are reported in extensions.cost.
 
 const (
 	// CodeComplexity refuses a document over a bound (depth, cost, size).
@@ -45,15 +49,15 @@ const (
 )
 
 // Cost defaults (HAULGRAPH_GRAPHQL_COST_LIMIT, _BUDGET, _REFILL). The
-// dashboard query of settlement statements (100 per page with line items
-// and sub-lines, up to 24 and 3 each) is priced 19,801 points, just under
-// the limit: the budget holds two at once, and the refund of what they did
-// not return sustains two a second. The dispatch board's page of 100 loads
-// with their stops (up to 100 each) is priced 10,301: the limit lets it run.
+// dashboard query of settlement statements (100 per page, every field of
+// the statement, its driver, totals, lines and sub-lines) is priced 9,701
+// points: the budget holds two at once and, refilled at half its size a
+// second, pays at least as many of them a minute, refund or not, as the
+// budget of 40,000 and refill of 15,000 paid when it was priced 19,801.
 const (
 	DefaultCostLimit  = 20000
-	DefaultCostBudget = 40000
-	DefaultCostRefill = 15000
+	DefaultCostBudget = 20000
+	DefaultCostRefill = 7500
 )
 
 // Cost limits depth and cost and reports extensions.cost.
@@ -101,14 +105,7 @@ func (c *Cost) MutateOperationContext(ctx context.Context, op *graphql.Operation
 		return LimitError(CodeComplexity, fmt.Sprintf("the query is %d levels deep; the limit is %d", d, c.MaxDepth),
 			map[string]any{"depth": d, "maxDepth": c.MaxDepth})
 	}
-	root := c.schema.Query
-	switch o.Operation {
-	case ast.Mutation:
-		root = c.schema.Mutation
-	case ast.Subscription:
-		root = c.schema.Subscription
-	}
-	cost := w.cost(o.SelectionSet, root)
+	cost := w.cost(o.SelectionSet, c.rootOf(o))
 	if cost > c.MaxCost {
 		return LimitError(CodeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.MaxCost),
 			map[string]any{"requestedQueryCost": cost, "maxCost": c.MaxCost})
@@ -133,6 +130,17 @@ func (c *Cost) MutateOperationContext(ctx context.Context, op *graphql.Operation
 		}
 	}
 	return nil
+}
+
+// rootOf is the type o's selection set is read on.
+func (c *Cost) rootOf(o *ast.OperationDefinition) *ast.Definition {
+	switch o.Operation {
+	case ast.Mutation:
+		return c.schema.Mutation
+	case ast.Subscription:
+		return c.schema.Subscription
+	}
+	return c.schema.Query
 }
 
 // unavailable refuses an operation whose cost budget could not be read:
@@ -165,7 +173,8 @@ func (c *Cost) InterceptResponse(ctx context.Context, next graphql.ResponseHandl
 	if resp == nil || st == nil {
 		return resp
 	}
-	actual := actualCost(resp.Data)
+	op := graphql.GetOperationContext(ctx)
+	actual := actualCost(resp.Data, newWalker(op.Doc, op.Variables, c.schema).returned(op.Operation.SelectionSet, c.rootOf(op.Operation)))
 	if c.Throttle != nil && st.charged {
 		refreshed := c.Throttle.Refund(ctx, st.requested-actual)
 		st.status = &refreshed
@@ -193,53 +202,41 @@ func (s *costState) report(actual int) map[string]any {
 	return out
 }
 
-// actualCost is what the operation really cost: the objects it returned,
-// one per JSON object in data below data itself (a list of n objects is n,
-// as the requested cost priced it; scalars and enums are free). Objects
-// inside a Map scalar are returned data too and count. One pass over bytes
-// already encoded, instead of a hook on every field.
-func actualCost(data []byte) int {
-	n, inString, escaped := 0, false, false
-	for _, b := range data {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			if b == '\\' {
-				escaped = true
-			} else if b == '"' {
-				inString = false
-			}
-		case b == '"':
-			inString = true
-		case b == '{':
-			n++
-		}
-	}
-	if n > 0 {
-		n-- // data itself
-	}
-	return n
-}
-
-// walker computes depth and cost of a selection set, following fragments.
-// Shape, depth and cost of each fragment are computed once (per parent type
-// for the cost) and remembered, so none expands a fragment spread many times.
+// walker computes depth, cost and response keys of a selection set,
+// following fragments. Each fragment's are computed once (per parent type
+// for cost and keys) and remembered, so none expands a fragment spread many
+// times.
 type walker struct {
 	doc    *ast.QueryDocument
 	vars   map[string]any
 	schema *ast.Schema
-	depths map[string]int
+	depths map[fragmentAt]int
 	costs  map[fragmentAt]int
 	counts map[fragmentAt]shapeCount
+	keys   map[fragmentAt]responseKeys
 }
 
 // fragmentAt is a fragment spread into a parent type (for shape: at the
-// root or below it).
+// root or below it; for depth: anywhere).
 type fragmentAt struct{ name, parent string }
 
+// remember is memo[at], computed by size the first time: each fragment is
+// walked once per place. A fragment that spreads itself (refused by
+// validation) finds the zero value meanwhile.
+func remember[T any](memo map[fragmentAt]T, at fragmentAt, size func() T) T {
+	if v, ok := memo[at]; ok {
+		return v
+	}
+	var zero T
+	memo[at] = zero
+	v := size()
+	memo[at] = v
+	return v
+}
+
 func newWalker(doc *ast.QueryDocument, vars map[string]any, schema *ast.Schema) *walker {
-	return &walker{doc: doc, vars: vars, schema: schema, depths: map[string]int{}, costs: map[fragmentAt]int{}, counts: map[fragmentAt]shapeCount{}}
+	return &walker{doc: doc, vars: vars, schema: schema, depths: map[fragmentAt]int{}, costs: map[fragmentAt]int{},
+		counts: map[fragmentAt]shapeCount{}, keys: map[fragmentAt]responseKeys{}}
 }
 
 // shape refuses, before anything is priced or run, an operation with more
@@ -282,16 +279,9 @@ func (w *walker) count(set ast.SelectionSet, root bool) shapeCount {
 		case *ast.InlineFragment:
 			c = c.plus(w.count(s.SelectionSet, root))
 		case *ast.FragmentSpread:
-			key := fragmentAt{s.Name, strconv.FormatBool(root)}
-			n, ok := w.counts[key]
-			if !ok {
-				w.counts[key] = shapeCount{} // a cycle (refused by validation) adds nothing
-				if f := w.doc.Fragments.ForName(s.Name); f != nil {
-					n = w.count(f.SelectionSet, root)
-				}
-				w.counts[key] = n
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				c = c.plus(remember(w.counts, fragmentAt{s.Name, strconv.FormatBool(root)}, func() shapeCount { return w.count(f.SelectionSet, root) }))
 			}
-			c = c.plus(n)
 		}
 	}
 	return c
@@ -311,15 +301,9 @@ func (w *walker) below(set ast.SelectionSet) int {
 		case *ast.InlineFragment:
 			deepest = max(deepest, w.below(s.SelectionSet))
 		case *ast.FragmentSpread:
-			n, ok := w.depths[s.Name]
-			if !ok {
-				w.depths[s.Name] = 0 // a cycle (refused by validation) adds nothing
-				if f := w.doc.Fragments.ForName(s.Name); f != nil {
-					n = w.below(f.SelectionSet)
-				}
-				w.depths[s.Name] = n
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				deepest = max(deepest, remember(w.depths, fragmentAt{name: s.Name}, func() int { return w.below(f.SelectionSet) }))
 			}
-			deepest = max(deepest, n)
 		}
 	}
 	return deepest
@@ -340,19 +324,10 @@ func (w *walker) cost(set ast.SelectionSet, parent *ast.Definition) int {
 			// an upper bound of what any one member returns).
 			total = min(total+w.cost(s.SelectionSet, w.on(s.TypeCondition, parent)), costCeiling)
 		case *ast.FragmentSpread:
-			f := w.doc.Fragments.ForName(s.Name)
-			if f == nil {
-				continue
+			if f := w.doc.Fragments.ForName(s.Name); f != nil {
+				on := w.on(f.TypeCondition, parent)
+				total = min(total+remember(w.costs, fragmentAt{s.Name, on.Name}, func() int { return w.cost(f.SelectionSet, on) }), costCeiling)
 			}
-			on := w.on(f.TypeCondition, parent)
-			key := fragmentAt{s.Name, on.Name}
-			n, ok := w.costs[key]
-			if !ok {
-				w.costs[key] = 0 // a cycle (refused by validation) adds nothing
-				n = w.cost(f.SelectionSet, on)
-				w.costs[key] = n
-			}
-			total = min(total+n, costCeiling)
 		}
 	}
 	return total
@@ -379,17 +354,31 @@ func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
 		return 0
 	}
 	children := w.cost(f.SelectionSet, def)
-	each := 1 + children
-	switch n, paged := w.listSize(f); {
+	n, paged := w.listSize(f)
+	switch list := fd.Type.Elem != nil; {
+	case paged && !list:
+		return 1 + min(n*children, costCeiling) // a connection: the page, its lists n times
 	case paged:
-		return 1 + min(n*children, costCeiling) // a connection: the object, its lists n times
-	case fd.Type.Elem != nil && strings.HasSuffix(parent.Name, "Connection"):
-		return each // items/edges of a connection: already multiplied
-	case fd.Type.Elem != nil:
-		return min(listBound(parent.Name+"."+fd.Name)*each, costCeiling)
+		return min(n*(1+children), costCeiling)
+	case list && strings.HasSuffix(parent.Name, "Connection"):
+		return 1 + children // items/edges of a connection: already multiplied
+	case list:
+		return min(listBound(parent.Name+"."+fd.Name)*(1+children), costCeiling)
+	case w.priced(f, fd, parent):
+		return 1 + children
 	default:
-		return each
+		return children // fetched with its parent's row
 	}
+}
+
+// priced reports whether each object field f returns costs 1: it is a
+// root field, a list, a page or marked @priced (loaded apart from its
+// parent's row).
+func (w *walker) priced(f *ast.Field, fd *ast.FieldDefinition, parent *ast.Definition) bool {
+	if _, paged := w.listSize(f); paged || fd.Type.Elem != nil || fd.Directives.ForName("priced") != nil {
+		return true
+	}
+	return parent == w.schema.Query || parent == w.schema.Mutation || parent == w.schema.Subscription
 }
 
 // listSize reads first/pageSize (literal or variable) of a paged field.

@@ -261,7 +261,7 @@ func TestSSERateLimitAndCost(t *testing.T) {
 	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	srv := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.ClientRateLimit = 2
-		c.GraphQLCostBudget, c.GraphQLCostRefill = 5, 0.001
+		c.GraphQLCostBudget, c.GraphQLCostRefill = 150, 0.001
 		c.RateLimitClock = func() time.Time { return frozen } // no refill during the test
 	}})
 	tn := apptest.NewTenant(t, srv, "acme")
@@ -281,11 +281,12 @@ func TestSSERateLimitAndCost(t *testing.T) {
 	}
 	limited(read, cheap, "rate limit")
 
-	// Cost: sseQuery costs 3 of another client's 5 points; the second
-	// stream finds 2.
+	// Cost: events with their loads' stops cost 1 + 100 of another
+	// client's 150 points; the second stream finds 49.
 	costly := srv.Token(t, tn, domain.ScopeLoadRead, domain.ScopeTripRead)
-	stream(t, srv, sseRequest{token: costly, query: sseQuery})
-	limited(costly, sseQuery, "the query costs 3")
+	withStops := `subscription { loadChanged { id data { load { stops { name } } } } }`
+	stream(t, srv, sseRequest{token: costly, query: withStops})
+	limited(costly, withStops, "the query costs 101")
 	waitSubscribers(t, srv, 3)
 }
 
