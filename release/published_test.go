@@ -36,7 +36,7 @@ func checkPublished(t *testing.T, version string, body []byte) {
 	if err := json.Unmarshal(body, &value); err != nil {
 		t.Fatal(err)
 	}
-	item := doc.Paths.Value(rest.Prefix+"v1/events").Get.Responses.Status(200).Value.Content.Get("application/json").Schema.Value.Items
+	item := doc.Paths.Value(rest.Prefix + "v1/events").Get.Responses.Status(200).Value.Content.Get("application/json").Schema.Value.Items
 	if err := item.Value.VisitJSON(value, openapi3.EnableFormatValidation()); err != nil {
 		t.Errorf("%s's event against the events API's item in the OpenAPI document: %v", version, err)
 	}
