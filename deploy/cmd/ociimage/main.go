@@ -1,10 +1,9 @@
 // Command ociimage writes HaulGraph's OCI image as an OCI image layout in a
 // tar file, without a container daemon or a registry: one layer with the
-// static binary, the CA certificates, a passwd/group naming the non-root
-// user it runs as, /tmp and the user's data directory (DataDir, where
-// documents go by default), nothing else. The same inputs give the same
-// bytes: every time stamp is SOURCE_DATE_EPOCH, owners are fixed, entries
-// sorted, and gzip writes no name or time.
+// static binary, the CA certificates and a passwd/group naming the non-root
+// user it runs as, nothing else. The same inputs give the same bytes: every
+// time stamp is SOURCE_DATE_EPOCH, owners are fixed, entries sorted, and
+// gzip writes no name or time.
 //
 //	ociimage -binary haulgraph -certs /etc/ssl/certs/ca-certificates.crt -version v0.29.0 -out bin/haulgraph-image.tar
 //
@@ -32,11 +31,6 @@ const User = 65532
 
 // Binary is where the binary lives in the image: its entrypoint.
 const Binary = "/haulgraph"
-
-// DataDir is the user's own directory, a volume: the documents
-// (HAULGRAPH_BLOB_URL's default in the image) live under it, as with the
-// systemd unit's state directory.
-const DataDir = "/var/lib/haulgraph"
 
 func main() {
 	binary := flag.String("binary", "", "the static haulgraph binary (CGO_ENABLED=0)")
@@ -77,10 +71,9 @@ func sourceDateEpoch() (time.Time, error) {
 }
 
 type file struct {
-	name  string
-	mode  int64
-	body  []byte // nil: a directory
-	owner int    // uid and gid; 0: root
+	name string
+	mode int64
+	body []byte // nil: a directory
 }
 
 func build(binary, certs, version, revision, arch, out string, epoch time.Time) (string, error) {
@@ -101,11 +94,6 @@ func build(binary, certs, version, revision, arch, out string, epoch time.Time) 
 		{name: "etc/ssl/certs/", mode: 0o755},
 		{name: "etc/ssl/certs/ca-certificates.crt", mode: 0o644, body: ca},
 		{name: Binary[1:], mode: 0o755, body: bin},
-		// Temporary files (multipart uploads spool there): everyone's, sticky.
-		{name: "tmp/", mode: 0o1777},
-		{name: "var/", mode: 0o755},
-		{name: "var/lib/", mode: 0o755},
-		{name: DataDir[1:] + "/", mode: 0o700, owner: User},
 	}, epoch)
 	if err != nil {
 		return "", err
@@ -136,14 +124,10 @@ func build(binary, certs, version, revision, arch, out string, epoch time.Time) 
 			"Entrypoint": []string{Binary},
 			"Cmd":        []string{"serve"},
 			// A container's loopback is its own: listen on every interface.
-			"Env": []string{"HAULGRAPH_ADDR=0.0.0.0:8080", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
-				"HAULGRAPH_BLOB_URL=file://" + DataDir + "/blobs"},
+			"Env":          []string{"HAULGRAPH_ADDR=0.0.0.0:8080", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"},
 			"ExposedPorts": map[string]any{"8080/tcp": map[string]any{}},
-			// A runtime copies the directory, its owner with it, into a new
-			// volume; without one, it is the container's own.
-			"Volumes":    map[string]any{DataDir: map[string]any{}},
-			"WorkingDir": "/",
-			"Labels":     labels,
+			"WorkingDir":   "/",
+			"Labels":       labels,
 		},
 		"rootfs":  map[string]any{"type": "layers", "diff_ids": []string{digestOf(layer)}},
 		"history": []any{map[string]any{"created": epoch.Format(time.RFC3339), "created_by": "ociimage " + version}},
@@ -180,13 +164,12 @@ func build(binary, certs, version, revision, arch, out string, epoch time.Time) 
 	return digestOf(manifest), os.Rename(out+".tmp", out)
 }
 
-// tarball is files, in the order given, stamped epoch.
+// tarball is files, in the order given, owned by root, stamped epoch.
 func tarball(files []file, epoch time.Time) ([]byte, error) {
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
 	for _, f := range files {
-		h := &tar.Header{Name: f.name, Mode: f.mode, Uid: f.owner, Gid: f.owner, ModTime: epoch, Format: tar.FormatPAX,
-			Typeflag: tar.TypeReg, Size: int64(len(f.body))}
+		h := &tar.Header{Name: f.name, Mode: f.mode, ModTime: epoch, Format: tar.FormatPAX, Typeflag: tar.TypeReg, Size: int64(len(f.body))}
 		if f.body == nil {
 			h.Typeflag = tar.TypeDir
 		}
