@@ -1,10 +1,8 @@
 package apptest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,9 +40,8 @@ func TestLoadNumbersInPathsThroughNginx(t *testing.T) {
 		body, _ := json.Marshal(map[string]any{"query": `mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`,
 			"variables": map[string]any{"in": in}})
 		var out map[string]any
-		status := callJSON(t, http.MethodPost, lb+"/graphql", token, bytes.NewReader(body), &out)
-		if status != http.StatusOK {
-			t.Fatalf("createLoad %q: %d %v", loadNumber, status, out)
+		if err := json.Unmarshal(restDo(t, lb, token, http.MethodPost, "/graphql", body, http.StatusOK), &out); err != nil {
+			t.Fatal(err)
 		}
 		return out
 	}
@@ -78,32 +75,10 @@ func TestLoadNumbersInPathsThroughNginx(t *testing.T) {
 	for _, n := range append(odd, "LD-175396") {
 		var load struct{ LoadNumber string }
 		path := "/api/p/v1/loads/" + url.PathEscape(n)
-		if status := callJSON(t, http.MethodGet, lb+path, token, nil, &load); status != http.StatusOK || load.LoadNumber != n {
-			t.Errorf("GET %s through nginx: %d %q, want 200 and the load %q", path, status, load.LoadNumber, n)
+		if err := json.Unmarshal(restDo(t, lb, token, http.MethodGet, path, nil, http.StatusOK), &load); err != nil || load.LoadNumber != n {
+			t.Errorf("GET %s through nginx: %q %v, want the load %q", path, load.LoadNumber, err, n)
 		}
 	}
-}
-
-// callJSON sends a request with the bearer token and decodes the JSON answer
-// into out; it returns the status.
-func callJSON(t *testing.T, method, u, token string, body io.Reader, out any) int {
-	t.Helper()
-	req, err := http.NewRequest(method, u, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("%s %s: %d %s", method, u, res.StatusCode, b)
-	}
-	return res.StatusCode
 }
 
 func jsonText(v any) string {
