@@ -16,9 +16,9 @@ import (
 // rows other writers stored before the rule stay readable.
 
 // IdentifierPattern states the identifier rule as a regular expression that
-// ECMA-262 (JSON Schema's dialect) and RE2 read alike (neither has the
-// other's look-arounds): one character that is not a dot, two that are
-// not both dots, or more; the edges neither a space nor a no-break space.
+// ECMA-262 (JSON Schema's dialect) and RE2 read alike (so no look-around,
+// which RE2 lacks): one character that is not a dot, two that are not both
+// dots, or more; the edges neither a space nor a no-break space.
 const IdentifierPattern = `^(?:` + idNoDot + `|` + idNoDot + idEdge + `|` + idEdge + idNoDot + `|` + idEdge + idInner + `+` + idEdge + `)$`
 
 const (
