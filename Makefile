@@ -85,6 +85,7 @@ FUZZTIME ?= 2000x
 FUZZ_TARGETS = \
 	./domain:FuzzParseDateTime \
 	./domain:FuzzCheckText \
+	./domain:FuzzIdentifier \
 	./rest:FuzzDecodeBodies \
 	./rest:FuzzParseVersion \
 	./rest:FuzzReadUploadParts \

@@ -29,7 +29,7 @@ func TestExportSlotsCountedOnThePrimary(t *testing.T) {
 	path := "/api/p/v1/driver-settlement-statements/export?start=2025-01-01&end=2025-01-31"
 
 	// Free slots: the export runs.
-	restDo(t, srv, token, http.MethodGet, path, nil, http.StatusOK)
+	restDo(t, srv.URL, token, http.MethodGet, path, nil, http.StatusOK)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -43,10 +43,10 @@ func TestExportSlotsCountedOnThePrimary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	restDo(t, srv, token, http.MethodGet, path, nil, http.StatusTooManyRequests)
+	restDo(t, srv.URL, token, http.MethodGet, path, nil, http.StatusTooManyRequests)
 
 	if _, err := holder.Exec(ctx, "SELECT pg_advisory_unlock_all()"); err != nil {
 		t.Fatal(err)
 	}
-	restDo(t, srv, token, http.MethodGet, path, nil, http.StatusOK)
+	restDo(t, srv.URL, token, http.MethodGet, path, nil, http.StatusOK)
 }

@@ -272,18 +272,20 @@ func TestReadYourWritesAcrossInstances(t *testing.T) {
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	t.Cleanup(receiver.Close)
 	body, _ := json.Marshal(map[string]any{"Name": "ryw", "Url": receiver.URL + "/hook", "EventTypes": []string{"load.changed"}, "SubsidiaryId": tn.SubsidiaryID.String()})
-	created := restDo(t, srv1, tok.AccessToken, http.MethodPost, "/api/p/v1/webhooks", body, http.StatusCreated)
+	created := restDo(t, srv1.URL, tok.AccessToken, http.MethodPost, "/api/p/v1/webhooks", body, http.StatusCreated)
 	var hook struct{ Id string } //nolint:revive
 	if err := json.Unmarshal(created, &hook); err != nil || hook.Id == "" {
 		t.Fatalf("created webhook: %s %v", created, err)
 	}
-	restDo(t, srv2, tok.AccessToken, http.MethodGet, "/api/p/v1/webhooks/"+hook.Id, nil, http.StatusOK)
-	restDo(t, srv2, otherHooks, http.MethodGet, "/api/p/v1/webhooks/"+hook.Id, nil, http.StatusNotFound)
+	restDo(t, srv2.URL, tok.AccessToken, http.MethodGet, "/api/p/v1/webhooks/"+hook.Id, nil, http.StatusOK)
+	restDo(t, srv2.URL, otherHooks, http.MethodGet, "/api/p/v1/webhooks/"+hook.Id, nil, http.StatusNotFound)
 }
 
-func restDo(t *testing.T, srv *apptest.Server, token, method, path string, body []byte, want int) []byte {
+// restDo sends a request with the bearer token to base+path, expects the
+// status want and returns the body.
+func restDo(t *testing.T, base, token, method, path string, body []byte, want int) []byte {
 	t.Helper()
-	req, _ := http.NewRequest(method, srv.URL+path, bytes.NewReader(body))
+	req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)

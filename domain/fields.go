@@ -16,14 +16,15 @@ func LoadNumberRule(field string) string {
 	return field + " must be 1 to " + strconv.Itoa(MaxLoadNumber) + " characters"
 }
 
-// ValidLoadNumber is s trimmed, or the error of a load number out of bounds.
+// ValidLoadNumber is s, exactly as given (a lookup trims nothing, so a
+// number another writer stored before the identifier rule is found as
+// stored), or the error of a number no load can hold: blank or too long.
 func ValidLoadNumber(s string) (string, error) {
-	n := strings.TrimSpace(s)
-	if n == "" || Length(s) > MaxLoadNumber {
+	if strings.TrimSpace(s) == "" || Length(s) > MaxLoadNumber {
 		return "", &Error{Code: CodeInvalid, Message: "invalid load number",
 			Fields: map[string][]string{"loadNumber": {LoadNumberRule("loadNumber")}}}
 	}
-	return n, nil
+	return s, nil
 }
 
 // UUIDField parses an id field in its canonical form (ParseUUID); "" is

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,25 @@ func FuzzCheckText(f *testing.F) {
 		})
 		if err := CheckText(s); (err == nil) != clean {
 			t.Fatalf("CheckText(%q) = %v, want clean=%v", s, err, clean)
+		}
+	})
+}
+
+// FuzzIdentifier: the identifier rule and the pattern the documents state
+// (with the length bound beside it) accept exactly the same valid UTF-8
+// strings.
+func FuzzIdentifier(f *testing.F) {
+	for _, s := range []string{"LD-1", ".", "..", "...", "a/b", `a\b`, " a", "a ", "a\tb", "\u2028", "x\u00A0", "é"} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(IdentifierPattern)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		matched := re.MatchString(s) && Length(s) <= MaxLoadNumber
+		if why := CheckIdentifier(s); (why == "") != matched {
+			t.Fatalf("CheckIdentifier(%q) = %q but the pattern matches: %v", s, why, matched)
 		}
 	})
 }

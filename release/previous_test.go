@@ -170,6 +170,16 @@ func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
 		t.Fatalf("%s: no webhook delivery of L-2 within a minute\n%s", prev.Version, srv.stderr)
 	}
 
+	// The event the previous binary wrote is valid against the schemas this
+	// code publishes: the catalogue's, and the events API's in the OpenAPI
+	// document, since this release hands it out as stored.
+	var payload []byte
+	if err := a.DB.Pool.QueryRow(ctx, "SELECT payload FROM events WHERE type = 'load.changed' AND payload->'data'->'load'->>'LoadNumber' = 'L-2'").Scan(&payload); err != nil {
+		t.Fatalf("%s: the event of L-2: %v", prev.Version, err)
+	}
+	t.Logf("%s wrote: %s", prev.Version, payload)
+	checkPublished(t, prev.Version, payload)
+
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/haulgraph/haulgraph/contract"
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
@@ -77,6 +78,11 @@ func BuildOpenAPI() ([]byte, error) {
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values
 	}
+	// Listed events carry the snapshot the catalogue publishes, which
+	// admits the events earlier releases wrote.
+	emitted := eventschema.OpenAPIPrefix + eventschema.DefLoad
+	doc.Components.Schemas["EventEnvelope"].Value.Properties["data"].Value.Properties["load"] =
+		&openapi3.SchemaRef{Ref: "#/components/schemas/" + emitted, Value: doc.Components.Schemas[emitted].Value}
 	addCommonHeaders(doc)
 	addDomainBounds(doc)
 	addUploadTypes(doc)

@@ -47,6 +47,14 @@ func addDomainBounds(doc *openapi3.T) {
 		longest = max(longest, uint64(len(t)))
 	}
 	driverType.MaxLength = &longest
+	for _, path := range []string{Prefix + "v1/loads/{loadNumber}", Prefix + "v1/loads/{loadNumber}/document"} {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			p := op.Parameters.GetByInAndName("path", "loadNumber")
+			// Lookups admit the numbers other writers stored, so the rule of
+			// new numbers is stated beside the schema, not as its pattern.
+			p.Schema.Value.Extensions = map[string]any{"x-created-pattern": domain.IdentifierPattern}
+		}
+	}
 }
 
 // anyCasePattern matches exactly one of values, letters in either case.

@@ -5,7 +5,8 @@
 package eventschema
 
 import (
-	"slices"
+	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/haulgraph/haulgraph/domain"
@@ -41,10 +42,20 @@ const (
 	DefFieldName  = "ChangedField"
 )
 
-// LoadFieldsAdded are load snapshot fields added after v1 was published:
-// every new event carries them, but the events API still answers events
-// stored before (it keeps 30 days), so the schemas do not require them.
-var LoadFieldsAdded = []string{"CustomerName"}
+// Since is the keyword marking a field a release added to an event after
+// its type was published (its value: that release). Such a field is never
+// required: events are history, read as they were written, and those of
+// earlier releases (the events API keeps 30 days; during a rolling upgrade
+// the previous release still writes) lack it.
+const Since = "x-since"
+
+// since marks s as added by release version and says so in its description.
+func since(version string, s S) S {
+	out := maps.Clone(s)
+	out[Since] = version
+	out["description"] = strings.TrimSpace(fmt.Sprint(s["description"]) + " Added in " + version + ": events written before lack it.")
+	return out
+}
 
 // Envelope definition names, one per event type.
 var envelopeNames = map[string]string{
@@ -80,10 +91,14 @@ func nullable(s S) S {
 	return out
 }
 
-func object(required []string, props S) S {
-	req := make([]any, len(required))
-	for i, r := range required {
-		req[i] = r
+// object is a closed object of props; of the names listed, those not
+// marked Since are required.
+func object(names []string, props S) S {
+	req := []any{}
+	for _, n := range names {
+		if p, ok := props[n].(S); !ok || p[Since] == nil {
+			req = append(req, n)
+		}
 	}
 	return S{"type": "object", "required": req, "properties": props, "additionalProperties": false}
 }
@@ -103,19 +118,18 @@ func Definitions(ref Refs) map[string]S {
 		"SubsidiaryId":   uuidS,
 		"SubsidiaryName": str,
 		"CustomerId":     nullUUID,
-		"CustomerName": S{"type": []any{"string", "null"}, "description": "The customer's name; null when the load has no customer. " +
-			"Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required."},
-		"OrderNumber":   str,
-		"PONumber":      str,
-		"Source":        str,
-		"Rate":          r(DefMoney),
-		"Weight":        S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
-		"Commodity":     str,
-		"EquipmentType": str,
-		"Stops":         S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
-		"Trips":         S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
-		"CreatedAt":     r(DefDateTime),
-		"UpdatedAt":     r(DefDateTime),
+		"CustomerName":   since("v0.29.0", S{"type": []any{"string", "null"}, "description": "The customer's name; null when the load has no customer."}),
+		"OrderNumber":    str,
+		"PONumber":       str,
+		"Source":         str,
+		"Rate":           r(DefMoney),
+		"Weight":         S{"type": []any{"number", "null"}, "format": "double", "description": "Exact decimal (up to 10 integer and 2 fraction digits), rendered as a JSON number."},
+		"Commodity":      str,
+		"EquipmentType":  str,
+		"Stops":          S{"type": "array", "items": r(DefStop), "maxItems": loads.MaxStops},
+		"Trips":          S{"type": "array", "items": r(DefTrip), "maxItems": loads.MaxTrips},
+		"CreatedAt":      r(DefDateTime),
+		"UpdatedAt":      r(DefDateTime),
 	}
 	loadOrder := []string{"Id", "LoadNumber", "Status", "BillingStatus", "SubsidiaryId", "SubsidiaryName", "CustomerId",
 		"CustomerName", "OrderNumber", "PONumber", "Source", "Rate", "Weight", "Commodity", "EquipmentType", "Stops", "Trips", "CreatedAt", "UpdatedAt"}
@@ -188,7 +202,7 @@ func Definitions(ref Refs) map[string]S {
 			"ArrivedAt":        nullTime,
 			"DepartedAt":       nullTime,
 		}),
-		DefLoad:     object(slices.DeleteFunc(loadOrder, func(f string) bool { return slices.Contains(LoadFieldsAdded, f) }), loadFields),
+		DefLoad:     object(loadOrder, loadFields),
 		DefTrip:     object(tripOrder, tripFields),
 		DefChange:   change,
 		DefLoadPrev: prev(loadFields, loads.LoadDiffFields()),

@@ -155,7 +155,7 @@ func (c *typeCheck) object(path string, t reflect.Type, s S) {
 			continue
 		}
 		omit := strings.Contains(opts, "omitempty")
-		if t == reflect.TypeFor[domain.Load]() && slices.Contains(LoadFieldsAdded, name) {
+		if p[Since] != nil {
 			omit = true // always sent, but not by events stored before it
 		}
 		if req := slices.Contains(required(s), name); req == omit {

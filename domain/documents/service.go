@@ -128,7 +128,7 @@ func (s *Service) BeginUpload(ctx context.Context, t domain.DocumentParentType, 
 	} else if _, err := domain.ParseUUID(parentID); err != nil {
 		return nil, domain.FieldError("id", "id "+err.Error())
 	}
-	parent, err := s.Store.DocumentParent(ctx, p.TenantID, t, strings.TrimSpace(parentID))
+	parent, err := s.Store.DocumentParent(ctx, p.TenantID, t, parentID)
 	if err != nil {
 		return nil, err
 	}

@@ -122,14 +122,14 @@ func TestLoadInputValidation(t *testing.T) {
 	t.Parallel()
 	bad := "x"
 	neg := MoneyInput{Amount: decimal.RequireFromString("-1")}
-	in := Input{LoadNumber: " ", SubsidiaryID: "nope", CustomerID: &bad, Rate: &neg,
-		Stops: []StopInput{{Type: "Lunch"}}, Trips: []TripInput{{TripNumber: "T1", DriverIDs: []string{"zz"}}}}
+	in := Input{LoadNumber: "../../LD-175396", SubsidiaryID: "nope", CustomerID: &bad, Rate: &neg,
+		Stops: []StopInput{{Type: "Lunch"}}, Trips: []TripInput{{TripNumber: "T/1", DriverIDs: []string{"zz"}}}}
 	_, _, err := in.validate(time.Now())
 	var de *domain.Error
 	if !errors.As(err, &de) {
 		t.Fatalf("want validation error, got %v", err)
 	}
-	for _, f := range []string{"LoadNumber", "SubsidiaryId", "CustomerId", "Rate.Amount", "Stops[0].Type", "Trips[0].DriverIds[0]"} {
+	for _, f := range []string{"LoadNumber", "SubsidiaryId", "CustomerId", "Rate.Amount", "Stops[0].Type", "Trips[0].DriverIds[0]", "Trips[0].TripNumber"} {
 		if len(de.Fields[f]) == 0 {
 			t.Errorf("no error on %s: %v", f, de.Fields)
 		}
@@ -140,6 +140,13 @@ func TestLoadInputValidation(t *testing.T) {
 	l, refs, err := ok.validate(time.Now())
 	if err != nil || l.Status != domain.LoadOpen || len(l.Stops) != 2 || l.Stops[1].Sequence != 2 || len(refs) != 1 || refs[0].Table != "subsidiaries" {
 		t.Fatalf("valid input: %+v %+v %v", l, refs, err)
+	}
+	for _, n := range []string{" L-9", "L-9\t", `L\9`, ".."} { // refused, not trimmed
+		odd := ok
+		odd.LoadNumber = n
+		if _, _, err := odd.validate(time.Now()); !errors.As(err, &de) || len(de.Fields["LoadNumber"]) == 0 {
+			t.Errorf("load number %q: %v, want a refusal naming LoadNumber", n, err)
+		}
 	}
 	tooMany := ok
 	tooMany.Stops = make([]StopInput, MaxStops+1)

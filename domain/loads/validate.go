@@ -21,10 +21,8 @@ func (in Input) validate(now time.Time) (*domain.Load, []Ref, error) {
 	var refs []Ref
 	l := &domain.Load{ID: uuid.New(), Status: domain.LoadOpen, BillingStatus: "Released", CreatedAt: now, UpdatedAt: now,
 		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
-	l.LoadNumber = strings.TrimSpace(in.LoadNumber)
-	if l.LoadNumber == "" || len(l.LoadNumber) > domain.MaxLoadNumber {
-		v.Add("LoadNumber", domain.LoadNumberRule("LoadNumber"))
-	}
+	l.LoadNumber = in.LoadNumber
+	v.IdentifierField("LoadNumber", l.LoadNumber)
 	if in.Status != nil {
 		l.Status = domain.LoadStatus(*in.Status)
 		if !slices.Contains(initialLoadStatuses, l.Status) {
@@ -69,9 +67,9 @@ func (in Input) validate(now time.Time) (*domain.Load, []Ref, error) {
 		}
 		path := "Trips[" + strconv.Itoa(i) + "]"
 		trip := domain.Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
-		trip.TripNumber = strings.TrimSpace(t.TripNumber)
-		if trip.TripNumber == "" || len(trip.TripNumber) > domain.MaxLoadNumber {
-			v.Add(path+".TripNumber", domain.LoadNumberRule("TripNumber"))
+		trip.TripNumber = t.TripNumber
+		if why := domain.CheckIdentifier(t.TripNumber); why != "" {
+			v.Add(path+".TripNumber", "TripNumber "+why)
 		} else if seen[trip.TripNumber] {
 			v.Add(path+".TripNumber", "TripNumber repeats another trip of this load")
 		}

@@ -4156,7 +4156,7 @@ A trip created with its load.
 """
 input TripInput {
   """
-  The trip's number.
+  The trip's number, unique in its load; ` + "`" + `CreateLoadInput.loadNumber` + "`" + `'s rule applies.
   """
   tripNumber: String!
   """
@@ -4182,7 +4182,10 @@ A new load with its stops and trips.
 """
 input CreateLoadInput {
   """
-  The load's public number, unique in the tenant.
+  The load's public number, unique in the tenant: 1 to 64 characters, a
+  segment of URL paths (` + "`" + `/api/p/v1/loads/{loadNumber}` + "`" + `), so refused, not
+  trimmed, when it holds ` + "`" + `/` + "`" + ` or ` + "`" + `\` + "`" + `, is ` + "`" + `.` + "`" + ` or ` + "`" + `..` + "`" + `, holds a control
+  character, or starts or ends with a space.
   """
   loadNumber: String!
   """

@@ -30,7 +30,10 @@ type AddressInput struct {
 
 // A new load with its stops and trips.
 type CreateLoadInput struct {
-	// The load's public number, unique in the tenant.
+	// The load's public number, unique in the tenant: 1 to 64 characters, a
+	// segment of URL paths (`/api/p/v1/loads/{loadNumber}`), so refused, not
+	// trimmed, when it holds `/` or `\`, is `.` or `..`, holds a control
+	// character, or starts or ends with a space.
 	LoadNumber string `json:"loadNumber"`
 	// Open (default), Quoted or Reserved.
 	Status *domain.LoadStatus `json:"status,omitempty"`
@@ -382,7 +385,7 @@ type TripEventData struct {
 
 // A trip created with its load.
 type TripInput struct {
-	// The trip's number.
+	// The trip's number, unique in its load; `CreateLoadInput.loadNumber`'s rule applies.
 	TripNumber string `json:"tripNumber"`
 	// The drivers to assign.
 	DriverIds []string `json:"driverIds,omitempty"`

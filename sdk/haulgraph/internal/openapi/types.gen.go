@@ -1075,7 +1075,7 @@ type EmittedLoad struct {
 	CreatedAt     EmittedDateTime      `json:"CreatedAt"`
 	CustomerId    *string              `json:"CustomerId"`
 
-	// CustomerName The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required.
+	// CustomerName The customer's name; null when the load has no customer. Added in v0.29.0: events written before lack it.
 	CustomerName   *string           `json:"CustomerName,omitempty"`
 	EquipmentType  string            `json:"EquipmentType"`
 	Id             EmittedUuid       `json:"Id"`
@@ -1131,7 +1131,7 @@ type EmittedLoadPreviousAttributes struct {
 	Commodity     *string               `json:"Commodity,omitempty"`
 	CustomerId    *string               `json:"CustomerId,omitempty"`
 
-	// CustomerName The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required.
+	// CustomerName The customer's name; null when the load has no customer. Added in v0.29.0: events written before lack it.
 	CustomerName   *string            `json:"CustomerName,omitempty"`
 	EquipmentType  *string            `json:"EquipmentType,omitempty"`
 	LoadNumber     *string            `json:"LoadNumber,omitempty"`
@@ -1283,8 +1283,8 @@ type EventEnvelope struct {
 			// PreviousAttributes previous values of the changed fields by their snapshot name
 			PreviousAttributes *map[string]interface{} `json:"previousAttributes,omitempty"`
 		} `json:"diff,omitempty"`
-		Load Load       `json:"load"`
-		Trip *EventTrip `json:"trip,omitempty"`
+		Load EmittedLoad `json:"load"`
+		Trip *EventTrip  `json:"trip,omitempty"`
 	} `json:"data"`
 
 	// Id <uuid>-0 for load.changed and trip.changed, <uuid>-1 for load.status.changed

@@ -36,7 +36,7 @@ const named: Record<string, ShapeSource> = {
   },
   "EventEnvelope": {
     "data": {
-      "load": "Load"
+      "load": "EmittedLoad"
     }
   },
   "Invoice": {

@@ -474,7 +474,7 @@ export type StopInput = {
 
 /** A trip created with its load. */
 export type TripInput = {
-  /** The trip's number. */
+  /** The trip's number, unique in its load; `CreateLoadInput.loadNumber`'s rule applies. */
   tripNumber: Scalars['String']['input'];
   /** The drivers to assign. */
   driverIds?: InputMaybe<Array<Scalars['ID']['input']>>;
@@ -488,7 +488,12 @@ export type TripInput = {
 
 /** A new load with its stops and trips. */
 export type CreateLoadInput = {
-  /** The load's public number, unique in the tenant. */
+  /**
+   * The load's public number, unique in the tenant: 1 to 64 characters, a
+   * segment of URL paths (`/api/p/v1/loads/{loadNumber}`), so refused, not
+   * trimmed, when it holds `/` or `\`, is `.` or `..`, holds a control
+   * character, or starts or ends with a space.
+   */
   loadNumber: Scalars['String']['input'];
   /** Open (default), Quoted or Reserved. */
   status?: InputMaybe<LoadStatus>;

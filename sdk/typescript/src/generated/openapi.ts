@@ -744,7 +744,7 @@ export interface components {
             CreatedAt: components["schemas"]["EmittedDateTime"];
             /** Format: uuid */
             CustomerId: string | null;
-            /** @description The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required. */
+            /** @description The customer's name; null when the load has no customer. Added in v0.29.0: events written before lack it. */
             CustomerName?: string | null;
             EquipmentType: string;
             Id: components["schemas"]["EmittedUuid"];
@@ -788,7 +788,7 @@ export interface components {
             Commodity?: string;
             /** Format: uuid */
             CustomerId?: string | null;
-            /** @description The customer's name; null when the load has no customer. Every event carries it, but events stored before it was added (the events API keeps 30 days) do not: it is not required. */
+            /** @description The customer's name; null when the load has no customer. Added in v0.29.0: events written before lack it. */
             CustomerName?: string | null;
             EquipmentType?: string;
             LoadNumber?: string;
@@ -923,7 +923,7 @@ export interface components {
                         [key: string]: unknown;
                     };
                 };
-                load: components["schemas"]["Load"];
+                load: components["schemas"]["EmittedLoad"];
                 trip?: components["schemas"]["EventTrip"];
             };
             /** @description <uuid>-0 for load.changed and trip.changed, <uuid>-1 for load.status.changed */
@@ -2125,7 +2125,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description the public load number (not blank)
+                 * @description the public load number (not blank), exact (nothing is trimmed), percent-encoded as one path segment. A number created through the API matches the schema's x-created-pattern (no / or \, not . or .., no control character, no space at either end); a load another writer stored may hold other text and is read the same way.
                  * @example L-1001
                  */
                 loadNumber: string;
@@ -2162,7 +2162,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description the public load number (not blank); 404 when unknown or when the load has no trips
+                 * @description the public load number, read as getLoad reads it; 404 when unknown or when the load has no trips
                  * @example L-1001
                  */
                 loadNumber: string;
