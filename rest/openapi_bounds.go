@@ -40,13 +40,16 @@ func addDomainBounds(doc *openapi3.T) {
 	for _, bound := range []string{"Start", "End"} {
 		window.Properties[bound].Value.Pattern = reads.WholeUTCDayPattern
 	}
-	driverType := prop("StatementSearch", "DriverType")
-	driverType.Pattern = anyCasePattern(domain.DriverTypes)
+	// The statement filters' DriverType: one rule (domain.ParseDriverType)
+	// for the search's body and the export's query.
 	longest := uint64(0)
 	for _, t := range domain.DriverTypes {
 		longest = max(longest, uint64(len(t)))
 	}
-	driverType.MaxLength = &longest
+	for _, driverType := range []*openapi3.Schema{prop("StatementSearch", "DriverType"), doc.Components.Schemas["DriverTypeFilter"].Value} {
+		driverType.Pattern = anyCasePattern(domain.DriverTypes)
+		driverType.MaxLength = &longest
+	}
 }
 
 // anyCasePattern matches exactly one of values, letters in either case.
