@@ -45,6 +45,7 @@ type probe struct {
 	note         string
 	valid        bool
 	why          string
+	op           *openapi3.Operation // declares the statuses it may answer
 }
 
 // The served document and the server agree on every bound: for every JSON
@@ -154,6 +155,8 @@ func sendProbe(base, token string, p probe) string {
 	accepted := res.StatusCode/100 == 2 || res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusConflict
 	refused := res.StatusCode == http.StatusBadRequest || res.StatusCode == http.StatusRequestEntityTooLarge || res.StatusCode == http.StatusUnprocessableEntity
 	switch {
+	case !declares(p.op, res.StatusCode):
+		return fmt.Sprintf("the server answers %d, which the document does not declare for %s", res.StatusCode, p.op.OperationID)
 	case p.valid && !accepted:
 		return fmt.Sprintf("the document admits it but the server answers %d %v", res.StatusCode, prob.Errors)
 	case !p.valid && !refused:
@@ -164,6 +167,12 @@ func sendProbe(base, token string, p probe) string {
 		return fmt.Sprintf("the refusal does not name %s: %v", p.field, prob.Errors)
 	}
 	return ""
+}
+
+// declares reports whether op declares status among its responses (by
+// code, or by a range such as 4XX).
+func declares(op *openapi3.Operation, status int) bool {
+	return op.Responses.Status(status) != nil
 }
 
 // namesField reports whether errors names field, a member inside it or
@@ -218,7 +227,7 @@ func operationProbes(t *testing.T, rng *rand.Rand, doc *openapi3.T, method, path
 		}
 	}
 	build := func(values map[string][]string, b any) probe {
-		p := probe{method: method, path: path, query: url.Values{}}
+		p := probe{method: method, path: path, query: url.Values{}, op: op}
 		for _, prm := range params {
 			vs, ok := values[prm.Value.Name]
 			if !ok {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"sort"
@@ -29,8 +30,10 @@ const trimmed = "[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u
 // (DocumentUpload<Target>) stating what documents.Target.CheckDocumentType
 // accepts: one of the target's spellings, in any case (Unicode simple
 // folding, as strings.EqualFold), with white space around it; and a file
-// of at least one byte.
+// of at least one byte; and the 409 of a full parent, with its bound.
 func addUploadTypes(doc *openapi3.T) {
+	doc.Components.Responses["ParentFull"].Value.WithDescription(fmt.Sprintf(
+		"the parent already holds %d documents, the most it may; nothing was stored", documents.MaxPerParent))
 	base := doc.Components.Schemas["DocumentUpload"].Value
 	base.Properties["File"].Value.MinLength = 1
 	paths := doc.Paths.InMatchingOrder()
