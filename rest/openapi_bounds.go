@@ -40,6 +40,9 @@ func addDomainBounds(doc *openapi3.T) {
 	for _, bound := range []string{"Start", "End"} {
 		window.Properties[bound].Value.Pattern = reads.WholeUTCDayPattern
 	}
+	doc.Components.Schemas["EventCursor"].Value.Pattern = eventCursorPattern
+	cursor := uint64(domain.MaxCursorLength)
+	doc.Components.Schemas["Cursor"].Value.MaxLength = &cursor
 	// The statement filters' DriverType: one rule (domain.ParseDriverType)
 	// for the search's body and the export's query.
 	longest := uint64(0)
@@ -51,6 +54,19 @@ func addDomainBounds(doc *openapi3.T) {
 		driverType.MaxLength = &longest
 	}
 }
+
+// nonBlankText is domain's text rule (TextPattern) with at least one
+// character that is not white space: a string the server reads as not
+// given when blank (minLength 1) states it so.
+var nonBlankText = func() string {
+	controls := strings.TrimSuffix(strings.TrimPrefix(domain.TextPattern, "^[^"), "]*$")
+	return "^[^" + controls + "]*[^" + controls + spaces + "][^" + controls + "]*$"
+}()
+
+// eventCursorPattern is an events API after: an event's sealed cursor (43
+// base64url characters) or its id (<uuid>-<n>), white space around either
+// ignored, or blank (not given).
+const eventCursorPattern = "^" + trimmed + "([A-Za-z0-9_-]{43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3})?" + trimmed + "$"
 
 // anyCasePattern matches exactly one of values, letters in either case.
 func anyCasePattern[T ~string](values []T) string {
@@ -71,7 +87,8 @@ func anyCasePattern[T ~string](values []T) string {
 
 // addTextRule states domain's text rule (no control characters but tab and
 // line breaks) as the pattern of every request string that has no format,
-// enum, const or pattern of its own (those already exclude them), domain's
+// enum, const or pattern of its own (those already exclude them; with
+// minLength 1, not blank either, here and in x-parameters), domain's
 // date-time rule as the pattern of a request date-time, and the body bound
 // on every JSON request body.
 func addTextRule(doc *openapi3.T) {
@@ -85,6 +102,8 @@ func addTextRule(doc *openapi3.T) {
 		seen[s] = true
 		switch {
 		case !s.Type.Includes(openapi3.TypeString) || s.Enum != nil || s.Const != nil || s.Pattern != "" || s.ContentMediaType != "":
+		case s.Format == "" && s.MinLength > 0:
+			s.Pattern = nonBlankText
 		case s.Format == "":
 			s.Pattern = domain.TextPattern
 		case s.Format == "date-time":
@@ -118,6 +137,7 @@ func addTextRule(doc *openapi3.T) {
 			for _, p := range op.Parameters {
 				walk(p.Value.Schema)
 			}
+			nonBlankRaw(op.Extensions["x-parameters"])
 			if op.RequestBody == nil {
 				continue
 			}
@@ -129,6 +149,25 @@ func addTextRule(doc *openapi3.T) {
 						" At most %d bytes; a larger body answers 413.", MaxJSONBody))
 				}
 			}
+		}
+	}
+}
+
+// nonBlankRaw gives every schema of an x-parameters rule (decoded JSON)
+// that asks for minLength 1 the pattern of a value that is not blank: a
+// blank parameter is not given.
+func nonBlankRaw(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if n, ok := x["minLength"].(float64); ok && n > 0 && x["pattern"] == nil {
+			x["pattern"] = nonBlankText
+		}
+		for _, e := range x {
+			nonBlankRaw(e)
+		}
+	case []any:
+		for _, e := range x {
+			nonBlankRaw(e)
 		}
 	}
 }

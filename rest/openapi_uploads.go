@@ -22,9 +22,13 @@ var uploadTargets = map[string]domain.DocumentParentType{
 	"uploadCarrierDocument": domain.ParentCarrier,
 }
 
-// trimmed is what strings.TrimSpace removes around a DocumentType, as
-// characters (not escapes) so that any regex dialect reads them alike.
-const trimmed = "[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
+// spaces are the characters strings.TrimSpace removes (a regex class's
+// contents), written as characters (not escapes) so that any regex dialect
+// reads them alike; trimmed is any run of them.
+const (
+	spaces  = "\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+	trimmed = "[" + spaces + "]*"
+)
 
 // addUploadTypes gives each upload operation a form schema of its own
 // (DocumentUpload<Target>) stating what documents.Target.CheckDocumentType

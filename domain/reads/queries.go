@@ -40,7 +40,13 @@ func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error)
 	if err != nil {
 		return nil, err
 	}
-	id, number := trimmed(key.ID), trimmed(key.Number)
+	// An empty parameter is one not given (the contract: each is required
+	// when the other is empty); a blank number is empty too, while an id
+	// of spaces is given, and not a uuid.
+	id, number := "", trimmed(key.Number)
+	if key.ID != nil {
+		id = *key.ID
+	}
 	var v domain.Validation
 	switch {
 	case id == "" && number == "":
