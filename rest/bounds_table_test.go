@@ -56,7 +56,13 @@ func TestBoundsCases(t *testing.T) {
 		{"a location status in another case", "POST", "/locations/search", `{"PageSize":20,"Status":["active"]}`, 400, "Status"},
 		{"Page past its maximum", "POST", "/users/search", `{"Page":21474837,"PageSize":1}`, 400, "Page"},
 		{"a non-ASCII webhook URL", "POST", "/webhooks", `{"Name":"n","Url":"https://hooks.example.com/é","EventTypes":["load.changed"],"SubsidiaryId":"` + sub + `"}`, 400, "Url"},
+		{"a blank id beside an invoiceNumber (an id of spaces is given)", "GET", "/invoices?id=%20&invoiceNumber=INV-1", "", 400, "id"},
+		{"a cursor outside base64url", "GET", "/trailers?after=a%20b", "", 400, "after"},
+		{"a malformed cursor of a webhook that does not exist", "GET", "/webhooks/" + id + "/deliveries?after=a.b", "", 400, "after"},
 		// Refused, although the document allows it.
+		{"an empty invoiceNumber beside an id (the contract: not given)", "GET", "/invoices?id=" + id + "&invoiceNumber=", "", 404, ""},
+		{"an empty id beside an invoiceNumber", "GET", "/invoices?id=&invoiceNumber=INV-404", "", 404, ""},
+		{"an empty cursor (not given)", "GET", "/trailers?after=", "", 200, ""},
 		{"Name at 200 two-byte characters", "POST", "/webhooks", `{"Name":"` + strings.Repeat("é", 200) + `","Url":"https://hooks.example.com/x","EventTypes":["load.changed"],"SubsidiaryId":"` + sub + `"}`, 201, ""},
 		{"Keyword at 200 four-byte characters", "POST", "/users/search", `{"Page":0,"PageSize":1,"Keyword":"` + strings.Repeat("𝄞", 200) + `"}`, 200, ""},
 		{"loadNumber at 64 two-byte characters", "GET", "/loads/" + url.PathEscape(strings.Repeat("é", 64)), "", 404, ""},
