@@ -60,12 +60,14 @@ func TestUploadsAgreeWithDocumentOnBounds(t *testing.T) {
 	paths := doc.Paths.InMatchingOrder()
 	sort.Strings(paths)
 	ops := 0
+	var uploadPaths []string
 	for _, path := range paths {
 		op := doc.Paths.Value(path).Post
 		if !strings.HasPrefix(path, "/api/p/v1/") || op == nil || op.RequestBody == nil || op.RequestBody.Value.Content["multipart/form-data"] == nil {
 			continue
 		}
 		ops++
+		uploadPaths = append(uploadPaths, path)
 		probes = append(probes, uploadProbes(t, rng, path, op, parents)...)
 	}
 	if ops != 4 || len(probes) < 60 {
@@ -86,12 +88,8 @@ func TestUploadsAgreeWithDocumentOnBounds(t *testing.T) {
 		"driverId": e.b.driverID.String(), "carrierId": e.b.carrierID.String()}
 	fillParents(t, e, e.b)
 	whoB := e.token(e.b, allUploadScopes)
-	for _, path := range paths {
-		op := doc.Paths.Value(path).Post
-		if !strings.HasPrefix(path, "/api/p/v1/") || op == nil || op.RequestBody == nil || op.RequestBody.Value.Content["multipart/form-data"] == nil {
-			continue
-		}
-		p := uploadProbes(t, rng, path, op, full)
+	for _, path := range uploadPaths {
+		p := uploadProbes(t, rng, path, doc.Paths.Value(path).Post, full)
 		valid := p[slices.IndexFunc(p, func(p uploadProbe) bool { return p.field == "File" && p.note == "a PDF" })]
 		valid.note = "a full parent"
 		if msg := sendUpload(e, whoB, valid); msg != "" {
