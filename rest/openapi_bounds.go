@@ -34,6 +34,14 @@ func addDomainBounds(doc *openapi3.T) {
 	prop("LocationSearch", "Status").MaxItems = &statuses
 	ids := uint64(domain.MaxPageSize)
 	prop("LocationSearch", "LocationIds").MaxItems = &ids
+	for _, f := range domain.OAuthFields {
+		for _, s := range []string{"TokenRequest", "RevokeRequest"} {
+			if p, ok := doc.Components.Schemas[s].Value.Properties[f.Name]; ok {
+				n := uint64(f.MaxLength)
+				p.Value.MaxLength = &n
+			}
+		}
+	}
 	keyword := uint64(reads.MaxKeywordLength)
 	prop("UserSearch", "Keyword").MaxLength = &keyword
 	window := doc.Components.Schemas["StatementSearch"].Value.Properties["StatementDateRange"].Value

@@ -1508,7 +1508,7 @@ type Recover struct {
 	Since time.Time `json:"Since"`
 }
 
-// RevokeRequest the whole body is at most 16 KiB
+// RevokeRequest the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII
 type RevokeRequest struct {
 	ClientId      *string `json:"client_id,omitempty"`
 	ClientSecret  *string `json:"client_secret,omitempty"`
@@ -1612,7 +1612,7 @@ type StatementStatus string
 // StopType defines model for StopType.
 type StopType string
 
-// TokenRequest the whole body is at most 16 KiB
+// TokenRequest the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII
 type TokenRequest struct {
 	Audience     string                `json:"audience"`
 	ClientId     string                `json:"client_id"`

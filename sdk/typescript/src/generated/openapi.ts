@@ -1177,7 +1177,7 @@ export interface components {
              */
             Since: string;
         };
-        /** @description the whole body is at most 16 KiB */
+        /** @description the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII */
         RevokeRequest: {
             client_id?: string;
             client_secret?: string;
@@ -1303,7 +1303,7 @@ export interface components {
         StatementStatus: "Processed" | "Failed";
         /** @enum {string} */
         StopType: "Pickup" | "Delivery";
-        /** @description the whole body is at most 16 KiB */
+        /** @description the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII */
         TokenRequest: {
             audience: string;
             client_id: string;
