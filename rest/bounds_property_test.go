@@ -55,10 +55,13 @@ type probe struct {
 // multi-byte characters and one past it, each enum value and its other
 // spellings, each format's canonical and non-canonical forms, integers at
 // and past their range, null, absent, the wrong type) while the rest stays
-// the operation's example. The document alone decides which are valid
+// the operation's example; then each pair of the parameters a rule between
+// them names (x-parameters, x-not-before) takes the values their own
+// schemas admit. The document alone decides which are valid
 // (bounds_schema_test.go); the server must accept exactly those (2xx, or
 // 404/409 for a resource that is missing or in another state) and refuse
-// the others with 400/413/422 problem+json naming the input.
+// the others with 400/413/422 problem+json naming the input, and every
+// answer must be a status the operation declares.
 func TestDocumentAndServerAgreeOnBounds(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, apptest.Options{Configure: func(c *app.Config) { c.WebhookResolver = publicResolver{} }})

@@ -44,7 +44,8 @@ type uploadProbe struct {
 // given twice) while the rest stays a valid upload. The document alone
 // decides which are valid; the server must accept exactly those (2xx, or
 // 404/409 for a parent that is missing or full) and refuse the others
-// with 400/413/415 problem+json naming the field.
+// with 400/413/415 problem+json naming the field, each answer a status the
+// operation declares; a valid upload to a full parent is that 409.
 func TestUploadsAgreeWithDocumentOnBounds(t *testing.T) {
 	t.Parallel()
 	e := startUploads(t)
