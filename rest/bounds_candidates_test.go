@@ -111,6 +111,10 @@ func stringCandidates(rng *rand.Rand, s *openapi3.Schema, current string) []valu
 		add(strings.TrimSuffix(z, "Z")+".0000000000Z", "ten fractional digits")
 		add(t.In(time.FixedZone("", 5*3600)).Format(time.RFC3339), "the instant at +05:00")
 		add(strings.TrimSuffix(z, "Z"), "no offset")
+		if past, future, ok := within(s); ok {
+			add(time.Now().Add(-past-24*time.Hour).UTC().Format(time.RFC3339), "a day before x-within")
+			add(time.Now().Add(future+24*time.Hour).UTC().Format(time.RFC3339), "a day after x-within")
+		}
 		add(z[:10], "a date only")
 		add(strings.Replace(z, "T", " ", 1), "a space for T")
 	case s.Format == "date":

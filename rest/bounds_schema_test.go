@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -107,6 +108,11 @@ func schemaValid(s *openapi3.Schema, v any) (bool, string) {
 		if check, ok := formatChecks[s.Format]; ok && !check(x) {
 			return false, "not a " + s.Format
 		}
+		if past, future, ok := within(s); ok {
+			if t, _ := instant(x); t.Before(time.Now().Add(-past)) || t.After(time.Now().Add(future)) {
+				return false, "outside x-within"
+			}
+		}
 	case float64:
 		if s.Min != nil && x < *s.Min {
 			return false, "below minimum"
@@ -179,6 +185,26 @@ func notBeforeValid(props openapi3.Schemas, x map[string]any) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// within reads the document's x-within: how long before and after the
+// request's time a date-time may be (ISO 8601 durations of days or
+// seconds, all the document uses).
+func within(s *openapi3.Schema) (past, future time.Duration, ok bool) {
+	w, ok := s.Extensions["x-within"].(map[string]any)
+	if !ok {
+		return 0, 0, false
+	}
+	duration := func(v any) time.Duration {
+		m := regexp.MustCompile(`^P(?:([0-9]+)D)?(?:T([0-9]+)S)?$`).FindStringSubmatch(fmt.Sprint(v))
+		if m == nil {
+			panic(fmt.Sprintf("x-within: %v is not a duration this test reads", v))
+		}
+		d, _ := strconv.Atoi(m[1])
+		sec, _ := strconv.Atoi(m[2])
+		return time.Duration(d)*24*time.Hour + time.Duration(sec)*time.Second
+	}
+	return duration(w["past"]), duration(w["future"]), true
 }
 
 // instant reads a date or an RFC 3339 date-time.

@@ -57,6 +57,7 @@ func TestBoundsCases(t *testing.T) {
 		{"Page past its maximum", "POST", "/users/search", `{"Page":21474837,"PageSize":1}`, 400, "Page"},
 		{"a non-ASCII webhook URL", "POST", "/webhooks", `{"Name":"n","Url":"https://hooks.example.com/é","EventTypes":["load.changed"],"SubsidiaryId":"` + sub + `"}`, 400, "Url"},
 		{"a blank id beside an invoiceNumber (an id of spaces is given)", "GET", "/invoices?id=%20&invoiceNumber=INV-1", "", 400, "id"},
+		{"a Since 31 days ago (x-within)", "POST", "/webhooks/" + id + "/recover", `{"Since":"` + time.Now().Add(-31*24*time.Hour).UTC().Format(time.RFC3339) + `"}`, 400, "Since"},
 		{"a cursor outside base64url", "GET", "/trailers?after=a%20b", "", 400, "after"},
 		{"a malformed cursor of a webhook that does not exist", "GET", "/webhooks/" + id + "/deliveries?after=a.b", "", 400, "after"},
 		// Refused, although the document allows it.

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // addDomainBounds writes into the document the bounds domain enforces, so
@@ -42,6 +44,10 @@ func addDomainBounds(doc *openapi3.T) {
 			}
 		}
 	}
+	// x-within: recover's Since is a time of the last 30 days, not later
+	// than the request (ISO 8601 durations around the request's time).
+	prop("Recover", "Since").Extensions = map[string]any{"x-within": map[string]any{
+		"past": fmt.Sprintf("P%dD", webhooks.MaxRecoverAge/(24*time.Hour)), "future": "PT0S"}}
 	keyword := uint64(reads.MaxKeywordLength)
 	prop("UserSearch", "Keyword").MaxLength = &keyword
 	window := doc.Components.Schemas["StatementSearch"].Value.Properties["StatementDateRange"].Value
