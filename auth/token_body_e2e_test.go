@@ -2,7 +2,9 @@ package auth_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -15,16 +17,17 @@ import (
 const tokenBodyLimit = 16 << 10
 
 // padded is a token request body of exactly n bytes, as JSON or as a form:
-// well-formed credentials (a wrong secret) and a scope or token that fills
-// the rest.
+// well-formed credentials (a wrong secret), a token (for revocation) and a
+// member no endpoint reads that fills the rest (every field has a bound of
+// its own well below the body's).
 func padded(t *testing.T, n int, asJSON bool, id, audience, pad string) string {
 	t.Helper()
 	var head, tail string
 	if asJSON {
-		head = `{"grant_type":"client_credentials","client_id":"` + id + `","client_secret":"hgcs_wrong","audience":"` + audience + `","` + pad + `":"`
+		head = `{"grant_type":"client_credentials","client_id":"` + id + `","client_secret":"hgcs_wrong","audience":"` + audience + `","token":"x","` + pad + `":"`
 		tail = `"}`
 	} else {
-		head = "grant_type=client_credentials&client_id=" + id + "&client_secret=hgcs_wrong&audience=" + audience + "&" + pad + "="
+		head = "grant_type=client_credentials&client_id=" + id + "&client_secret=hgcs_wrong&audience=" + audience + "&token=x&" + pad + "="
 	}
 	body := head + strings.Repeat("a", n-len(head)-len(tail)) + tail
 	if len(body) != n {
@@ -44,7 +47,7 @@ func TestTokenBodyBoundIs413(t *testing.T) {
 	tn := apptest.NewTenant(t, srv, "acme")
 	id, _ := srv.Client(t, tn, domain.ScopeLoadRead)
 	for _, path := range []string{"/oauth/token", "/oauth/revoke"} {
-		pad := map[string]string{"/oauth/token": "scope", "/oauth/revoke": "token"}[path]
+		pad := "padding"
 		for _, asJSON := range []bool{true, false} {
 			ct := map[bool]string{true: "application/json", false: "application/x-www-form-urlencoded"}[asJSON]
 			for _, n := range []int{tokenBodyLimit, tokenBodyLimit + 1} {
@@ -99,4 +102,35 @@ func mustRequest(t *testing.T, url string) *http.Request {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// Each field of a token or revocation request has a bound of its own
+// (domain.OAuthFields, the document's maxLength): one character past it is
+// a 400 invalid_request naming the field, on both endpoints and in both
+// encodings; at the bound the request is read (the wrong secret is 401).
+func TestTokenFieldBounds(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "acme")
+	id, _ := srv.Client(t, tn, domain.ScopeLoadRead)
+	for _, f := range domain.OAuthFields {
+		for _, n := range []int{f.MaxLength, f.MaxLength + 1} {
+			fields := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {"hgcs_wrong"},
+				"audience": {srv.Config.Audience}, "token": {"x"}}
+			fields.Set(f.Name, strings.Repeat("a", n))
+			if f.Name == "audience" && n == f.MaxLength {
+				continue // any audience but the server's is refused as wrong
+			}
+			for _, path := range []string{"/oauth/token", "/oauth/revoke"} {
+				req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(fields.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				resp, m := postRaw(t, req)
+				if n > f.MaxLength {
+					assertOAuthError(t, resp, m, http.StatusBadRequest, "invalid_request", fmt.Sprintf("%s must be at most %d characters", f.Name, f.MaxLength))
+				} else if resp.StatusCode != http.StatusUnauthorized {
+					t.Errorf("%s with %s of %d characters: %d %v, want 401 (read, the secret is wrong)", path, f.Name, n, resp.StatusCode, m)
+				}
+			}
+		}
+	}
 }

@@ -183,6 +183,13 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 		}
 		req.ClientID, req.ClientSecret = uid, usecret
 	}
+	fields := map[string]string{"client_secret": req.ClientSecret, "audience": req.Audience, "scope": req.Scope,
+		"token": req.Token, "token_type_hint": req.TokenTypeHint}
+	for _, f := range domain.OAuthFields {
+		if domain.Length(fields[f.Name]) > f.MaxLength {
+			return req, oauthErr(400, "invalid_request", fmt.Sprintf("%s must be at most %d characters", f.Name, f.MaxLength))
+		}
+	}
 	return req, nil
 }
 

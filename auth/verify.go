@@ -27,7 +27,7 @@ var (
 )
 
 // maxTokenLen bounds what we parse from an Authorization header.
-const maxTokenLen = 8 << 10
+const maxTokenLen = domain.MaxAccessTokenLength
 
 // InvalidTokenError says why a bearer token was refused; its message is
 // safe to show the client.

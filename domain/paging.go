@@ -161,6 +161,7 @@ func WholeListWindow(limit *int, after *string) (Window, error) {
 		}
 		w.Limit = *limit
 	}
+	CheckCursor(&v, "after", after)
 	if after != nil {
 		w.After = *after
 	}
@@ -178,4 +179,25 @@ func CheckPageSize(v *Validation, first *int) int {
 		v.Add("first", fmt.Sprintf("the page size must be between 1 and %d", MaxPageSize))
 	}
 	return *first
+}
+
+// MaxCursorLength bounds a list cursor (the after of REST's Link headers):
+// base64url characters, at most this many.
+const MaxCursorLength = 512
+
+// CheckCursor refuses in v an after that no list could have issued: longer
+// than MaxCursorLength or not base64url. Empty is no cursor. Storage still
+// refuses a well-formed cursor it did not issue; this check runs first, so
+// that a malformed cursor is a 400 whether or not the list exists.
+func CheckCursor(v *Validation, field string, after *string) {
+	if after == nil {
+		return
+	}
+	bad := len(*after) > MaxCursorLength
+	for _, r := range *after {
+		bad = bad || !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}
+	if bad {
+		v.Add(field, fmt.Sprintf("%s is not a cursor returned by this list (base64url, at most %d characters)", field, MaxCursorLength))
+	}
 }

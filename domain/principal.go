@@ -38,6 +38,20 @@ func CheckClientID(id string) error {
 	return nil
 }
 
+// MaxAccessTokenLength bounds an access token as read (an Authorization
+// header, a revocation request): ours are far shorter.
+const MaxAccessTokenLength = 8 << 10
+
+// OAuthFields bounds the fields of a token or revocation request, in
+// characters, besides client_id (CheckClientID) and grant_type (one
+// value): one request's fields at their bounds, written in ASCII, fit the
+// endpoints' 16 KiB body, so the bound on the body is one no field reaches
+// alone. The OpenAPI document states each as maxLength.
+var OAuthFields = []struct {
+	Name      string
+	MaxLength int
+}{{"client_secret", 128}, {"audience", 2048}, {"scope", 1024}, {"token", MaxAccessTokenLength}, {"token_type_hint", 32}}
+
 type principalKey struct{}
 
 // WithPrincipal stores p in ctx.

@@ -111,6 +111,10 @@ func stringCandidates(rng *rand.Rand, s *openapi3.Schema, current string) []valu
 		add(strings.TrimSuffix(z, "Z")+".0000000000Z", "ten fractional digits")
 		add(t.In(time.FixedZone("", 5*3600)).Format(time.RFC3339), "the instant at +05:00")
 		add(strings.TrimSuffix(z, "Z"), "no offset")
+		if past, future, ok := within(s); ok {
+			add(time.Now().Add(-past-24*time.Hour).UTC().Format(time.RFC3339), "a day before x-within")
+			add(time.Now().Add(future+24*time.Hour).UTC().Format(time.RFC3339), "a day after x-within")
+		}
 		add(z[:10], "a date only")
 		add(strings.Replace(z, "T", " ", 1), "a space for T")
 	case s.Format == "date":
@@ -149,6 +153,7 @@ func stringCandidates(rng *rand.Rand, s *openapi3.Schema, current string) []valu
 		if s.MinLength > 0 {
 			add("", "empty")
 		}
+		add(" ", "blank")
 		add("a\x00b", "a NUL")
 		add("a\u0085b", "a C1 control character")
 		add("a\tb", "a tab")
@@ -265,6 +270,13 @@ func bodyCandidates(rng *rand.Rand, s *openapi3.Schema, body map[string]any, pre
 		}
 		for _, c := range valueCandidates(rng, ps, body[name]) {
 			out = append(out, bodyCand{with(c.v), field, c.note})
+		}
+		// x-not-before: a day before the sibling it names, and equal to it.
+		if other, _ := ps.Extensions["x-not-before"].(string); other != "" {
+			if t, ok := instant(body[other]); ok {
+				out = append(out, bodyCand{with(t.AddDate(0, 0, -1).Format(time.RFC3339)), field, "a day before " + other},
+					bodyCand{with(body[other]), field, "equal to " + other})
+			}
 		}
 	}
 	b := maps.Clone(body)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/netip"
@@ -45,6 +46,7 @@ type probe struct {
 	note         string
 	valid        bool
 	why          string
+	op           *openapi3.Operation // declares the statuses it may answer
 }
 
 // The served document and the server agree on every bound: for every JSON
@@ -53,10 +55,13 @@ type probe struct {
 // multi-byte characters and one past it, each enum value and its other
 // spellings, each format's canonical and non-canonical forms, integers at
 // and past their range, null, absent, the wrong type) while the rest stays
-// the operation's example. The document alone decides which are valid
+// the operation's example; then each pair of the parameters a rule between
+// them names (x-parameters, x-not-before) takes the values their own
+// schemas admit. The document alone decides which are valid
 // (bounds_schema_test.go); the server must accept exactly those (2xx, or
 // 404/409 for a resource that is missing or in another state) and refuse
-// the others with 400/413/422 problem+json naming the input.
+// the others with 400/413/422 problem+json naming the input, and every
+// answer must be a status the operation declares.
 func TestDocumentAndServerAgreeOnBounds(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, apptest.Options{Configure: func(c *app.Config) { c.WebhookResolver = publicResolver{} }})
@@ -154,6 +159,8 @@ func sendProbe(base, token string, p probe) string {
 	accepted := res.StatusCode/100 == 2 || res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusConflict
 	refused := res.StatusCode == http.StatusBadRequest || res.StatusCode == http.StatusRequestEntityTooLarge || res.StatusCode == http.StatusUnprocessableEntity
 	switch {
+	case !declares(p.op, res.StatusCode):
+		return fmt.Sprintf("the server answers %d, which the document does not declare for %s", res.StatusCode, p.op.OperationID)
 	case p.valid && !accepted:
 		return fmt.Sprintf("the document admits it but the server answers %d %v", res.StatusCode, prob.Errors)
 	case !p.valid && !refused:
@@ -166,9 +173,18 @@ func sendProbe(base, token string, p probe) string {
 	return ""
 }
 
-// namesField reports whether errors names field, a member inside it or
-// the body holding it.
+// declares reports whether op declares status among its responses (by
+// code, or by a range such as 4XX).
+func declares(op *openapi3.Operation, status int) bool {
+	return op.Responses.Status(status) != nil
+}
+
+// namesField reports whether errors names field (or one of fields
+// separated by |), a member inside it or the body holding it.
 func namesField(errs map[string][]string, field string) bool {
+	if strings.Contains(field, "|") {
+		return slices.ContainsFunc(strings.Split(field, "|"), func(f string) bool { return namesField(errs, f) })
+	}
 	for k := range errs {
 		if k == field || k == "body" || strings.HasPrefix(k, field+".") || strings.HasPrefix(k, field+"[") ||
 			strings.HasPrefix(field, k+".") {
@@ -192,11 +208,6 @@ func operationProbes(t *testing.T, rng *rand.Rand, doc *openapi3.T, method, path
 			base[p.Value.Name] = []string{fmt.Sprint(ex)}
 		}
 	}
-	var exclusive [][]string
-	if raw, ok := op.Extensions["x-exclusive-parameters"]; ok {
-		b, _ := json.Marshal(raw)
-		_ = json.Unmarshal(b, &exclusive)
-	}
 	var body map[string]any
 	var bodySchema *openapi3.Schema
 	if op.RequestBody != nil {
@@ -218,7 +229,7 @@ func operationProbes(t *testing.T, rng *rand.Rand, doc *openapi3.T, method, path
 		}
 	}
 	build := func(values map[string][]string, b any) probe {
-		p := probe{method: method, path: path, query: url.Values{}}
+		p := probe{method: method, path: path, query: url.Values{}, op: op}
 		for _, prm := range params {
 			vs, ok := values[prm.Value.Name]
 			if !ok {
@@ -239,53 +250,55 @@ func operationProbes(t *testing.T, rng *rand.Rand, doc *openapi3.T, method, path
 	for _, prm := range params {
 		name, s := prm.Value.Name, prm.Value.Schema.Value
 		for _, c := range textCandidates(rng, s, name, overrides[name]) {
-			values := map[string][]string{}
-			for k, v := range base {
-				values[k] = v
+			if c.values == nil && prm.Value.In == "path" || c.values != nil && prm.Value.In == "path" && c.values[0] == "" {
+				continue // no value: another route's path, not a value of this one
 			}
-			inGroup := false
-			for _, group := range exclusive {
-				if slices.Contains(group, name) {
-					inGroup = true
-					if c.values != nil { // given, it is the one of its group
-						for _, other := range group {
-							delete(values, other)
-						}
-					}
-				}
-			}
-			if c.values == nil || prm.Value.In == "path" && c.values[0] == "" {
-				if prm.Value.In == "path" {
-					continue // no value: another route's path, not a value of this one
-				}
+			values := maps.Clone(base)
+			if c.values == nil {
 				delete(values, name)
 			} else {
 				values[name] = c.values
 			}
 			p := build(values, body)
 			p.field, p.note = name, c.note
-			switch {
-			case c.values == nil && inGroup:
-				// x-exclusive-parameters: exactly one of the group.
-				p.valid = false
-				for _, group := range exclusive {
-					if slices.Contains(group, name) {
-						p.valid = slices.ContainsFunc(group, func(o string) bool { return p.query.Has(o) })
-					}
-				}
-				p.why = "exactly one of its group"
-			case c.values == nil:
-				p.valid = !prm.Value.Required
-				p.why = "required"
-			case name == "after" && c.valid == nil:
-				continue // an opaque cursor: only its length is the document's
-			default:
-				p.valid, p.why = textValid(s, c.values)
-			}
+			p.valid, p.why = parametersValid(params, op, values)
 			if c.valid != nil {
 				p.valid = *c.valid
 			}
+			if name == "after" && p.valid && c.values != nil && strings.TrimSpace(c.values[0]) != "" {
+				continue // a well-formed cursor this list did not issue: a 400 the document describes
+			}
 			out = append(out, p)
+		}
+	}
+	// The rules between parameters (x-parameters, x-not-before): every
+	// pair of the parameters a rule names, each taking the values its own
+	// schema admits.
+	named := ruleParameters(params, op)
+	for i, a := range named {
+		for _, b := range named[i+1:] {
+			for _, va := range admitted(rng, a, overrides) {
+				for _, vb := range admitted(rng, b, overrides) {
+					values := maps.Clone(base)
+					for _, x := range []struct {
+						prm *openapi3.Parameter
+						v   []string
+					}{{a, va}, {b, vb}} {
+						if x.v == nil {
+							delete(values, x.prm.Name)
+						} else {
+							values[x.prm.Name] = x.v
+						}
+					}
+					p := build(values, body)
+					p.field, p.note = a.Name+"|"+b.Name, fmt.Sprintf("%s=%q with %s=%q", a.Name, va, b.Name, vb)
+					p.valid, p.why = parametersValid(params, op, values)
+					if later, _, ok := strings.Cut(p.why, " is before "); ok {
+						p.field += "|" + later // the rule's refusal names the later one
+					}
+					out = append(out, p)
+				}
+			}
 		}
 	}
 	if bodySchema != nil {
@@ -299,6 +312,118 @@ func operationProbes(t *testing.T, rng *rand.Rand, doc *openapi3.T, method, path
 		p.body = append(p.body[:len(p.body)-1], []byte(`,"x":"`+strings.Repeat("a", 1<<20)+`"}`)...)
 		p.field, p.note, p.why = "body", "over 1 MiB", "the body bound"
 		out = append(out, p)
+	}
+	return out
+}
+
+// parametersValid judges a request's query and path values as the
+// document does: each parameter by its own schema (an empty value of one
+// with allowEmptyValue is not given), then the rules between them: the
+// operation's x-parameters, a JSON Schema of the parameters as one object
+// (each value typed by its schema), and x-not-before.
+func parametersValid(params openapi3.Parameters, op *openapi3.Operation, values map[string][]string) (bool, string) {
+	given := map[string]any{}
+	props := openapi3.Schemas{}
+	for _, prm := range params {
+		name, s := prm.Value.Name, prm.Value.Schema.Value
+		vs, ok := values[name]
+		if ok && prm.Value.AllowEmptyValue && len(vs) == 1 && vs[0] == "" {
+			ok = false
+		}
+		if !ok {
+			if prm.Value.Required {
+				return false, name + " is required"
+			}
+			continue
+		}
+		if valid, why := textValid(s, vs); !valid {
+			return false, name + ": " + why
+		}
+		given[name], props[name] = typedValue(s, vs), prm.Value.Schema
+	}
+	if ok, why := notBeforeValid(props, given); !ok {
+		return false, why
+	}
+	if rule := parametersRule(op); rule != nil {
+		if ok, why := schemaValid(rule, given); !ok {
+			return false, "x-parameters: " + why
+		}
+	}
+	return true, ""
+}
+
+// typedValue is a valid query value as the JSON value x-parameters reads.
+func typedValue(s *openapi3.Schema, vs []string) any {
+	switch {
+	case s.Type.Includes(openapi3.TypeArray):
+		out := make([]any, len(vs))
+		for i, v := range vs {
+			out[i] = v
+		}
+		return out
+	case s.Type.Includes(openapi3.TypeInteger):
+		var f float64
+		_, _ = fmt.Sscan(vs[0], &f)
+		return f
+	case s.Type.Includes(openapi3.TypeBoolean):
+		return vs[0] == "true"
+	}
+	return vs[0]
+}
+
+// parametersRule is the operation's x-parameters schema, nil without one.
+func parametersRule(op *openapi3.Operation) *openapi3.Schema {
+	raw, ok := op.Extensions["x-parameters"]
+	if !ok {
+		return nil
+	}
+	b, _ := json.Marshal(raw)
+	var s openapi3.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		panic(err)
+	}
+	return &s
+}
+
+// ruleParameters are the parameters a rule between parameters names.
+func ruleParameters(params openapi3.Parameters, op *openapi3.Operation) []*openapi3.Parameter {
+	rule, _ := json.Marshal(op.Extensions["x-parameters"])
+	var out []*openapi3.Parameter
+	for _, prm := range params {
+		name := prm.Value.Name
+		other, _ := prm.Value.Schema.Value.Extensions["x-not-before"].(string)
+		named := other != "" || strings.Contains(string(rule), `"`+name+`"`)
+		for _, q := range params {
+			if o, _ := q.Value.Schema.Value.Extensions["x-not-before"].(string); o == name {
+				named = true
+			}
+		}
+		if named && prm.Value.In == "query" {
+			out = append(out, prm.Value)
+		}
+	}
+	return out
+}
+
+// admitted are values of a query parameter its own schema admits (nil:
+// absent), at most five: the empty value where it means absent, a blank
+// one, the day before and after a date's example, then the first others.
+func admitted(rng *rand.Rand, prm *openapi3.Parameter, overrides map[string]any) [][]string {
+	out := [][]string{nil}
+	s := prm.Schema.Value
+	if prm.AllowEmptyValue {
+		out = append(out, []string{""})
+	}
+	if ok, _ := textValid(s, []string{" "}); ok {
+		out = append(out, []string{" "})
+	}
+	if d, err := time.Parse(time.DateOnly, fmt.Sprint(prm.Example)); err == nil && s.Format == "date" {
+		out = append(out, []string{d.AddDate(0, 0, -40).Format(time.DateOnly)}, []string{d.AddDate(0, 0, 40).Format(time.DateOnly)})
+	}
+	for _, c := range textCandidates(rng, s, prm.Name, overrides[prm.Name]) {
+		if ok, _ := textValid(s, c.values); ok && c.values != nil && len(out) < 5 && !slices.ContainsFunc(out, func(v []string) bool { return slices.Equal(v, c.values) }) {
+			out = append(out, c.values)
+		}
 	}
 	return out
 }

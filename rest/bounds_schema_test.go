@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,6 +54,36 @@ func schemaValid(s *openapi3.Schema, v any) (bool, string) {
 			return false, why
 		}
 	}
+	if len(s.OneOf) > 0 {
+		n := 0
+		for _, sub := range s.OneOf {
+			if ok, _ := schemaValid(sub.Value, v); ok {
+				n++
+			}
+		}
+		if n != 1 {
+			return false, fmt.Sprintf("valid against %d of oneOf's %d schemas", n, len(s.OneOf))
+		}
+	}
+	if len(s.AnyOf) > 0 && !slices.ContainsFunc(s.AnyOf, func(sub *openapi3.SchemaRef) bool { ok, _ := schemaValid(sub.Value, v); return ok }) {
+		return false, "valid against none of anyOf"
+	}
+	if s.Not != nil {
+		if ok, _ := schemaValid(s.Not.Value, v); ok {
+			return false, "valid against not"
+		}
+	}
+	if s.If != nil {
+		branch, name := s.Else, "else"
+		if ok, _ := schemaValid(s.If.Value, v); ok {
+			branch, name = s.Then, "then"
+		}
+		if branch != nil {
+			if ok, why := schemaValid(branch.Value, v); !ok {
+				return false, name + ": " + why
+			}
+		}
+	}
 	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) && sameKind(e, v) }) {
 		return false, "not in enum"
 	}
@@ -76,6 +107,11 @@ func schemaValid(s *openapi3.Schema, v any) (bool, string) {
 		}
 		if check, ok := formatChecks[s.Format]; ok && !check(x) {
 			return false, "not a " + s.Format
+		}
+		if past, future, ok := within(s); ok {
+			if t, _ := instant(x); t.Before(time.Now().Add(-past)) || t.After(time.Now().Add(future)) {
+				return false, "outside x-within"
+			}
 		}
 	case float64:
 		if s.Min != nil && x < *s.Min {
@@ -107,6 +143,16 @@ func schemaValid(s *openapi3.Schema, v any) (bool, string) {
 				return false, r + " is required"
 			}
 		}
+		for k, deps := range s.DependentRequired {
+			for _, d := range deps {
+				if _, given := x[k]; given && x[d] == nil {
+					return false, k + " requires " + d
+				}
+			}
+		}
+		if ok, why := notBeforeValid(s.Properties, x); !ok {
+			return false, why
+		}
 		for k, e := range x {
 			p, ok := s.Properties[k]
 			if !ok {
@@ -121,6 +167,55 @@ func schemaValid(s *openapi3.Schema, v any) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// notBeforeValid applies the document's x-not-before: a member (or query
+// parameter) whose schema names a sibling is not earlier than it, when
+// both are given and each is a date or date-time.
+func notBeforeValid(props openapi3.Schemas, x map[string]any) (bool, string) {
+	for name, p := range props {
+		other, _ := p.Value.Extensions["x-not-before"].(string)
+		if other == "" {
+			continue
+		}
+		a, okA := instant(x[name])
+		b, okB := instant(x[other])
+		if okA && okB && a.Before(b) {
+			return false, name + " is before " + other
+		}
+	}
+	return true, ""
+}
+
+// within reads the document's x-within: how long before and after the
+// request's time a date-time may be (ISO 8601 durations of days or
+// seconds, all the document uses).
+func within(s *openapi3.Schema) (past, future time.Duration, ok bool) {
+	w, ok := s.Extensions["x-within"].(map[string]any)
+	if !ok {
+		return 0, 0, false
+	}
+	duration := func(v any) time.Duration {
+		m := regexp.MustCompile(`^P(?:([0-9]+)D)?(?:T([0-9]+)S)?$`).FindStringSubmatch(fmt.Sprint(v))
+		if m == nil {
+			panic(fmt.Sprintf("x-within: %v is not a duration this test reads", v))
+		}
+		d, _ := strconv.Atoi(m[1])
+		sec, _ := strconv.Atoi(m[2])
+		return time.Duration(d)*24*time.Hour + time.Duration(sec)*time.Second
+	}
+	return duration(w["past"]), duration(w["future"]), true
+}
+
+// instant reads a date or an RFC 3339 date-time.
+func instant(v any) (time.Time, bool) {
+	s, _ := v.(string)
+	for _, layout := range []string{time.DateOnly, time.RFC3339Nano} {
+		if t, err := time.Parse(layout, strings.ToUpper(s)); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func sameKind(a, b any) bool { return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) }

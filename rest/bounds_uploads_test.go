@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,10 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/haulgraph/haulgraph/domain/documents"
 )
 
 // uploadProbe is one multipart upload the property test sends: the
@@ -27,6 +32,7 @@ type uploadProbe struct {
 	valid  bool
 	why    string
 	parent string // the parent the path names
+	op     *openapi3.Operation
 }
 
 // The multipart uploads agree with the served document as the JSON
@@ -38,7 +44,8 @@ type uploadProbe struct {
 // given twice) while the rest stays a valid upload. The document alone
 // decides which are valid; the server must accept exactly those (2xx, or
 // 404/409 for a parent that is missing or full) and refuse the others
-// with 400/413/415 problem+json naming the field.
+// with 400/413/415 problem+json naming the field, each answer a status the
+// operation declares; a valid upload to a full parent is that 409.
 func TestUploadsAgreeWithDocumentOnBounds(t *testing.T) {
 	t.Parallel()
 	e := startUploads(t)
@@ -54,12 +61,14 @@ func TestUploadsAgreeWithDocumentOnBounds(t *testing.T) {
 	paths := doc.Paths.InMatchingOrder()
 	sort.Strings(paths)
 	ops := 0
+	var uploadPaths []string
 	for _, path := range paths {
 		op := doc.Paths.Value(path).Post
 		if !strings.HasPrefix(path, "/api/p/v1/") || op == nil || op.RequestBody == nil || op.RequestBody.Value.Content["multipart/form-data"] == nil {
 			continue
 		}
 		ops++
+		uploadPaths = append(uploadPaths, path)
 		probes = append(probes, uploadProbes(t, rng, path, op, parents)...)
 	}
 	if ops != 4 || len(probes) < 60 {
@@ -73,6 +82,48 @@ func TestUploadsAgreeWithDocumentOnBounds(t *testing.T) {
 		}
 	}
 	t.Logf("%d probes over %d multipart operations: %d valid, %d invalid (seed %d)", len(probes), ops, counts[true], counts[false], boundsSeed)
+
+	// A parent that already holds documents.MaxPerParent documents: a valid
+	// upload to it is a 409, which each operation must declare.
+	full := map[string]string{"loadNumber": e.b.loadNumber, "tripId": e.b.tripID.String(),
+		"driverId": e.b.driverID.String(), "carrierId": e.b.carrierID.String()}
+	fillParents(t, e, e.b)
+	whoB := e.token(e.b, allUploadScopes)
+	for _, path := range uploadPaths {
+		p := uploadProbes(t, rng, path, doc.Paths.Value(path).Post, full)
+		valid := p[slices.IndexFunc(p, func(p uploadProbe) bool { return p.field == "File" && p.note == "a PDF" })]
+		valid.note = "a full parent"
+		if msg := sendUpload(e, whoB, valid); msg != "" {
+			t.Errorf("POST %s (a full parent): %s", valid.path, msg)
+		}
+		if status, body, _ := e.post(valid.path, whoB, valid.parts...); status != http.StatusConflict {
+			t.Errorf("POST %s to a full parent: %d %v, want 409", valid.path, status, body)
+		}
+	}
+}
+
+// fillParents writes documents.MaxPerParent documents to each of f's
+// parents (load, trip, driver, carrier) directly.
+func fillParents(t *testing.T, e *uploadEnv, f tenantFixture) {
+	t.Helper()
+	parents := []struct {
+		typ, id string
+		uuid    uuid.UUID
+	}{{"Load", f.loadNumber, f.loadID}, {"Trip", f.tripID.String(), f.tripID}, {"Driver", f.driverID.String(), f.driverID}, {"Carrier", f.carrierID.String(), f.carrierID}}
+	err := e.app.DB.InSystem(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		for _, p := range parents {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, tenant_id, parent_type, parent_id, parent_uuid, attachment_path,
+				attachment_type, attachment_size, content_type, blob_key, uploaded_at)
+				SELECT gen_random_uuid(), ?, ?, ?, ?, 'a.pdf', 'Other Documents', 10, 'application/pdf', 'missing/' || n, now()
+				FROM generate_series(1, ?) AS n`, f.tenantID, p.typ, p.id, p.uuid, documents.MaxPerParent); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // uploadProbes derives the probes of one upload operation from its
@@ -101,7 +152,7 @@ func uploadProbes(t *testing.T, rng *rand.Rand, path string, op *openapi3.Operat
 		base[name] = []string{fmt.Sprint(ex)}
 	}
 	build := func(parentValue string, fields map[string][]string, file []byte, withFile bool) uploadProbe {
-		p := uploadProbe{path: strings.ReplaceAll(path, "{"+prm.Name+"}", url.PathEscape(parentValue)), parent: parentValue}
+		p := uploadProbe{path: strings.ReplaceAll(path, "{"+prm.Name+"}", url.PathEscape(parentValue)), parent: parentValue, op: op}
 		for _, name := range slices.Sorted(maps.Keys(fields)) {
 			for _, v := range fields[name] {
 				p.parts = append(p.parts, fieldP(name, v))
@@ -204,6 +255,8 @@ func sendUpload(e *uploadEnv, who string, p uploadProbe) string {
 	refused := res.StatusCode == http.StatusBadRequest || res.StatusCode == http.StatusRequestEntityTooLarge ||
 		res.StatusCode == http.StatusUnsupportedMediaType || res.StatusCode == http.StatusUnprocessableEntity
 	switch {
+	case !declares(p.op, res.StatusCode):
+		return fmt.Sprintf("the server answers %d %s, which the document does not declare for %s", res.StatusCode, prob.Detail, p.op.OperationID)
 	case p.valid && !accepted:
 		return fmt.Sprintf("the document admits it but the server answers %d %s %v", res.StatusCode, prob.Detail, prob.Errors)
 	case !p.valid && !refused:

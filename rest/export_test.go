@@ -274,15 +274,24 @@ func TestExportStatements(t *testing.T) {
 		}
 		_, body = f.export(t, "start="+day+"&end="+day+"&driverId="+driver, f.all, nil)
 		compareCSV(t, body, expectedCSV([]map[string]any{one}))
-		// driverType filters as search does (spelt exactly, as the document's enum).
-		_, body = f.export(t, rangeQ+"&format=ndjson&driverType=OWNER_OPERATOR", f.all, nil)
-		got := ndjsonItems(t, body)
-		if len(got) != f.seed.VisibleByDriverType[domain.OwnerOperator] || len(got) == 0 {
-			t.Fatalf("OWNER_OPERATOR: %d statements, want %d", len(got), f.seed.VisibleByDriverType[domain.OwnerOperator])
-		}
-		for _, it := range got {
-			if it["Driver"].(map[string]any)["Type"] != "OWNER_OPERATOR" {
-				t.Fatalf("driverType filter let through %v", it["Driver"])
+		// driverType filters as search does, in any case (the contract's
+		// rule for the search's DriverType, which the export mirrors).
+		for _, c := range []struct {
+			spelling string
+			want     domain.DriverType
+		}{{"OWNER_OPERATOR", domain.OwnerOperator}, {"company", domain.CompanyDriver}, {"Contractor", domain.ContractDriver}} {
+			res, body := f.export(t, rangeQ+"&format=ndjson&driverType="+c.spelling, f.all, nil)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("driverType=%s: %d %s", c.spelling, res.StatusCode, body)
+			}
+			got := ndjsonItems(t, body)
+			if len(got) != f.seed.VisibleByDriverType[c.want] || len(got) == 0 {
+				t.Fatalf("driverType=%s: %d statements, want %d", c.spelling, len(got), f.seed.VisibleByDriverType[c.want])
+			}
+			for _, it := range got {
+				if it["Driver"].(map[string]any)["Type"] != string(c.want) {
+					t.Fatalf("driverType=%s let through %v", c.spelling, it["Driver"])
+				}
 			}
 		}
 	})
@@ -296,6 +305,8 @@ func TestExportStatements(t *testing.T) {
 			{"start=2025-02-01&end=2025-01-31", "end"},
 			{rangeQ + "&format=xml", "format"},
 			{rangeQ + "&driverType=PILOT", "driverType"},
+			{rangeQ + "&driverType=COMPANYX", "driverType"},
+			{rangeQ + "&driverType=", "driverType"},
 			{rangeQ + "&driverId=42", "driverId"},
 			{rangeQ + "&format=ndjson&bom=true", "bom"},
 		} {

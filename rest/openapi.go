@@ -73,7 +73,6 @@ func BuildOpenAPI() ([]byte, error) {
 		"EventType":              anys(domain.EventTypes),
 		"WebhookSignatureScheme": anys(webhooks.SignatureSchemes),
 		"ExportFormat":           anys(reads.ExportFormats),
-		"DriverTypeCode":         anys(domain.DriverTypes),
 	}
 	for name, values := range enums {
 		doc.Components.Schemas[name].Value.Enum = values

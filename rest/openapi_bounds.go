@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
 // addDomainBounds writes into the document the bounds domain enforces, so
@@ -34,19 +36,37 @@ func addDomainBounds(doc *openapi3.T) {
 	prop("LocationSearch", "Status").MaxItems = &statuses
 	ids := uint64(domain.MaxPageSize)
 	prop("LocationSearch", "LocationIds").MaxItems = &ids
+	for _, f := range domain.OAuthFields {
+		for _, s := range []string{"TokenRequest", "RevokeRequest"} {
+			if p, ok := doc.Components.Schemas[s].Value.Properties[f.Name]; ok {
+				n := uint64(f.MaxLength)
+				p.Value.MaxLength = &n
+			}
+		}
+	}
+	// x-within: recover's Since is a time of the last 30 days, not later
+	// than the request (ISO 8601 durations around the request's time).
+	prop("Recover", "Since").Extensions = map[string]any{"x-within": map[string]any{
+		"past": fmt.Sprintf("P%dD", webhooks.MaxRecoverAge/(24*time.Hour)), "future": "PT0S"}}
 	keyword := uint64(reads.MaxKeywordLength)
 	prop("UserSearch", "Keyword").MaxLength = &keyword
 	window := doc.Components.Schemas["StatementSearch"].Value.Properties["StatementDateRange"].Value
 	for _, bound := range []string{"Start", "End"} {
 		window.Properties[bound].Value.Pattern = reads.WholeUTCDayPattern
 	}
-	driverType := prop("StatementSearch", "DriverType")
-	driverType.Pattern = anyCasePattern(domain.DriverTypes)
+	doc.Components.Schemas["EventCursor"].Value.Pattern = eventCursorPattern
+	cursor := uint64(domain.MaxCursorLength)
+	doc.Components.Schemas["Cursor"].Value.MaxLength = &cursor
+	// The statement filters' DriverType: one rule (domain.ParseDriverType)
+	// for the search's body and the export's query.
 	longest := uint64(0)
 	for _, t := range domain.DriverTypes {
 		longest = max(longest, uint64(len(t)))
 	}
-	driverType.MaxLength = &longest
+	for _, driverType := range []*openapi3.Schema{prop("StatementSearch", "DriverType"), doc.Components.Schemas["DriverTypeFilter"].Value} {
+		driverType.Pattern = anyCasePattern(domain.DriverTypes)
+		driverType.MaxLength = &longest
+	}
 	for _, path := range []string{Prefix + "v1/loads/{loadNumber}", Prefix + "v1/loads/{loadNumber}/document"} {
 		for _, op := range doc.Paths.Value(path).Operations() {
 			p := op.Parameters.GetByInAndName("path", "loadNumber")
@@ -56,6 +76,19 @@ func addDomainBounds(doc *openapi3.T) {
 		}
 	}
 }
+
+// nonBlankText is domain's text rule (TextPattern) with at least one
+// character that is not white space: a string the server reads as not
+// given when blank (minLength 1) states it so.
+var nonBlankText = func() string {
+	controls := strings.TrimSuffix(strings.TrimPrefix(domain.TextPattern, "^[^"), "]*$")
+	return "^[^" + controls + "]*[^" + controls + spaces + "][^" + controls + "]*$"
+}()
+
+// eventCursorPattern is an events API after: an event's sealed cursor (43
+// base64url characters) or its id (<uuid>-<n>), white space around either
+// ignored, or blank (not given).
+const eventCursorPattern = "^" + trimmed + "([A-Za-z0-9_-]{43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3})?" + trimmed + "$"
 
 // anyCasePattern matches exactly one of values, letters in either case.
 func anyCasePattern[T ~string](values []T) string {
@@ -76,7 +109,8 @@ func anyCasePattern[T ~string](values []T) string {
 
 // addTextRule states domain's text rule (no control characters but tab and
 // line breaks) as the pattern of every request string that has no format,
-// enum, const or pattern of its own (those already exclude them), domain's
+// enum, const or pattern of its own (those already exclude them; with
+// minLength 1, not blank either, here and in x-parameters), domain's
 // date-time rule as the pattern of a request date-time, and the body bound
 // on every JSON request body.
 func addTextRule(doc *openapi3.T) {
@@ -90,6 +124,8 @@ func addTextRule(doc *openapi3.T) {
 		seen[s] = true
 		switch {
 		case !s.Type.Includes(openapi3.TypeString) || s.Enum != nil || s.Const != nil || s.Pattern != "" || s.ContentMediaType != "":
+		case s.Format == "" && s.MinLength > 0:
+			s.Pattern = nonBlankText
 		case s.Format == "":
 			s.Pattern = domain.TextPattern
 		case s.Format == "date-time":
@@ -123,6 +159,7 @@ func addTextRule(doc *openapi3.T) {
 			for _, p := range op.Parameters {
 				walk(p.Value.Schema)
 			}
+			nonBlankRaw(op.Extensions["x-parameters"])
 			if op.RequestBody == nil {
 				continue
 			}
@@ -134,6 +171,25 @@ func addTextRule(doc *openapi3.T) {
 						" At most %d bytes; a larger body answers 413.", MaxJSONBody))
 				}
 			}
+		}
+	}
+}
+
+// nonBlankRaw gives every schema of an x-parameters rule (decoded JSON)
+// that asks for minLength 1 the pattern of a value that is not blank: a
+// blank parameter is not given.
+func nonBlankRaw(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if n, ok := x["minLength"].(float64); ok && n > 0 && x["pattern"] == nil {
+			x["pattern"] = nonBlankText
+		}
+		for _, e := range x {
+			nonBlankRaw(e)
+		}
+	case []any:
+		for _, e := range x {
+			nonBlankRaw(e)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"sort"
@@ -21,16 +22,22 @@ var uploadTargets = map[string]domain.DocumentParentType{
 	"uploadCarrierDocument": domain.ParentCarrier,
 }
 
-// trimmed is what strings.TrimSpace removes around a DocumentType, as
-// characters (not escapes) so that any regex dialect reads them alike.
-const trimmed = "[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
+// spaces are the characters strings.TrimSpace removes (a regex class's
+// contents), written as characters (not escapes) so that any regex dialect
+// reads them alike; trimmed is any run of them.
+const (
+	spaces  = "\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+	trimmed = "[" + spaces + "]*"
+)
 
 // addUploadTypes gives each upload operation a form schema of its own
 // (DocumentUpload<Target>) stating what documents.Target.CheckDocumentType
 // accepts: one of the target's spellings, in any case (Unicode simple
 // folding, as strings.EqualFold), with white space around it; and a file
-// of at least one byte.
+// of at least one byte; and the 409 of a full parent, with its bound.
 func addUploadTypes(doc *openapi3.T) {
+	doc.Components.Responses["ParentFull"].Value.WithDescription(fmt.Sprintf(
+		"the parent already holds %d documents, the most it may; nothing was stored", documents.MaxPerParent))
 	base := doc.Components.Schemas["DocumentUpload"].Value
 	base.Properties["File"].Value.MinLength = 1
 	paths := doc.Paths.InMatchingOrder()

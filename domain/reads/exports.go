@@ -72,7 +72,7 @@ func (in StatementExportInput) Validate() (StatementExportQuery, error) {
 		}
 		q.Format = f
 	}
-	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, false, "driverType", "driverId")
+	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, "driverType", "driverId")
 	return q, v.Err()
 }
 

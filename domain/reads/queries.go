@@ -40,7 +40,13 @@ func (r *Service) Invoice(ctx context.Context, key InvoiceKey) (*Invoice, error)
 	if err != nil {
 		return nil, err
 	}
-	id, number := trimmed(key.ID), trimmed(key.Number)
+	// An empty parameter is one not given (the contract: each is required
+	// when the other is empty); a blank number is empty too, while an id
+	// of spaces is given, and not a uuid.
+	id, number := "", trimmed(key.Number)
+	if key.ID != nil {
+		id = *key.ID
+	}
 	var v domain.Validation
 	switch {
 	case id == "" && number == "":
@@ -133,28 +139,23 @@ func (in StatementSearchInput) Validate() (StatementQuery, error) {
 			v.Add("StatementDateRange", "End must not be before Start")
 		}
 	}
-	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, true, "DriverType", "DriverId")
+	q.DriverType, q.DriverID = statementDriverFilter(&v, in.DriverType, in.DriverID, "DriverType", "DriverId")
 	return q, v.Err()
 }
 
 // statementDriverFilter is docs/api-contract.md §4.2's driver filters (search and export):
-// DriverType one of domain.DriverTypes (the search's, as the contract says,
-// in any case; the export's exactly), DriverId a canonical UUID; nil is
+// DriverType one of domain.DriverTypes in any case (as the contract says of
+// the search, which the export mirrors), DriverId a canonical UUID; nil is
 // absent. typeField and idField name the inputs as the transport's client
 // sent them.
-func statementDriverFilter(v *domain.Validation, driverType, driverID *string, anyCase bool, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
+func statementDriverFilter(v *domain.Validation, driverType, driverID *string, typeField, idField string) (*domain.DriverType, *uuid.UUID) {
 	var dt *domain.DriverType
 	var id *uuid.UUID
 	if driverType != nil {
-		t, ok := domain.ParseDriverType(*driverType)
-		if !anyCase {
-			_, err := domain.ParseEnum(*driverType, domain.DriverTypes)
-			ok = err == nil
-		}
-		if ok {
+		if t, ok := domain.ParseDriverType(*driverType); ok {
 			dt = &t
 		} else {
-			v.Add(typeField, typeField+" must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR")
+			v.Add(typeField, typeField+" must be one of COMPANY, OWNER_OPERATOR, CONTRACTOR (in any case)")
 		}
 	}
 	if driverID != nil {

@@ -27,6 +27,7 @@ func (s *Service) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *
 	}
 	var v domain.Validation
 	w := domain.Window{Limit: domain.CheckPageSize(&v, first)}
+	domain.CheckCursor(&v, "after", after)
 	if after != nil {
 		w.After = *after
 	}

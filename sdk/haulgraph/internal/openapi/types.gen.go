@@ -104,27 +104,6 @@ func (e DriverType) Valid() bool {
 	}
 }
 
-// Defines values for DriverTypeCode.
-const (
-	DriverTypeCodeCOMPANY       DriverTypeCode = "COMPANY"
-	DriverTypeCodeCONTRACTOR    DriverTypeCode = "CONTRACTOR"
-	DriverTypeCodeOWNEROPERATOR DriverTypeCode = "OWNER_OPERATOR"
-)
-
-// Valid indicates whether the value is a known member of the DriverTypeCode enum.
-func (e DriverTypeCode) Valid() bool {
-	switch e {
-	case DriverTypeCodeCOMPANY:
-		return true
-	case DriverTypeCodeCONTRACTOR:
-		return true
-	case DriverTypeCodeOWNEROPERATOR:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for EmittedBillingStatus.
 const (
 	EmittedBillingStatusCompleted EmittedBillingStatus = "Completed"
@@ -928,6 +907,9 @@ type Address struct {
 // BillingStatus defines model for BillingStatus.
 type BillingStatus string
 
+// Cursor an opaque cursor: base64url characters, at most 512. Only a cursor the same list issued resumes it; any other is a 400 naming after.
+type Cursor = string
+
 // Date defines model for Date.
 type Date = string
 
@@ -1026,8 +1008,8 @@ type DocumentUploadTrip struct {
 // DriverType defines model for DriverType.
 type DriverType string
 
-// DriverTypeCode defines model for DriverTypeCode.
-type DriverTypeCode string
+// DriverTypeFilter COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive (the pattern states it)
+type DriverTypeFilter = string
 
 // EmittedAddress defines model for EmittedAddress.
 type EmittedAddress struct {
@@ -1266,6 +1248,9 @@ type EmittedWebhookVerificationEvent struct {
 
 // EmittedWebhookVerificationEventType defines model for EmittedWebhookVerificationEvent.Type.
 type EmittedWebhookVerificationEventType string
+
+// EventCursor an event's opaque cursor (43 base64url characters, as a Link rel="next" carries it) or an event id (<uuid>-<n>), white space around it ignored (the pattern states both). A cursor the tenant was not issued, or an altered one, is a 400 naming after; an event no longer kept is a 410.
+type EventCursor = string
 
 // EventEnvelope The business event envelope, as webhooks receive it
 type EventEnvelope struct {
@@ -1523,7 +1508,7 @@ type Recover struct {
 	Since time.Time `json:"Since"`
 }
 
-// RevokeRequest the whole body is at most 16 KiB
+// RevokeRequest the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII
 type RevokeRequest struct {
 	ClientId      *string `json:"client_id,omitempty"`
 	ClientSecret  *string `json:"client_secret,omitempty"`
@@ -1627,7 +1612,7 @@ type StatementStatus string
 // StopType defines model for StopType.
 type StopType string
 
-// TokenRequest the whole body is at most 16 KiB
+// TokenRequest the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII
 type TokenRequest struct {
 	Audience     string                `json:"audience"`
 	ClientId     string                `json:"client_id"`
@@ -1877,6 +1862,9 @@ type OAuthUnavailable = OAuthError
 // OAuthUnsupportedMediaType an RFC 6749 section 5.2 error
 type OAuthUnsupportedMediaType = OAuthError
 
+// ParentFull defines model for ParentFull.
+type ParentFull = Problem
+
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = Problem
 
@@ -1913,9 +1901,11 @@ type ExportDriverSettlementStatementsParams struct {
 	End string `form:"end" json:"end"`
 
 	// Format body format (default csv)
-	Format     *ExportFormat   `form:"format,omitempty" json:"format,omitempty"`
-	DriverType *DriverTypeCode `form:"driverType,omitempty" json:"driverType,omitempty"`
-	DriverId   *string         `form:"driverId,omitempty" json:"driverId,omitempty"`
+	Format *ExportFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// DriverType case-insensitive, as the search's DriverType
+	DriverType *DriverTypeFilter `form:"driverType,omitempty" json:"driverType,omitempty"`
+	DriverId   *string           `form:"driverId,omitempty" json:"driverId,omitempty"`
 
 	// Bom csv only (true with format=ndjson is a 400): start with a UTF-8 byte order mark (for spreadsheets that open CSV files by double-click)
 	Bom *bool `form:"bom,omitempty" json:"bom,omitempty"`
@@ -1926,8 +1916,8 @@ type ExportDriverSettlementStatementsParams struct {
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// After a cursor from a Link rel="next" or an event id (<uuid>-<n>): the events committed after it
-	After *string `form:"after,omitempty" json:"after,omitempty"`
+	// After a cursor from a Link rel="next" or an event id (<uuid>-<n>): the events committed after it; blank is not given
+	After *EventCursor `form:"after,omitempty" json:"after,omitempty"`
 
 	// Limit page size (default 20)
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1950,10 +1940,10 @@ type ListEventsParams struct {
 
 // GetInvoiceParams defines parameters for GetInvoice.
 type GetInvoiceParams struct {
-	// Id invoice id; give exactly one of id and invoiceNumber (x-exclusive-parameters)
+	// Id invoice id; empty is not given
 	Id *string `form:"id,omitempty" json:"id,omitempty"`
 
-	// InvoiceNumber the invoice number; give exactly one of id and invoiceNumber
+	// InvoiceNumber the invoice number; empty or blank is not given
 	InvoiceNumber *string `form:"invoiceNumber,omitempty" json:"invoiceNumber,omitempty"`
 }
 
@@ -1962,8 +1952,8 @@ type ListTrailersParams struct {
 	// Limit how many trailers to return (default 1000)
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// After opaque cursor from a previous response's Link rel="next"
-	After *string `form:"after,omitempty" json:"after,omitempty"`
+	// After the after of a previous response's Link rel="next"; empty is not given
+	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -1971,8 +1961,8 @@ type ListWebhookDeliveriesParams struct {
 	// Limit page size (default 20)
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// After cursor from a Link rel="next"
-	After *string `form:"after,omitempty" json:"after,omitempty"`
+	// After the after of a Link rel="next"; empty is not given
+	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
 }
 
 // IssueToken200JSONResponseBodyTokenType defines parameters for IssueToken.

@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * Read an invoice by id or by invoice number
-         * @description Requires invoice:read. Give exactly one of id and invoiceNumber.
+         * @description Requires invoice:read. Give exactly one of id and invoiceNumber (x-parameters); an empty one, or a blank invoiceNumber, is not given.
          */
         get: operations["getInvoice"];
         put?: never;
@@ -612,6 +612,8 @@ export interface components {
         };
         /** @enum {string} */
         BillingStatus: "Released" | "Queued" | "Invoiced" | "Financed" | "Completed" | "Paid";
+        /** @description an opaque cursor: base64url characters, at most 512. Only a cursor the same list issued resumes it; any other is a 400 naming after. */
+        Cursor: string;
         /** Format: date */
         Date: string;
         DateRange: {
@@ -703,8 +705,8 @@ export interface components {
         };
         /** @enum {string} */
         DriverType: "COMPANY" | "OWNER_OPERATOR" | "CONTRACTOR";
-        /** @enum {string} */
-        DriverTypeCode: "COMPANY" | "OWNER_OPERATOR" | "CONTRACTOR";
+        /** @description COMPANY, OWNER_OPERATOR or CONTRACTOR, case-insensitive (the pattern states it) */
+        DriverTypeFilter: string;
         EmittedAddress: {
             City: string;
             State: string;
@@ -905,6 +907,8 @@ export interface components {
             /** @constant */
             type: "webhook.verification";
         };
+        /** @description an event's opaque cursor (43 base64url characters, as a Link rel="next" carries it) or an event id (<uuid>-<n>), white space around it ignored (the pattern states both). A cursor the tenant was not issued, or an altered one, is a 400 naming after; an event no longer kept is a 410. */
+        EventCursor: string;
         /** @description The business event envelope, as webhooks receive it */
         EventEnvelope: {
             data: {
@@ -1111,6 +1115,10 @@ export interface components {
         };
         /**
          * @example {
+         *       "CreatedDateRange": {
+         *         "End": "2025-12-31T00:00:00Z",
+         *         "Start": "2025-01-01T00:00:00Z"
+         *       },
          *       "Page": 0,
          *       "PageSize": 20
          *     }
@@ -1169,7 +1177,7 @@ export interface components {
              */
             Since: string;
         };
-        /** @description the whole body is at most 16 KiB */
+        /** @description the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII */
         RevokeRequest: {
             client_id?: string;
             client_secret?: string;
@@ -1295,7 +1303,7 @@ export interface components {
         StatementStatus: "Processed" | "Failed";
         /** @enum {string} */
         StopType: "Pickup" | "Delivery";
-        /** @description the whole body is at most 16 KiB */
+        /** @description the whole body is at most 16384 bytes as sent (413 beyond); the fields' maxLength fit it when written in ASCII */
         TokenRequest: {
             audience: string;
             client_id: string;
@@ -1688,6 +1696,18 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
+        /** @description the parent already holds 50 documents, the most it may; nothing was stored */
+        ParentFull: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description the request body is larger than this operation accepts */
         PayloadTooLarge: {
             headers: {
@@ -1855,6 +1875,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["ParentFull"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1877,7 +1898,8 @@ export interface operations {
                 end: string;
                 /** @description body format (default csv) */
                 format?: components["schemas"]["ExportFormat"];
-                driverType?: components["schemas"]["DriverTypeCode"];
+                /** @description case-insensitive, as the search's DriverType */
+                driverType?: components["schemas"]["DriverTypeFilter"];
                 driverId?: string;
                 /** @description csv only (true with format=ndjson is a 400): start with a UTF-8 byte order mark (for spreadsheets that open CSV files by double-click) */
                 bom?: boolean;
@@ -2024,6 +2046,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["ParentFull"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2034,8 +2057,8 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description a cursor from a Link rel="next" or an event id (<uuid>-<n>): the events committed after it */
-                after?: string;
+                /** @description a cursor from a Link rel="next" or an event id (<uuid>-<n>): the events committed after it; blank is not given */
+                after?: components["schemas"]["EventCursor"];
                 /** @description page size (default 20) */
                 limit?: number;
                 /** @description event types (repeat or separate with commas) */
@@ -2084,11 +2107,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description invoice id; give exactly one of id and invoiceNumber (x-exclusive-parameters)
+                 * @description invoice id; empty is not given
                  * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
                  */
                 id?: string;
-                /** @description the invoice number; give exactly one of id and invoiceNumber */
+                /** @description the invoice number; empty or blank is not given */
                 invoiceNumber?: string;
             };
             header?: never;
@@ -2192,6 +2215,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["ParentFull"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2243,8 +2267,8 @@ export interface operations {
             query?: {
                 /** @description how many trailers to return (default 1000) */
                 limit?: number;
-                /** @description opaque cursor from a previous response's Link rel="next" */
-                after?: string;
+                /** @description the after of a previous response's Link rel="next"; empty is not given */
+                after?: components["schemas"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -2314,6 +2338,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["ParentFull"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2583,8 +2608,8 @@ export interface operations {
             query?: {
                 /** @description page size (default 20) */
                 limit?: number;
-                /** @description cursor from a Link rel="next" */
-                after?: string;
+                /** @description the after of a Link rel="next"; empty is not given */
+                after?: components["schemas"]["Cursor"];
             };
             header?: never;
             path: {
