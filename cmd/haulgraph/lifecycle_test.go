@@ -150,7 +150,7 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	}
 	const written = 30
 	for i := range written {
-		if _, err := a.Events.LoadWrites.CreateLoad(as, loads.Input{LoadNumber: "L-" + string(rune('A'+i)), SubsidiaryID: sub.ID.String(),
+		if _, err := a.Events.LoadWrites.CreateLoad(as, loads.Input{LoadNumber: "L-" + string(rune('A'+i%26)) + strings.Repeat("'", i/26), SubsidiaryID: sub.ID.String(),
 			Stops: []loads.StopInput{{Type: "Pickup", Name: "A"}}}); err != nil {
 			t.Fatal(err)
 		}
