@@ -95,6 +95,7 @@ FUZZ_TARGETS = \
 	./webhooksig:FuzzVerify \
 	./app:FuzzBodyDeadline \
 	./graph/operation:FuzzDocumentBounds \
+	./graph/operation:FuzzActualCost \
 	./jsonkey:FuzzRepeated \
 	./jsonkey:FuzzFold \
 	./rest:FuzzCheckQuery \
