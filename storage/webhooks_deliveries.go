@@ -19,8 +19,8 @@ func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.U
 		exists := queueWebhookExists(tx, tenantID, webhookID)
 		inserted := false
 		tx.query(`INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme)
-			SELECT $1, e.tenant_id, w.id, e.id, e.seq, `+pendingSQL+`, $2, w.include_previous_attributes, true, $2, w.signature_scheme
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme, load_key)
+			SELECT $1, e.tenant_id, w.id, e.id, e.seq, `+pendingSQL+`, $2, w.include_previous_attributes, true, $2, w.signature_scheme, `+loadKeySQL+`
 			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
 			WHERE e.tenant_id = $3 AND e.id = $4 AND w.id = $5
 			RETURNING (SELECT type FROM events WHERE id = $4), signature_scheme`, func(r pgx.Rows) error {

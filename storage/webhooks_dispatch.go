@@ -63,11 +63,12 @@ func (s *WebhookStore) DispatchEvents(ctx context.Context, limit int,
 			previous[i], statuses[i], due[i] = d.Webhook.IncludePreviousAttributes, d.Status, d.Due
 		}
 		tx.exec(`INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme)
-			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, r.status, r.due, r.previous, r.due, w.signature_scheme
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme, load_key)
+			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, r.status, r.due, r.previous, r.due, w.signature_scheme,
+				`+loadKeySQL+`
 			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::timestamptz[])
 				AS r(tenant_id, webhook_id, event_id, event_seq, previous, status, due)
-			JOIN webhooks w ON w.id = r.webhook_id
+			JOIN webhooks w ON w.id = r.webhook_id JOIN events e ON e.seq = r.event_seq
 			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
 			tenantIDs, webhookIDs, eventIDs, seqs, previous, statuses, due)
 		return nil
@@ -93,13 +94,19 @@ var claimDeliveries = `WITH c AS (
 	UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = $1, updated_at = now()
 	FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
 	      WHERE d2.status = ` + pendingSQL + ` AND d2.next_attempt_at <= $2 AND w.state = ` + activeSQL + `
+	        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d2.webhook_id AND p.load_key = d2.load_key
+	                        AND p.status = ` + pendingSQL + ` AND p.event_seq < d2.event_seq)
 	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
 	WHERE d.id = due.id
-	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
+	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes, d.load_key)
 	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
 	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
-	       w.failing_since, coalesce(e.traceparent, '')
-	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
+	       w.failing_since, coalesce(e.traceparent, ''), w.type, w.broker, w.credentials_ciphertext, t.slug, coalesce(c.load_key, '')
+	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq JOIN tenants t ON t.id = c.tenant_id`
+
+// loadKeySQL is a delivery's load_key: its event's load number, which
+// orders the deliveries of one load to one destination (claimDeliveries).
+const loadKeySQL = `e.payload #>> '{data,load,LoadNumber}'`
 
 // ClaimDeliveries is webhooks.DeliveryStore's. FOR UPDATE SKIP LOCKED keeps
 // concurrent workers (in this or another instance) off each other's rows,
@@ -113,13 +120,16 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 		ChainBase        int
 		Scheme           string
 		Secret, Previous []byte
+		Broker           *webhooks.Broker
+		Credentials      []byte
 	}
 	var rows []row
 	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(claimDeliveries, func(rs pgx.Rows) error {
 			var r row
 			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
+				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent,
+				&r.Type, &r.Broker, &r.Credentials, &r.Target.TenantSlug, &r.Load)
 			rows = append(rows, r)
 			return err
 		}, leaseUntil, now, limit)
@@ -142,6 +152,9 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 				return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 			}
 			c.PreviousSecret = string(prev)
+		}
+		if err := s.openTarget(&c, r.Broker, r.Credentials); err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}

@@ -24,7 +24,11 @@ type DeliveryStore interface {
 	// flight. It returns how many events were consumed.
 	DispatchEvents(ctx context.Context, limit int, route func(events []RoutableEvent, hooks []Webhook) []NewDelivery) (int, error)
 	// ClaimDeliveries takes up to limit Pending deliveries due at now, of
-	// Active webhooks, and leases them until leaseUntil: the attempt number
+	// Active webhooks, and leases them until leaseUntil. A delivery is
+	// not due while an earlier event of its load (a smaller outbox
+	// position) waits for the same destination: the events of one load
+	// reach a destination in commit order, a retry holding the later ones
+	// back. The lease: the attempt number
 	// grows and the next attempt moves to leaseUntil in the same statement,
 	// so no other worker (of any instance) claims them meanwhile; a worker
 	// that dies lets its lease expire, and the attempt is made again.
@@ -77,6 +81,12 @@ type ClaimedDelivery struct {
 	// Traceparent is the trace context of the write that emitted the
 	// event, or "".
 	Traceparent string
+	// Type is the destination's; for a broker type, Target says where
+	// the event is published (its URL is URL).
+	Type   Type
+	Target Target
+	// Load is the event's load number (the last token of its subject).
+	Load string
 }
 
 // AttemptLog is the log line of one attempt, as it is kept.
@@ -93,6 +103,8 @@ type AttemptLog struct {
 type Sent struct {
 	AttemptID uuid.UUID
 	Status    int
+	// Acked: a broker acknowledged the message (broker types).
+	Acked bool
 	// Err is why no answer came (or why nothing was sent), "" otherwise.
 	Err     string
 	Latency time.Duration
@@ -113,6 +125,8 @@ func (s Sent) Outcome() string {
 	switch {
 	case s.Err != "":
 		return OutcomeError
+	case s.Acked:
+		return OutcomeDelivered
 	case s.Status >= 200 && s.Status < 300:
 		return OutcomeDelivered
 	case s.Status == http.StatusGone:

@@ -33,7 +33,7 @@ func (s *Service) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *
 	if err := v.Err(); err != nil {
 		return domain.Page[Delivery]{}, err
 	}
-	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
 		return domain.Page[Delivery]{}, err
 	}
 	return s.DeliveryLog.DeliveriesPage(ctx, tenantID, webhookID, w)
@@ -44,6 +44,9 @@ func (s *Service) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *
 func (s *Service) RedeliverDelivery(ctx context.Context, webhookID, deliveryID uuid.UUID) (*Delivery, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
 		return nil, err
 	}
 	eventID, err := s.DeliveryLog.DeliveryEventID(ctx, tenantID, webhookID, deliveryID)
