@@ -55,3 +55,21 @@ func (s *Service) RedeliverDelivery(ctx context.Context, webhookID, deliveryID u
 	}
 	return s.Redeliver(ctx, webhookID, eventID)
 }
+
+// boundAttempts keeps each delivery's first MaxDeliveryAttempts attempts:
+// a delivery makes no more, and past them are only the log lines of
+// stale workers that retried a claim.
+func boundAttempts(ds []Delivery) {
+	for i := range ds {
+		if len(ds[i].Attempts) > MaxDeliveryAttempts {
+			ds[i].Attempts = ds[i].Attempts[:MaxDeliveryAttempts]
+		}
+	}
+}
+
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > domain.MaxPageSize {
+		return domain.MaxPageSize
+	}
+	return limit
+}

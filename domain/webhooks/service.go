@@ -464,24 +464,6 @@ func (s *Service) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, lim
 	return m, err
 }
 
-// boundAttempts keeps each delivery's first MaxDeliveryAttempts attempts:
-// a delivery makes no more, and past them are only the log lines of
-// stale workers that retried a claim.
-func boundAttempts(ds []Delivery) {
-	for i := range ds {
-		if len(ds[i].Attempts) > MaxDeliveryAttempts {
-			ds[i].Attempts = ds[i].Attempts[:MaxDeliveryAttempts]
-		}
-	}
-}
-
-func clampLimit(limit int) int {
-	if limit <= 0 || limit > domain.MaxPageSize {
-		return domain.MaxPageSize
-	}
-	return limit
-}
-
 func newChallenge() string {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
