@@ -68,7 +68,9 @@ func TestDestinationsCLI(t *testing.T) {
 		_ = json.Unmarshal(out.Bytes(), &v)
 		return v
 	}
-	dests := func(ctx context.Context, args []string, out *bytes.Buffer) error { return destinationsCmd(ctx, args, out) }
+	dests := func(ctx context.Context, args []string, out *bytes.Buffer) error {
+		return destinationsCmd(ctx, args, out)
+	}
 	hooks := func(ctx context.Context, args []string, out *bytes.Buffer) error { return webhooksCmd(ctx, args, out) }
 	created := run(dests, "create", "--tenant", "acme", "--type", "nats-jetstream", "--name", "erp", "--url", "nats://tok3n@"+srv.Addr,
 		"--subject-prefix", "erp", "--events", "load.changed", "--subsidiary", sub.String()).(map[string]any)
