@@ -133,7 +133,7 @@ func (r *queryResolver) Webhooks(ctx context.Context) ([]*model.WebhookNode, err
 	for i := range ws {
 		nodes[i] = node(&ws[i])
 	}
-	return nodes, r.prefetchDeliveries(ctx, nodes)
+	return nodes, r.prefetchDeliveriesOf(ctx, r.WebhookService, nodes)
 }
 
 func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.WebhookNode, error) {
@@ -156,21 +156,7 @@ func (r *webhookResolver) PublicKey(ctx context.Context, obj *model.WebhookNode)
 }
 
 func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*webhooks.Delivery, error) {
-	limit, err := deliveriesLimit(first)
-	if err != nil {
-		return nil, err
-	}
-	ds := obj.Prefetched
-	if !obj.HasPrefetched {
-		if ds, err = r.WebhookService.Deliveries(ctx, obj.ID, limit); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]*webhooks.Delivery, len(ds))
-	for i := range ds {
-		out[i] = &ds[i]
-	}
-	return out, nil
+	return nodeDeliveries(ctx, r.WebhookService, obj, first)
 }
 
 func (r *Resolver) Webhook() generated.WebhookResolver { return &webhookResolver{r} }

@@ -38,7 +38,7 @@ func deliveriesLimit(first *int) (int, error) {
 // prefetchDeliveries loads the deliveries of every listed webhook in one
 // query when the query selects deliveries once (with one first: value);
 // otherwise each webhook's field loads its own.
-func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.WebhookNode) error {
+func (r *queryResolver) prefetchDeliveriesOf(ctx context.Context, svc *webhooks.Service, nodes []*model.WebhookNode) error {
 	if len(nodes) == 0 || graphql.GetFieldContext(ctx) == nil {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.W
 	for i, n := range nodes {
 		ids[i] = n.ID
 	}
-	byWebhook, err := r.WebhookService.DeliveriesFor(ctx, ids, limit)
+	byWebhook, err := svc.DeliveriesFor(ctx, ids, limit)
 	if err != nil {
 		return err
 	}
@@ -77,4 +77,40 @@ func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.W
 		n.Prefetched, n.HasPrefetched = byWebhook[n.ID], true
 	}
 	return nil
+}
+
+// nodeDeliveries resolves a webhook's or destination's deliveries: the
+// prefetched ones, or svc's.
+func nodeDeliveries(ctx context.Context, svc *webhooks.Service, obj *model.WebhookNode, first *int) ([]*webhooks.Delivery, error) {
+	limit, err := deliveriesLimit(first)
+	if err != nil {
+		return nil, err
+	}
+	ds := obj.Prefetched
+	if !obj.HasPrefetched {
+		if ds, err = svc.Deliveries(ctx, obj.ID, limit); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*webhooks.Delivery, len(ds))
+	for i := range ds {
+		out[i] = &ds[i]
+	}
+	return out, nil
+}
+
+// brokerSetting is one of a broker destination's settings, null when unset.
+func brokerSetting(obj *model.WebhookNode, get func(*webhooks.Broker) string) *string {
+	if obj.Broker == nil || get(obj.Broker) == "" {
+		return nil
+	}
+	v := get(obj.Broker)
+	return &v
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
