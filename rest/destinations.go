@@ -69,12 +69,17 @@ type destinationWithSecretJSON struct {
 // /event-destinations/{id}: a webhook's body, the type, the broker settings
 // and the credentials (also accepted in Url: amqps://user:password@host).
 type destinationBody struct {
-	webhookBody
-	Type          *string          `json:"Type"`
-	SubjectPrefix *string          `json:"SubjectPrefix"`
-	Exchange      *string          `json:"Exchange"`
-	RoutingKey    *string          `json:"RoutingKey"`
-	Credentials   *credentialsBody `json:"Credentials"`
+	Name                      *string          `json:"Name"`
+	Url                       *string          `json:"Url"` //nolint:revive // the REST names
+	EventTypes                []string         `json:"EventTypes"`
+	SubsidiaryId              *string          `json:"SubsidiaryId"` //nolint:revive
+	IncludePreviousAttributes *bool            `json:"IncludePreviousAttributes"`
+	SignatureScheme           *string          `json:"SignatureScheme"`
+	Type                      *string          `json:"Type"`
+	SubjectPrefix             *string          `json:"SubjectPrefix"`
+	Exchange                  *string          `json:"Exchange"`
+	RoutingKey                *string          `json:"RoutingKey"`
+	Credentials               *credentialsBody `json:"Credentials"`
 }
 
 // credentialsBody are a broker's credentials, write only.
@@ -86,7 +91,8 @@ type credentialsBody struct {
 }
 
 func (b destinationBody) input() (webhooks.Input, error) {
-	in, err := b.webhookBody.input()
+	in, err := webhookBody{Name: b.Name, Url: b.Url, EventTypes: b.EventTypes, SubsidiaryId: b.SubsidiaryId,
+		IncludePreviousAttributes: b.IncludePreviousAttributes, SignatureScheme: b.SignatureScheme}.input()
 	if b.Type != nil {
 		t := webhooks.Type(*b.Type)
 		in.Type = &t
