@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
@@ -61,6 +62,17 @@ const (
 	brokerRefused  = "the broker refused the credentials"
 	connectTimeout = 5 * time.Second
 )
+
+// channelOf is the AsyncAPI channel a destination type's events leave by.
+func channelOf(t webhooks.Type) string {
+	switch t {
+	case webhooks.TypeNATSJetStream:
+		return eventschema.ChannelNATS
+	case webhooks.TypeRabbitMQ:
+		return eventschema.ChannelRabbitMQ
+	}
+	return eventschema.ChannelWebhook
+}
 
 // Publish sends one claimed delivery of a broker destination with its
 // rendered body and headers, and waits (within ctx) for the broker's

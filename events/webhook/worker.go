@@ -258,7 +258,7 @@ func (w *Worker) send(ctx context.Context, c webhooks.ClaimedDelivery, attemptID
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}
 	if w.Emitted != nil {
-		w.Emitted(eventschema.ChannelWebhook, c.EventType, body)
+		w.Emitted(channelOf(c.Type), c.EventType, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.svc.AttemptTimeout())
 	defer cancel()
