@@ -362,3 +362,36 @@ func TestBrokerDialRefusesInternalAddresses(t *testing.T) {
 		t.Fatalf("probe of a loopback broker: %v", err)
 	}
 }
+
+// A delivery queued behind an earlier one of its load waits without a due
+// time; should the earlier one finish without releasing it (a dispatch
+// racing the record), the worker's periodic release makes it due.
+func TestWaitingDeliveryIsReleasedWhenItsLoadIsFree(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	addr := sharedBroker(t, "nats").Addr
+	p := prefix()
+	stream := natsStream(t, addr, nil, p+".>")
+	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	first, second := e.insertLoadEvent("L1", domain.EventLoadChanged), e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dbtest.WaitOutboxFinal(t, e.db)
+	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND next_attempt_at IS NULL", d.ID, second); n != 1 {
+		t.Fatal("the second event of the load is due while the first is pending")
+	}
+	// The first finishes elsewhere, its release lost.
+	e.exec("UPDATE webhook_deliveries SET status = 'Delivered' WHERE webhook_id = ? AND event_id = ?", d.ID, first)
+	e.pump()
+	if n := len(streamMessages(t, stream)); n != 0 {
+		t.Fatalf("%d messages before the release", n)
+	}
+	if n, err := e.store.ReleaseWaiting(context.Background(), e.clk.Now()); err != nil || n != 1 {
+		t.Fatalf("released %d: %v", n, err)
+	}
+	e.pump()
+	if msgs := streamMessages(t, stream); len(msgs) != 1 || msgs[0].eventID != second {
+		t.Fatalf("after the release: %v", msgs)
+	}
+}

@@ -147,6 +147,12 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 			return nil
 		case <-w.wake:
 		case <-t.C:
+			if !prunes {
+				continue
+			}
+			if _, err := w.svc.Release(ctx); err != nil && ctx.Err() == nil {
+				w.Log.Error("releasing waiting deliveries", "err", err)
+			}
 		case <-prune.C:
 			if !prunes {
 				continue
