@@ -31,6 +31,7 @@ type Process struct {
 	exited  chan error
 	out     lockedBuffer
 	command func() *exec.Cmd
+	ctl     func(args ...string) *exec.Cmd
 	started time.Duration
 	cleanup func()
 }
@@ -107,6 +108,15 @@ func (p *Process) Close() {
 	}
 }
 
+// Ctl runs rabbitmqctl against a RabbitMQ process (its node and cookie)
+// and returns its output.
+func (p *Process) Ctl(args ...string) ([]byte, error) {
+	if p.ctl == nil {
+		return nil, errors.New("brokertest: " + p.Name + " has no control command")
+	}
+	return p.ctl(args...).CombinedOutput()
+}
+
 // Output is what the process printed.
 func (p *Process) Output() string { return p.out.String() }
 
@@ -169,6 +179,10 @@ func RabbitMQ(dir string) (*Process, error) {
 		"RABBITMQ_ADVANCED_CONFIG_FILE="+filepath.Join(base, "advanced.config"), "RABBITMQ_PID_FILE="+filepath.Join(base, "pid"))
 	return &Process{Name: "rabbitmq-server", Addr: "127.0.0.1:" + ports[0], command: func() *exec.Cmd {
 		cmd := exec.Command(bin)
+		cmd.Env = env
+		return cmd
+	}, ctl: func(args ...string) *exec.Cmd {
+		cmd := exec.Command(filepath.Join(filepath.Dir(bin), "rabbitmqctl"), append([]string{"-n", node}, args...)...)
 		cmd.Env = env
 		return cmd
 	}, cleanup: func() {

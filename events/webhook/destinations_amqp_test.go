@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,53 @@ func TestRabbitMQCreationConnectsOnce(t *testing.T) {
 	}
 	if n := e.count("SELECT count(*) FROM webhooks WHERE tenant_id = ?", e.tenant); n != 0 {
 		t.Fatalf("%d destinations stored after refusals", n)
+	}
+}
+
+// While the broker blocks publishers (a memory alarm: connection.blocked)
+// an attempt fails and nothing is lost; once the alarm clears the retry
+// delivers. Not parallel: the alarm is the shared broker's.
+func TestRabbitMQBlockedConnectionPausesTheDestination(t *testing.T) {
+	e := newEnv(t)
+	e.worker.Schedule = slices.Repeat([]time.Duration{time.Minute}, 30)
+	e.worker.Timeout = 2 * time.Second // a publish the broker holds fails within it
+	r := newRabbit(t)
+	q := r.queue("#")
+	d, _ := e.mustDestination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange})
+	broker := sharedBroker(t, "rabbitmq")
+	if out, err := broker.Ctl("set_vm_memory_high_watermark", "0"); err != nil {
+		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = broker.Ctl("set_vm_memory_high_watermark", "0.4") })
+	id := e.insertLoadEvent("B1", domain.EventLoadChanged)
+	e.pump()
+	if s := e.statuses(d.ID); s[webhooks.DeliveryPending] != 1 {
+		t.Fatalf("while blocked: %v", s)
+	}
+	var logged string
+	if err := e.db.Bun.QueryRowContext(context.Background(), `SELECT a.error FROM webhook_attempts a
+		JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?`, d.ID).Scan(&logged); err != nil {
+		t.Fatal(err)
+	}
+	if logged != BrokerBlocked && logged != NotAcked {
+		t.Fatalf("attempt logged %q", logged)
+	}
+	if out, err := broker.Ctl("set_vm_memory_high_watermark", "0.4"); err != nil {
+		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.statuses(d.ID)[webhooks.DeliveryDelivered] == 0 && time.Now().Before(deadline) {
+		e.clk.Add(time.Minute) // each retry is due; the broker unblocks in its own time
+		e.pump()
+	}
+	// At least once: the publish the broker held is let through too.
+	msgs := r.drain(q)
+	if len(msgs) == 0 {
+		t.Fatalf("after the alarm cleared: no message (%v)", e.statuses(d.ID))
+	}
+	for _, m := range msgs {
+		if m.MessageId != id {
+			t.Fatalf("message %s", m.MessageId)
+		}
 	}
 }
