@@ -9,7 +9,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
@@ -121,27 +120,11 @@ func (r *mutationResolver) RecoverEventDestinationDeliveries(ctx context.Context
 }
 
 func (r *queryResolver) EventDestinations(ctx context.Context) ([]*model.WebhookNode, error) {
-	ws, err := r.DestinationService.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]*model.WebhookNode, len(ws))
-	for i := range ws {
-		nodes[i] = node(&ws[i])
-	}
-	return nodes, r.prefetchDeliveriesOf(ctx, r.DestinationService, nodes)
+	return r.listNodes(ctx, r.DestinationService)
 }
 
 func (r *queryResolver) EventDestination(ctx context.Context, id string) (*model.WebhookNode, error) {
-	wid, err := parseID("id", id)
-	if err != nil {
-		return nil, err
-	}
-	w, err := r.DestinationService.Get(ctx, wid)
-	if domain.CodeOf(err) == domain.CodeNotFound {
-		return nil, nil
-	}
-	return node(w), err
+	return getNode(ctx, r.DestinationService, id)
 }
 
 func (r *Resolver) EventDestination() generated.EventDestinationResolver {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
@@ -125,27 +124,11 @@ func (r *mutationResolver) RecoverWebhookDeliveries(ctx context.Context, webhook
 }
 
 func (r *queryResolver) Webhooks(ctx context.Context) ([]*model.WebhookNode, error) {
-	ws, err := r.WebhookService.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]*model.WebhookNode, len(ws))
-	for i := range ws {
-		nodes[i] = node(&ws[i])
-	}
-	return nodes, r.prefetchDeliveriesOf(ctx, r.WebhookService, nodes)
+	return r.listNodes(ctx, r.WebhookService)
 }
 
 func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.WebhookNode, error) {
-	wid, err := parseID("id", id)
-	if err != nil {
-		return nil, err
-	}
-	w, err := r.WebhookService.Get(ctx, wid)
-	if domain.CodeOf(err) == domain.CodeNotFound {
-		return nil, nil
-	}
-	return node(w), err
+	return getNode(ctx, r.WebhookService, id)
 }
 
 func (r *webhookResolver) PublicKey(ctx context.Context, obj *model.WebhookNode) (*string, error) {

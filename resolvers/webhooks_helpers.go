@@ -114,3 +114,29 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// listNodes is svc's list with the deliveries prefetched when selected.
+func (r *queryResolver) listNodes(ctx context.Context, svc *webhooks.Service) ([]*model.WebhookNode, error) {
+	ws, err := svc.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]*model.WebhookNode, len(ws))
+	for i := range ws {
+		nodes[i] = node(&ws[i])
+	}
+	return nodes, r.prefetchDeliveriesOf(ctx, svc, nodes)
+}
+
+// getNode is one of svc's, null when it is not the tenant's.
+func getNode(ctx context.Context, svc *webhooks.Service, id string) (*model.WebhookNode, error) {
+	wid, err := parseID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	w, err := svc.Get(ctx, wid)
+	if domain.CodeOf(err) == domain.CodeNotFound {
+		return nil, nil
+	}
+	return node(w), err
+}

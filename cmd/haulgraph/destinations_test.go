@@ -8,39 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/haulgraph/haulgraph/brokertest"
-	"github.com/haulgraph/haulgraph/storage"
-	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
 // The destinations command creates a JetStream destination (the broker is
 // connected to, the token taken out of the URL), and lists it beside the
 // webhooks, which the webhooks command lists alone.
 func TestDestinationsCLI(t *testing.T) {
-	url := dbtest.URL(t)
-	t.Setenv("DATABASE_URL", url)
-	t.Setenv("HAULGRAPH_ENCRYPTION_KEY", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
-	t.Setenv("HAULGRAPH_DEV_ALLOW_HTTP_WEBHOOKS", "true")
 	ctx := context.Background()
-	db, err := storage.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tenant, sub := uuid.New(), uuid.New()
-	if _, err := db.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
-		t.Fatal(err)
-	}
+	sub := webhookCLIEnv(t)
 	srv, err := brokertest.NATS(t.TempDir(), "--auth", "tok3n")
 	if err == nil {
 		err = srv.Start(10 * time.Second)
