@@ -29,8 +29,18 @@ type Brokers struct {
 	RootCAs *x509.CertPool
 
 	mu    sync.Mutex
-	conns map[uuid.UUID]brokerConn
+	conns map[uuid.UUID]*cachedConn
 }
+
+// cachedConn is a destination's connection and when an attempt last took
+// it: one unused for brokerIdle (a deleted or disabled destination's) is
+// closed.
+type cachedConn struct {
+	brokerConn
+	used time.Time
+}
+
+const brokerIdle = 10 * time.Minute
 
 var _ webhooks.Prober = (*Brokers)(nil)
 
@@ -97,19 +107,33 @@ func (b *Brokers) Publish(ctx context.Context, c webhooks.ClaimedDelivery, body 
 // Dialing holds the lock: a destination is dialed once, not by every
 // attempt in flight.
 func (b *Brokers) conn(ctx context.Context, id uuid.UUID, t webhooks.Target) (brokerConn, error) {
+	var idle []brokerConn
+	defer func() { // once the lock is released: closing waits for the broker
+		for _, c := range idle {
+			c.close()
+		}
+	}()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := time.Now()
+	for other, c := range b.conns {
+		if other != id && now.Sub(c.used) > brokerIdle {
+			delete(b.conns, other)
+			idle = append(idle, c.brokerConn)
+		}
+	}
 	if c, ok := b.conns[id]; ok && !c.broken() {
-		return c, nil
+		c.used = now
+		return c.brokerConn, nil
 	}
 	c, err := b.dial(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	if b.conns == nil {
-		b.conns = map[uuid.UUID]brokerConn{}
+		b.conns = map[uuid.UUID]*cachedConn{}
 	}
-	b.conns[id] = c
+	b.conns[id] = &cachedConn{brokerConn: c, used: now}
 	return c, nil
 }
 
@@ -125,7 +149,7 @@ func (b *Brokers) dial(ctx context.Context, t webhooks.Target) (brokerConn, erro
 
 func (b *Brokers) drop(id uuid.UUID, c brokerConn) {
 	b.mu.Lock()
-	if b.conns[id] == c {
+	if cached, ok := b.conns[id]; ok && cached.brokerConn == c {
 		delete(b.conns, id)
 	}
 	b.mu.Unlock()
