@@ -234,3 +234,53 @@ func TestRabbitMQBlockedConnectionPausesTheDestination(t *testing.T) {
 		}
 	}
 }
+
+// The broker stops while writes continue (its connection drops), then
+// starts again: every event arrives, in order per load, over a new
+// connection. Not parallel: the outage is the shared broker's.
+func TestRabbitMQOutageThenEveryEventArrives(t *testing.T) {
+	e := newEnv(t)
+	e.worker.Schedule = slices.Repeat([]time.Duration{time.Minute}, 30)
+	r := newRabbit(t)
+	q := r.queue("#")
+	d, _ := e.mustDestination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange})
+	want := []string{e.insertLoadEvent("O1", domain.EventLoadChanged)}
+	e.pump() // delivered: the worker holds a connection
+	broker := sharedBroker(t, "rabbitmq")
+	if out, err := broker.Ctl("stop_app"); err != nil {
+		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = broker.Ctl("start_app") })
+	for _, load := range []string{"O1", "O2", "O1"} {
+		want = append(want, e.insertLoadEvent(load, domain.EventLoadChanged))
+	}
+	e.pump()
+	if s := e.statuses(d.ID); s[webhooks.DeliveryDelivered] != 1 || s[webhooks.DeliveryPending] != 3 {
+		t.Fatalf("while the broker is down: %v", s)
+	}
+	if out, err := broker.Ctl("start_app"); err != nil {
+		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for e.statuses(d.ID)[webhooks.DeliveryDelivered] < 4 && time.Now().Before(deadline) {
+		e.clk.Add(time.Minute) // each retry is due; the broker listens again in its own time
+		e.pump()
+	}
+	conn, err := amqp.Dial(r.url) // the test's own connection dropped with the broker
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if r.ch, err = conn.Channel(); err != nil {
+		t.Fatal(err)
+	}
+	byLoad := map[string][]string{}
+	for _, m := range r.drain(q) {
+		load := m.RoutingKey[strings.LastIndex(m.RoutingKey, ".")+1:]
+		byLoad[load] = append(byLoad[load], m.MessageId)
+	}
+	if strings.Join(byLoad["O1"], " ") != strings.Join([]string{want[0], want[1], want[3]}, " ") ||
+		strings.Join(byLoad["O2"], " ") != want[2] {
+		t.Fatalf("queue holds %v, want O1 %v and O2 %v", byLoad, []string{want[0], want[1], want[3]}, want[2])
+	}
+}
