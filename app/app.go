@@ -132,7 +132,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	readStore := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &reads.Service{Store: readStore}, Documents: a.Documents,
 		Exports: &reads.Exports{Store: readStore}, Events: a.Events.Log,
-		Webhooks: a.Webhooks.Service, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing, a.replicas != nil)
+		Webhooks: a.Webhooks.Service, Destinations: a.Webhooks.Destinations, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing, a.replicas != nil)
 	a.handler = a.closeWhileDraining(a.handler)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Bounded(admin.Handler(a.Metrics.Handler(), a.ready), adminHost(cfg.AdminAddr))

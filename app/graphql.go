@@ -41,8 +41,9 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 	a.GraphQL = NewGraphQL(&resolvers.Resolver{
 		Reads: &reads.Service{Store: readStore},
 		// Webhooks is wired before GraphQL (app/webhooks.go).
-		WebhookService: a.Webhooks.Service,
-		EventLog:       a.Events.Log,
+		WebhookService:     a.Webhooks.Service,
+		DestinationService: a.Webhooks.Destinations,
+		EventLog:           a.Events.Log,
 		// Document uploads (GraphQL multipart) and Document.downloadUrl.
 		Documents:     a.Documents,
 		LoadWrites:    a.Events.LoadWrites,

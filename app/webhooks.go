@@ -15,10 +15,12 @@ import (
 
 // webhookParts are the webhook management service and its background workers.
 type webhookParts struct {
-	Service    *webhooks.Service
-	Store      *storage.WebhookStore
-	Worker     *webhook.Worker
-	Dispatcher *webhook.Dispatcher
+	Service *webhooks.Service
+	// Destinations is Service for every destination type.
+	Destinations *webhooks.Service
+	Store        *storage.WebhookStore
+	Worker       *webhook.Worker
+	Dispatcher   *webhook.Dispatcher
 }
 
 // wireWebhooks builds the webhook service, dispatcher and delivery worker.
@@ -33,7 +35,8 @@ func (a *App) wireWebhooks() error {
 		resolver = a.Config.WebhookResolver
 	}
 	client := webhook.NewClient(webhook.ClientOptions{AllowLoopback: a.Config.DevAllowHTTPWebhooks, Resolver: a.Config.WebhookResolver})
-	worker := &webhook.Worker{Store: store, Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout,
+	brokers := &webhook.Brokers{AllowLoopback: a.Config.DevAllowHTTPWebhooks}
+	worker := &webhook.Worker{Store: store, Client: client, Brokers: brokers, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Drain: a.Config.ShutdownTimeout,
 		Attempted: a.Metrics.WebhookAttempt, Emitted: a.Config.EmittedEvent}
 	if a.Tracing.On() {
 		worker.Tracer = a.Tracing.Tracer
@@ -42,9 +45,13 @@ func (a *App) wireWebhooks() error {
 		Store:  store,
 		Worker: worker,
 		Service: &webhooks.Service{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: resolver,
-			Verifier: &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Emitted: a.Config.EmittedEvent}},
+			Verifier:     &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Emitted: a.Config.EmittedEvent},
+			Destinations: store, Prober: brokers},
 		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}
+	all := *a.Webhooks.Service
+	all.AllTypes = true
+	a.Webhooks.Destinations = &all
 	return nil
 }
 

@@ -71,7 +71,7 @@ func NewValidator() (*Validator, error) {
 func (v *Validator) Validate(channel, eventType string, body []byte) error {
 	var schemas []*jsonschema.Schema
 	switch channel {
-	case eventschema.ChannelWebhook, eventschema.ChannelEventsAPI, eventlog.ChannelOutbox:
+	case eventschema.ChannelWebhook, eventschema.ChannelEventsAPI, eventlog.ChannelOutbox, eventschema.ChannelNATS, eventschema.ChannelRabbitMQ:
 		schemas = v.envelopes[eventType]
 		if channel != eventschema.ChannelWebhook && eventType == domain.EventWebhookVerification {
 			schemas = nil

@@ -24,6 +24,8 @@ var queryOps = map[string]domain.Operation{
 	"eventTypes":           webhooks.OpListEventTypes,
 	"webhooks":             webhooks.OpManageWebhooks,
 	"webhook":              webhooks.OpManageWebhooks,
+	"eventDestinations":    webhooks.OpManageWebhooks,
+	"eventDestination":     webhooks.OpManageWebhooks,
 	"events":               eventlog.OpListEvents,
 }
 

@@ -37,6 +37,7 @@ var rules = []rule{
 	{"readme", nil},
 	{"layering", nil},
 	{"lbtest", nil},
+	{"brokertest", nil},
 	{"npmci", nil},
 	{"scripts", nil},
 	{"release", nil},

@@ -17,5 +17,7 @@ type Resolver struct {
 	LoadWrites     *loads.Writes
 	Subscriptions  *eventlog.Subscriptions
 	WebhookService *webhooks.Service
-	EventLog       *eventlog.Log
+	// DestinationService is WebhookService over every destination type.
+	DestinationService *webhooks.Service
+	EventLog           *eventlog.Log
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/graph/generated"
 	"github.com/haulgraph/haulgraph/graph/model"
@@ -125,27 +124,11 @@ func (r *mutationResolver) RecoverWebhookDeliveries(ctx context.Context, webhook
 }
 
 func (r *queryResolver) Webhooks(ctx context.Context) ([]*model.WebhookNode, error) {
-	ws, err := r.WebhookService.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]*model.WebhookNode, len(ws))
-	for i := range ws {
-		nodes[i] = node(&ws[i])
-	}
-	return nodes, r.prefetchDeliveries(ctx, nodes)
+	return r.listNodes(ctx, r.WebhookService)
 }
 
 func (r *queryResolver) Webhook(ctx context.Context, id string) (*model.WebhookNode, error) {
-	wid, err := parseID("id", id)
-	if err != nil {
-		return nil, err
-	}
-	w, err := r.WebhookService.Get(ctx, wid)
-	if domain.CodeOf(err) == domain.CodeNotFound {
-		return nil, nil
-	}
-	return node(w), err
+	return getNode(ctx, r.WebhookService, id)
 }
 
 func (r *webhookResolver) PublicKey(ctx context.Context, obj *model.WebhookNode) (*string, error) {
@@ -156,21 +139,7 @@ func (r *webhookResolver) PublicKey(ctx context.Context, obj *model.WebhookNode)
 }
 
 func (r *webhookResolver) Deliveries(ctx context.Context, obj *model.WebhookNode, first *int) ([]*webhooks.Delivery, error) {
-	limit, err := deliveriesLimit(first)
-	if err != nil {
-		return nil, err
-	}
-	ds := obj.Prefetched
-	if !obj.HasPrefetched {
-		if ds, err = r.WebhookService.Deliveries(ctx, obj.ID, limit); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]*webhooks.Delivery, len(ds))
-	for i := range ds {
-		out[i] = &ds[i]
-	}
-	return out, nil
+	return nodeDeliveries(ctx, r.WebhookService, obj, first)
 }
 
 func (r *Resolver) Webhook() generated.WebhookResolver { return &webhookResolver{r} }

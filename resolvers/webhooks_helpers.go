@@ -38,7 +38,7 @@ func deliveriesLimit(first *int) (int, error) {
 // prefetchDeliveries loads the deliveries of every listed webhook in one
 // query when the query selects deliveries once (with one first: value);
 // otherwise each webhook's field loads its own.
-func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.WebhookNode) error {
+func (r *queryResolver) prefetchDeliveriesOf(ctx context.Context, svc *webhooks.Service, nodes []*model.WebhookNode) error {
 	if len(nodes) == 0 || graphql.GetFieldContext(ctx) == nil {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.W
 	for i, n := range nodes {
 		ids[i] = n.ID
 	}
-	byWebhook, err := r.WebhookService.DeliveriesFor(ctx, ids, limit)
+	byWebhook, err := svc.DeliveriesFor(ctx, ids, limit)
 	if err != nil {
 		return err
 	}
@@ -77,4 +77,66 @@ func (r *queryResolver) prefetchDeliveries(ctx context.Context, nodes []*model.W
 		n.Prefetched, n.HasPrefetched = byWebhook[n.ID], true
 	}
 	return nil
+}
+
+// nodeDeliveries resolves a webhook's or destination's deliveries: the
+// prefetched ones, or svc's.
+func nodeDeliveries(ctx context.Context, svc *webhooks.Service, obj *model.WebhookNode, first *int) ([]*webhooks.Delivery, error) {
+	limit, err := deliveriesLimit(first)
+	if err != nil {
+		return nil, err
+	}
+	ds := obj.Prefetched
+	if !obj.HasPrefetched {
+		if ds, err = svc.Deliveries(ctx, obj.ID, limit); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*webhooks.Delivery, len(ds))
+	for i := range ds {
+		out[i] = &ds[i]
+	}
+	return out, nil
+}
+
+// brokerSetting is one of a broker destination's settings, null when unset.
+func brokerSetting(obj *model.WebhookNode, get func(*webhooks.Broker) string) *string {
+	if obj.Broker == nil || get(obj.Broker) == "" {
+		return nil
+	}
+	v := get(obj.Broker)
+	return &v
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// listNodes is svc's list with the deliveries prefetched when selected.
+func (r *queryResolver) listNodes(ctx context.Context, svc *webhooks.Service) ([]*model.WebhookNode, error) {
+	ws, err := svc.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]*model.WebhookNode, len(ws))
+	for i := range ws {
+		nodes[i] = node(&ws[i])
+	}
+	return nodes, r.prefetchDeliveriesOf(ctx, svc, nodes)
+}
+
+// getNode is one of svc's, null when it is not the tenant's.
+func getNode(ctx context.Context, svc *webhooks.Service, id string) (*model.WebhookNode, error) {
+	wid, err := parseID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	w, err := svc.Get(ctx, wid)
+	if domain.CodeOf(err) == domain.CodeNotFound {
+		return nil, nil
+	}
+	return node(w), err
 }

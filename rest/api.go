@@ -48,6 +48,9 @@ type Deps struct {
 	Exports *reads.Exports
 	// Webhooks serves webhook management (nil: none).
 	Webhooks *webhooks.Service
+	// Destinations serves event-destination management, every type (nil:
+	// none).
+	Destinations *webhooks.Service
 	// EmittedEvent, when set, is told every event the events API answers.
 	EmittedEvent eventschema.EmitFunc
 }
@@ -85,6 +88,9 @@ func NewAPI(d Deps) *API {
 	}
 	if d.Webhooks != nil {
 		routes = append(routes, webhookRoutes(d.Webhooks)...)
+	}
+	if d.Destinations != nil {
+		routes = append(routes, destinationRoutes(d.Destinations)...)
 	}
 	mux := http.NewServeMux()
 	for _, rt := range routes {

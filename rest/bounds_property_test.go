@@ -89,6 +89,9 @@ func TestDocumentAndServerAgreeOnBounds(t *testing.T) {
 			if op == nil || op.RequestBody != nil && op.RequestBody.Value.Content["application/json"] == nil {
 				continue // multipart uploads: TestUploadFieldBounds
 			}
+			if method == "POST" && path == "/api/p/v1/event-destinations" {
+				continue // a broker destination is connected to on create: events/webhook's broker tests
+			}
 			ps := operationProbes(t, rng, doc, method, path, item, op, overrides)
 			byOp[method+" "+path] = ps
 			total += len(ps)

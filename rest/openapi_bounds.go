@@ -25,7 +25,7 @@ func addDomainBounds(doc *openapi3.T) {
 		prop(s, "PageSize").Max = &maxSize
 	}
 	eventTypes := uint64(len(domain.EventTypes))
-	for _, s := range []string{"WebhookCreate", "WebhookUpdate"} {
+	for _, s := range []string{"WebhookCreate", "WebhookUpdate", "EventDestinationCreate"} {
 		prop(s, "EventTypes").MaxItems = &eventTypes
 	}
 	if p := doc.Paths.Value(Prefix+"v1/events").Get.Parameters.GetByInAndName("query", "type"); p != nil {

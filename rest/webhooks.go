@@ -10,7 +10,7 @@ import (
 // webhookRoutes are REST webhook management (webhook:manage): the
 // same domain service as the GraphQL mutations and the CLI.
 func webhookRoutes(svc *webhooks.Service) []Route {
-	h := &webhookHandlers{svc: svc}
+	h := &webhookHandlers{svc: svc, decode: decodeInput[webhookBody], render: renderWebhook, renderSecret: renderWebhookSecret}
 	return []Route{
 		{Method: http.MethodPost, Path: "/webhooks", Handle: h.create},
 		{Method: http.MethodGet, Path: "/webhooks", Handle: h.list},
@@ -26,15 +26,39 @@ func webhookRoutes(svc *webhooks.Service) []Route {
 	}
 }
 
-type webhookHandlers struct{ svc *webhooks.Service }
+// webhookHandlers serve the webhook routes and the event-destination
+// routes alike: the body, and the shape of the answers, are the routes'.
+type webhookHandlers struct {
+	svc          *webhooks.Service
+	decode       func(w http.ResponseWriter, r *http.Request) (webhooks.Input, error)
+	render       func(*webhooks.Webhook) any
+	renderSecret func(*webhooks.Webhook, string) any
+}
+
+func renderWebhook(w *webhooks.Webhook) any { return toWebhookJSON(w) }
+func renderWebhookSecret(w *webhooks.Webhook, secret string) any {
+	return webhookWithSecretJSON{toWebhookJSON(w), secret}
+}
+
+// body decodes a create or update body.
+func (h *webhookHandlers) body(w http.ResponseWriter, r *http.Request) (webhooks.Input, error) {
+	return h.decode(w, r)
+}
+
+// decodeInput reads a body of type B (its fields, no others) as input.
+func decodeInput[B interface {
+	input() (webhooks.Input, error)
+}](w http.ResponseWriter, r *http.Request) (webhooks.Input, error) {
+	var b B
+	if err := decodeJSON(w, r, &b); err != nil {
+		return webhooks.Input{}, err
+	}
+	return b.input()
+}
 
 // POST /webhooks: 201 with the webhook (Pending) and its secret, shown once.
 func (h *webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
-	var b webhookBody
-	if err := decodeJSON(w, r, &b); err != nil {
-		return err
-	}
-	in, err := b.input()
+	in, err := h.body(w, r)
 	if err != nil {
 		return err
 	}
@@ -44,7 +68,7 @@ func (h *webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Location", r.URL.Path+"/"+wh.ID.String())
 	w.Header().Set("Cache-Control", "no-store")
-	WriteJSON(w, http.StatusCreated, webhookWithSecretJSON{toWebhookJSON(wh), secret})
+	WriteJSON(w, http.StatusCreated, h.renderSecret(wh, secret))
 	return nil
 }
 
@@ -54,9 +78,9 @@ func (h *webhookHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]webhookJSON, len(ws))
+	out := make([]any, len(ws))
 	for i := range ws {
-		out[i] = toWebhookJSON(&ws[i])
+		out[i] = h.render(&ws[i])
 	}
 	WriteJSON(w, http.StatusOK, out)
 	return nil
@@ -78,11 +102,7 @@ func (h *webhookHandlers) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var b webhookBody
-	if err := decodeJSON(w, r, &b); err != nil {
-		return err
-	}
-	in, err := b.input()
+	in, err := h.body(w, r)
 	if err != nil {
 		return err
 	}
@@ -149,7 +169,7 @@ func (h *webhookHandlers) rotateSecret(w http.ResponseWriter, r *http.Request) e
 		return renameFields(err, webhookFields)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	WriteJSON(w, http.StatusOK, webhookWithSecretJSON{toWebhookJSON(wh), secret})
+	WriteJSON(w, http.StatusOK, h.renderSecret(wh, secret))
 	return nil
 }
 
@@ -234,12 +254,13 @@ func (h *webhookHandlers) answer(w http.ResponseWriter) func(*webhooks.Webhook, 
 		if err != nil {
 			return renameFields(err, webhookFields)
 		}
-		WriteJSON(w, http.StatusOK, toWebhookJSON(wh))
+		WriteJSON(w, http.StatusOK, h.render(wh))
 		return nil
 	}
 }
 
-// input converts the body; a malformed SubsidiaryId is named.
+// input converts the body of a webhook route (no destination fields: they
+// are unknown fields there); a malformed SubsidiaryId is named.
 func (b webhookBody) input() (webhooks.Input, error) {
 	var f fields
 	in := webhooks.Input{Name: b.Name, URL: b.Url, EventTypes: b.EventTypes, IncludePreviousAttributes: b.IncludePreviousAttributes,

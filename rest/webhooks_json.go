@@ -108,4 +108,6 @@ type recoveredJSON struct {
 // webhookFields names domain's (GraphQL's) fields as REST's.
 var webhookFields = map[string]string{"name": "Name", "url": "Url", "eventTypes": "EventTypes", "subsidiaryId": "SubsidiaryId",
 	"includePreviousAttributes": "IncludePreviousAttributes", "rotationWindow": "RotationWindow", "first": "limit",
-	"since": "Since", "eventId": "deliveryId", "signatureScheme": "SignatureScheme"}
+	"since": "Since", "eventId": "deliveryId", "signatureScheme": "SignatureScheme",
+	// the event-destination routes' own
+	"type": "Type", "subjectPrefix": "SubjectPrefix", "exchange": "Exchange", "routingKey": "RoutingKey", "credentials": "Credentials"}

@@ -2,7 +2,9 @@
 # with-tools.sh CMD...: runs CMD once the command-line tools README.md's
 # examples use (curl, jq, python3; readme/TestREADME runs them), the deploy
 # tests' systemd-analyze (deploy/systemd_test.go) and the load balancers the
-# proxy tests start (haproxy, nginx; lbtest) are installed.
+# proxy tests start (haproxy, nginx; lbtest) and the message brokers the
+# event-destination tests start (nats-server, rabbitmq-server; brokertest)
+# are installed.
 # Missing ones are installed from Debian's packages when running as root with
 # apt-get, as with-pg.sh installs PostgreSQL.
 set -euo pipefail
@@ -12,7 +14,7 @@ for tool in curl jq python3 systemd-analyze; do
   pkg=${tool/systemd-analyze/systemd} # the Debian package
   command -v "$tool" >/dev/null 2>&1 || missing+=("$pkg")
 done
-for tool in haproxy nginx; do # in /usr/sbin, often off a user's PATH
+for tool in haproxy nginx nats-server rabbitmq-server; do # in /usr/sbin, often off a user's PATH
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

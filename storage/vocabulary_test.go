@@ -44,17 +44,19 @@ var enumChecks = map[string][]string{
 		webhooks.WebhookActive, webhooks.WebhookFailedVerification}),
 	"webhook_deliveries.status": {webhooks.DeliveryPending, webhooks.DeliveryDelivered, webhooks.DeliveryFailed},
 	"webhooks.signature_scheme": values(webhooks.SignatureSchemes),
+	"webhooks.type":             values(webhooks.Types),
 }
 
 // partialIndexes is every partial index whose predicate lists values, by
 // name, and the Go values the reads that use it select.
 var partialIndexes = map[string][]string{
-	"statements_search":          values(reads.VisibleStatementStatuses),
-	"statements_by_type":         values(reads.VisibleStatementStatuses),
-	"statements_by_driver":       values(reads.VisibleStatementStatuses),
-	"webhook_deliveries_failed":  {webhooks.DeliveryFailed},
-	"webhook_deliveries_due":     {webhooks.DeliveryPending},
-	"webhook_deliveries_pending": {webhooks.DeliveryPending},
+	"statements_search":             values(reads.VisibleStatementStatuses),
+	"statements_by_type":            values(reads.VisibleStatementStatuses),
+	"statements_by_driver":          values(reads.VisibleStatementStatuses),
+	"webhook_deliveries_failed":     {webhooks.DeliveryFailed},
+	"webhook_deliveries_due":        {webhooks.DeliveryPending},
+	"webhook_deliveries_pending":    {webhooks.DeliveryPending},
+	"webhook_deliveries_load_order": {webhooks.DeliveryPending},
 }
 
 var (

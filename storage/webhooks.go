@@ -34,7 +34,7 @@ func secretAAD(webhookID uuid.UUID) []byte { return webhookID[:] }
 // webhookColumns are the columns management reads (never the secrets).
 const webhookColumns = `id, tenant_id, subsidiary_id, name, url, event_types, include_previous_attributes,
 	state, state_reason, signature_scheme, public_key, previous_secret_expires_at, previous_secret_ciphertext IS NOT NULL,
-	failing_since, created_at, updated_at`
+	failing_since, created_at, updated_at, type, broker`
 
 // scanWebhook reads webhookColumns.
 func scanWebhook(r pgx.Rows) (webhooks.Webhook, error) {
@@ -44,7 +44,7 @@ func scanWebhook(r pgx.Rows) (webhooks.Webhook, error) {
 	var hasPrevious bool
 	err := r.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.Name, &w.URL, &w.EventTypes, &w.IncludePreviousAttributes,
 		&w.State, &w.StateReason, &w.SignatureScheme, &publicKey, &previousEnds, &hasPrevious,
-		&w.FailingSince, &w.CreatedAt, &w.UpdatedAt)
+		&w.FailingSince, &w.CreatedAt, &w.UpdatedAt, &w.Type, &w.Broker)
 	if publicKey != nil {
 		w.PublicKey = *publicKey
 	}

@@ -19,8 +19,8 @@ func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.U
 		exists := queueWebhookExists(tx, tenantID, webhookID)
 		inserted := false
 		tx.query(`INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme)
-			SELECT $1, e.tenant_id, w.id, e.id, e.seq, `+pendingSQL+`, $2, w.include_previous_attributes, true, $2, w.signature_scheme
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, redelivery, created_at, signature_scheme, load_key)
+			SELECT $1, e.tenant_id, w.id, e.id, e.seq, `+pendingSQL+`, $2, w.include_previous_attributes, true, $2, w.signature_scheme, `+loadKeySQL+`
 			FROM events e JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.subsidiary_id = e.subsidiary_id
 			WHERE e.tenant_id = $3 AND e.id = $4 AND w.id = $5
 			RETURNING (SELECT type FROM events WHERE id = $4), signature_scheme`, func(r pgx.Rows) error {
@@ -129,8 +129,15 @@ func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookI
 	var n int64
 	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		exists := queueWebhookExists(tx, tenantID, webhookID)
-		tx.execCount(&n, `UPDATE webhook_deliveries SET status = `+pendingSQL+`, next_attempt_at = $1, chain_base = attempt, updated_at = $1
-			WHERE tenant_id = $2 AND webhook_id = $3 AND status = `+sqlLiteral(webhooks.DeliveryFailed)+` AND created_at >= $4`, now, tenantID, webhookID, since)
+		// The first of each load is due now, the others of its load wait
+		// behind it (as dispatched ones do) and so does one behind a
+		// delivery of its load still Pending.
+		tx.execCount(&n, `UPDATE webhook_deliveries d SET status = `+pendingSQL+`, chain_base = d.attempt, updated_at = $1,
+			next_attempt_at = CASE WHEN d.load_key IS NULL OR r.place = 1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+				WHERE p.webhook_id = d.webhook_id AND p.load_key = d.load_key AND p.status = `+pendingSQL+`) THEN $1::timestamptz END
+			FROM (SELECT id, row_number() OVER (PARTITION BY load_key ORDER BY event_seq) AS place FROM webhook_deliveries
+				WHERE tenant_id = $2 AND webhook_id = $3 AND status = `+sqlLiteral(webhooks.DeliveryFailed)+` AND created_at >= $4) r
+			WHERE d.id = r.id`, now, tenantID, webhookID, since)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}

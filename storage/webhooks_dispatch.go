@@ -62,12 +62,20 @@ func (s *WebhookStore) DispatchEvents(ctx context.Context, limit int,
 			tenantIDs[i], webhookIDs[i], eventIDs[i], seqs[i] = d.Event.TenantID.String(), d.Webhook.ID.String(), d.Event.ID, d.Event.Seq
 			previous[i], statuses[i], due[i] = d.Webhook.IncludePreviousAttributes, d.Status, d.Due
 		}
+		// A delivery behind an earlier Pending one of its load and
+		// destination (in the table or in this batch) waits without a due
+		// time; recording the earlier one releases it (recordAttempt).
 		tx.exec(`INSERT INTO webhook_deliveries
-			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme)
-			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, r.status, r.due, r.previous, r.due, w.signature_scheme
-			FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::timestamptz[])
-				AS r(tenant_id, webhook_id, event_id, event_seq, previous, status, due)
-			JOIN webhooks w ON w.id = r.webhook_id
+			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme, load_key)
+			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, r.status,
+				CASE WHEN r.load_key IS NOT NULL AND (r.place > 1 OR EXISTS (SELECT 1 FROM webhook_deliveries p
+					WHERE p.webhook_id = r.webhook_id AND p.load_key = r.load_key AND p.status = `+pendingSQL+`)) THEN NULL ELSE r.due END,
+				r.previous, r.due, r.signature_scheme, r.load_key
+			FROM (SELECT r.*, w.signature_scheme, `+loadKeySQL+` AS load_key,
+				row_number() OVER (PARTITION BY r.webhook_id, `+loadKeySQL+` ORDER BY r.event_seq) AS place
+				FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::timestamptz[])
+					AS r(tenant_id, webhook_id, event_id, event_seq, previous, status, due)
+				JOIN webhooks w ON w.id = r.webhook_id JOIN events e ON e.seq = r.event_seq) r
 			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
 			tenantIDs, webhookIDs, eventIDs, seqs, previous, statuses, due)
 		return nil
@@ -95,11 +103,15 @@ var claimDeliveries = `WITH c AS (
 	      WHERE d2.status = ` + pendingSQL + ` AND d2.next_attempt_at <= $2 AND w.state = ` + activeSQL + `
 	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
 	WHERE d.id = due.id
-	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
+	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes, d.load_key)
 	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
 	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
-	       w.failing_since, coalesce(e.traceparent, '')
-	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
+	       w.failing_since, coalesce(e.traceparent, ''), w.type, w.broker, w.credentials_ciphertext, t.slug, coalesce(c.load_key, '')
+	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq JOIN tenants t ON t.id = c.tenant_id`
+
+// loadKeySQL is a delivery's load_key: its event's load number, which
+// orders the deliveries of one load to one destination (claimDeliveries).
+const loadKeySQL = `e.payload #>> '{data,load,LoadNumber}'`
 
 // ClaimDeliveries is webhooks.DeliveryStore's. FOR UPDATE SKIP LOCKED keeps
 // concurrent workers (in this or another instance) off each other's rows,
@@ -113,13 +125,16 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 		ChainBase        int
 		Scheme           string
 		Secret, Previous []byte
+		Broker           *webhooks.Broker
+		Credentials      []byte
 	}
 	var rows []row
 	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(claimDeliveries, func(rs pgx.Rows) error {
 			var r row
 			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
+				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent,
+				&r.Type, &r.Broker, &r.Credentials, &r.Target.TenantSlug, &r.Load)
 			rows = append(rows, r)
 			return err
 		}, leaseUntil, now, limit)
@@ -143,12 +158,16 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 			}
 			c.PreviousSecret = string(prev)
 		}
+		if err := s.openTarget(&c, r.Broker, r.Credentials); err != nil {
+			return nil, err
+		}
 		out = append(out, c)
 	}
 	return out, nil
 }
 
 // recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
+// releases the next waiting delivery of its load once it is finished,
 // in one statement (one round trip, no BEGIN or COMMIT): it logs the
 // attempt, moves the delivery on and saves the webhook's failing_since and,
 // when decided, its disabling (from the decision's state only). The claim
@@ -169,6 +188,12 @@ var recordAttempt = `WITH attempt AS (
 			updated_at = CASE WHEN $13 AND state = $17 THEN now() ELSE updated_at END
 		WHERE id = $16 AND EXISTS (SELECT 1 FROM moved)
 		  AND ($13 OR failing_since IS DISTINCT FROM $12::timestamptz AND ($12::timestamptz IS NULL OR failing_since IS NULL))
+		RETURNING 1),
+	released AS (
+		UPDATE webhook_deliveries SET next_attempt_at = $8, updated_at = now()
+		WHERE id = (SELECT n.id FROM webhook_deliveries n WHERE n.webhook_id = $16 AND n.load_key = $18
+		            AND n.status = ` + pendingSQL + ` AND n.next_attempt_at IS NULL ORDER BY n.event_seq LIMIT 1)
+		  AND $10 <> ` + pendingSQL + ` AND EXISTS (SELECT 1 FROM moved)
 		RETURNING 1)
 	SELECT EXISTS (SELECT 1 FROM moved)`
 
@@ -182,7 +207,7 @@ func (s *WebhookStore) RecordAttempt(ctx context.Context, c webhooks.ClaimedDeli
 	err = s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(recordAttempt, func(r pgx.Rows) error { return r.Scan(&moved) },
 			l.AttemptID, c.TenantID, c.ID, c.Attempt, l.StatusCode, l.Latency.Milliseconds(), errText, l.At, string(c.Scheme),
-			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From))
+			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From), c.Load)
 		return nil
 	})
 	return moved, err
@@ -256,4 +281,20 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// ReleaseWaiting is webhooks.DeliveryStore's: every waiting delivery (no
+// due time) with no earlier Pending one of its load and destination is due
+// at now. Recording an attempt releases the next one at once; this mends
+// the race of a delivery dispatched behind one recorded meanwhile.
+func (s *WebhookStore) ReleaseWaiting(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
+		tx.execCount(&n, `UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = now()
+			WHERE d.status = `+pendingSQL+` AND d.next_attempt_at IS NULL
+			  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.load_key = d.load_key
+			                  AND p.status = `+pendingSQL+` AND p.event_seq < d.event_seq)`, now)
+		return nil
+	})
+	return n, err
 }

@@ -1,9 +1,11 @@
-// Command webhooks benchmarks webhook delivery end to end: events committed
+// Command webhooks benchmarks event delivery end to end: events committed
 // to the outbox, dispatched, signed and POSTed to a local receiver by a real
-// HaulGraph instance. It reports deliveries per second and the latency from
-// the event's commit to its arrival at the receiver (p50, p99).
+// HaulGraph instance, or published to a local broker (-to nats-jetstream,
+// -to rabbitmq: a nats-server or rabbitmq-server it starts, and a consumer
+// verifying every message). It reports deliveries per second and the latency
+// from the event's commit to its arrival at the receiver (p50, p99).
 //
-//	./scripts/with-pg.sh go run ./bench/webhooks [-events 5000] [-latency-events 300]
+//	./scripts/with-pg.sh go run ./bench/webhooks [-to webhook] [-events 5000] [-latency-events 300]
 //
 // It works in a temporary database on DATABASE_URL's server, dropped at the end.
 package main
@@ -39,8 +41,9 @@ import (
 func main() {
 	events := flag.Int("events", 5000, "events for the throughput run")
 	latencyEvents := flag.Int("latency-events", 300, "events committed one by one for the latency run")
+	to := flag.String("to", string(webhooks.TypeWebhook), "destination type: webhook, nats-jetstream or rabbitmq")
 	flag.Parse()
-	if err := run(*events, *latencyEvents); err != nil {
+	if err := run(webhooks.Type(*to), *events, *latencyEvents); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -67,7 +70,11 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if webhooksig.Verify(body, req.Header.Get(webhooksig.SignatureHeader), r.secret, webhooksig.DefaultTolerance) != nil {
 		r.badSig++
 	}
-	id := req.Header.Get(webhooksig.EventIDHeader)
+	r.arrive(req.Header.Get(webhooksig.EventIDHeader), now)
+}
+
+// arrive records id's first arrival at now (the caller holds r.mu).
+func (r *receiver) arrive(id string, now time.Time) {
 	if _, seen := r.arrived[id]; !seen {
 		r.arrived[id] = now
 		if ch, ok := r.waiters[len(r.arrived)]; ok {
@@ -90,7 +97,7 @@ func (r *receiver) waitFor(n int) <-chan struct{} {
 	return ch
 }
 
-func run(nEvents, nLatency int) error {
+func run(to webhooks.Type, nEvents, nLatency int) error {
 	ctx := context.Background()
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
@@ -122,15 +129,14 @@ func run(nEvents, nLatency int) error {
 		return err
 	}
 	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
-	name, hook := "bench", srv.URL+"/hook"
-	w, secret, err := a.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook,
-		EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
-	if err != nil {
+	if to.IsBroker() {
+		stop, err := brokerDestination(pctx, a, to, sub, rcv)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	} else if err := webhookDestination(pctx, a, srv.URL+"/hook", sub, rcv); err != nil {
 		return err
-	}
-	rcv.secret = secret
-	if w, err = a.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
-		return fmt.Errorf("enable: %v (%s)", err, w.StateReason)
 	}
 	payload := strings.Repeat("x", 1500) // a load snapshot is a couple of KB
 
@@ -192,7 +198,7 @@ func run(nEvents, nLatency int) error {
 	}
 	elapsed := time.Since(start)
 
-	fmt.Printf("webhook delivery benchmark (one instance, local receiver, default worker: 4 loops × batches of 16)\n")
+	fmt.Printf("%s delivery benchmark (one instance, local receiver, default worker: 4 loops × batches of 16, 500 loads)\n", to)
 	fmt.Printf("latency, commit → delivery, %d events one at a time (idle system): p50 %s  p99 %s  max %s\n",
 		nLatency, pct(lat, 0.50), pct(lat, 0.99), lat[len(lat)-1].Round(time.Microsecond))
 	fmt.Printf("throughput, backlog of %d committed events: delivered in %s: %.0f deliveries/s\n",
@@ -222,6 +228,9 @@ func insertMany(ctx context.Context, a *app.App, tenant, sub uuid.UUID, n int, p
 	return nil
 }
 
+// loadSeq spreads the events over the loads.
+var loadSeq int
+
 // insertEvents commits the events in one transaction, as a load write does.
 func insertEvents(ctx context.Context, a *app.App, tenant, sub uuid.UUID, ids []string, pad string) error {
 	tx, err := a.DB.Bun.BeginTx(ctx, nil)
@@ -230,8 +239,11 @@ func insertEvents(ctx context.Context, a *app.App, tenant, sub uuid.UUID, ids []
 	}
 	defer tx.Rollback() //nolint:errcheck
 	for _, id := range ids {
+		// 500 loads: the deliveries of one load go in commit order.
+		load := fmt.Sprintf("L-%d", loadSeq%500)
+		loadSeq++
 		payload, _ := json.Marshal(map[string]any{"id": id, "type": domain.EventLoadChanged, "timestamp": time.Now().Format(time.RFC3339),
-			"version": "v1", "data": map[string]any{"load": map[string]any{"Id": uuid.NewString(), "Commodity": pad}}})
+			"version": "v1", "data": map[string]any{"load": map[string]any{"Id": uuid.NewString(), "LoadNumber": load, "Commodity": pad}}})
 		if _, err := tx.ExecContext(ctx, "INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload) VALUES (?, ?, ?, ?, ?, ?)",
 			id, tenant, sub, domain.EventLoadChanged, uuid.New(), string(payload)); err != nil {
 			return err
@@ -267,4 +279,19 @@ func tempDatabase(ctx context.Context, base string) (string, func(), error) {
 			c.Close(context.Background())
 		}
 	}, nil
+}
+
+// webhookDestination creates and enables a webhook posting to url.
+func webhookDestination(ctx context.Context, a *app.App, url string, sub uuid.UUID, rcv *receiver) error {
+	name := "bench"
+	w, secret, err := a.Webhooks.Service.Create(ctx, webhooks.Input{Name: &name, URL: &url,
+		EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	if err != nil {
+		return err
+	}
+	rcv.secret = secret
+	if w, err = a.Webhooks.Service.Enable(ctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
+		return fmt.Errorf("enable: %v (%s)", err, w.StateReason)
+	}
+	return nil
 }

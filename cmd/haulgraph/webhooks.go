@@ -106,6 +106,12 @@ func webhookFlags(fs *flag.FlagSet) webhookOpts {
 
 // webhooksCmd manages webhooks as an operator acting for one tenant.
 func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	return manageCmd(ctx, args, stdout, nil)
+}
+
+// manageCmd is the webhooks command, and with dest the destinations
+// command (every type: its flags and its service).
+func manageCmd(ctx context.Context, args []string, stdout io.Writer, dest *destinationOpts) error {
 	if len(args) == 0 {
 		return usageError("no action given")
 	}
@@ -113,6 +119,9 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("webhooks "+action, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o := webhookFlags(fs)
+	if dest != nil {
+		*dest = destinationFlags(fs)
+	}
 	tenant, id, name, url, events, subsidiary, prevAttrs := o.tenant, o.id, o.name, o.url, o.events, o.subsidiary, o.prevAttrs
 	scheme, window, eventID, limit, since := o.scheme, o.window, o.eventID, o.limit, o.since
 	if err := fs.Parse(args[1:]); err != nil {
@@ -137,7 +146,10 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	tenantID := tn.ID
 	ctx = domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenantID, ClientID: "cli", Scopes: []domain.Scope{domain.ScopeWebhookManage}})
-	svc := a.Webhooks.Service
+	svc, render := a.Webhooks.Service, webhookJSON
+	if dest != nil {
+		svc, render = a.Webhooks.Destinations, destinationJSON
+	}
 	webhookID := func() (uuid.UUID, error) {
 		u, err := uuid.Parse(*id)
 		if err != nil {
@@ -162,6 +174,11 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		s := webhooks.SignatureScheme(*scheme)
 		input.SignatureScheme = &s
 	}
+	if dest != nil {
+		if err := dest.input(&input, set); err != nil {
+			return err
+		}
+	}
 
 	var out any
 	switch action {
@@ -180,7 +197,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		out = withSecret(w, secret)
+		out = withSecret(render(w), secret)
 	case "list":
 		ws, err := svc.List(ctx)
 		if err != nil {
@@ -188,7 +205,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		list := make([]map[string]any, len(ws))
 		for i := range ws {
-			list[i] = webhookJSON(&ws[i])
+			list[i] = render(&ws[i])
 		}
 		out = list
 	case "get", "update", "enable", "disable", "delete", "rotate-secret", "redeliver", "deliveries", "recover":
@@ -212,7 +229,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		case "rotate-secret":
 			var secret string
 			if w, secret, err = svc.RegenerateSecret(ctx, wid, window); err == nil {
-				out = withSecret(w, secret)
+				out = withSecret(render(w), secret)
 			}
 		case "redeliver":
 			var d *webhooks.Delivery
@@ -246,7 +263,7 @@ func webhooksCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		if out == nil {
-			out = webhookJSON(w)
+			out = render(w)
 		}
 	default:
 		return usageError(fmt.Sprintf("unknown action %q", action))
@@ -271,8 +288,8 @@ func webhookJSON(w *webhooks.Webhook) map[string]any {
 
 // withSecret is create's and rotate-secret's answer: the secret, when
 // the scheme has one to show.
-func withSecret(w *webhooks.Webhook, secret string) map[string]any {
-	out := map[string]any{"webhook": webhookJSON(w)}
+func withSecret(w map[string]any, secret string) map[string]any {
+	out := map[string]any{"webhook": w}
 	if secret != "" {
 		out["secret"] = secret
 	}

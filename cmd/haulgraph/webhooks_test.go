@@ -15,7 +15,10 @@ import (
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 )
 
-func TestWebhooksCLI(t *testing.T) {
+// webhookCLIEnv points the CLI at a migrated database holding tenant acme
+// with one subsidiary, whose id it returns.
+func webhookCLIEnv(t *testing.T) uuid.UUID {
+	t.Helper()
 	url := dbtest.URL(t)
 	t.Setenv("DATABASE_URL", url)
 	t.Setenv("HAULGRAPH_ENCRYPTION_KEY", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
@@ -25,7 +28,7 @@ func TestWebhooksCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(db.Close)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +39,12 @@ func TestWebhooksCLI(t *testing.T) {
 	if _, err := db.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
 		t.Fatal(err)
 	}
+	return sub
+}
+
+func TestWebhooksCLI(t *testing.T) {
+	ctx := context.Background()
+	sub := webhookCLIEnv(t)
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": r.Header.Get("X-Service-Challenge")})
 	}))
@@ -87,7 +96,7 @@ func TestWebhooksCLI(t *testing.T) {
 	}
 	// Refusals are errors with the field named.
 	var out bytes.Buffer
-	err = webhooksCmd(ctx, []string{"create", "--tenant", "acme", "--name", "x", "--url", "ftp://example.com", "--subsidiary", sub.String()}, &out)
+	err := webhooksCmd(ctx, []string{"create", "--tenant", "acme", "--name", "x", "--url", "ftp://example.com", "--subsidiary", sub.String()}, &out)
 	if err == nil || !strings.Contains(err.Error(), "url") || !strings.Contains(err.Error(), "eventTypes") {
 		t.Fatalf("invalid create: %v", err)
 	}

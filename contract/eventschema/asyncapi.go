@@ -91,6 +91,44 @@ func AsyncAPI(schema *ast.Schema) (S, error) {
 			return S{"title": t + " delivery", "payload": S{"$ref": ref(EnvelopeName(t))},
 				"headers": S{"type": "object", "properties": props, "required": required}}
 		})
+	brokerMessage := func(t string) S {
+		props, required := S{}, []any{}
+		for _, h := range BrokerHeaders(t) {
+			s := clone(headerSchema(h, ref))
+			s["description"] = h.Description
+			props[h.Name] = s
+			if h.Required {
+				required = append(required, h.Name)
+			}
+		}
+		return S{"title": t + " message", "payload": S{"$ref": ref(EnvelopeName(t))},
+			"headers": S{"type": "object", "properties": props, "required": required}}
+	}
+	brokerNote := " Each message is the event envelope a webhook receives, signed with the destination's own secret " +
+		"(Standard Webhooks headers); at least once, in commit order per load, a failed publish retried as a webhook delivery is."
+	addChannel(ChannelNATS, S{
+		"address": "{subjectPrefix}.{tenant}.{eventType}.{load}",
+		"title":   "NATS JetStream destinations",
+		"description": "Published to the JetStream server of every Active nats-jetstream destination subscribed to the event type, " +
+			"with Nats-Msg-Id the event id (JetStream drops a repeat within the stream's duplicate window); the stream's acknowledgement delivers. " +
+			"tenant, eventType and load are each one token: every byte but ASCII letters, digits, - and _ is written %XX." + brokerNote,
+		"parameters": S{
+			"subjectPrefix": S{"description": "The destination's subject prefix (one or more tokens)."},
+			"tenant":        S{"description": "The tenant's slug."},
+			"eventType":     S{"description": "The event type, escaped into one token (load%2Echanged)."},
+			"load":          S{"description": "The load number, escaped into one token."},
+		},
+		"servers": []any{S{"$ref": "#/servers/nats"}},
+	}, S{"title": "Publish events to NATS JetStream"}, domain.EventTypes, brokerMessage)
+	addChannel(ChannelRabbitMQ, S{
+		"address": "{routingKey}",
+		"title":   "RabbitMQ destinations",
+		"description": "Published to the exchange of every Active rabbitmq destination subscribed to the event type: persistent, mandatory, " +
+			"message_id the event id, type the event type; the publisher confirm delivers, a returned (unroutable) message is a failed attempt." + brokerNote,
+		"parameters": S{"routingKey": S{"description": "The destination's routing-key template with {tenant}, {type} and {load}, each escaped into one word."}},
+		"servers":    []any{S{"$ref": "#/servers/rabbitmq"}},
+	}, S{"title": "Publish events to RabbitMQ", "bindings": S{"amqp": S{"deliveryMode": 2, "mandatory": true, "bindingVersion": "0.3.0"}}},
+		domain.EventTypes, brokerMessage)
 	addChannel(channelEvents, S{
 		"address": "/api/p/v1/events",
 		"title":   "Events API",
@@ -153,6 +191,10 @@ func AsyncAPI(schema *ast.Schema) (S, error) {
 		"servers": S{
 			"api":       S{"host": "{host}", "protocol": "https", "variables": hostVar, "description": "The HaulGraph API."},
 			"websocket": S{"host": "{host}", "protocol": "wss", "variables": hostVar, "description": "The HaulGraph API's WebSocket endpoint."},
+			"nats": S{"host": "{natsHost}", "protocol": "nats", "description": "Your NATS server (a nats-jetstream destination's URL).",
+				"variables": S{"natsHost": S{"description": "The host and port of the destination's URL."}}},
+			"rabbitmq": S{"host": "{amqpHost}", "protocol": "amqps", "description": "Your RabbitMQ broker (a rabbitmq destination's URL).",
+				"variables": S{"amqpHost": S{"description": "The host and port of the destination's URL."}}},
 			"receiver": S{"host": "{receiverHost}", "protocol": "https", "description": "Your webhook endpoint (any URL registered as a webhook).",
 				"variables": S{"receiverHost": S{"description": "The host of the webhook's URL."}}},
 		},

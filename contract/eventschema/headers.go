@@ -1,6 +1,8 @@
 package eventschema
 
 import (
+	"strings"
+
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
@@ -48,4 +50,23 @@ func headerSchema(h Header, ref Refs) S {
 		return S{"$ref": ref(r)}
 	}
 	return h.Schema
+}
+
+// BrokerHeaders are the headers of a message eventType published to a
+// broker destination: the webhook request's of the Standard Webhooks
+// schemes (a broker destination signs with those alone, so they are
+// required), named in lower case, and content-type.
+func BrokerHeaders(eventType string) []Header {
+	out := []Header{{"content-type", true, S{"type": "string", "const": "application/json; charset=utf-8"}, "The body's media type."}}
+	for _, h := range Headers(eventType) {
+		switch h.Name {
+		case webhooksig.SignatureHeader, webhooksig.TimestampHeader:
+			continue
+		case "webhook-id", "webhook-timestamp", "webhook-signature":
+			h.Required, h.Description = true, strings.TrimPrefix(h.Description, schemeStandard+" ")
+		}
+		h.Name = strings.ToLower(h.Name)
+		out = append(out, h)
+	}
+	return out
 }

@@ -59,6 +59,7 @@ export default [
               'ChangeTarget',
               'EventDiff',
               'WebhookWithSecret',
+              'EventDestinationWithSecret',
             ],
           },
         },

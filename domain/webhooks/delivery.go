@@ -21,10 +21,17 @@ type DeliveryStore interface {
 	// advance, in one transaction: a crash neither loses nor repeats a
 	// batch, and among several instances one dispatches at a time. Only
 	// final events are handed over, so the cursor never passes one still in
-	// flight. It returns how many events were consumed.
+	// flight. A delivery behind an earlier Pending one of its load and
+	// destination is queued without a due time (ClaimDeliveries). It
+	// returns how many events were consumed.
 	DispatchEvents(ctx context.Context, limit int, route func(events []RoutableEvent, hooks []Webhook) []NewDelivery) (int, error)
 	// ClaimDeliveries takes up to limit Pending deliveries due at now, of
-	// Active webhooks, and leases them until leaseUntil: the attempt number
+	// Active webhooks, and leases them until leaseUntil. A delivery
+	// behind an earlier Pending one of its load and destination has no
+	// due time (DispatchEvents queues it so, RecordAttempt releases it
+	// once the earlier one is finished): the events of one load reach a
+	// destination in commit order, a retry holding the later ones back.
+	// The lease: the attempt number
 	// grows and the next attempt moves to leaseUntil in the same statement,
 	// so no other worker (of any instance) claims them meanwhile; a worker
 	// that dies lets its lease expire, and the attempt is made again.
@@ -42,6 +49,12 @@ type DeliveryStore interface {
 	// PruneHistory deletes attempt logs, finished deliveries and consumed
 	// outbox events older than before, returning how many rows went.
 	PruneHistory(ctx context.Context, before time.Time) (int64, error)
+	// ReleaseWaiting makes due at now every delivery that waits (no due
+	// time) behind an earlier one of its load that is no longer Pending.
+	// DispatchEvents queues a delivery behind an earlier Pending one of its
+	// load that way, and RecordAttempt releases the next when one finishes;
+	// this mends a release missed by a concurrent dispatch.
+	ReleaseWaiting(ctx context.Context, now time.Time) (int64, error)
 }
 
 // NewDelivery is a delivery to queue: a route, with its status and when its
@@ -77,6 +90,12 @@ type ClaimedDelivery struct {
 	// Traceparent is the trace context of the write that emitted the
 	// event, or "".
 	Traceparent string
+	// Type is the destination's; for a broker type, Target says where
+	// the event is published (its URL is URL).
+	Type   Type
+	Target Target
+	// Load is the event's load number (the last token of its subject).
+	Load string
 }
 
 // AttemptLog is the log line of one attempt, as it is kept.
@@ -93,6 +112,8 @@ type AttemptLog struct {
 type Sent struct {
 	AttemptID uuid.UUID
 	Status    int
+	// Acked: a broker acknowledged the message (broker types).
+	Acked bool
 	// Err is why no answer came (or why nothing was sent), "" otherwise.
 	Err     string
 	Latency time.Duration
@@ -113,6 +134,8 @@ func (s Sent) Outcome() string {
 	switch {
 	case s.Err != "":
 		return OutcomeError
+	case s.Acked:
+		return OutcomeDelivered
 	case s.Status >= 200 && s.Status < 300:
 		return OutcomeDelivered
 	case s.Status == http.StatusGone:
@@ -225,6 +248,12 @@ func (s *Deliveries) Record(ctx context.Context, c ClaimedDelivery, a Sent) erro
 		func(dueSoon int, waiting []uuid.UUID) map[uuid.UUID]time.Time {
 			return RecoverySchedule(a.At, dueSoon, waiting)
 		})
+}
+
+// Release makes due the deliveries waiting behind a finished one of their
+// load (DeliveryStore.ReleaseWaiting).
+func (s *Deliveries) Release(ctx context.Context) (int64, error) {
+	return s.Store.ReleaseWaiting(ctx, s.now())
 }
 
 // Prune deletes the history older than HistoryRetention.

@@ -34,7 +34,7 @@ func (s *Service) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *
 	if err := v.Err(); err != nil {
 		return domain.Page[Delivery]{}, err
 	}
-	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
 		return domain.Page[Delivery]{}, err
 	}
 	return s.DeliveryLog.DeliveriesPage(ctx, tenantID, webhookID, w)
@@ -47,9 +47,30 @@ func (s *Service) RedeliverDelivery(ctx context.Context, webhookID, deliveryID u
 	if err != nil {
 		return nil, err
 	}
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
+		return nil, err
+	}
 	eventID, err := s.DeliveryLog.DeliveryEventID(ctx, tenantID, webhookID, deliveryID)
 	if err != nil {
 		return nil, err
 	}
 	return s.Redeliver(ctx, webhookID, eventID)
+}
+
+// boundAttempts keeps each delivery's first MaxDeliveryAttempts attempts:
+// a delivery makes no more, and past them are only the log lines of
+// stale workers that retried a claim.
+func boundAttempts(ds []Delivery) {
+	for i := range ds {
+		if len(ds[i].Attempts) > MaxDeliveryAttempts {
+			ds[i].Attempts = ds[i].Attempts[:MaxDeliveryAttempts]
+		}
+	}
+}
+
+func clampLimit(limit int) int {
+	if limit <= 0 || limit > domain.MaxPageSize {
+		return domain.MaxPageSize
+	}
+	return limit
 }

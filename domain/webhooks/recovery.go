@@ -73,5 +73,8 @@ func (s *Service) Recover(ctx context.Context, webhookID uuid.UUID, since time.T
 	if err := v.Err(); err != nil {
 		return 0, err
 	}
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
+		return 0, err
+	}
 	return s.Store.RecoverDeliveries(ctx, tenantID, webhookID, since, now)
 }

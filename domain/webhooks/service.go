@@ -70,6 +70,12 @@ type Service struct {
 	// that resolves inside (private, loopback, link-local) is refused.
 	Resolver HostResolver
 	Now      func() time.Time
+	// AllTypes manages every destination type (the event-destination
+	// routes); false: webhooks alone, as the webhook routes show them.
+	AllTypes bool
+	// Destinations and Prober serve the broker types.
+	Destinations DestinationStore
+	Prober       Prober
 }
 
 func (s *Service) now() time.Time {
@@ -94,6 +100,12 @@ func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error
 	if err != nil {
 		return nil, "", err
 	}
+	if err := s.checkType(in); err != nil {
+		return nil, "", err
+	}
+	if in.Type != nil && in.Type.IsBroker() {
+		return s.createBroker(ctx, tenantID, in)
+	}
 	var v domain.Validation
 	validateWebhookInput(&v, in, true, s.AllowInsecureURLs)
 	if in.URL != nil && !v.Has("url") {
@@ -101,22 +113,17 @@ func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error
 			v.Add("url", msg)
 		}
 	}
-	if in.SubsidiaryID != nil && *in.SubsidiaryID != uuid.Nil {
-		ok, err := s.Store.SubsidiaryExists(ctx, tenantID, *in.SubsidiaryID)
-		if err != nil {
-			return nil, "", err
-		}
-		if !ok {
-			v.Add("subsidiaryId", "unknown subsidiary")
-		}
+	if in.Broker != nil || in.Credentials != nil {
+		v.Add("type", "a webhook has no broker settings or credentials")
+	}
+	if err := s.checkSubsidiary(ctx, &v, tenantID, in.SubsidiaryID); err != nil {
+		return nil, "", err
 	}
 	if err := v.Err(); err != nil {
 		return nil, "", err
 	}
-	if n, err := s.Store.CountWebhooks(ctx, tenantID); err != nil {
+	if err := s.checkLimit(ctx, tenantID); err != nil {
 		return nil, "", err
-	} else if n >= MaxPerTenant {
-		return nil, "", &domain.Error{Code: domain.CodeConflict, Message: fmt.Sprintf("a tenant may hold at most %d webhooks", MaxPerTenant)}
 	}
 	state, _, err := NextState("", TriggerCreated)
 	if err != nil {
@@ -125,7 +132,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error
 	// Stored timestamps have microseconds: answer what a read returns later.
 	now := s.now().UTC().Truncate(time.Microsecond)
 	w := &Webhook{
-		ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Name: *in.Name, URL: *in.URL,
+		ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Type: TypeWebhook, Name: *in.Name, URL: *in.URL,
 		EventTypes: dedupe(in.EventTypes), State: state, CreatedAt: now, UpdatedAt: now,
 	}
 	if in.IncludePreviousAttributes != nil {
@@ -149,7 +156,7 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.GetWebhook(ctx, tenantID, id)
+	return s.find(ctx, tenantID, id)
 }
 
 // List returns the tenant's webhooks (at most MaxPerTenant).
@@ -158,7 +165,14 @@ func (s *Service) List(ctx context.Context) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.ListWebhooks(ctx, tenantID, MaxPerTenant)
+	all, err := s.Store.ListWebhooks(ctx, tenantID, MaxPerTenant)
+	out := all[:0]
+	for i := range all {
+		if s.admits(&all[i]) {
+			out = append(out, all[i])
+		}
+	}
+	return out, err
 }
 
 // Update changes configuration; a URL change on an Active webhook sends it
@@ -173,6 +187,11 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook,
 		v.Add("subsidiaryId", "a webhook's subsidiary cannot be changed")
 		return nil, v.Err()
 	}
+	if in.Type != nil {
+		var v domain.Validation
+		v.Add("type", "a destination's type cannot be changed")
+		return nil, v.Err()
+	}
 	if err := ValidateInput(in, false, s.AllowInsecureURLs); err != nil {
 		return nil, err
 	}
@@ -183,8 +202,18 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook,
 			return nil, v.Err()
 		}
 	}
+	current, err := s.find(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := brokerUpdate(current, in); err != nil {
+		return nil, err
+	}
 	verify := false
 	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+		if !s.admits(w) || w.Type != current.Type {
+			return domain.NotFound("webhook %s not found", id)
+		}
 		var err error
 		verify, err = s.applyUpdate(w, in)
 		return err
@@ -256,6 +285,9 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 		return nil, err
 	}
 	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+		if !s.admits(w) {
+			return domain.NotFound("webhook %s not found", id)
+		}
 		to, verify, err := NextState(w.State, TriggerEnable)
 		if err != nil {
 			return err
@@ -281,9 +313,16 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
 	defer cancel()
-	verr := s.Verifier.Verify(vctx, w.URL, newChallenge())
+	var verr error
+	if w.Type.IsBroker() {
+		verr = s.verifyBroker(vctx, w)
+	} else {
+		verr = s.Verifier.Verify(vctx, w.URL, newChallenge())
+	}
 	trigger, reason := TriggerVerified, ""
-	if verr != nil {
+	if w.Type.IsBroker() && verr != nil {
+		trigger, reason = TriggerVerificationFailed, brokerVerificationFailed(verr)
+	} else if verr != nil {
 		// One reason whatever failed: the verifier logs the cause.
 		trigger, reason = TriggerVerificationFailed, VerificationFailed
 	}
@@ -313,6 +352,9 @@ func (s *Service) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 		return nil, err
 	}
 	return s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+		if !s.admits(w) {
+			return domain.NotFound("webhook %s not found", id)
+		}
 		to, _, err := NextState(w.State, TriggerDisable)
 		if err != nil {
 			return err
@@ -341,7 +383,7 @@ func (s *Service) RegenerateSecret(ctx context.Context, id uuid.UUID, window *ti
 		v.Add("rotationWindow", "rotationWindow must be between 0 and 7 days")
 		return nil, "", v.Err()
 	}
-	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	w, err := s.find(ctx, tenantID, id)
 	if err != nil {
 		return nil, "", err
 	}
@@ -367,6 +409,9 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.find(ctx, tenantID, id); err != nil {
+		return err
+	}
 	return s.Store.DeleteWebhook(ctx, tenantID, id)
 }
 
@@ -382,6 +427,9 @@ func (s *Service) Redeliver(ctx context.Context, webhookID uuid.UUID, eventID st
 		v.Add("eventId", fmt.Sprintf("eventId is required (at most %d characters)", maxEventIDLength))
 		return nil, v.Err()
 	}
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
+		return nil, err
+	}
 	return s.Store.Redeliver(ctx, tenantID, webhookID, eventID, s.now())
 }
 
@@ -391,7 +439,7 @@ func (s *Service) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+	if _, err := s.find(ctx, tenantID, webhookID); err != nil {
 		return nil, err
 	}
 	ds, err := s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))
@@ -414,24 +462,6 @@ func (s *Service) DeliveriesFor(ctx context.Context, webhookIDs []uuid.UUID, lim
 		boundAttempts(ds)
 	}
 	return m, err
-}
-
-// boundAttempts keeps each delivery's first MaxDeliveryAttempts attempts:
-// a delivery makes no more, and past them are only the log lines of
-// stale workers that retried a claim.
-func boundAttempts(ds []Delivery) {
-	for i := range ds {
-		if len(ds[i].Attempts) > MaxDeliveryAttempts {
-			ds[i].Attempts = ds[i].Attempts[:MaxDeliveryAttempts]
-		}
-	}
-}
-
-func clampLimit(limit int) int {
-	if limit <= 0 || limit > domain.MaxPageSize {
-		return domain.MaxPageSize
-	}
-	return limit
 }
 
 func newChallenge() string {

@@ -113,9 +113,14 @@ func NextState(from State, trigger Trigger) (State, bool, error) {
 // Webhook is one webhook configuration (docs/api-contract.md §2.8). The signing secret is not
 // here: it is shown once and stored encrypted.
 type Webhook struct {
-	ID                        uuid.UUID
-	TenantID                  uuid.UUID
-	SubsidiaryID              uuid.UUID
+	ID           uuid.UUID
+	TenantID     uuid.UUID
+	SubsidiaryID uuid.UUID
+	// Type is the destination's kind ("" reads as TypeWebhook); Broker is
+	// set for the broker types, whose URL is the broker's (never with
+	// credentials).
+	Type                      Type
+	Broker                    *Broker
 	Name                      string
 	URL                       string
 	EventTypes                []string
@@ -146,6 +151,11 @@ type Input struct {
 	// SignatureScheme is taken on create (nil: SchemeService); an update
 	// may only repeat the webhook's own.
 	SignatureScheme *SignatureScheme
+	// Type, Broker and Credentials are taken on create (nil Type: a
+	// webhook); a broker destination's may not change afterwards.
+	Type        *Type
+	Broker      *Broker
+	Credentials *Credentials
 }
 
 // Limits of webhook input (docs/security.md: every input bounded).
@@ -170,19 +180,25 @@ func ValidateInput(in Input, creating, allowInsecure bool) error {
 }
 
 func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecure bool) {
+	validateCommonInput(v, in, creating)
+	if in.URL != nil || creating {
+		if in.URL == nil || *in.URL == "" {
+			v.Add("url", "url is required")
+		} else if msg := checkWebhookURL(*in.URL, allowInsecure); msg != "" {
+			v.Add("url", msg)
+		}
+	}
+}
+
+// validateCommonInput checks what every destination type has: its name,
+// event types, signature scheme and subsidiary.
+func validateCommonInput(v *domain.Validation, in Input, creating bool) {
 	if in.Name != nil || creating {
 		switch {
 		case in.Name == nil || strings.TrimSpace(*in.Name) == "":
 			v.Add("name", "name is required")
 		case domain.Length(*in.Name) > MaxNameLen:
 			v.Add("name", fmt.Sprintf("name must be at most %d characters", MaxNameLen))
-		}
-	}
-	if in.URL != nil || creating {
-		if in.URL == nil || *in.URL == "" {
-			v.Add("url", "url is required")
-		} else if msg := checkWebhookURL(*in.URL, allowInsecure); msg != "" {
-			v.Add("url", msg)
 		}
 	}
 	if in.EventTypes != nil || creating {
@@ -201,42 +217,56 @@ func validateWebhookInput(v *domain.Validation, in Input, creating, allowInsecur
 // delivery client checks resolved addresses again at dial time (DNS can
 // change); this check gives the user an early, field-level answer.
 func checkWebhookURL(raw string, allowInsecure bool) string {
+	u, msg := checkAddressURL(raw, webhookSchemes, allowInsecure)
+	if msg == "" && u.User != nil {
+		return "url must not contain credentials"
+	}
+	return msg
+}
+
+// urlSchemes are a destination type's URL schemes: the one with TLS, and
+// the plain one the development flag admits for loopback.
+type urlSchemes struct{ secure, plain string }
+
+var webhookSchemes = urlSchemes{"https", "http"}
+
+// checkAddressURL is the address rule of every destination's URL: an
+// absolute URL of RFC 3986 characters, with TLS (secure) unless the
+// development flag admits plain for loopback, on a public address.
+func checkAddressURL(raw string, schemes urlSchemes, allowInsecure bool) (*url.URL, string) {
 	if domain.Length(raw) > MaxURLLen {
-		return fmt.Sprintf("url must be at most %d characters", MaxURLLen)
+		return nil, fmt.Sprintf("url must be at most %d characters", MaxURLLen)
 	}
 	for _, c := range raw {
 		if !uriChar(c) {
-			return "url must be an absolute URL of RFC 3986 characters (percent-encode others)"
+			return nil, "url must be an absolute URL of RFC 3986 characters (percent-encode others)"
 		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
-		return "url must be an absolute URL"
-	}
-	if u.User != nil {
-		return "url must not contain credentials"
+		return nil, "url must be an absolute URL"
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "url port must be between 1 and 65535"
+			return nil, "url port must be between 1 and 65535"
 		}
 	}
 	host := u.Hostname()
 	addr, isIP := netip.ParseAddr(host)
 	loopback := (isIP == nil && addr.IsLoopback()) || strings.EqualFold(host, "localhost")
 	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && allowInsecure && loopback:
+	case u.Scheme == schemes.secure:
+	case u.Scheme == schemes.plain && allowInsecure && loopback:
 	default:
-		return "url must use https"
+		return nil, "url must use " + schemes.secure
 	}
 	if isIP == nil && !AddrAllowed(addr, allowInsecure) {
-		return msgNotPublic
+		return nil, msgNotPublic
 	}
 	if strings.EqualFold(host, "localhost") && !allowInsecure {
-		return msgNotPublic
+		return nil, msgNotPublic
 	}
-	return ""
+	return u, ""
 }
 
 // NewSecret returns "whsec_" + base64 of 32 random bytes (≥ 256 bits).

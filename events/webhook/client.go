@@ -47,17 +47,7 @@ type ClientOptions struct {
 // internal address), requires TLS 1.2 or higher, follows no redirects and
 // sends no proxy-environment traffic.
 func NewClient(opts ClientOptions) *http.Client {
-	dialer := &net.Dialer{
-		Timeout: 10 * time.Second,
-		// Control sees the address actually dialled, after DNS.
-		Control: func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !webhooks.AddrAllowed(ap.Addr(), opts.AllowLoopback) {
-				return ErrForbiddenAddress
-			}
-			return nil
-		},
-	}
+	dialer := guardedDialer(opts.AllowLoopback)
 	dial := dialer.DialContext
 	if opts.Resolver != nil {
 		dial = resolvingDial(dialer, opts.Resolver)
@@ -75,6 +65,23 @@ func NewClient(opts ClientOptions) *http.Client {
 		Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // a redirect is an answer, not a hop (it could point inside)
+		},
+	}
+}
+
+// guardedDialer checks every address it dials, after DNS resolution, so a
+// name cannot rebind to an internal address: the one dialer of webhook
+// requests and broker connections.
+func guardedDialer(allowLoopback bool) *net.Dialer {
+	return &net.Dialer{
+		Timeout: 10 * time.Second,
+		// Control sees the address actually dialled, after DNS.
+		Control: func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || !webhooks.AddrAllowed(ap.Addr(), allowLoopback) {
+				return ErrForbiddenAddress
+			}
+			return nil
 		},
 	}
 }
@@ -153,6 +160,10 @@ func Cause(err error) error {
 	var na noAnswer
 	if errors.As(err, &na) {
 		return na.cause
+	}
+	var nb noBroker
+	if errors.As(err, &nb) {
+		return nb.cause
 	}
 	return err
 }

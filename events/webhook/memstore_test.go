@@ -145,6 +145,9 @@ func (m *memStore) BringForward(_ context.Context, webhookID uuid.UUID, horizon 
 
 func (m *memStore) PruneHistory(context.Context, time.Time) (int64, error) { return 0, m.fail }
 
+// ReleaseWaiting has nothing to release: memStore queues no delivery behind another.
+func (m *memStore) ReleaseWaiting(context.Context, time.Time) (int64, error) { return 0, nil }
+
 // status is the delivery of the event's status.
 func (m *memStore) status(eventID string) (string, int) {
 	m.mu.Lock()

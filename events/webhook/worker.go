@@ -61,6 +61,9 @@ type Worker struct {
 	// Tracer, when set, records each attempt as a client span in the trace
 	// of the write that emitted the event (telemetry).
 	Tracer trace.Tracer
+	// Brokers publishes to the broker destinations (nil: a Brokers of
+	// AllowInsecure's, closed when Run ends).
+	Brokers *Brokers
 
 	wake chan struct{}
 	once sync.Once
@@ -91,6 +94,9 @@ func (w *Worker) init() {
 		if w.Log == nil {
 			w.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 		}
+		if w.Brokers == nil {
+			w.Brokers = &Brokers{AllowLoopback: w.AllowInsecure}
+		}
 		w.svc = &webhooks.Deliveries{Store: w.Store, Now: w.Now, Schedule: w.Schedule, Timeout: w.Timeout}
 	})
 }
@@ -111,6 +117,7 @@ func (w *Worker) Wake() {
 // others, and Run returns that error; Run returns nil when ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
 	w.init()
+	defer w.Brokers.Close()
 	g, ctx := errgroup.WithContext(ctx)
 	for i := 0; i < w.Loops; i++ {
 		g.Go(func() error { return w.loop(ctx, i == 0) })
@@ -140,6 +147,12 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 			return nil
 		case <-w.wake:
 		case <-t.C:
+			if !prunes {
+				continue
+			}
+			if _, err := w.svc.Release(ctx); err != nil && ctx.Err() == nil {
+				w.Log.Error("releasing waiting deliveries", "err", err)
+			}
 		case <-prune.C:
 			if !prunes {
 				continue
@@ -201,6 +214,7 @@ func (w *Worker) attempt(ctx context.Context, c webhooks.ClaimedDelivery) webhoo
 	start := time.Now()
 	status, err := w.send(ctx, c, s.AttemptID)
 	s.Latency, s.At, s.Status = time.Since(start), w.Now(), status
+	s.Acked = c.Type.IsBroker() && err == nil
 	endSpan(span, status, err)
 	if err != nil {
 		s.Err = err.Error()
@@ -240,7 +254,9 @@ func endSpan(span trace.Span, status int, err error) {
 }
 
 // send POSTs the event and returns the status; only the status matters, the
-// answer's body is drained (bounded) and dropped.
+// answer's body is drained (bounded) and dropped. A broker destination's
+// event is published instead, with the same body and headers, and the
+// broker's acknowledgement awaited (status 0).
 func (w *Worker) send(ctx context.Context, c webhooks.ClaimedDelivery, attemptID uuid.UUID) (int, error) {
 	// The stored envelope, rendered as the events API renders it too.
 	body, err := eventlog.WebhookBody(c.Payload, c.IncludePreviousAttributes)
@@ -248,10 +264,21 @@ func (w *Worker) send(ctx context.Context, c webhooks.ClaimedDelivery, attemptID
 		return 0, fmt.Errorf("rendering the event: %w", err)
 	}
 	if w.Emitted != nil {
-		w.Emitted(eventschema.ChannelWebhook, c.EventType, body)
+		w.Emitted(channelOf(c.Type), c.EventType, body)
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.svc.AttemptTimeout())
 	defer cancel()
+	d := Delivery{EventID: c.EventID, EventType: c.EventType, AttemptID: attemptID.String(),
+		Scheme: c.Scheme, Key: c.Secret, PreviousKey: c.PreviousSecret}
+	at := w.Now()
+	header := http.Header{}
+	if err := SetHeaders(header, d, at.Unix(), body); err != nil {
+		return 0, fmt.Errorf("signing: %w", err)
+	}
+	header.Set("traceparent", traceparent(ctx))
+	if c.Type.IsBroker() {
+		return 0, w.Brokers.Publish(ctx, c, body, header, at)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, fmt.Errorf("invalid endpoint url: %w", err)
@@ -259,12 +286,7 @@ func (w *Worker) send(ctx context.Context, c webhooks.ClaimedDelivery, attemptID
 	if err := schemeAllowed(req, w.AllowInsecure); err != nil {
 		return 0, err
 	}
-	d := Delivery{EventID: c.EventID, EventType: c.EventType, AttemptID: attemptID.String(),
-		Scheme: c.Scheme, Key: c.Secret, PreviousKey: c.PreviousSecret}
-	if err := SetHeaders(req.Header, d, w.Now().Unix(), body); err != nil {
-		return 0, fmt.Errorf("signing: %w", err)
-	}
-	req.Header.Set("traceparent", traceparent(ctx))
+	req.Header = header
 	resp, err := w.Client.Do(req)
 	if err != nil {
 		return 0, noAnswer{err}

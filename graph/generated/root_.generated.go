@@ -28,6 +28,7 @@ type ResolverRoot interface {
 	Carrier() CarrierResolver
 	ChangeTarget() ChangeTargetResolver
 	Driver() DriverResolver
+	EventDestination() EventDestinationResolver
 	InvoiceLoad() InvoiceLoadResolver
 	Load() LoadResolver
 	Mutation() MutationResolver
@@ -103,6 +104,32 @@ type ComplexityRoot struct {
 		Edges    func(childComplexity int) int
 		Nodes    func(childComplexity int) int
 		PageInfo func(childComplexity int) int
+	}
+
+	EventDestination struct {
+		CreatedAt                 func(childComplexity int) int
+		Deliveries                func(childComplexity int, first *int) int
+		EventTypes                func(childComplexity int) int
+		Exchange                  func(childComplexity int) int
+		ID                        func(childComplexity int) int
+		IncludePreviousAttributes func(childComplexity int) int
+		Name                      func(childComplexity int) int
+		PublicKey                 func(childComplexity int) int
+		RoutingKey                func(childComplexity int) int
+		SignatureScheme           func(childComplexity int) int
+		State                     func(childComplexity int) int
+		StateLabel                func(childComplexity int) int
+		StateReason               func(childComplexity int) int
+		SubjectPrefix             func(childComplexity int) int
+		SubsidiaryID              func(childComplexity int) int
+		Type                      func(childComplexity int) int
+		URL                       func(childComplexity int) int
+		UpdatedAt                 func(childComplexity int) int
+	}
+
+	EventDestinationWithSecret struct {
+		Destination func(childComplexity int) int
+		Secret      func(childComplexity int) int
 	}
 
 	EventDiff struct {
@@ -271,24 +298,31 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ChangeLoadStatus         func(childComplexity int, loadNumber string, status domain.LoadStatus) int
-		CreateLoad               func(childComplexity int, input model.CreateLoadInput) int
-		CreateWebhook            func(childComplexity int, input model.CreateWebhookInput) int
-		DeleteWebhook            func(childComplexity int, id string) int
-		DisableWebhook           func(childComplexity int, id string) int
-		EnableWebhook            func(childComplexity int, id string) int
-		RecoverWebhookDeliveries func(childComplexity int, webhookID string, since time.Time) int
-		RedeliverEvent           func(childComplexity int, webhookID string, eventID string) int
-		RedeliverWebhookDelivery func(childComplexity int, webhookID string, deliveryID string) int
-		RegenerateWebhookSecret  func(childComplexity int, id string, rotationWindow *int) int
-		RotateWebhookSecret      func(childComplexity int, id string, rotationWindow *int) int
-		UpdateLoad               func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
-		UpdateTrip               func(childComplexity int, id string, input model.UpdateTripInput) int
-		UpdateWebhook            func(childComplexity int, id string, input model.UpdateWebhookInput) int
-		UploadCarrierDocument    func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
-		UploadDriverDocument     func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
-		UploadLoadDocument       func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
-		UploadTripDocument       func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
+		ChangeLoadStatus                  func(childComplexity int, loadNumber string, status domain.LoadStatus) int
+		CreateEventDestination            func(childComplexity int, input model.CreateEventDestinationInput) int
+		CreateLoad                        func(childComplexity int, input model.CreateLoadInput) int
+		CreateWebhook                     func(childComplexity int, input model.CreateWebhookInput) int
+		DeleteEventDestination            func(childComplexity int, id string) int
+		DeleteWebhook                     func(childComplexity int, id string) int
+		DisableEventDestination           func(childComplexity int, id string) int
+		DisableWebhook                    func(childComplexity int, id string) int
+		EnableEventDestination            func(childComplexity int, id string) int
+		EnableWebhook                     func(childComplexity int, id string) int
+		RecoverEventDestinationDeliveries func(childComplexity int, destinationID string, since time.Time) int
+		RecoverWebhookDeliveries          func(childComplexity int, webhookID string, since time.Time) int
+		RedeliverEvent                    func(childComplexity int, webhookID string, eventID string) int
+		RedeliverEventDestinationDelivery func(childComplexity int, destinationID string, deliveryID string) int
+		RedeliverWebhookDelivery          func(childComplexity int, webhookID string, deliveryID string) int
+		RegenerateWebhookSecret           func(childComplexity int, id string, rotationWindow *int) int
+		RotateWebhookSecret               func(childComplexity int, id string, rotationWindow *int) int
+		UpdateEventDestination            func(childComplexity int, id string, input model.UpdateEventDestinationInput) int
+		UpdateLoad                        func(childComplexity int, loadNumber string, input model.UpdateLoadInput) int
+		UpdateTrip                        func(childComplexity int, id string, input model.UpdateTripInput) int
+		UpdateWebhook                     func(childComplexity int, id string, input model.UpdateWebhookInput) int
+		UploadCarrierDocument             func(childComplexity int, carrierID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadDriverDocument              func(childComplexity int, driverID string, documentType string, file graphql.Upload, fileName *string) int
+		UploadLoadDocument                func(childComplexity int, loadNumber string, documentType string, file graphql.Upload, fileName *string) int
+		UploadTripDocument                func(childComplexity int, tripID string, documentType string, file graphql.Upload, fileName *string) int
 	}
 
 	Note struct {
@@ -307,6 +341,8 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		EventDestination     func(childComplexity int, id string) int
+		EventDestinations    func(childComplexity int) int
 		EventTypes           func(childComplexity int) int
 		Events               func(childComplexity int, first *int, after *string, types []string, loadNumber *string, subsidiaryID *string, since *time.Time, includePreviousAttributes *bool) int
 		Invoice              func(childComplexity int, id *string, number *string) int
@@ -824,6 +860,133 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EventConnection.PageInfo(childComplexity), true
+
+	case "EventDestination.createdAt":
+		if e.ComplexityRoot.EventDestination.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.CreatedAt(childComplexity), true
+	case "EventDestination.deliveries":
+		if e.ComplexityRoot.EventDestination.Deliveries == nil {
+			break
+		}
+
+		args, err := ec.field_EventDestination_deliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.EventDestination.Deliveries(childComplexity, args["first"].(*int)), true
+	case "EventDestination.eventTypes":
+		if e.ComplexityRoot.EventDestination.EventTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.EventTypes(childComplexity), true
+	case "EventDestination.exchange":
+		if e.ComplexityRoot.EventDestination.Exchange == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.Exchange(childComplexity), true
+	case "EventDestination.id":
+		if e.ComplexityRoot.EventDestination.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.ID(childComplexity), true
+	case "EventDestination.includePreviousAttributes":
+		if e.ComplexityRoot.EventDestination.IncludePreviousAttributes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.IncludePreviousAttributes(childComplexity), true
+	case "EventDestination.name":
+		if e.ComplexityRoot.EventDestination.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.Name(childComplexity), true
+	case "EventDestination.publicKey":
+		if e.ComplexityRoot.EventDestination.PublicKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.PublicKey(childComplexity), true
+	case "EventDestination.routingKey":
+		if e.ComplexityRoot.EventDestination.RoutingKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.RoutingKey(childComplexity), true
+	case "EventDestination.signatureScheme":
+		if e.ComplexityRoot.EventDestination.SignatureScheme == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.SignatureScheme(childComplexity), true
+	case "EventDestination.state":
+		if e.ComplexityRoot.EventDestination.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.State(childComplexity), true
+	case "EventDestination.stateLabel":
+		if e.ComplexityRoot.EventDestination.StateLabel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.StateLabel(childComplexity), true
+	case "EventDestination.stateReason":
+		if e.ComplexityRoot.EventDestination.StateReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.StateReason(childComplexity), true
+	case "EventDestination.subjectPrefix":
+		if e.ComplexityRoot.EventDestination.SubjectPrefix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.SubjectPrefix(childComplexity), true
+	case "EventDestination.subsidiaryId":
+		if e.ComplexityRoot.EventDestination.SubsidiaryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.SubsidiaryID(childComplexity), true
+	case "EventDestination.type":
+		if e.ComplexityRoot.EventDestination.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.Type(childComplexity), true
+	case "EventDestination.url":
+		if e.ComplexityRoot.EventDestination.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.URL(childComplexity), true
+	case "EventDestination.updatedAt":
+		if e.ComplexityRoot.EventDestination.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestination.UpdatedAt(childComplexity), true
+
+	case "EventDestinationWithSecret.destination":
+		if e.ComplexityRoot.EventDestinationWithSecret.Destination == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestinationWithSecret.Destination(childComplexity), true
+	case "EventDestinationWithSecret.secret":
+		if e.ComplexityRoot.EventDestinationWithSecret.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EventDestinationWithSecret.Secret(childComplexity), true
 
 	case "EventDiff.changes":
 		if e.ComplexityRoot.EventDiff.Changes == nil {
@@ -1520,6 +1683,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ChangeLoadStatus(childComplexity, args["loadNumber"].(string), args["status"].(domain.LoadStatus)), true
+	case "Mutation.createEventDestination":
+		if e.ComplexityRoot.Mutation.CreateEventDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createEventDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateEventDestination(childComplexity, args["input"].(model.CreateEventDestinationInput)), true
 	case "Mutation.createLoad":
 		if e.ComplexityRoot.Mutation.CreateLoad == nil {
 			break
@@ -1542,6 +1716,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateWebhook(childComplexity, args["input"].(model.CreateWebhookInput)), true
+	case "Mutation.deleteEventDestination":
+		if e.ComplexityRoot.Mutation.DeleteEventDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteEventDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteEventDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteWebhook":
 		if e.ComplexityRoot.Mutation.DeleteWebhook == nil {
 			break
@@ -1553,6 +1738,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.disableEventDestination":
+		if e.ComplexityRoot.Mutation.DisableEventDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_disableEventDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DisableEventDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.disableWebhook":
 		if e.ComplexityRoot.Mutation.DisableWebhook == nil {
 			break
@@ -1564,6 +1760,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DisableWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.enableEventDestination":
+		if e.ComplexityRoot.Mutation.EnableEventDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_enableEventDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EnableEventDestination(childComplexity, args["id"].(string)), true
 	case "Mutation.enableWebhook":
 		if e.ComplexityRoot.Mutation.EnableWebhook == nil {
 			break
@@ -1575,6 +1782,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.EnableWebhook(childComplexity, args["id"].(string)), true
+	case "Mutation.recoverEventDestinationDeliveries":
+		if e.ComplexityRoot.Mutation.RecoverEventDestinationDeliveries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recoverEventDestinationDeliveries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecoverEventDestinationDeliveries(childComplexity, args["destinationId"].(string), args["since"].(time.Time)), true
 	case "Mutation.recoverWebhookDeliveries":
 		if e.ComplexityRoot.Mutation.RecoverWebhookDeliveries == nil {
 			break
@@ -1597,6 +1815,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RedeliverEvent(childComplexity, args["webhookId"].(string), args["eventId"].(string)), true
+	case "Mutation.redeliverEventDestinationDelivery":
+		if e.ComplexityRoot.Mutation.RedeliverEventDestinationDelivery == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeliverEventDestinationDelivery_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RedeliverEventDestinationDelivery(childComplexity, args["destinationId"].(string), args["deliveryId"].(string)), true
 	case "Mutation.redeliverWebhookDelivery":
 		if e.ComplexityRoot.Mutation.RedeliverWebhookDelivery == nil {
 			break
@@ -1630,6 +1859,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RotateWebhookSecret(childComplexity, args["id"].(string), args["rotationWindow"].(*int)), true
+	case "Mutation.updateEventDestination":
+		if e.ComplexityRoot.Mutation.UpdateEventDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateEventDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateEventDestination(childComplexity, args["id"].(string), args["input"].(model.UpdateEventDestinationInput)), true
 	case "Mutation.updateLoad":
 		if e.ComplexityRoot.Mutation.UpdateLoad == nil {
 			break
@@ -1764,6 +2004,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Query.eventDestination":
+		if e.ComplexityRoot.Query.EventDestination == nil {
+			break
+		}
+
+		args, err := ec.field_Query_eventDestination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.EventDestination(childComplexity, args["id"].(string)), true
+	case "Query.eventDestinations":
+		if e.ComplexityRoot.Query.EventDestinations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.EventDestinations(childComplexity), true
 	case "Query.eventTypes":
 		if e.ComplexityRoot.Query.EventTypes == nil {
 			break
@@ -3027,6 +3284,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputAddressInput,
+		ec.unmarshalInputBrokerCredentialsInput,
+		ec.unmarshalInputCreateEventDestinationInput,
 		ec.unmarshalInputCreateLoadInput,
 		ec.unmarshalInputCreateWebhookInput,
 		ec.unmarshalInputDateTimeRange,
@@ -3037,6 +3296,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputStatementFilter,
 		ec.unmarshalInputStopInput,
 		ec.unmarshalInputTripInput,
+		ec.unmarshalInputUpdateEventDestinationInput,
 		ec.unmarshalInputUpdateLoadInput,
 		ec.unmarshalInputUpdateTripInput,
 		ec.unmarshalInputUpdateWebhookInput,
@@ -3216,6 +3476,183 @@ type PageInfo {
   The cursor of the page's last edge; null when the page is empty.
   """
   endCursor: String
+}
+`, BuiltIn: false},
+	{Name: "../../schema/destinations.graphqls", Input: `# Event destinations: every way events leave, the webhook one of them
+# (webhook:manage). The webhook fields (schema/webhooks.graphqls) show
+# webhooks alone.
+
+"""An event destination's type."""
+enum EventDestinationType {
+  """An HTTPS endpoint events are POSTed to (a webhook)."""
+  WEBHOOK
+  """A NATS JetStream server: each event on <subjectPrefix>.<tenant slug>.<event type>.<load number>, Nats-Msg-Id the event id."""
+  NATS_JETSTREAM
+  """A RabbitMQ exchange (AMQP 0-9-1): persistent, mandatory, confirmed messages, message_id the event id."""
+  RABBITMQ
+}
+
+"""
+Where a tenant's events go: a webhook or a message broker. Every type shares the webhooks' routing, retries,
+failure states and delivery log; a broker message carries the event envelope signed with Standard Webhooks headers.
+The credentials are never readable; the signing secret is shown once, on create.
+"""
+type EventDestination {
+  """The destination's id."""
+  id: ID!
+  """The destination's type."""
+  type: EventDestinationType!
+  """The destination's name."""
+  name: String!
+  """The webhook's endpoint, or the broker's URL (without credentials)."""
+  url: String!
+  """The event types sent (see Query.eventTypes)."""
+  eventTypes: [String!]!
+  """Only events of this subsidiary's loads are sent."""
+  subsidiaryId: ID!
+  """Whether messages carry data.diff.previousAttributes."""
+  includePreviousAttributes: Boolean!
+  """How messages are signed."""
+  signatureScheme: WebhookSignatureScheme!
+  """The whpk_ public key that verifies STANDARD_WEBHOOKS_ED25519 signatures; null for the HMAC schemes."""
+  publicKey: String
+  """NATS_JETSTREAM: the first tokens of every subject."""
+  subjectPrefix: String
+  """RABBITMQ: the exchange messages are published to."""
+  exchange: String
+  """RABBITMQ: the routing-key template ({tenant}, {type} and {load}, each escaped into one word)."""
+  routingKey: String
+  """Whether events are sent."""
+  state: WebhookState!
+  """The UI label of the state."""
+  stateLabel: String!
+  """Why the destination is Disabled or failed verification."""
+  stateReason: String!
+  """When the destination was created."""
+  createdAt: DateTime!
+  """When the destination last changed."""
+  updatedAt: DateTime!
+  """The latest deliveries, newest first, with their attempts (first: 1..100)."""
+  deliveries(
+    """How many, 1 to 100."""
+    first: Int = 20
+  ): [WebhookDelivery!]!
+}
+
+"""A destination with its signing secret, shown only in this answer."""
+type EventDestinationWithSecret {
+  """The destination."""
+  destination: EventDestination!
+  """The signing secret (empty for STANDARD_WEBHOOKS_ED25519); it cannot be read again."""
+  secret: String!
+}
+
+"""A broker's credentials: a username and password, a NATS token, or a NATS creds file or NKey seed."""
+input BrokerCredentialsInput {
+  """The username."""
+  username: String
+  """The password."""
+  password: String
+  """A NATS token."""
+  token: String
+  """A NATS credentials file (user JWT and NKey seed) or an NKey seed."""
+  creds: String
+}
+
+"""
+Fields are optional in the schema so that missing ones come back as field-level validation errors. A broker
+destination is connected to once before it is stored: wrong credentials, a missing exchange or no stream for its
+subjects are field errors. Credentials may also be given in url (amqps://user:password@host/vhost).
+"""
+input CreateEventDestinationInput {
+  """The destination's type."""
+  type: EventDestinationType = WEBHOOK
+  """The destination's name (required)."""
+  name: String
+  """The webhook's endpoint (https) or the broker's URL (tls:// for NATS, amqps:// for RabbitMQ) (required)."""
+  url: String
+  """The event types to send (required, see Query.eventTypes)."""
+  eventTypes: [String!]
+  """The subsidiary whose loads' events are sent (required)."""
+  subsidiaryId: ID
+  """Whether messages carry data.diff.previousAttributes."""
+  includePreviousAttributes: Boolean = false
+  """How messages are signed (a broker: STANDARD_WEBHOOKS by default, or STANDARD_WEBHOOKS_ED25519)."""
+  signatureScheme: WebhookSignatureScheme
+  """NATS_JETSTREAM: the subject prefix (required)."""
+  subjectPrefix: String
+  """RABBITMQ: the exchange (required; it must exist)."""
+  exchange: String
+  """RABBITMQ: the routing-key template (default {tenant}.{type}.{load})."""
+  routingKey: String
+  """A broker's credentials; sealed, never shown again."""
+  credentials: BrokerCredentialsInput
+}
+
+"""Only the given fields change; a broker's URL, settings and credentials are fixed."""
+input UpdateEventDestinationInput {
+  """The new name."""
+  name: String
+  """A webhook's new URL."""
+  url: String
+  """The event types to send, replacing the current ones."""
+  eventTypes: [String!]
+  """Whether messages carry data.diff.previousAttributes."""
+  includePreviousAttributes: Boolean
+}
+
+extend type Query {
+  """The tenant's event destinations of every type, webhooks included (at most 100)."""
+  eventDestinations: [EventDestination!]! @hasScope(scope: "webhook:manage")
+  """One destination; null with NOT_FOUND when it is not the tenant's."""
+  eventDestination(
+    """The destination's id."""
+    id: ID!
+  ): EventDestination @hasScope(scope: "webhook:manage")
+}
+
+extend type Mutation {
+  """Creates a destination: a webhook Pending until enabled, a broker Active once connected to."""
+  createEventDestination(
+    """The configuration."""
+    input: CreateEventDestinationInput!
+  ): EventDestinationWithSecret! @hasScope(scope: "webhook:manage")
+  """Changes a destination's configuration."""
+  updateEventDestination(
+    """The destination's id."""
+    id: ID!
+    """The fields to change."""
+    input: UpdateEventDestinationInput!
+  ): EventDestination! @hasScope(scope: "webhook:manage")
+  """Sends events again: a webhook is verified, a broker connected to."""
+  enableEventDestination(
+    """The destination's id."""
+    id: ID!
+  ): EventDestination! @hasScope(scope: "webhook:manage")
+  """Stops sending at once; the configuration is kept."""
+  disableEventDestination(
+    """The destination's id."""
+    id: ID!
+  ): EventDestination! @hasScope(scope: "webhook:manage")
+  """Deletes a destination with its deliveries. Answers true."""
+  deleteEventDestination(
+    """The destination's id."""
+    id: ID!
+  ): Boolean! @hasScope(scope: "webhook:manage")
+  """Queues the event of one of the destination's deliveries again: a new delivery, due now, same event id."""
+  redeliverEventDestinationDelivery(
+    """The destination's id."""
+    destinationId: ID!
+    """The delivery's id."""
+    deliveryId: ID!
+  ): WebhookDelivery! @hasScope(scope: "webhook:manage")
+  """Re-queues every failed delivery created at or after since (at most 30 days ago); returns how many."""
+  recoverEventDestinationDeliveries(
+    """The destination's id."""
+    destinationId: ID!
+    """The oldest delivery to re-queue, by creation time."""
+    since: DateTime!
+  ): Int! @hasScope(scope: "webhook:manage")
 }
 `, BuiltIn: false},
 	{Name: "../../schema/documents.graphqls", Input: `# Document uploads. The rules (allowed types per target, size, content
@@ -6051,6 +6488,58 @@ func (ec *executionContext) childFields_EventConnection(ctx context.Context, fie
 		return ec.fieldContext_EventConnection_pageInfo(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EventConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EventDestination(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_EventDestination_id(ctx, field)
+	case "type":
+		return ec.fieldContext_EventDestination_type(ctx, field)
+	case "name":
+		return ec.fieldContext_EventDestination_name(ctx, field)
+	case "url":
+		return ec.fieldContext_EventDestination_url(ctx, field)
+	case "eventTypes":
+		return ec.fieldContext_EventDestination_eventTypes(ctx, field)
+	case "subsidiaryId":
+		return ec.fieldContext_EventDestination_subsidiaryId(ctx, field)
+	case "includePreviousAttributes":
+		return ec.fieldContext_EventDestination_includePreviousAttributes(ctx, field)
+	case "signatureScheme":
+		return ec.fieldContext_EventDestination_signatureScheme(ctx, field)
+	case "publicKey":
+		return ec.fieldContext_EventDestination_publicKey(ctx, field)
+	case "subjectPrefix":
+		return ec.fieldContext_EventDestination_subjectPrefix(ctx, field)
+	case "exchange":
+		return ec.fieldContext_EventDestination_exchange(ctx, field)
+	case "routingKey":
+		return ec.fieldContext_EventDestination_routingKey(ctx, field)
+	case "state":
+		return ec.fieldContext_EventDestination_state(ctx, field)
+	case "stateLabel":
+		return ec.fieldContext_EventDestination_stateLabel(ctx, field)
+	case "stateReason":
+		return ec.fieldContext_EventDestination_stateReason(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EventDestination_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_EventDestination_updatedAt(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_EventDestination_deliveries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventDestination", field.Name)
+}
+
+func (ec *executionContext) childFields_EventDestinationWithSecret(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "destination":
+		return ec.fieldContext_EventDestinationWithSecret_destination(ctx, field)
+	case "secret":
+		return ec.fieldContext_EventDestinationWithSecret_secret(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EventDestinationWithSecret", field.Name)
 }
 
 func (ec *executionContext) childFields_EventDiff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

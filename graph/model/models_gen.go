@@ -28,6 +28,46 @@ type AddressInput struct {
 	ZipCode *string `json:"zipCode,omitempty"`
 }
 
+// A broker's credentials: a username and password, a NATS token, or a NATS creds file or NKey seed.
+type BrokerCredentialsInput struct {
+	// The username.
+	Username *string `json:"username,omitempty"`
+	// The password.
+	Password *string `json:"password,omitempty"`
+	// A NATS token.
+	Token *string `json:"token,omitempty"`
+	// A NATS credentials file (user JWT and NKey seed) or an NKey seed.
+	Creds *string `json:"creds,omitempty"`
+}
+
+// Fields are optional in the schema so that missing ones come back as field-level validation errors. A broker
+// destination is connected to once before it is stored: wrong credentials, a missing exchange or no stream for its
+// subjects are field errors. Credentials may also be given in url (amqps://user:password@host/vhost).
+type CreateEventDestinationInput struct {
+	// The destination's type.
+	Type *webhooks.Type `json:"type,omitempty"`
+	// The destination's name (required).
+	Name *string `json:"name,omitempty"`
+	// The webhook's endpoint (https) or the broker's URL (tls:// for NATS, amqps:// for RabbitMQ) (required).
+	URL *string `json:"url,omitempty"`
+	// The event types to send (required, see Query.eventTypes).
+	EventTypes []string `json:"eventTypes,omitempty"`
+	// The subsidiary whose loads' events are sent (required).
+	SubsidiaryID *string `json:"subsidiaryId,omitempty"`
+	// Whether messages carry data.diff.previousAttributes.
+	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
+	// How messages are signed (a broker: STANDARD_WEBHOOKS by default, or STANDARD_WEBHOOKS_ED25519).
+	SignatureScheme *webhooks.SignatureScheme `json:"signatureScheme,omitempty"`
+	// NATS_JETSTREAM: the subject prefix (required).
+	SubjectPrefix *string `json:"subjectPrefix,omitempty"`
+	// RABBITMQ: the exchange (required; it must exist).
+	Exchange *string `json:"exchange,omitempty"`
+	// RABBITMQ: the routing-key template (default {tenant}.{type}.{load}).
+	RoutingKey *string `json:"routingKey,omitempty"`
+	// A broker's credentials; sealed, never shown again.
+	Credentials *BrokerCredentialsInput `json:"credentials,omitempty"`
+}
+
 // A new load with its stops and trips.
 type CreateLoadInput struct {
 	// The load's public number, unique in the tenant: 1 to 64 characters, a
@@ -117,6 +157,14 @@ type EventConnection struct {
 	Nodes []Event `json:"nodes"`
 	// Where the page ends and whether another follows.
 	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A destination with its signing secret, shown only in this answer.
+type EventDestinationWithSecret struct {
+	// The destination.
+	Destination *WebhookNode `json:"destination"`
+	// The signing secret (empty for STANDARD_WEBHOOKS_ED25519); it cannot be read again.
+	Secret string `json:"secret"`
 }
 
 // What a write changed.
@@ -395,6 +443,18 @@ type TripInput struct {
 	TrailerID *string `json:"trailerId,omitempty"`
 	// The carrier to broker the trip to.
 	CarrierID *string `json:"carrierId,omitempty"`
+}
+
+// Only the given fields change; a broker's URL, settings and credentials are fixed.
+type UpdateEventDestinationInput struct {
+	// The new name.
+	Name *string `json:"name,omitempty"`
+	// A webhook's new URL.
+	URL *string `json:"url,omitempty"`
+	// The event types to send, replacing the current ones.
+	EventTypes []string `json:"eventTypes,omitempty"`
+	// Whether messages carry data.diff.previousAttributes.
+	IncludePreviousAttributes *bool `json:"includePreviousAttributes,omitempty"`
 }
 
 // Fields left out keep their value; stops, when given, replace every stop. The status changes only through changeLoadStatus.

@@ -19,6 +19,7 @@ var listBounds = map[string]int{
 	"Load.trips":                    loads.MaxTrips,
 	"Trip.drivers":                  loads.MaxTripDrivers,
 	"Query.webhooks":                webhooks.MaxPerTenant,
+	"Query.eventDestinations":       webhooks.MaxPerTenant,
 	"WebhookDelivery.attempts":      webhooks.MaxDeliveryAttempts,
 	"Load.documents":                documents.MaxPerParent,
 	"Trip.documents":                documents.MaxPerParent,

@@ -404,6 +404,27 @@ func (e EmittedWebhookVerificationEventType) Valid() bool {
 	}
 }
 
+// Defines values for EventDestinationType.
+const (
+	EventDestinationTypeNatsJetstream EventDestinationType = "nats-jetstream"
+	EventDestinationTypeRabbitmq      EventDestinationType = "rabbitmq"
+	EventDestinationTypeWebhook       EventDestinationType = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the EventDestinationType enum.
+func (e EventDestinationType) Valid() bool {
+	switch e {
+	case EventDestinationTypeNatsJetstream:
+		return true
+	case EventDestinationTypeRabbitmq:
+		return true
+	case EventDestinationTypeWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventEnvelopeDataDiffChangesTargetType.
 const (
 	EventEnvelopeDataDiffChangesTargetTypeField EventEnvelopeDataDiffChangesTargetType = "Field"
@@ -1252,6 +1273,118 @@ type EmittedWebhookVerificationEventType string
 // EventCursor an event's opaque cursor (43 base64url characters, as a Link rel="next" carries it) or an event id (<uuid>-<n>), white space around it ignored (the pattern states both). A cursor the tenant was not issued, or an altered one, is a 400 naming after; an event no longer kept is a 410.
 type EventCursor = string
 
+// EventDestination a destination of any type; broker credentials are never shown
+type EventDestination struct {
+	CreatedAt  DateTime    `json:"CreatedAt"`
+	EventTypes []EventType `json:"EventTypes"`
+
+	// Exchange rabbitmq: the exchange
+	Exchange                  *string           `json:"Exchange,omitempty"`
+	Id                        string            `json:"Id"`
+	IncludePreviousAttributes bool              `json:"IncludePreviousAttributes"`
+	Name                      string            `json:"Name"`
+	PublicKey                 *string           `json:"PublicKey"`
+	RotationEndsAt            *NullableDateTime `json:"RotationEndsAt"`
+
+	// RoutingKey rabbitmq: the routing-key template of {tenant}, {type} and {load}
+	RoutingKey *string `json:"RoutingKey,omitempty"`
+
+	// SignatureScheme how deliveries are signed, fixed when the webhook is created: service (X-Service-Signature, HMAC-SHA256 keyed by the whole whsec_ secret), standard-webhooks (Standard Webhooks 1.0 webhook-id, webhook-timestamp and webhook-signature v1, HMAC-SHA256 keyed by the bytes the whsec_ secret encodes) or standard-webhooks-ed25519 (the same headers with v1a, an ed25519 signature verified with the webhook's PublicKey)
+	SignatureScheme WebhookSignatureScheme `json:"SignatureScheme"`
+	State           WebhookState           `json:"State"`
+	StateLabel      string                 `json:"StateLabel"`
+	StateReason     string                 `json:"StateReason"`
+
+	// SubjectPrefix nats-jetstream: the first tokens of every subject <prefix>.<tenant slug>.<event type>.<load number>
+	SubjectPrefix *string `json:"SubjectPrefix,omitempty"`
+	SubsidiaryId  string  `json:"SubsidiaryId"`
+
+	// Type webhook: an HTTPS endpoint; nats-jetstream: a NATS JetStream server; rabbitmq: a RabbitMQ exchange (AMQP 0-9-1)
+	Type      EventDestinationType `json:"Type"`
+	UpdatedAt DateTime             `json:"UpdatedAt"`
+
+	// Url the webhook's endpoint, or the broker's URL without credentials
+	Url string `json:"Url"`
+}
+
+// EventDestinationCreate defines model for EventDestinationCreate.
+type EventDestinationCreate struct {
+	// Credentials a broker's credentials, sealed and never shown again
+	Credentials *struct {
+		// Creds a NATS credentials file or NKey seed
+		Creds    *string `json:"Creds,omitempty"`
+		Password *string `json:"Password,omitempty"`
+
+		// Token a NATS token
+		Token    *string `json:"Token,omitempty"`
+		Username *string `json:"Username,omitempty"`
+	} `json:"Credentials,omitempty"`
+	EventTypes []EventType `json:"EventTypes"`
+
+	// Exchange rabbitmq (required; it must exist)
+	Exchange                  *string `json:"Exchange,omitempty"`
+	IncludePreviousAttributes *bool   `json:"IncludePreviousAttributes,omitempty"`
+
+	// Name not blank
+	Name string `json:"Name"`
+
+	// RoutingKey rabbitmq: template of {tenant}, {type} and {load} (default {tenant}.{type}.{load})
+	RoutingKey *string `json:"RoutingKey,omitempty"`
+
+	// SignatureScheme how deliveries are signed, fixed when the webhook is created: service (X-Service-Signature, HMAC-SHA256 keyed by the whole whsec_ secret), standard-webhooks (Standard Webhooks 1.0 webhook-id, webhook-timestamp and webhook-signature v1, HMAC-SHA256 keyed by the bytes the whsec_ secret encodes) or standard-webhooks-ed25519 (the same headers with v1a, an ed25519 signature verified with the webhook's PublicKey)
+	SignatureScheme *WebhookSignatureScheme `json:"SignatureScheme,omitempty"`
+
+	// SubjectPrefix nats-jetstream (required)
+	SubjectPrefix *string `json:"SubjectPrefix,omitempty"`
+	SubsidiaryId  string  `json:"SubsidiaryId"`
+
+	// Type webhook: an HTTPS endpoint; nats-jetstream: a NATS JetStream server; rabbitmq: a RabbitMQ exchange (AMQP 0-9-1)
+	Type *EventDestinationType `json:"Type,omitempty"`
+
+	// Url https://... for a webhook, tls://host:port for NATS, amqps://host:port/vhost for RabbitMQ (credentials may be written in it); a publicly reachable host
+	Url string `json:"Url"`
+}
+
+// EventDestinationType webhook: an HTTPS endpoint; nats-jetstream: a NATS JetStream server; rabbitmq: a RabbitMQ exchange (AMQP 0-9-1)
+type EventDestinationType string
+
+// EventDestinationWithSecret a destination and its signing secret, shown only in this answer
+type EventDestinationWithSecret struct {
+	CreatedAt  DateTime    `json:"CreatedAt"`
+	EventTypes []EventType `json:"EventTypes"`
+
+	// Exchange rabbitmq: the exchange
+	Exchange                  *string           `json:"Exchange,omitempty"`
+	Id                        string            `json:"Id"`
+	IncludePreviousAttributes bool              `json:"IncludePreviousAttributes"`
+	Name                      string            `json:"Name"`
+	PublicKey                 *string           `json:"PublicKey"`
+	RotationEndsAt            *NullableDateTime `json:"RotationEndsAt"`
+
+	// RoutingKey rabbitmq: the routing-key template of {tenant}, {type} and {load}
+	RoutingKey *string `json:"RoutingKey,omitempty"`
+
+	// Secret the signing secret of the HMAC schemes; absent for standard-webhooks-ed25519
+	Secret *string `json:"Secret,omitempty"`
+
+	// SignatureScheme how deliveries are signed, fixed when the webhook is created: service (X-Service-Signature, HMAC-SHA256 keyed by the whole whsec_ secret), standard-webhooks (Standard Webhooks 1.0 webhook-id, webhook-timestamp and webhook-signature v1, HMAC-SHA256 keyed by the bytes the whsec_ secret encodes) or standard-webhooks-ed25519 (the same headers with v1a, an ed25519 signature verified with the webhook's PublicKey)
+	SignatureScheme WebhookSignatureScheme `json:"SignatureScheme"`
+	State           WebhookState           `json:"State"`
+	StateLabel      string                 `json:"StateLabel"`
+	StateReason     string                 `json:"StateReason"`
+
+	// SubjectPrefix nats-jetstream: the first tokens of every subject <prefix>.<tenant slug>.<event type>.<load number>
+	SubjectPrefix *string `json:"SubjectPrefix,omitempty"`
+	SubsidiaryId  string  `json:"SubsidiaryId"`
+
+	// Type webhook: an HTTPS endpoint; nats-jetstream: a NATS JetStream server; rabbitmq: a RabbitMQ exchange (AMQP 0-9-1)
+	Type      EventDestinationType `json:"Type"`
+	UpdatedAt DateTime             `json:"UpdatedAt"`
+
+	// Url the webhook's endpoint, or the broker's URL without credentials
+	Url string `json:"Url"`
+}
+
 // EventEnvelope The business event envelope, as webhooks receive it
 type EventEnvelope struct {
 	Data struct {
@@ -1817,6 +1950,9 @@ type WebhookWithSecret struct {
 	Url             string                 `json:"Url"`
 }
 
+// DestinationId defines model for DestinationId.
+type DestinationId = string
+
 // WebhookId defines model for WebhookId.
 type WebhookId = string
 
@@ -1912,6 +2048,15 @@ type ExportDriverSettlementStatementsParams struct {
 
 	// Raw csv only (true with format=ndjson is a 400): text cells exactly as stored; by default a text cell starting with =, +, -, @, a tab or a carriage return is written as '... (quoted) so that a spreadsheet shows it as text
 	Raw *bool `form:"raw,omitempty" json:"raw,omitempty"`
+}
+
+// ListEventDestinationDeliveriesParams defines parameters for ListEventDestinationDeliveries.
+type ListEventDestinationDeliveriesParams struct {
+	// Limit page size (default 20)
+	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After cursor from a Link rel="next"
+	After *string `form:"after,omitempty" json:"after,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -2117,6 +2262,15 @@ type SearchDriverSettlementStatementsApplicationJSONPatchPlusJSONRequestBody = S
 
 // UploadDriverDocumentMultipartRequestBody defines body for UploadDriverDocument for multipart/form-data ContentType.
 type UploadDriverDocumentMultipartRequestBody = DocumentUploadDriver
+
+// CreateEventDestinationJSONRequestBody defines body for CreateEventDestination for application/json ContentType.
+type CreateEventDestinationJSONRequestBody = EventDestinationCreate
+
+// UpdateEventDestinationJSONRequestBody defines body for UpdateEventDestination for application/json ContentType.
+type UpdateEventDestinationJSONRequestBody = WebhookUpdate
+
+// RecoverEventDestinationDeliveriesJSONRequestBody defines body for RecoverEventDestinationDeliveries for application/json ContentType.
+type RecoverEventDestinationDeliveriesJSONRequestBody = Recover
 
 // UploadLoadDocumentMultipartRequestBody defines body for UploadLoadDocument for multipart/form-data ContentType.
 type UploadLoadDocumentMultipartRequestBody = DocumentUploadLoad

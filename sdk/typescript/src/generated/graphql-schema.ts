@@ -64,6 +64,133 @@ export type PageInfo = {
   endCursor?: Maybe<Scalars['String']['output']>;
 };
 
+/** An event destination's type. */
+export type EventDestinationType =
+  /** An HTTPS endpoint events are POSTed to (a webhook). */
+  | 'WEBHOOK'
+  /** A NATS JetStream server: each event on <subjectPrefix>.<tenant slug>.<event type>.<load number>, Nats-Msg-Id the event id. */
+  | 'NATS_JETSTREAM'
+  /** A RabbitMQ exchange (AMQP 0-9-1): persistent, mandatory, confirmed messages, message_id the event id. */
+  | 'RABBITMQ';
+
+/**
+ * Where a tenant's events go: a webhook or a message broker. Every type shares the webhooks' routing, retries,
+ * failure states and delivery log; a broker message carries the event envelope signed with Standard Webhooks headers.
+ * The credentials are never readable; the signing secret is shown once, on create.
+ */
+export type EventDestination = {
+  __typename?: 'EventDestination';
+  /** The destination's id. */
+  id: Scalars['ID']['output'];
+  /** The destination's type. */
+  type: EventDestinationType;
+  /** The destination's name. */
+  name: Scalars['String']['output'];
+  /** The webhook's endpoint, or the broker's URL (without credentials). */
+  url: Scalars['String']['output'];
+  /** The event types sent (see Query.eventTypes). */
+  eventTypes: Array<Scalars['String']['output']>;
+  /** Only events of this subsidiary's loads are sent. */
+  subsidiaryId: Scalars['ID']['output'];
+  /** Whether messages carry data.diff.previousAttributes. */
+  includePreviousAttributes: Scalars['Boolean']['output'];
+  /** How messages are signed. */
+  signatureScheme: WebhookSignatureScheme;
+  /** The whpk_ public key that verifies STANDARD_WEBHOOKS_ED25519 signatures; null for the HMAC schemes. */
+  publicKey?: Maybe<Scalars['String']['output']>;
+  /** NATS_JETSTREAM: the first tokens of every subject. */
+  subjectPrefix?: Maybe<Scalars['String']['output']>;
+  /** RABBITMQ: the exchange messages are published to. */
+  exchange?: Maybe<Scalars['String']['output']>;
+  /** RABBITMQ: the routing-key template ({tenant}, {type} and {load}, each escaped into one word). */
+  routingKey?: Maybe<Scalars['String']['output']>;
+  /** Whether events are sent. */
+  state: WebhookState;
+  /** The UI label of the state. */
+  stateLabel: Scalars['String']['output'];
+  /** Why the destination is Disabled or failed verification. */
+  stateReason: Scalars['String']['output'];
+  /** When the destination was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the destination last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** The latest deliveries, newest first, with their attempts (first: 1..100). */
+  deliveries: Array<WebhookDelivery>;
+};
+
+
+/**
+ * Where a tenant's events go: a webhook or a message broker. Every type shares the webhooks' routing, retries,
+ * failure states and delivery log; a broker message carries the event envelope signed with Standard Webhooks headers.
+ * The credentials are never readable; the signing secret is shown once, on create.
+ */
+export type EventDestinationDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A destination with its signing secret, shown only in this answer. */
+export type EventDestinationWithSecret = {
+  __typename?: 'EventDestinationWithSecret';
+  /** The destination. */
+  destination: EventDestination;
+  /** The signing secret (empty for STANDARD_WEBHOOKS_ED25519); it cannot be read again. */
+  secret: Scalars['String']['output'];
+};
+
+/** A broker's credentials: a username and password, a NATS token, or a NATS creds file or NKey seed. */
+export type BrokerCredentialsInput = {
+  /** The username. */
+  username?: InputMaybe<Scalars['String']['input']>;
+  /** The password. */
+  password?: InputMaybe<Scalars['String']['input']>;
+  /** A NATS token. */
+  token?: InputMaybe<Scalars['String']['input']>;
+  /** A NATS credentials file (user JWT and NKey seed) or an NKey seed. */
+  creds?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * Fields are optional in the schema so that missing ones come back as field-level validation errors. A broker
+ * destination is connected to once before it is stored: wrong credentials, a missing exchange or no stream for its
+ * subjects are field errors. Credentials may also be given in url (amqps://user:password@host/vhost).
+ */
+export type CreateEventDestinationInput = {
+  /** The destination's type. */
+  type?: InputMaybe<EventDestinationType>;
+  /** The destination's name (required). */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** The webhook's endpoint (https) or the broker's URL (tls:// for NATS, amqps:// for RabbitMQ) (required). */
+  url?: InputMaybe<Scalars['String']['input']>;
+  /** The event types to send (required, see Query.eventTypes). */
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The subsidiary whose loads' events are sent (required). */
+  subsidiaryId?: InputMaybe<Scalars['ID']['input']>;
+  /** Whether messages carry data.diff.previousAttributes. */
+  includePreviousAttributes?: InputMaybe<Scalars['Boolean']['input']>;
+  /** How messages are signed (a broker: STANDARD_WEBHOOKS by default, or STANDARD_WEBHOOKS_ED25519). */
+  signatureScheme?: InputMaybe<WebhookSignatureScheme>;
+  /** NATS_JETSTREAM: the subject prefix (required). */
+  subjectPrefix?: InputMaybe<Scalars['String']['input']>;
+  /** RABBITMQ: the exchange (required; it must exist). */
+  exchange?: InputMaybe<Scalars['String']['input']>;
+  /** RABBITMQ: the routing-key template (default {tenant}.{type}.{load}). */
+  routingKey?: InputMaybe<Scalars['String']['input']>;
+  /** A broker's credentials; sealed, never shown again. */
+  credentials?: InputMaybe<BrokerCredentialsInput>;
+};
+
+/** Only the given fields change; a broker's URL, settings and credentials are fixed. */
+export type UpdateEventDestinationInput = {
+  /** The new name. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** A webhook's new URL. */
+  url?: InputMaybe<Scalars['String']['input']>;
+  /** The event types to send, replacing the current ones. */
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Whether messages carry data.diff.previousAttributes. */
+  includePreviousAttributes?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
 /** An uploaded document. */
 export type Document = {
   __typename?: 'Document';
@@ -570,6 +697,20 @@ export type Mutation = {
   changeLoadStatus: Load;
   /** Assigns a trip's drivers, truck, trailer or carrier; emits trip.changed. */
   updateTrip: Trip;
+  /** Creates a destination: a webhook Pending until enabled, a broker Active once connected to. */
+  createEventDestination: EventDestinationWithSecret;
+  /** Changes a destination's configuration. */
+  updateEventDestination: EventDestination;
+  /** Sends events again: a webhook is verified, a broker connected to. */
+  enableEventDestination: EventDestination;
+  /** Stops sending at once; the configuration is kept. */
+  disableEventDestination: EventDestination;
+  /** Deletes a destination with its deliveries. Answers true. */
+  deleteEventDestination: Scalars['Boolean']['output'];
+  /** Queues the event of one of the destination's deliveries again: a new delivery, due now, same event id. */
+  redeliverEventDestinationDelivery: WebhookDelivery;
+  /** Re-queues every failed delivery created at or after since (at most 30 days ago); returns how many. */
+  recoverEventDestinationDeliveries: Scalars['Int']['output'];
   /** Uploads a document to a load with at least one trip (scope load:update). */
   uploadLoadDocument: Document;
   /** Uploads a document to a trip (scope trip:update). */
@@ -641,6 +782,51 @@ export type MutationChangeLoadStatusArgs = {
 export type MutationUpdateTripArgs = {
   id: Scalars['ID']['input'];
   input: UpdateTripInput;
+};
+
+
+/** Writes. */
+export type MutationCreateEventDestinationArgs = {
+  input: CreateEventDestinationInput;
+};
+
+
+/** Writes. */
+export type MutationUpdateEventDestinationArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateEventDestinationInput;
+};
+
+
+/** Writes. */
+export type MutationEnableEventDestinationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Writes. */
+export type MutationDisableEventDestinationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Writes. */
+export type MutationDeleteEventDestinationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Writes. */
+export type MutationRedeliverEventDestinationDeliveryArgs = {
+  destinationId: Scalars['ID']['input'];
+  deliveryId: Scalars['ID']['input'];
+};
+
+
+/** Writes. */
+export type MutationRecoverEventDestinationDeliveriesArgs = {
+  destinationId: Scalars['ID']['input'];
+  since: Scalars['DateTime']['input'];
 };
 
 
@@ -1028,6 +1214,10 @@ export type Query = {
   __typename?: 'Query';
   /** The business event types a webhook can subscribe to (any valid token). */
   eventTypes: Array<Scalars['String']['output']>;
+  /** The tenant's event destinations of every type, webhooks included (at most 100). */
+  eventDestinations: Array<EventDestination>;
+  /** One destination; null with NOT_FOUND when it is not the tenant's. */
+  eventDestination?: Maybe<EventDestination>;
   /**
    * The tenant's events of the last 30 days, oldest first (commit order), with
    * the subsidiary rule of webhook deliveries. load.changed and
@@ -1071,6 +1261,12 @@ export type Query = {
   webhooks: Array<Webhook>;
   /** One webhook; null with NOT_FOUND when it is not the tenant's. */
   webhook?: Maybe<Webhook>;
+};
+
+
+/** Reads. */
+export type QueryEventDestinationArgs = {
+  id: Scalars['ID']['input'];
 };
 
 

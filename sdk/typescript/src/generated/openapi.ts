@@ -121,6 +121,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/p/v1/event-destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's event destinations of every type, webhooks included (at most 100), oldest first
+         * @description Requires webhook:manage. Secrets and broker credentials are never listed.
+         */
+        get: operations["listEventDestinations"];
+        put?: never;
+        /**
+         * Create a destination - a webhook (Pending until enabled) or a broker (connected to once, then Active)
+         * @description Requires webhook:manage. A broker destination is connected to once before it is stored: an unreachable broker, wrong credentials, a missing exchange or no JetStream stream for its subjects answer 400 naming the field (Url, Credentials, Exchange, SubjectPrefix). The answer is the only one that shows the signing secret; credentials are never shown. More than 100 destinations per tenant (webhooks included) answer 409.
+         */
+        post: operations["createEventDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/p/v1/event-destinations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One destination
+         * @description Requires webhook:manage. The signing secret and broker credentials are never shown here.
+         */
+        get: operations["getEventDestination"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a destination with its deliveries and attempts
+         * @description Requires webhook:manage. Deliveries still queued are dropped; the answer has no body.
+         */
+        delete: operations["deleteEventDestination"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a destination; only the fields sent change
+         * @description A broker's Url, settings and credentials are fixed (400); a webhook changes as PATCH /webhooks/{id}.
+         */
+        patch: operations["updateEventDestination"];
+        trace?: never;
+    };
+    "/api/p/v1/event-destinations/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The destination's deliveries, newest first, with their attempts
+         * @description Attempts are kept 30 days. While more follow, the Link header's rel="next" is the URL of the next page.
+         */
+        get: operations["listEventDestinationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/p/v1/event-destinations/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue the delivery's event again (a new delivery, same event id)
+         * @description Requires webhook:manage. The new delivery is due now and carries the same event id (a broker consumer deduplicates on webhook-id; JetStream drops it within its duplicate window).
+         */
+        post: operations["redeliverEventDestinationDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/p/v1/event-destinations/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop sending at once; the configuration is kept
+         * @description Requires webhook:manage. Queued deliveries wait until the destination is enabled again.
+         */
+        post: operations["disableEventDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/p/v1/event-destinations/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send events again - a webhook is verified, a broker connected to - and answer the resulting state
+         * @description A webhook gets the verification request (as POST /webhooks/{id}/enable); a broker is connected to once with the stored credentials. Success makes the destination Active, anything else FailedVerification with the reason in StateReason (both 200).
+         */
+        post: operations["enableEventDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/p/v1/event-destinations/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-queue every failed delivery created since a time
+         * @description Each failed delivery created at or after Since (within the last 30 days) is due again now with a fresh retry chain; they are sent while the destination is Active.
+         */
+        post: operations["recoverEventDestinationDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/p/v1/events": {
         parameters: {
             query?: never;
@@ -909,6 +1067,107 @@ export interface components {
         };
         /** @description an event's opaque cursor (43 base64url characters, as a Link rel="next" carries it) or an event id (<uuid>-<n>), white space around it ignored (the pattern states both). A cursor the tenant was not issued, or an altered one, is a 400 naming after; an event no longer kept is a 410. */
         EventCursor: string;
+        /** @description a destination of any type; broker credentials are never shown */
+        EventDestination: {
+            CreatedAt: components["schemas"]["DateTime"];
+            EventTypes: components["schemas"]["EventType"][];
+            /** @description rabbitmq: the exchange */
+            Exchange?: string;
+            /** Format: uuid */
+            Id: string;
+            IncludePreviousAttributes: boolean;
+            Name: string;
+            PublicKey: string | null;
+            RotationEndsAt: components["schemas"]["NullableDateTime"];
+            /** @description rabbitmq: the routing-key template of {tenant}, {type} and {load} */
+            RoutingKey?: string;
+            SignatureScheme: components["schemas"]["WebhookSignatureScheme"];
+            State: components["schemas"]["WebhookState"];
+            StateLabel: string;
+            StateReason: string;
+            /** @description nats-jetstream: the first tokens of every subject <prefix>.<tenant slug>.<event type>.<load number> */
+            SubjectPrefix?: string;
+            /** Format: uuid */
+            SubsidiaryId: string;
+            Type: components["schemas"]["EventDestinationType"];
+            UpdatedAt: components["schemas"]["DateTime"];
+            /** @description the webhook's endpoint, or the broker's URL without credentials */
+            Url: string;
+        };
+        /**
+         * @example {
+         *       "EventTypes": [
+         *         "load.changed"
+         *       ],
+         *       "Name": "ERP",
+         *       "SubjectPrefix": "haulgraph",
+         *       "SubsidiaryId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "Type": "nats-jetstream",
+         *       "Url": "tls://nats.example.com:4222"
+         *     }
+         */
+        EventDestinationCreate: {
+            /** @description a broker's credentials, sealed and never shown again */
+            Credentials?: {
+                /** @description a NATS credentials file or NKey seed */
+                Creds?: string;
+                Password?: string;
+                /** @description a NATS token */
+                Token?: string;
+                Username?: string;
+            };
+            EventTypes: components["schemas"]["EventType"][];
+            /** @description rabbitmq (required; it must exist) */
+            Exchange?: string;
+            /** @default false */
+            IncludePreviousAttributes: boolean;
+            /** @description not blank */
+            Name: string;
+            /** @description rabbitmq: template of {tenant}, {type} and {load} (default {tenant}.{type}.{load}) */
+            RoutingKey?: string;
+            SignatureScheme?: components["schemas"]["WebhookSignatureScheme"];
+            /** @description nats-jetstream (required) */
+            SubjectPrefix?: string;
+            /** Format: uuid */
+            SubsidiaryId: string;
+            Type?: components["schemas"]["EventDestinationType"];
+            /** @description https://... for a webhook, tls://host:port for NATS, amqps://host:port/vhost for RabbitMQ (credentials may be written in it); a publicly reachable host */
+            Url: string;
+        };
+        /**
+         * @description webhook: an HTTPS endpoint; nats-jetstream: a NATS JetStream server; rabbitmq: a RabbitMQ exchange (AMQP 0-9-1)
+         * @enum {string}
+         */
+        EventDestinationType: "webhook" | "nats-jetstream" | "rabbitmq";
+        /** @description a destination and its signing secret, shown only in this answer */
+        EventDestinationWithSecret: {
+            CreatedAt: components["schemas"]["DateTime"];
+            EventTypes: components["schemas"]["EventType"][];
+            /** @description rabbitmq: the exchange */
+            Exchange?: string;
+            /** Format: uuid */
+            Id: string;
+            IncludePreviousAttributes: boolean;
+            Name: string;
+            PublicKey: string | null;
+            RotationEndsAt: components["schemas"]["NullableDateTime"];
+            /** @description rabbitmq: the routing-key template of {tenant}, {type} and {load} */
+            RoutingKey?: string;
+            /** @description the signing secret of the HMAC schemes; absent for standard-webhooks-ed25519 */
+            Secret?: string;
+            SignatureScheme: components["schemas"]["WebhookSignatureScheme"];
+            State: components["schemas"]["WebhookState"];
+            StateLabel: string;
+            StateReason: string;
+            /** @description nats-jetstream: the first tokens of every subject <prefix>.<tenant slug>.<event type>.<load number> */
+            SubjectPrefix?: string;
+            /** Format: uuid */
+            SubsidiaryId: string;
+            Type: components["schemas"]["EventDestinationType"];
+            UpdatedAt: components["schemas"]["DateTime"];
+            /** @description the webhook's endpoint, or the broker's URL without credentials */
+            Url: string;
+        };
         /** @description The business event envelope, as webhooks receive it */
         EventEnvelope: {
             data: {
@@ -1774,6 +2033,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description the event destination's id
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        DestinationId: string;
+        /**
          * @description the webhook's id
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
@@ -2047,6 +2311,399 @@ export interface operations {
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["ParentFull"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEventDestinations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the destinations */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDestination"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEventDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventDestinationCreate"];
+            };
+        };
+        responses: {
+            /** @description the destination with its secret, shown once */
+            201: {
+                headers: {
+                    /** @description the destination's URL */
+                    Location: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDestinationWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEventDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the destination */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDestination"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteEventDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateEventDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description the destination */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDestination"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEventDestinationDeliveries: {
+        parameters: {
+            query?: {
+                /** @description page size (default 20) */
+                limit?: number;
+                /** @description cursor from a Link rel="next" */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page of deliveries */
+            200: {
+                headers: {
+                    /** @description <URL of the next page>; rel="next" while more deliveries follow */
+                    Link?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverEventDestinationDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+                /** @example 3fa85f64-5717-4562-b3fc-2c963f66afa6 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new delivery, due now */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disableEventDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the disabled destination */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDestination"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    enableEventDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the destination after verification */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDestination"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recoverEventDestinationDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the event destination's id
+                 * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        /** @description At most 1048576 bytes; a larger body answers 413. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Recover"];
+            };
+        };
+        responses: {
+            /** @description how many deliveries were re-queued */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: int64 */
+                        Requeued: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
