@@ -2511,8 +2511,8 @@ export interface operations {
             query?: {
                 /** @description page size (default 20) */
                 limit?: number;
-                /** @description cursor from a Link rel="next" */
-                after?: string;
+                /** @description the after of a Link rel="next"; empty is not given */
+                after?: components["schemas"]["Cursor"];
             };
             header?: never;
             path: {
