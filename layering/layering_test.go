@@ -57,7 +57,7 @@ var rules = []rule{
 	{"events", []string{"domain/...", "telemetry"}},
 	{"metrics", []string{"storage"}},
 	// Identity: tokens and clients over storage.
-	{"auth", []string{"domain/...", "storage", "secretbox", "jsonkey"}},
+	{"auth", []string{"domain/...", "storage", "secretbox", "jsonkey", "httpedge"}},
 	// The contract: the published documents and event schemas, built from
 	// domain's vocabularies (the transports serve them and check against them).
 	{"contract/graphql", nil},
