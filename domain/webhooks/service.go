@@ -52,16 +52,16 @@ type Store interface {
 // the same, so enabling webhooks cannot map a network.
 var VerificationFailed = fmt.Sprintf(`verification failed: the endpoint did not answer 200 with {"challenge": "<the X-Service-Challenge header>"} within %s`, VerificationTimeout)
 
-// Verifier sends the verification request of docs/api-contract.md §6.2 and checks the
+// Challenger sends the verification request of docs/api-contract.md §6.2 and checks the
 // answer, returning why it failed (nil: verified).
-type Verifier interface {
-	Verify(ctx context.Context, url, challenge string) error
+type Challenger interface {
+	Challenge(ctx context.Context, url, challenge string) error
 }
 
 // Service is the webhook management service used by GraphQL and the CLI.
 type Service struct {
-	Store    Store
-	Verifier Verifier
+	Store      Store
+	Challenger Challenger
 	// DeliveryLog pages deliveries for REST (paging.go).
 	DeliveryLog DeliveryLog
 	// AllowInsecureURLs is the development flag (http:// and loopback).
@@ -281,10 +281,10 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
 	defer cancel()
-	verr := s.Verifier.Verify(vctx, w.URL, newChallenge())
+	verr := s.Challenger.Challenge(vctx, w.URL, newChallenge())
 	trigger, reason := TriggerVerified, ""
 	if verr != nil {
-		// One reason whatever failed: the verifier logs the cause.
+		// One reason whatever failed: the challenger logs the cause.
 		trigger, reason = TriggerVerificationFailed, VerificationFailed
 	}
 	to, _, err := NextState(WebhookPending, trigger)

@@ -63,7 +63,7 @@ func newEnv(t *testing.T) *env {
 	clk := &clock{now: time.Now().Truncate(time.Second)}
 	client := NewClient(ClientOptions{AllowLoopback: true})
 	e := &env{t: t, db: db, store: store, clk: clk}
-	e.svc = &webhooks.Service{Store: store, Verifier: &Verifier{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now}
+	e.svc = &webhooks.Service{Store: store, Challenger: &Challenger{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now}
 	e.worker = &Worker{Store: store, Client: client, AllowInsecure: true, Now: clk.Now, Schedule: []time.Duration{0, 0, 0}}
 	e.dispatcher = &Dispatcher{Store: store, Now: clk.Now}
 	e.tenant, e.sub = e.seedTenant("acme")

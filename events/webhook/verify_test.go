@@ -124,7 +124,7 @@ func TestVerificationFailureModes(t *testing.T) {
 				// A verifier with a short limit stands for the 3 s one; the
 				// receiver answers correctly once the verifier has hung up.
 				short := *e.svc
-				short.Verifier = &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true, Timeout: lateLimit}
+				short.Challenger = &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true, Timeout: lateLimit}
 				svc = &short
 				gaveUp := make(chan struct{})
 				defer close(gaveUp)
