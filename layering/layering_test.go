@@ -71,7 +71,7 @@ var rules = []rule{
 	{"httpedge", []string{"domain", "ratelimit"}},
 	// Transports: convert and call the domain; never storage, auth or events.
 	{"rest/openapigen", []string{"rest"}},
-	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract", "httpedge", "contract/eventschema"}},
+	{"rest", []string{"domain/...", "jsonkey", "contract", "httpedge", "contract/eventschema"}},
 	{"resolvers", []string{"domain/...", "graph/generated", "graph/loaders", "graph/model"}},
 	{"graph/gqlgenrun", nil},
 	{"graph/execrt", nil},

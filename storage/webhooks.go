@@ -14,7 +14,7 @@ import (
 
 // WebhookStore keeps webhook configurations, their encrypted secrets, and
 // their deliveries. Management methods run in the caller's tenant (RLS);
-// the delivery methods (webhooks_delivery.go) run as the system.
+// the delivery methods (webhooks_dispatch.go) run as the system.
 type WebhookStore struct {
 	db  *DB
 	box *secretbox.Box
