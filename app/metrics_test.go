@@ -3,10 +3,8 @@ package app_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -23,6 +21,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Every family the admin listener promises, after real traffic on every
@@ -45,15 +44,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	}
 
 	// A webhook, and an event the outbox hands to it.
-	delivered := make(chan struct{}, 1)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		delivered <- struct{}{}
-	}))
-	t.Cleanup(receiver.Close)
+	receiver := testkit.NewReceiver(t)
 	created := graphQL(t, srv, token, `mutation($in: CreateWebhookInput!) { createWebhook(input: $in) { webhook { id } } }`,
 		map[string]any{"in": map[string]any{"name": "metrics", "url": receiver.URL, "subsidiaryId": tenant.SubsidiaryID, "eventTypes": []string{domain.EventLoadChanged}}})
 	id := strings.Split(strings.Split(created, `"id":"`)[1], `"`)[0]
@@ -70,11 +61,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		VALUES ($1, $2, $3, $4, $5, $6)`, eventID, tenant.ID, tenant.SubsidiaryID, domain.EventLoadChanged, uuid.New(), string(payload)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-delivered:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the webhook got no delivery")
-	}
+	receiver.Next(t)
 
 	// A WebSocket with a live subscription, and an SSE stream.
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", http.Header{"Sec-WebSocket-Protocol": {"graphql-transport-ws"}})
@@ -261,22 +248,16 @@ func call(t *testing.T, method, url, token, contentType, body string) (int, http
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testkit.Do(t, req)
 	return res.StatusCode, res.Header, string(b)
 }
 
 // graphQL runs one operation that must succeed and returns its data.
 func graphQL(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	status, _, answer := call(t, "POST", srv.URL+"/graphql", token, "application/json", string(body))
-	if status != http.StatusOK || strings.Contains(answer, `"errors"`) {
-		t.Fatalf("GraphQL %s: %d %s", query, status, answer)
+	res, answer := testkit.GraphQL(t, srv.URL, token, query, vars)
+	if res.StatusCode != http.StatusOK || strings.Contains(string(answer), `"errors"`) {
+		t.Fatalf("GraphQL %s: %d %s", query, res.StatusCode, answer)
 	}
-	return answer
+	return string(answer)
 }

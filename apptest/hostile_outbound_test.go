@@ -25,6 +25,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/seed"
 	"github.com/haulgraph/haulgraph/storage/seedtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // What the server reaches and writes on a tenant's behalf: webhook
@@ -40,19 +41,6 @@ func outboundEnv(t *testing.T, configure func(*app.Config)) (*env, uuid.UUID) {
 	e.token = e.srv.Token(t, tn, domain.ScopeDriverRead, domain.ScopeLoadRead, domain.ScopeLoadUpdate, domain.ScopeWebhookManage)
 	e.load, e.sub = res.LoadWithTrips, res.SubsidiaryID.String()
 	return e, res.TenantID
-}
-
-// challengeReceiver answers docs/api-contract.md §6.2's verification.
-func challengeReceiver(t *testing.T) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Challenge string }
-		_ = json.NewDecoder(r.Body).Decode(&in)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": in.Challenge})
-	}))
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 type restWebhook struct {
@@ -118,7 +106,7 @@ var ssrfURLs = []string{
 func TestOutboundWebhookAddressesRefused(t *testing.T) {
 	t.Parallel()
 	e, _ := outboundEnv(t, nil)
-	recv := challengeReceiver(t)
+	recv := testkit.NewReceiver(t)
 	res, b := e.createWebhook(t, recv.URL+"/h")
 	var active restWebhook
 	if res.StatusCode != 201 || json.Unmarshal(b, &active) != nil {

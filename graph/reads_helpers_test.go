@@ -1,10 +1,8 @@
 package graph_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/readstest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 type gqlResponse struct {
@@ -93,25 +92,12 @@ func gql(t testing.TB, url, token, query string, vars map[string]any) gqlRespons
 	return out
 }
 
+// do POSTs body, a GraphQL request, accepting accept, and decodes the answer.
 func do(t testing.TB, url, token, accept string, body any) (*http.Response, gqlResponse) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, url+"/graphql", bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", accept)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	res, raw := testkit.PostGraphQL(t, url, token, accept, testkit.MustJSON(t, body))
 	var out gqlResponse
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("status %d body %q: %v", res.StatusCode, raw, err)
-	}
+	testkit.Decode(t, res, raw, &out)
 	return res, out
 }
 

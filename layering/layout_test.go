@@ -22,9 +22,9 @@ func TestREADMELayoutNamesEveryFolder(t *testing.T) {
 	if len(table) == 0 {
 		t.Fatal("README.md has no table under ## Layout")
 	}
-	out, err := exec.Command("git", "-C", "..", "ls-files").Output()
+	out, err := exec.Command("git", "-C", "..", "ls-files", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
+		t.Fatalf("git ls-files: %v", err) // tracked files and new ones git does not ignore
 	}
 	var folders []string
 	for _, f := range strings.Split(string(out), "\n") {

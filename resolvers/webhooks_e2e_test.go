@@ -1,15 +1,11 @@
 package resolvers_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 type gqlResult struct {
@@ -37,20 +34,9 @@ type gqlResult struct {
 
 func gql(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) gqlResult {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	res, raw := testkit.GraphQL(t, srv.URL, token, query, vars)
 	var out gqlResult
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("status %d body %s", resp.StatusCode, raw)
-	}
+	testkit.Decode(t, res, raw, &out)
 	return out
 }
 
@@ -86,18 +72,7 @@ func TestWebhookManagementThroughGraphQL(t *testing.T) {
 	globex := apptest.NewTenant(t, srv, "globex")
 	token := srv.Token(t, acme, domain.ScopeWebhookManage)
 
-	got := make(chan *http.Request, 10)
-	bodies := make(chan []byte, 10)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		bodies <- b
-		got <- r
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 
 	// Scope: webhook:manage is required.
 	other := srv.Token(t, acme, domain.ScopeLoadRead)
@@ -151,20 +126,13 @@ func TestWebhookManagementThroughGraphQL(t *testing.T) {
 		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, acme.ID, acme.SubsidiaryID, uuid.New(), string(payload)); err != nil {
 		t.Fatal(err)
 	}
-	var req *http.Request
-	var body []byte
-	select {
-	case req = <-got:
-		body = <-bodies
-	case <-time.After(20 * time.Second):
-		t.Fatal("no delivery")
-	}
-	sig := req.Header.Get("X-Service-Signature")
-	ts := req.Header.Get("X-Service-Timestamp")
+	d := rcv.Next(t)
+	sig := d.Header.Get("X-Service-Signature")
+	ts := d.Header.Get("X-Service-Timestamp")
 	m := hmac.New(sha256.New, []byte(created.Secret))
-	m.Write([]byte(ts + "." + string(body)))
-	if req.Header.Get("X-Service-Event-Id") != eventID || sig != "t="+ts+",v1="+hex.EncodeToString(m.Sum(nil)) {
-		t.Fatalf("delivery %s %q", req.Header.Get("X-Service-Event-Id"), sig)
+	m.Write([]byte(ts + "." + string(d.Body)))
+	if d.Header.Get("X-Service-Event-Id") != eventID || sig != "t="+ts+",v1="+hex.EncodeToString(m.Sum(nil)) {
+		t.Fatalf("delivery %s %q", d.Header.Get("X-Service-Event-Id"), sig)
 	}
 
 	// Reads: list with deliveries, one webhook.

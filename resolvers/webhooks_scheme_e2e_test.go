@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -24,18 +24,7 @@ func TestWebhookSignatureSchemeThroughGraphQL(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	token := srv.Token(t, acme, domain.ScopeWebhookManage)
-	got := make(chan http.Header, 10)
-	bodies := make(chan []byte, 10)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		bodies <- b
-		got <- r.Header.Clone()
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 
 	type created struct {
 		Secret  string
@@ -110,13 +99,9 @@ func TestWebhookSignatureSchemeThroughGraphQL(t *testing.T) {
 		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, acme.ID, acme.SubsidiaryID, uuid.New(), string(payload)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case h := <-got:
-		if err := webhooksig.VerifyStandardEd25519(<-bodies, h, *ed.Webhook.PublicKey, webhooksig.DefaultTolerance, time.Now()); err != nil || h.Get("webhook-id") != eventID {
-			t.Fatalf("delivery %v: %v", h, err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no delivery")
+	d := rcv.Next(t)
+	if err := webhooksig.VerifyStandardEd25519(d.Body, d.Header, *ed.Webhook.PublicKey, webhooksig.DefaultTolerance, time.Now()); err != nil || d.Header.Get("webhook-id") != eventID {
+		t.Fatalf("delivery %v: %v", d.Header, err)
 	}
 	type delivery struct {
 		Status, SignatureScheme string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 type gqlResponse struct {
@@ -31,35 +32,18 @@ func (r gqlResponse) code(i int) string {
 
 func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gqlResponse) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+"/graphql", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testkit.PostGraphQL(t, url, token, accept, []byte(body))
 	var out gqlResponse
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("status %d, body %q: %v", res.StatusCode, b, err)
-	}
+	testkit.Decode(t, res, b, &out)
 	return res, out
 }
 
 // gql POSTs one operation as application/json and decodes the answer.
 func gql(t *testing.T, url, token, query string, vars map[string]any) gqlResponse {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, out := rawPost(t, url, token, "application/json", string(body))
+	res, b := testkit.GraphQL(t, url, token, query, vars)
+	var out gqlResponse
+	testkit.Decode(t, res, b, &out)
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %+v", res.StatusCode, out)
 	}
