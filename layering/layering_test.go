@@ -59,8 +59,9 @@ var rules = []rule{
 	{"events/webhook", []string{"domain/...", "webhooksig", "telemetry", "contract/eventschema"}},
 	{"events", []string{"domain/...", "telemetry"}},
 	{"metrics", []string{"storage"}},
-	// Identity: tokens and clients over storage.
-	{"auth", []string{"domain/...", "storage", "secretbox", "jsonkey", "httpedge"}},
+	// Identity: tokens and clients over the clients area's port (app hands
+	// it storage), never storage itself.
+	{"auth", []string{"domain/...", "secretbox", "jsonkey", "httpedge"}},
 	// The contract: the published documents and event schemas, built from
 	// domain's vocabularies (the transports serve them and check against them).
 	{"contract/graphql", nil},
@@ -112,7 +113,7 @@ var never = []struct {
 	{"graph/live", []string{"graph/transport", "resolvers"}},
 	{"resolvers", []string{"storage/...", "auth", "events/...", "app"}},
 	{"events/...", []string{"storage/...", "auth", "graph/...", "resolvers", "rest", "app"}},
-	{"auth", []string{"events/...", "graph/...", "resolvers", "rest", "app"}},
+	{"auth", []string{"storage/...", "events/...", "graph/...", "resolvers", "rest", "app"}},
 }
 
 // match reports whether the project package p (module-relative) is named by
