@@ -48,7 +48,7 @@ func scanWebhook(r pgx.Rows) (webhooks.Webhook, error) {
 	if publicKey != nil {
 		w.PublicKey = *publicKey
 	}
-	if hasPrevious && previousEnds != nil && previousEnds.After(time.Now()) {
+	if hasPrevious { // the end as saved: webhooks.RotationLasts decides
 		w.RotationEndsAt = previousEnds
 	}
 	return w, err

@@ -124,7 +124,8 @@ func queueWebhookExists(tx *Tx, tenantID, webhookID uuid.UUID) func() error {
 
 // RecoverDeliveries is webhooks.Store's: the webhook's Failed deliveries
 // created since become Pending, due now, with a fresh retry chain
-// (chain_base = the attempts made so far).
+// (chain_base = the attempts made so far; claimDeliveries counts the chain
+// from it). The statement is the rule's one place.
 func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {
 	var n int64
 	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {

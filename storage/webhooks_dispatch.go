@@ -88,7 +88,12 @@ func webhooksOf(ctx context.Context, tx *Tx, tenants []string) ([]webhooks.Webho
 }
 
 // claimDeliveries is one constant statement with bind parameters: pgx
-// prepares it once per connection, not once per poll.
+// prepares it once per connection, not once per poll. Two rules run here,
+// in SQL because they must hold atomically with the claim, and only here:
+// a delivery is sent only while its webhook is Active (the SQL twin of
+// webhooks.State.Delivering, kept in step by TestClaimSendsForDeliveringStatesOnly),
+// and an attempt's number in its retry chain is attempt - chain_base
+// (RecoverDeliveries starts a new chain).
 var claimDeliveries = `WITH c AS (
 	UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = $1, updated_at = now()
 	FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
@@ -96,7 +101,7 @@ var claimDeliveries = `WITH c AS (
 	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
-	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
+	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.attempt - c.chain_base, c.include_previous_attributes,
 	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
 	       w.failing_since, coalesce(e.traceparent, '')
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
@@ -106,11 +111,11 @@ var claimDeliveries = `WITH c AS (
 // and the claim moves next_attempt_at to leaseUntil and bumps the attempt
 // number in the same statement, so a claimed attempt is not due for anyone
 // else; if the worker dies, the lease expires and the attempt is made again
-// (at-least-once). The previous secret is opened while its rotation lasts.
+// (at-least-once). A previous secret is opened with its end as saved:
+// webhooks.Deliveries.Claim drops it once its rotation is over.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhooks.ClaimedDelivery, error) {
 	type row struct {
 		webhooks.ClaimedDelivery
-		ChainBase        int
 		Scheme           string
 		Secret, Previous []byte
 	}
@@ -118,7 +123,7 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(claimDeliveries, func(rs pgx.Rows) error {
 			var r row
-			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
+			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainAttempt, &r.IncludePreviousAttributes,
 				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
 			rows = append(rows, r)
 			return err
@@ -135,8 +140,8 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
 		c := r.ClaimedDelivery
-		c.ChainAttempt, c.Scheme, c.Secret = r.Attempt-r.ChainBase, webhooks.SignatureScheme(r.Scheme), string(secret)
-		if r.Previous != nil && r.PreviousSecretExpires != nil && r.PreviousSecretExpires.After(now) {
+		c.Scheme, c.Secret = webhooks.SignatureScheme(r.Scheme), string(secret)
+		if r.Previous != nil {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
 				return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
@@ -163,6 +168,8 @@ var recordAttempt = `WITH attempt AS (
 		UPDATE webhook_deliveries SET status = $10, next_attempt_at = $11, updated_at = now()
 		WHERE id = $3 AND attempt = $4 AND status = ` + pendingSQL + ` RETURNING 1),
 	hook AS (
+		-- The earliest failing_since stays: decided here, atomically with
+		-- concurrent attempts (AttemptDecision.FailingSince is this attempt's view).
 		UPDATE webhooks SET failing_since = CASE WHEN $12::timestamptz IS NULL THEN NULL ELSE coalesce(failing_since, $12) END,
 			state = CASE WHEN $13 AND state = $17 THEN $14 ELSE state END,
 			state_reason = CASE WHEN $13 AND state = $17 THEN $15 ELSE state_reason END,

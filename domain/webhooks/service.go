@@ -72,6 +72,41 @@ type Service struct {
 	Now      func() time.Time
 }
 
+// store is the Store as the service answers from it: a secret rotation is
+// shown only while it lasts (RotationLasts).
+func (s *Service) store() Store { return rotationShown{s.Store, s.now()} }
+
+type rotationShown struct {
+	Store
+	now time.Time
+}
+
+func (r rotationShown) shown(w *Webhook) {
+	if w != nil && !RotationLasts(w.RotationEndsAt, r.now) {
+		w.RotationEndsAt = nil
+	}
+}
+
+func (r rotationShown) GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error) {
+	w, err := r.Store.GetWebhook(ctx, tenantID, id)
+	r.shown(w)
+	return w, err
+}
+
+func (r rotationShown) ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]Webhook, error) {
+	ws, err := r.Store.ListWebhooks(ctx, tenantID, limit)
+	for i := range ws {
+		r.shown(&ws[i])
+	}
+	return ws, err
+}
+
+func (r rotationShown) ChangeWebhook(ctx context.Context, tenantID, id uuid.UUID, change func(w *Webhook) error) (*Webhook, error) {
+	w, err := r.Store.ChangeWebhook(ctx, tenantID, id, change)
+	r.shown(w)
+	return w, err
+}
+
 func (s *Service) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
@@ -149,7 +184,7 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.GetWebhook(ctx, tenantID, id)
+	return s.store().GetWebhook(ctx, tenantID, id)
 }
 
 // List returns the tenant's webhooks (at most MaxPerTenant).
@@ -158,7 +193,7 @@ func (s *Service) List(ctx context.Context) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.ListWebhooks(ctx, tenantID, MaxPerTenant)
+	return s.store().ListWebhooks(ctx, tenantID, MaxPerTenant)
 }
 
 // Update changes configuration; a URL change on an Active webhook sends it
@@ -184,7 +219,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook,
 		}
 	}
 	verify := false
-	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+	w, err := s.store().ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
 		var err error
 		verify, err = s.applyUpdate(w, in)
 		return err
@@ -255,7 +290,7 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+	w, err := s.store().ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
 		to, verify, err := NextState(w.State, TriggerEnable)
 		if err != nil {
 			return err
@@ -268,7 +303,7 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 		return nil
 	})
 	if errors.Is(err, errKept) {
-		return s.Store.GetWebhook(ctx, tenantID, id)
+		return s.store().GetWebhook(ctx, tenantID, id)
 	}
 	if err != nil {
 		return nil, err
@@ -291,7 +326,7 @@ func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.Store.ChangeWebhook(ctx, w.TenantID, w.ID, func(now *Webhook) error {
+	out, err := s.store().ChangeWebhook(ctx, w.TenantID, w.ID, func(now *Webhook) error {
 		if now.State != WebhookPending || now.URL != w.URL {
 			return errKept // changed meanwhile: that change wins
 		}
@@ -300,7 +335,7 @@ func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 		return nil
 	})
 	if errors.Is(err, errKept) {
-		return s.Store.GetWebhook(ctx, w.TenantID, w.ID)
+		return s.store().GetWebhook(ctx, w.TenantID, w.ID)
 	}
 	return out, err
 }
@@ -312,7 +347,7 @@ func (s *Service) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+	return s.store().ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
 		to, _, err := NextState(w.State, TriggerDisable)
 		if err != nil {
 			return err
@@ -341,7 +376,7 @@ func (s *Service) RegenerateSecret(ctx context.Context, id uuid.UUID, window *ti
 		v.Add("rotationWindow", "rotationWindow must be between 0 and 7 days")
 		return nil, "", v.Err()
 	}
-	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	w, err := s.store().GetWebhook(ctx, tenantID, id)
 	if err != nil {
 		return nil, "", err
 	}
@@ -357,7 +392,7 @@ func (s *Service) RegenerateSecret(ctx context.Context, id uuid.UUID, window *ti
 	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, key.Secret, key.PublicKey, ends); err != nil {
 		return nil, "", err
 	}
-	w, err = s.Store.GetWebhook(ctx, tenantID, id)
+	w, err = s.store().GetWebhook(ctx, tenantID, id)
 	return w, key.Shown, err
 }
 
@@ -391,7 +426,7 @@ func (s *Service) Deliveries(ctx context.Context, webhookID uuid.UUID, limit int
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Store.GetWebhook(ctx, tenantID, webhookID); err != nil {
+	if _, err := s.store().GetWebhook(ctx, tenantID, webhookID); err != nil {
 		return nil, err
 	}
 	ds, err := s.Store.ListDeliveries(ctx, tenantID, webhookID, clampLimit(limit))

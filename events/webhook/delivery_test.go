@@ -114,6 +114,11 @@ func TestRotationDualSignaturesThenV1Only(t *testing.T) {
 		}
 	}
 	e.clk.Add(window + time.Second)
+	// The rotation is over by the service's clock (webhooks.RotationLasts
+	// decides; storage keeps the end as saved).
+	if got, err := e.svc.Get(e.ctx, w.ID); err != nil || got.RotationEndsAt != nil {
+		t.Fatalf("after the window: rotation still shown (%v, %v)", err, got)
+	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
 	d = rcv.next(t)
