@@ -25,11 +25,6 @@ const (
 
 const clientColumns = `id, tenant_id, client_id, secret_hash, name, description, scopes, expires_at, revoked_at, created_at, updated_at`
 
-func scanClient(r pgx.Row, c *clients.Client) error {
-	return r.Scan(&c.ID, &c.TenantID, &c.ClientID, &c.SecretHash, &c.Name, &c.Description, &c.Scopes,
-		&c.ExpiresAt, &c.RevokedAt, &c.CreatedAt, &c.UpdatedAt)
-}
-
 // CreateClient inserts c when admit, told how many live sets the tenant
 // holds, returns nil; creations of one tenant are serialized.
 func (s *Auth) CreateClient(ctx context.Context, c clients.Client, admit func(live int) error) (clients.Client, error) {
@@ -56,13 +51,7 @@ func (s *Auth) CreateClient(ctx context.Context, c clients.Client, admit func(li
 func (s *Auth) Clients(ctx context.Context, tenant uuid.UUID) ([]clients.Client, error) {
 	var out []clients.Client
 	err := s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 500",
-			func(r pgx.Rows) error {
-				var c clients.Client
-				err := scanClient(r, &c)
-				out = append(out, c)
-				return err
-			}, tenant)
+		selectRows(tx, &out, "SELECT "+clientColumns+" FROM api_clients WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 500", tenant)
 		return nil
 	})
 	return out, err
@@ -86,7 +75,7 @@ func (s *Auth) EditClient(ctx context.Context, tenant uuid.UUID, clientID string
 	err := s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		found := false
 		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE tenant_id = $1 AND client_id = $2 AND revoked_at IS NULL FOR UPDATE",
-			func(r pgx.Rows) error { found = true; return scanClient(r, &c) }, tenant, clientID)
+			func(r pgx.Rows) error { found = true; return byName(&c)(r) }, tenant, clientID)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}
@@ -109,7 +98,7 @@ func (s *Auth) EditClient(ctx context.Context, tenant uuid.UUID, clientID string
 func (s *Auth) ClientByID(ctx context.Context, clientID string) (c clients.Client, found bool, err error) {
 	err = s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE client_id = $1",
-			func(r pgx.Rows) error { found = true; return scanClient(r, &c) }, clientID)
+			func(r pgx.Rows) error { found = true; return byName(&c)(r) }, clientID)
 		return nil
 	})
 	return c, found, err
@@ -156,13 +145,7 @@ func insertKey(tx *Tx, newKey func() (clients.SigningKey, error)) error {
 func (s *Auth) SigningKeys(ctx context.Context) ([]clients.SigningKey, error) {
 	var out []clients.SigningKey
 	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.query("SELECT kid, algorithm, private_key, created_at, not_after FROM signing_keys WHERE not_after IS NULL OR not_after > now() ORDER BY created_at DESC",
-			func(r pgx.Rows) error {
-				var k clients.SigningKey
-				err := r.Scan(&k.KID, &k.Algorithm, &k.PrivateKey, &k.CreatedAt, &k.NotAfter)
-				out = append(out, k)
-				return err
-			})
+		selectRows(tx, &out, "SELECT kid, algorithm, private_key, created_at, not_after FROM signing_keys WHERE not_after IS NULL OR not_after > now() ORDER BY created_at DESC")
 		return nil
 	})
 	return out, err

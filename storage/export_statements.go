@@ -181,33 +181,22 @@ func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query str
 func exportLines(ctx context.Context, tx *Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]reads.StatementLine, error) {
 	var lines []lineRow
 	var lineIDs []string
-	tx.query(`SELECT id, statement_id, category, title, policy_name, trip_number,
+	selectRows(tx, &lines, `SELECT id, statement_id, category, title, policy_name, trip_number,
 		load_number, amount, currency, transaction_type FROM statement_line_items
-		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, func(rows pgx.Rows) error {
-		var l lineRow
-		if err := rows.Scan(&l.ID, &l.StatementID, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
-			&l.LoadNumber, &l.Amount, &l.Currency, &l.TransactionType); err != nil {
-			return err
-		}
-		lines = append(lines, l)
-		lineIDs = append(lineIDs, l.ID.String())
-		return nil
-	}, tenant, stmtIDs)
+		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, tenant, stmtIDs)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	if len(lines) == 0 {
 		return nil, nil
 	}
+	for _, l := range lines {
+		lineIDs = append(lineIDs, l.ID.String())
+	}
 	var subs []subLineRow
-	tx.query(`SELECT line_item_id, description, quantity, rate, amount, currency
+	selectRows(tx, &subs, `SELECT line_item_id, description, quantity, rate, amount, currency
 		FROM statement_sub_lines WHERE tenant_id = $1 AND line_item_id = ANY($2::uuid[]) ORDER BY line_item_id, position`,
-		func(rows pgx.Rows) error {
-			var s subLineRow
-			err := rows.Scan(&s.LineItemID, &s.Description, &s.Quantity, &s.Rate, &s.Amount, &s.Currency)
-			subs = append(subs, s)
-			return err
-		}, tenant, lineIDs)
+		tenant, lineIDs)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}

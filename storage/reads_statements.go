@@ -169,7 +169,7 @@ func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number 
 // statement ids ($2): one statement text each, sent together in one round
 // trip.
 const (
-	StatementDriversSQL = `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
+	StatementDriversSQL = `SELECT d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name AS fleet_name
 		FROM drivers d LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
 		WHERE d.tenant_id = $1 AND d.id = ANY($2)`
 	StatementLinesSQL = `SELECT li.id, li.statement_id, li.category, li.title, li.policy_name, li.trip_number,
@@ -195,63 +195,31 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []rea
 		stmtIDs[i] = row.ID
 	}
 	drivers := map[uuid.UUID]*domain.Driver{}
-	type line struct {
-		id, statement uuid.UUID
-		reads.StatementLine
-	}
-	var lines []line
-	subLines := map[uuid.UUID][]reads.SubLine{}
+	var lines []lineRow
+	var subs []subLineRow
 	err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
 		if p.Driver {
 			driverIDs := ids(rows, func(s reads.Statement) *uuid.UUID { return &s.DriverID })
 			t.query(StatementDriversSQL, func(r pgx.Rows) error {
-				d := &domain.Driver{}
-				if err := r.Scan(&d.ID, &d.Name, &d.Type, &d.CompanyName, &d.SubsidiaryID, &d.FleetName); err != nil {
-					return err
+				d, err := pgx.RowToAddrOfStructByName[domain.Driver](r)
+				if err == nil {
+					drivers[d.ID] = d
 				}
-				drivers[d.ID] = d
-				return nil
+				return err
 			}, tenant, driverIDs)
 		}
 		if p.LineItems || p.SubLines {
-			t.query(StatementLinesSQL, func(r pgx.Rows) error {
-				var l line
-				var amount numeric
-				if err := r.Scan(&l.id, &l.statement, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
-					&l.LoadNumber, &amount, &l.Amount.Currency, &l.TransactionType); err != nil {
-					return err
-				}
-				l.Amount.Amount = amount.dec()
-				l.SubLines = []reads.SubLine{}
-				lines = append(lines, l)
-				return nil
-			}, tenant, stmtIDs)
+			selectRows(t, &lines, StatementLinesSQL, tenant, stmtIDs)
 		}
 		if p.SubLines {
-			t.query(StatementSubLinesSQL, func(r pgx.Rows) error {
-				var lineID uuid.UUID
-				var s reads.SubLine
-				var amount numeric
-				if err := r.Scan(&lineID, &s.Description, &s.Quantity, &s.Rate, &amount, &s.Amount.Currency); err != nil {
-					return err
-				}
-				s.Amount.Amount = amount.dec()
-				subLines[lineID] = append(subLines[lineID], s)
-				return nil
-			}, tenant, stmtIDs)
+			selectRows(t, &subs, StatementSubLinesSQL, tenant, stmtIDs)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	byStatement := make(map[uuid.UUID][]reads.StatementLine, len(rows))
-	for _, l := range lines {
-		if sl := subLines[l.id]; sl != nil {
-			l.SubLines = sl
-		}
-		byStatement[l.statement] = append(byStatement[l.statement], l.StatementLine)
-	}
+	byStatement := assembleLines(lines, subs)
 	for i := range rows {
 		rows[i].Driver = drivers[rows[i].DriverID]
 		if ls := byStatement[rows[i].ID]; ls != nil {

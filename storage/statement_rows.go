@@ -10,8 +10,9 @@ import (
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
-// The statement export (export_statements.go) scans these rows; the hot reads
-// (reads_statements.go) scan straight into reads.Statement.
+// The statement export (export_statements.go) reads these rows, and the hot
+// reads (reads_statements.go) their line items and sub-lines; both assemble
+// lines with assembleLines.
 
 type statementRow struct {
 	ID               uuid.UUID           `db:"id"`
@@ -98,25 +99,25 @@ func (row statementRow) statement() reads.Statement {
 }
 
 type lineRow struct {
-	ID              uuid.UUID       `db:"id"`
-	StatementID     uuid.UUID       `db:"statement_id"`
-	Category        string          `db:"category"`
-	Title           string          `db:"title"`
-	PolicyName      *string         `db:"policy_name"`
-	TripNumber      *string         `db:"trip_number"`
-	LoadNumber      *string         `db:"load_number"`
-	Amount          decimal.Decimal `db:"amount"`
-	Currency        *int            `db:"currency"`
-	TransactionType *string         `db:"transaction_type"`
+	ID              uuid.UUID `db:"id"`
+	StatementID     uuid.UUID `db:"statement_id"`
+	Category        string    `db:"category"`
+	Title           string    `db:"title"`
+	PolicyName      *string   `db:"policy_name"`
+	TripNumber      *string   `db:"trip_number"`
+	LoadNumber      *string   `db:"load_number"`
+	Amount          numeric   `db:"amount"`
+	Currency        *int      `db:"currency"`
+	TransactionType *string   `db:"transaction_type"`
 }
 
 type subLineRow struct {
-	LineItemID  uuid.UUID       `db:"line_item_id"`
-	Description string          `db:"description"`
-	Quantity    string          `db:"quantity"`
-	Rate        string          `db:"rate"`
-	Amount      decimal.Decimal `db:"amount"`
-	Currency    *int            `db:"currency"`
+	LineItemID  uuid.UUID `db:"line_item_id"`
+	Description string    `db:"description"`
+	Quantity    string    `db:"quantity"`
+	Rate        string    `db:"rate"`
+	Amount      numeric   `db:"amount"`
+	Currency    *int      `db:"currency"`
 }
 
 // assembleLines groups line items (with their sub-lines) by statement id,
@@ -127,7 +128,7 @@ func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]reads.Sta
 	for _, s := range subs {
 		byLine[s.LineItemID] = append(byLine[s.LineItemID], reads.SubLine{
 			Description: s.Description, Quantity: s.Quantity, Rate: s.Rate,
-			Amount: domain.Money{Amount: s.Amount, Currency: s.Currency},
+			Amount: domain.Money{Amount: s.Amount.dec(), Currency: s.Currency},
 		})
 	}
 	for _, l := range lines {
@@ -142,7 +143,7 @@ func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]reads.Sta
 		}
 		out[l.StatementID] = append(out[l.StatementID], reads.StatementLine{
 			Category: l.Category, Title: l.Title, PolicyName: l.PolicyName, TripNumber: l.TripNumber,
-			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount, Currency: l.Currency},
+			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount.dec(), Currency: l.Currency},
 			TransactionType: tt, SubLines: sl,
 		})
 	}
