@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
@@ -127,7 +126,8 @@ func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (stri
 		args = append(args, *q.DriverID)
 		fmt.Fprintf(&where, " AND s.driver_id = $%d", len(args))
 	}
-	query := fmt.Sprintf(`SELECT %s, d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
+	query := fmt.Sprintf(`SELECT %s, d.id AS driver_row_id, d.name AS driver_name, d.type AS driver_type,
+		d.company_name AS driver_company_name, d.subsidiary_id AS driver_subsidiary_id, f.name AS driver_fleet_name
 		FROM settlement_statements s
 		LEFT JOIN drivers d ON d.id = s.driver_id AND d.tenant_id = s.tenant_id
 		LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
@@ -141,21 +141,8 @@ func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (stri
 // readStatementBatch reads one keyset step and its line items and sub-lines
 // (three queries) and assembles them as search does.
 func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query string, args []any) ([]reads.Statement, error) {
-	type stmt struct {
-		row    statementRow
-		driver *domain.Driver
-	}
-	var got []stmt
-	tx.query(query, func(rows pgx.Rows) error {
-		var s stmt
-		var d driverCols
-		if err := rows.Scan(append(s.row.scanTargets(), d.targets()...)...); err != nil {
-			return err
-		}
-		s.driver = d.driver()
-		got = append(got, s)
-		return nil
-	}, args...)
+	var got []exportRow
+	selectRows(tx, &got, query, args...)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -164,7 +151,7 @@ func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query str
 	}
 	ids := make([]string, len(got))
 	for i, s := range got {
-		ids[i] = s.row.ID.String()
+		ids[i] = s.ID.String()
 	}
 	lines, err := exportLines(ctx, tx, tenant, ids)
 	if err != nil {
@@ -172,7 +159,7 @@ func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query str
 	}
 	out := make([]reads.Statement, len(got))
 	for i, s := range got {
-		out[i] = s.row.assemble(s.driver, lines[s.row.ID])
+		out[i] = s.assemble(s.driver(), lines[s.ID])
 	}
 	return out, nil
 }
@@ -203,38 +190,28 @@ func exportLines(ctx context.Context, tx *Tx, tenant uuid.UUID, stmtIDs []string
 	return assembleLines(lines, subs), nil
 }
 
-// scanTargets are the fields of statementRow in statementCols order.
-func (row *statementRow) scanTargets() []any {
-	return []any{&row.ID, &row.Number, &row.Status, &row.StatementDate, &row.PayPeriodID, &row.PayPeriodTitle,
-		&row.DriverID, &row.Currency, &row.GrossIncome, &row.NetIncome, &row.LineHaul, &row.Accessorials, &row.Echecks,
-		&row.ServiceFee, &row.DriverPayment, &row.Deductions, &row.Reimbursements, &row.Credits, &row.Escrow, &row.Fuel,
-		&row.Tolls, &row.Bonus, &row.Shortfall, &row.DailyPay, &row.DailyPerDiem, &row.StatementPerDiem, &row.TripValue,
-		&row.NumberOfTrips, &row.LoadedMiles, &row.EmptyMiles, &row.HoursWorked}
+// exportRow is a statement with its joined driver's columns (all NULL when
+// it is missing).
+type exportRow struct {
+	statementRow
+	DriverRowID        *uuid.UUID `db:"driver_row_id"`
+	DriverName         *string    `db:"driver_name"`
+	DriverType         *string    `db:"driver_type"`
+	DriverCompanyName  *string    `db:"driver_company_name"`
+	DriverSubsidiaryID *uuid.UUID `db:"driver_subsidiary_id"`
+	DriverFleetName    *string    `db:"driver_fleet_name"`
 }
 
-// driverCols are the joined driver's columns (all NULL when it is missing).
-type driverCols struct {
-	id           *uuid.UUID
-	name, typ    *string
-	company      *string
-	subsidiaryID *uuid.UUID
-	fleet        *string
-}
-
-func (d *driverCols) targets() []any {
-	return []any{&d.id, &d.name, &d.typ, &d.company, &d.subsidiaryID, &d.fleet}
-}
-
-func (d *driverCols) driver() *domain.Driver {
-	if d.id == nil {
+func (r exportRow) driver() *domain.Driver {
+	if r.DriverRowID == nil {
 		return nil
 	}
-	out := &domain.Driver{ID: *d.id, CompanyName: d.company, SubsidiaryID: d.subsidiaryID, FleetName: d.fleet}
-	if d.name != nil {
-		out.Name = *d.name
+	out := &domain.Driver{ID: *r.DriverRowID, CompanyName: r.DriverCompanyName, SubsidiaryID: r.DriverSubsidiaryID, FleetName: r.DriverFleetName}
+	if r.DriverName != nil {
+		out.Name = *r.DriverName
 	}
-	if d.typ != nil {
-		out.Type = domain.DriverType(*d.typ)
+	if r.DriverType != nil {
+		out.Type = domain.DriverType(*r.DriverType)
 	}
 	return out
 }

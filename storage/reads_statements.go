@@ -54,7 +54,7 @@ func (r *Reads) SearchStatements(ctx context.Context, tenant uuid.UUID, q reads.
 			t.query(text.Count, func(rows pgx.Rows) error { return rows.Scan(&page.Total) }, text.CountArgs...)
 		}
 		t.query(text.Page, func(r pgx.Rows) error {
-			s, err := scanStatement(r, !q.Skip.Totals)
+			s, err := scanStatement(r)
 			rows = append(rows, s)
 			return err
 		}, text.PageArgs...)
@@ -148,7 +148,7 @@ func (r *Reads) StatementByNumber(ctx context.Context, tenant uuid.UUID, number 
 	var rows []reads.Statement
 	if err := r.DB.readTenant(ctx, tenant, func(_ context.Context, t *Tx) error {
 		t.query(statementByNumber, func(r pgx.Rows) error {
-			s, err := scanStatement(r, true)
+			s, err := scanStatement(r)
 			rows = append(rows, s)
 			return err
 		}, tenant, number)
@@ -229,35 +229,9 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []rea
 	return nil
 }
 
-// scanStatement reads one row of statementColumns (with the totals when
-// totals is set).
-func scanStatement(r pgx.Rows, totals bool) (reads.Statement, error) {
-	var s reads.Statement
-	var date time.Time
-	var cur *int
-	dest := []any{&s.ID, &s.Number, &s.Status, &date, &s.PayPeriodID, &s.PayPeriodTitle, &s.DriverID, &cur}
-	var sums [19]numeric
-	var loaded, empty, hours numeric
-	if totals {
-		for i := range sums {
-			dest = append(dest, &sums[i])
-		}
-		dest = append(dest, &s.Totals.NumberOfTrips, &loaded, &empty, &hours)
-	}
-	if err := r.Scan(dest...); err != nil {
-		return s, err
-	}
-	s.StatementDate = domain.DateOf(date)
-	if totals {
-		t := &s.Totals
-		for i, m := range []**domain.Money{&t.GrossIncome, &t.NetIncome, &t.LineHaul, &t.Accessorials, &t.Echecks,
-			&t.ServiceFee, &t.DriverPayment, &t.Deductions, &t.Reimbursements, &t.Credits, &t.Escrow, &t.Fuel,
-			&t.Tolls, &t.Bonus, &t.Shortfall, &t.DailyPay, &t.DailyPerDiem, &t.StatementPerDiem, &t.TripValue} {
-			if sums[i].valid {
-				*m = &domain.Money{Amount: sums[i].dec(), Currency: cur}
-			}
-		}
-		t.LoadedMiles, t.EmptyMiles, t.HoursWorked = domain.DecimalPtr(loaded.decPtr()), domain.DecimalPtr(empty.decPtr()), domain.DecimalPtr(hours.decPtr())
-	}
-	return s, nil
+// scanStatement reads one row of statementColumns by name (the totals'
+// columns are absent when the query skips them).
+func scanStatement(r pgx.Rows) (reads.Statement, error) {
+	row, err := pgx.RowToStructByNameLax[statementRow](r)
+	return row.statement(), err
 }

@@ -13,7 +13,7 @@ import (
 
 // Storage describes rows one way and numbers bind parameters one way: a
 // struct field's tag is pgx's `db:"column"` (pgx.RowToStructByName reads
-// it) and nothing else, a statement's parameters are $1, $2, ... (pgx's own,
+// it) and nothing else, a row of more than three columns is read by name, a statement's parameters are $1, $2, ... (pgx's own,
 // built by params.bind where a text is assembled), never bun's ?; and bun is
 // imported only by db.go, for the test fixtures' InTenant and InSystem.
 func TestOneRowDialectAndPlaceholderStyle(t *testing.T) {
@@ -47,6 +47,11 @@ func TestOneRowDialectAndPlaceholderStyle(t *testing.T) {
 				case *ast.Field:
 					if n.Tag != nil {
 						checkTag(t, fset.Position(n.Pos()), n.Tag.Value)
+					}
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Scan" && len(n.Args) > 3 {
+						t.Errorf("%s: Scan of %d targets by position: read a row of more than three columns by name (pgx.RowToStructByName)",
+							fset.Position(n.Pos()), len(n.Args))
 					}
 				case *ast.BasicLit:
 					if n.Kind == token.STRING && strings.Contains(n.Value, "?") {

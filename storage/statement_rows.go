@@ -15,37 +15,37 @@ import (
 // lines with assembleLines.
 
 type statementRow struct {
-	ID               uuid.UUID           `db:"id"`
-	Number           int32               `db:"number"`
-	Status           string              `db:"status"`
-	StatementDate    time.Time           `db:"statement_date"`
-	PayPeriodID      string              `db:"pay_period_id"`
-	PayPeriodTitle   string              `db:"pay_period_title"`
-	DriverID         uuid.UUID           `db:"driver_id"`
-	Currency         *int                `db:"currency"`
-	GrossIncome      decimal.NullDecimal `db:"gross_income"`
-	NetIncome        decimal.NullDecimal `db:"net_income"`
-	LineHaul         decimal.NullDecimal `db:"line_haul"`
-	Accessorials     decimal.NullDecimal `db:"accessorials"`
-	Echecks          decimal.NullDecimal `db:"echecks"`
-	ServiceFee       decimal.NullDecimal `db:"service_fee"`
-	DriverPayment    decimal.NullDecimal `db:"driver_payment"`
-	Deductions       decimal.NullDecimal `db:"deductions"`
-	Reimbursements   decimal.NullDecimal `db:"reimbursements"`
-	Credits          decimal.NullDecimal `db:"credits"`
-	Escrow           decimal.NullDecimal `db:"escrow"`
-	Fuel             decimal.NullDecimal `db:"fuel"`
-	Tolls            decimal.NullDecimal `db:"tolls"`
-	Bonus            decimal.NullDecimal `db:"bonus"`
-	Shortfall        decimal.NullDecimal `db:"shortfall"`
-	DailyPay         decimal.NullDecimal `db:"daily_pay"`
-	DailyPerDiem     decimal.NullDecimal `db:"daily_per_diem"`
-	StatementPerDiem decimal.NullDecimal `db:"statement_per_diem"`
-	TripValue        decimal.NullDecimal `db:"trip_value"`
-	NumberOfTrips    *int                `db:"number_of_trips"`
-	LoadedMiles      decimal.NullDecimal `db:"loaded_miles"`
-	EmptyMiles       decimal.NullDecimal `db:"empty_miles"`
-	HoursWorked      decimal.NullDecimal `db:"hours_worked"`
+	ID               uuid.UUID `db:"id"`
+	Number           int32     `db:"number"`
+	Status           string    `db:"status"`
+	StatementDate    time.Time `db:"statement_date"`
+	PayPeriodID      string    `db:"pay_period_id"`
+	PayPeriodTitle   string    `db:"pay_period_title"`
+	DriverID         uuid.UUID `db:"driver_id"`
+	Currency         *int      `db:"currency"`
+	GrossIncome      numeric   `db:"gross_income"`
+	NetIncome        numeric   `db:"net_income"`
+	LineHaul         numeric   `db:"line_haul"`
+	Accessorials     numeric   `db:"accessorials"`
+	Echecks          numeric   `db:"echecks"`
+	ServiceFee       numeric   `db:"service_fee"`
+	DriverPayment    numeric   `db:"driver_payment"`
+	Deductions       numeric   `db:"deductions"`
+	Reimbursements   numeric   `db:"reimbursements"`
+	Credits          numeric   `db:"credits"`
+	Escrow           numeric   `db:"escrow"`
+	Fuel             numeric   `db:"fuel"`
+	Tolls            numeric   `db:"tolls"`
+	Bonus            numeric   `db:"bonus"`
+	Shortfall        numeric   `db:"shortfall"`
+	DailyPay         numeric   `db:"daily_pay"`
+	DailyPerDiem     numeric   `db:"daily_per_diem"`
+	StatementPerDiem numeric   `db:"statement_per_diem"`
+	TripValue        numeric   `db:"trip_value"`
+	NumberOfTrips    *int      `db:"number_of_trips"`
+	LoadedMiles      numeric   `db:"loaded_miles"`
+	EmptyMiles       numeric   `db:"empty_miles"`
+	HoursWorked      numeric   `db:"hours_worked"`
 }
 
 const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_id, s.pay_period_title,
@@ -69,18 +69,13 @@ func (row statementRow) assemble(d *domain.Driver, lines []reads.StatementLine) 
 }
 
 func (row statementRow) statement() reads.Statement {
-	m := func(d decimal.NullDecimal) *domain.Money {
-		if !d.Valid {
+	m := func(d numeric) *domain.Money {
+		if !d.valid {
 			return nil
 		}
-		return &domain.Money{Amount: d.Decimal, Currency: row.Currency}
+		return &domain.Money{Amount: d.dec(), Currency: row.Currency}
 	}
-	n := func(d decimal.NullDecimal) *decimal.Decimal {
-		if !d.Valid {
-			return nil
-		}
-		return &d.Decimal
-	}
+	n := func(d numeric) *decimal.Decimal { return d.decPtr() }
 	return reads.Statement{
 		ID: row.ID, Number: row.Number, Status: reads.StatementStatus(row.Status),
 		StatementDate: domain.DateOf(row.StatementDate), PayPeriodID: row.PayPeriodID,

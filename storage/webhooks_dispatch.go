@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -79,8 +80,7 @@ func webhooksOf(ctx context.Context, tx *Tx, tenants []string) ([]webhooks.Webho
 	var hooks []webhooks.Webhook
 	tx.query(`SELECT id, tenant_id, subsidiary_id, state, event_types, include_previous_attributes
 		FROM webhooks WHERE tenant_id = ANY($1::uuid[]) ORDER BY created_at, id`, func(r pgx.Rows) error {
-		var w webhooks.Webhook
-		err := r.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.State, &w.EventTypes, &w.IncludePreviousAttributes)
+		w, err := pgx.RowToStructByNameLax[webhooks.Webhook](r) // what routing reads of a webhook, no more
 		hooks = append(hooks, w)
 		return err
 	}, tenants)
@@ -101,9 +101,10 @@ var claimDeliveries = `WITH c AS (
 	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes)
-	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.attempt - c.chain_base, c.include_previous_attributes,
-	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
-	       w.failing_since, coalesce(e.traceparent, '')
+	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type AS event_type, c.attempt,
+	       c.attempt - c.chain_base AS chain_attempt, c.include_previous_attributes, w.url, w.signature_scheme,
+	       w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
+	       w.failing_since, coalesce(e.traceparent, '') AS traceparent
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq`
 
 // ClaimDeliveries is webhooks.DeliveryStore's. FOR UPDATE SKIP LOCKED keeps
@@ -114,20 +115,9 @@ var claimDeliveries = `WITH c AS (
 // (at-least-once). A previous secret is opened with its end as saved:
 // webhooks.Deliveries.Claim drops it once its rotation is over.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhooks.ClaimedDelivery, error) {
-	type row struct {
-		webhooks.ClaimedDelivery
-		Scheme           string
-		Secret, Previous []byte
-	}
-	var rows []row
+	var rows []claimRow
 	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.query(claimDeliveries, func(rs pgx.Rows) error {
-			var r row
-			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainAttempt, &r.IncludePreviousAttributes,
-				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent)
-			rows = append(rows, r)
-			return err
-		}, leaseUntil, now, limit)
+		selectRows(tx, &rows, claimDeliveries, leaseUntil, now, limit)
 		return nil
 	})
 	if err != nil {
@@ -139,8 +129,10 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 		if err != nil {
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
-		c := r.ClaimedDelivery
-		c.Scheme, c.Secret = webhooks.SignatureScheme(r.Scheme), string(secret)
+		c := webhooks.ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID,
+			EventType: r.EventType, Attempt: r.Attempt, ChainAttempt: r.ChainAttempt, IncludePreviousAttributes: r.IncludePreviousAttributes,
+			URL: r.URL, Scheme: webhooks.SignatureScheme(r.Scheme), Secret: string(secret),
+			PreviousSecretExpires: r.PreviousSecretExpires, Payload: r.Payload, FailingSince: r.FailingSince, Traceparent: r.Traceparent}
 		if r.Previous != nil {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
@@ -151,6 +143,27 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// claimRow is a row of claimDeliveries: the claimed delivery with its
+// secrets sealed.
+type claimRow struct {
+	ID                        uuid.UUID       `db:"id"`
+	TenantID                  uuid.UUID       `db:"tenant_id"`
+	WebhookID                 uuid.UUID       `db:"webhook_id"`
+	EventID                   string          `db:"event_id"`
+	EventType                 string          `db:"event_type"`
+	Attempt                   int             `db:"attempt"`
+	ChainAttempt              int             `db:"chain_attempt"`
+	IncludePreviousAttributes bool            `db:"include_previous_attributes"`
+	URL                       string          `db:"url"`
+	Scheme                    string          `db:"signature_scheme"`
+	Secret                    []byte          `db:"secret_ciphertext"`
+	Previous                  []byte          `db:"previous_secret_ciphertext"`
+	PreviousSecretExpires     *time.Time      `db:"previous_secret_expires_at"`
+	Payload                   json.RawMessage `db:"payload"`
+	FailingSince              *time.Time      `db:"failing_since"`
+	Traceparent               string          `db:"traceparent"`
 }
 
 // recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
