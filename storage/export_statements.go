@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
@@ -126,8 +127,7 @@ func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (stri
 		args = append(args, *q.DriverID)
 		fmt.Fprintf(&where, " AND s.driver_id = $%d", len(args))
 	}
-	query := fmt.Sprintf(`SELECT %s, d.id AS driver_row_id, d.name AS driver_name, d.type AS driver_type,
-		d.company_name AS driver_company_name, d.subsidiary_id AS driver_subsidiary_id, f.name AS driver_fleet_name
+	query := fmt.Sprintf(`SELECT %s, d.id, d.name, d.type, d.company_name, d.subsidiary_id, f.name
 		FROM settlement_statements s
 		LEFT JOIN drivers d ON d.id = s.driver_id AND d.tenant_id = s.tenant_id
 		LEFT JOIN fleets f ON f.id = d.fleet_id AND f.tenant_id = d.tenant_id
@@ -138,11 +138,27 @@ func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (stri
 	return query, args
 }
 
+// readStatementBatch and exportLines read by position for the reason
+// fillStatements gives (the same rows, 500 statements a step).
+//
 // readStatementBatch reads one keyset step and its line items and sub-lines
 // (three queries) and assembles them as search does.
 func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query string, args []any) ([]reads.Statement, error) {
-	var got []exportRow
-	selectRows(tx, &got, query, args...)
+	type stmt struct {
+		row    statementRow
+		driver *domain.Driver
+	}
+	var got []stmt
+	tx.query(query, func(rows pgx.Rows) error {
+		var s stmt
+		var d driverCols
+		if err := rows.Scan(append(s.row.scanTargets(), d.targets()...)...); err != nil {
+			return err
+		}
+		s.driver = d.driver()
+		got = append(got, s)
+		return nil
+	}, args...)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -151,7 +167,7 @@ func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query str
 	}
 	ids := make([]string, len(got))
 	for i, s := range got {
-		ids[i] = s.ID.String()
+		ids[i] = s.row.ID.String()
 	}
 	lines, err := exportLines(ctx, tx, tenant, ids)
 	if err != nil {
@@ -159,7 +175,7 @@ func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query str
 	}
 	out := make([]reads.Statement, len(got))
 	for i, s := range got {
-		out[i] = s.assemble(s.driver(), lines[s.ID])
+		out[i] = s.row.assemble(s.driver, lines[s.row.ID])
 	}
 	return out, nil
 }
@@ -168,50 +184,71 @@ func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query str
 func exportLines(ctx context.Context, tx *Tx, tenant uuid.UUID, stmtIDs []string) (map[uuid.UUID][]reads.StatementLine, error) {
 	var lines []lineRow
 	var lineIDs []string
-	selectRows(tx, &lines, `SELECT id, statement_id, category, title, policy_name, trip_number,
+	tx.query(`SELECT id, statement_id, category, title, policy_name, trip_number,
 		load_number, amount, currency, transaction_type FROM statement_line_items
-		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, tenant, stmtIDs)
+		WHERE tenant_id = $1 AND statement_id = ANY($2::uuid[]) ORDER BY statement_id, position`, func(rows pgx.Rows) error {
+		var l lineRow
+		if err := rows.Scan(&l.ID, &l.StatementID, &l.Category, &l.Title, &l.PolicyName, &l.TripNumber,
+			&l.LoadNumber, &l.Amount, &l.Currency, &l.TransactionType); err != nil {
+			return err
+		}
+		lines = append(lines, l)
+		lineIDs = append(lineIDs, l.ID.String())
+		return nil
+	}, tenant, stmtIDs)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	for _, l := range lines {
-		lineIDs = append(lineIDs, l.ID.String())
-	}
 	var subs []subLineRow
-	selectRows(tx, &subs, `SELECT line_item_id, description, quantity, rate, amount, currency
+	tx.query(`SELECT line_item_id, description, quantity, rate, amount, currency
 		FROM statement_sub_lines WHERE tenant_id = $1 AND line_item_id = ANY($2::uuid[]) ORDER BY line_item_id, position`,
-		tenant, lineIDs)
+		func(rows pgx.Rows) error {
+			var s subLineRow
+			err := rows.Scan(&s.LineItemID, &s.Description, &s.Quantity, &s.Rate, &s.Amount, &s.Currency)
+			subs = append(subs, s)
+			return err
+		}, tenant, lineIDs)
 	if err := tx.flush(ctx); err != nil {
 		return nil, err
 	}
 	return assembleLines(lines, subs), nil
 }
 
-// exportRow is a statement with its joined driver's columns (all NULL when
-// it is missing).
-type exportRow struct {
-	statementRow
-	DriverRowID        *uuid.UUID `db:"driver_row_id"`
-	DriverName         *string    `db:"driver_name"`
-	DriverType         *string    `db:"driver_type"`
-	DriverCompanyName  *string    `db:"driver_company_name"`
-	DriverSubsidiaryID *uuid.UUID `db:"driver_subsidiary_id"`
-	DriverFleetName    *string    `db:"driver_fleet_name"`
+// scanTargets are the fields of statementRow in statementCols order.
+func (row *statementRow) scanTargets() []any {
+	return []any{&row.ID, &row.Number, &row.Status, &row.StatementDate, &row.PayPeriodID, &row.PayPeriodTitle,
+		&row.DriverID, &row.Currency, &row.GrossIncome, &row.NetIncome, &row.LineHaul, &row.Accessorials, &row.Echecks,
+		&row.ServiceFee, &row.DriverPayment, &row.Deductions, &row.Reimbursements, &row.Credits, &row.Escrow, &row.Fuel,
+		&row.Tolls, &row.Bonus, &row.Shortfall, &row.DailyPay, &row.DailyPerDiem, &row.StatementPerDiem, &row.TripValue,
+		&row.NumberOfTrips, &row.LoadedMiles, &row.EmptyMiles, &row.HoursWorked}
 }
 
-func (r exportRow) driver() *domain.Driver {
-	if r.DriverRowID == nil {
+// driverCols are the joined driver's columns (all NULL when it is missing).
+type driverCols struct {
+	id           *uuid.UUID
+	name, typ    *string
+	company      *string
+	subsidiaryID *uuid.UUID
+	fleet        *string
+}
+
+func (d *driverCols) targets() []any {
+	return []any{&d.id, &d.name, &d.typ, &d.company, &d.subsidiaryID, &d.fleet}
+}
+
+func (d *driverCols) driver() *domain.Driver {
+	if d.id == nil {
 		return nil
 	}
-	out := &domain.Driver{ID: *r.DriverRowID, CompanyName: r.DriverCompanyName, SubsidiaryID: r.DriverSubsidiaryID, FleetName: r.DriverFleetName}
-	if r.DriverName != nil {
-		out.Name = *r.DriverName
+	out := &domain.Driver{ID: *d.id, CompanyName: d.company, SubsidiaryID: d.subsidiaryID, FleetName: d.fleet}
+	if d.name != nil {
+		out.Name = *d.name
 	}
-	if r.DriverType != nil {
-		out.Type = domain.DriverType(*r.DriverType)
+	if d.typ != nil {
+		out.Type = domain.DriverType(*d.typ)
 	}
 	return out
 }

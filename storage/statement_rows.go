@@ -10,42 +10,41 @@ import (
 	"github.com/haulgraph/haulgraph/domain/reads"
 )
 
-// The statement export (export_statements.go) reads these rows, and the hot
-// reads (reads_statements.go) their line items and sub-lines; both assemble
-// lines with assembleLines.
+// The statement export (export_statements.go) scans these rows; the hot reads
+// (reads_statements.go) scan straight into reads.Statement.
 
 type statementRow struct {
-	ID               uuid.UUID `db:"id"`
-	Number           int32     `db:"number"`
-	Status           string    `db:"status"`
-	StatementDate    time.Time `db:"statement_date"`
-	PayPeriodID      string    `db:"pay_period_id"`
-	PayPeriodTitle   string    `db:"pay_period_title"`
-	DriverID         uuid.UUID `db:"driver_id"`
-	Currency         *int      `db:"currency"`
-	GrossIncome      numeric   `db:"gross_income"`
-	NetIncome        numeric   `db:"net_income"`
-	LineHaul         numeric   `db:"line_haul"`
-	Accessorials     numeric   `db:"accessorials"`
-	Echecks          numeric   `db:"echecks"`
-	ServiceFee       numeric   `db:"service_fee"`
-	DriverPayment    numeric   `db:"driver_payment"`
-	Deductions       numeric   `db:"deductions"`
-	Reimbursements   numeric   `db:"reimbursements"`
-	Credits          numeric   `db:"credits"`
-	Escrow           numeric   `db:"escrow"`
-	Fuel             numeric   `db:"fuel"`
-	Tolls            numeric   `db:"tolls"`
-	Bonus            numeric   `db:"bonus"`
-	Shortfall        numeric   `db:"shortfall"`
-	DailyPay         numeric   `db:"daily_pay"`
-	DailyPerDiem     numeric   `db:"daily_per_diem"`
-	StatementPerDiem numeric   `db:"statement_per_diem"`
-	TripValue        numeric   `db:"trip_value"`
-	NumberOfTrips    *int      `db:"number_of_trips"`
-	LoadedMiles      numeric   `db:"loaded_miles"`
-	EmptyMiles       numeric   `db:"empty_miles"`
-	HoursWorked      numeric   `db:"hours_worked"`
+	ID               uuid.UUID           `db:"id"`
+	Number           int32               `db:"number"`
+	Status           string              `db:"status"`
+	StatementDate    time.Time           `db:"statement_date"`
+	PayPeriodID      string              `db:"pay_period_id"`
+	PayPeriodTitle   string              `db:"pay_period_title"`
+	DriverID         uuid.UUID           `db:"driver_id"`
+	Currency         *int                `db:"currency"`
+	GrossIncome      decimal.NullDecimal `db:"gross_income"`
+	NetIncome        decimal.NullDecimal `db:"net_income"`
+	LineHaul         decimal.NullDecimal `db:"line_haul"`
+	Accessorials     decimal.NullDecimal `db:"accessorials"`
+	Echecks          decimal.NullDecimal `db:"echecks"`
+	ServiceFee       decimal.NullDecimal `db:"service_fee"`
+	DriverPayment    decimal.NullDecimal `db:"driver_payment"`
+	Deductions       decimal.NullDecimal `db:"deductions"`
+	Reimbursements   decimal.NullDecimal `db:"reimbursements"`
+	Credits          decimal.NullDecimal `db:"credits"`
+	Escrow           decimal.NullDecimal `db:"escrow"`
+	Fuel             decimal.NullDecimal `db:"fuel"`
+	Tolls            decimal.NullDecimal `db:"tolls"`
+	Bonus            decimal.NullDecimal `db:"bonus"`
+	Shortfall        decimal.NullDecimal `db:"shortfall"`
+	DailyPay         decimal.NullDecimal `db:"daily_pay"`
+	DailyPerDiem     decimal.NullDecimal `db:"daily_per_diem"`
+	StatementPerDiem decimal.NullDecimal `db:"statement_per_diem"`
+	TripValue        decimal.NullDecimal `db:"trip_value"`
+	NumberOfTrips    *int                `db:"number_of_trips"`
+	LoadedMiles      decimal.NullDecimal `db:"loaded_miles"`
+	EmptyMiles       decimal.NullDecimal `db:"empty_miles"`
+	HoursWorked      decimal.NullDecimal `db:"hours_worked"`
 }
 
 const statementCols = `s.id, s.number, s.status, s.statement_date, s.pay_period_id, s.pay_period_title,
@@ -69,13 +68,18 @@ func (row statementRow) assemble(d *domain.Driver, lines []reads.StatementLine) 
 }
 
 func (row statementRow) statement() reads.Statement {
-	m := func(d numeric) *domain.Money {
-		if !d.valid {
+	m := func(d decimal.NullDecimal) *domain.Money {
+		if !d.Valid {
 			return nil
 		}
-		return &domain.Money{Amount: d.dec(), Currency: row.Currency}
+		return &domain.Money{Amount: d.Decimal, Currency: row.Currency}
 	}
-	n := func(d numeric) *decimal.Decimal { return d.decPtr() }
+	n := func(d decimal.NullDecimal) *decimal.Decimal {
+		if !d.Valid {
+			return nil
+		}
+		return &d.Decimal
+	}
 	return reads.Statement{
 		ID: row.ID, Number: row.Number, Status: reads.StatementStatus(row.Status),
 		StatementDate: domain.DateOf(row.StatementDate), PayPeriodID: row.PayPeriodID,
@@ -94,25 +98,25 @@ func (row statementRow) statement() reads.Statement {
 }
 
 type lineRow struct {
-	ID              uuid.UUID `db:"id"`
-	StatementID     uuid.UUID `db:"statement_id"`
-	Category        string    `db:"category"`
-	Title           string    `db:"title"`
-	PolicyName      *string   `db:"policy_name"`
-	TripNumber      *string   `db:"trip_number"`
-	LoadNumber      *string   `db:"load_number"`
-	Amount          numeric   `db:"amount"`
-	Currency        *int      `db:"currency"`
-	TransactionType *string   `db:"transaction_type"`
+	ID              uuid.UUID       `db:"id"`
+	StatementID     uuid.UUID       `db:"statement_id"`
+	Category        string          `db:"category"`
+	Title           string          `db:"title"`
+	PolicyName      *string         `db:"policy_name"`
+	TripNumber      *string         `db:"trip_number"`
+	LoadNumber      *string         `db:"load_number"`
+	Amount          decimal.Decimal `db:"amount"`
+	Currency        *int            `db:"currency"`
+	TransactionType *string         `db:"transaction_type"`
 }
 
 type subLineRow struct {
-	LineItemID  uuid.UUID `db:"line_item_id"`
-	Description string    `db:"description"`
-	Quantity    string    `db:"quantity"`
-	Rate        string    `db:"rate"`
-	Amount      numeric   `db:"amount"`
-	Currency    *int      `db:"currency"`
+	LineItemID  uuid.UUID       `db:"line_item_id"`
+	Description string          `db:"description"`
+	Quantity    string          `db:"quantity"`
+	Rate        string          `db:"rate"`
+	Amount      decimal.Decimal `db:"amount"`
+	Currency    *int            `db:"currency"`
 }
 
 // assembleLines groups line items (with their sub-lines) by statement id,
@@ -123,7 +127,7 @@ func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]reads.Sta
 	for _, s := range subs {
 		byLine[s.LineItemID] = append(byLine[s.LineItemID], reads.SubLine{
 			Description: s.Description, Quantity: s.Quantity, Rate: s.Rate,
-			Amount: domain.Money{Amount: s.Amount.dec(), Currency: s.Currency},
+			Amount: domain.Money{Amount: s.Amount, Currency: s.Currency},
 		})
 	}
 	for _, l := range lines {
@@ -138,7 +142,7 @@ func assembleLines(lines []lineRow, subs []subLineRow) map[uuid.UUID][]reads.Sta
 		}
 		out[l.StatementID] = append(out[l.StatementID], reads.StatementLine{
 			Category: l.Category, Title: l.Title, PolicyName: l.PolicyName, TripNumber: l.TripNumber,
-			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount.dec(), Currency: l.Currency},
+			LoadNumber: l.LoadNumber, Amount: domain.Money{Amount: l.Amount, Currency: l.Currency},
 			TransactionType: tt, SubLines: sl,
 		})
 	}
