@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
@@ -49,18 +47,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		map[string]any{"in": map[string]any{"name": "metrics", "url": receiver.URL, "subsidiaryId": tenant.SubsidiaryID, "eventTypes": []string{domain.EventLoadChanged}}})
 	id := strings.Split(strings.Split(created, `"id":"`)[1], `"`)[0]
 	graphQL(t, srv, token, `mutation($id: ID!) { enableWebhook(id: $id) { state } }`, map[string]any{"id": id})
-	// A whole envelope: every delivered body is checked against the schema.
-	eventID := uuid.NewString() + "-0"
-	load := domain.Load{ID: uuid.New(), LoadNumber: "M-1", Status: domain.LoadOpen, BillingStatus: "Released", SubsidiaryID: tenant.SubsidiaryID,
-		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
-	payload, err := domain.Event{ID: eventID, Type: domain.EventLoadChanged, Timestamp: time.Now(), Data: domain.EventData{Load: &load}}.MarshalEnvelope()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.DB.Pool.Exec(context.Background(), `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
-		VALUES ($1, $2, $3, $4, $5, $6)`, eventID, tenant.ID, tenant.SubsidiaryID, domain.EventLoadChanged, uuid.New(), string(payload)); err != nil {
-		t.Fatal(err)
-	}
+	srv.LoadEvent(t, tenant, "M-1")
 	receiver.Next(t)
 
 	// A WebSocket with a live subscription, and an SSE stream.

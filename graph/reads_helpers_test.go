@@ -2,7 +2,6 @@ package graph_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -15,23 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/testkit"
 )
 
-type gqlResponse struct {
-	Data   map[string]json.RawMessage `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Path       []any          `json:"path"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
-	Extensions map[string]json.RawMessage `json:"extensions"`
-}
-
-func (r gqlResponse) code(i int) string {
-	if i >= len(r.Errors) {
-		return ""
-	}
-	c, _ := r.Errors[i].Extensions["code"].(string)
-	return c
-}
+type gqlResponse = testkit.GraphQLAnswer
 
 // world is a running server with two seeded tenants.
 type world struct {
@@ -99,21 +82,4 @@ func do(t testing.TB, url, token, accept string, body any) (*http.Response, gqlR
 	var out gqlResponse
 	testkit.Decode(t, res, raw, &out)
 	return res, out
-}
-
-// field decodes data.<name> into v.
-func (r gqlResponse) field(t testing.TB, name string, v any) {
-	t.Helper()
-	raw, ok := r.Data[name]
-	if !ok {
-		t.Fatalf("no data.%s in %+v", name, r)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("data.%s: %v", name, err)
-	}
-}
-
-func (r gqlResponse) isNull(name string) bool {
-	raw, ok := r.Data[name]
-	return !ok || string(raw) == "null"
 }

@@ -1,7 +1,6 @@
 package resolvers_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,9 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
@@ -114,18 +110,7 @@ func TestWebhookManagementThroughGraphQL(t *testing.T) {
 	}
 
 	// An event of the subsidiary is delivered, signed with the secret.
-	// A whole envelope: every delivered body is checked against the schema.
-	eventID := uuid.NewString() + "-0"
-	load := domain.Load{ID: uuid.New(), LoadNumber: "W-1", Status: domain.LoadOpen, BillingStatus: "Released", SubsidiaryID: acme.SubsidiaryID,
-		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
-	payload, err := domain.Event{ID: eventID, Type: domain.EventLoadChanged, Timestamp: time.Now(), Data: domain.EventData{Load: &load}}.MarshalEnvelope()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.DB.Bun.ExecContext(context.Background(), `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
-		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, acme.ID, acme.SubsidiaryID, uuid.New(), string(payload)); err != nil {
-		t.Fatal(err)
-	}
+	eventID := srv.LoadEvent(t, acme, "W-1")
 	d := rcv.Next(t)
 	sig := d.Header.Get("X-Service-Signature")
 	ts := d.Header.Get("X-Service-Timestamp")

@@ -1,7 +1,6 @@
 package transport_test
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -12,23 +11,7 @@ import (
 	"github.com/haulgraph/haulgraph/testkit"
 )
 
-type gqlResponse struct {
-	Data   map[string]json.RawMessage `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Path       []any          `json:"path"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
-	Extensions map[string]json.RawMessage `json:"extensions"`
-}
-
-func (r gqlResponse) code(i int) string {
-	if i >= len(r.Errors) {
-		return ""
-	}
-	c, _ := r.Errors[i].Extensions["code"].(string)
-	return c
-}
+type gqlResponse = testkit.GraphQLAnswer
 
 func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gqlResponse) {
 	t.Helper()
@@ -66,7 +49,7 @@ func TestNoTokenIsUnauthenticated(t *testing.T) {
 		if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, want) || (token == "" && strings.Contains(wa, "error")) {
 			t.Errorf("token %q: WWW-Authenticate %q, want %s", token, wa, want)
 		}
-		if out.code(0) != "UNAUTHENTICATED" || out.Data != nil {
+		if out.Code(0) != "UNAUTHENTICATED" || out.Data != nil {
 			t.Errorf("token %q: %+v, want one UNAUTHENTICATED error and no data", token, out)
 		}
 	}
@@ -95,12 +78,12 @@ func TestBatchesAndLargeBodiesRefused(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{})
 	tok := srv.Token(t, apptest.NewTenant(t, srv, "acme"), domain.ScopeLoadRead)
 	res, out := rawPost(t, srv.URL, tok, "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
-	if res.StatusCode != http.StatusBadRequest || out.code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {
+	if res.StatusCode != http.StatusBadRequest || out.Code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {
 		t.Errorf("batch: status %d %+v", res.StatusCode, out)
 	}
 	big := `{"query":"{ eventTypes }","variables":{"pad":"` + strings.Repeat("x", 2<<20) + `"}}`
 	res, out = rawPost(t, srv.URL, tok, "", big)
-	if res.StatusCode != http.StatusRequestEntityTooLarge || out.code(0) != "PAYLOAD_TOO_LARGE" {
+	if res.StatusCode != http.StatusRequestEntityTooLarge || out.Code(0) != "PAYLOAD_TOO_LARGE" {
 		t.Errorf("2 MiB body: status %d %+v, want 413", res.StatusCode, out)
 	}
 }
