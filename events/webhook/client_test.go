@@ -9,10 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Loopback is refused at dial time unless the development flag is on, even
@@ -89,22 +89,15 @@ func TestRequestErrorsShowNoInternalAddresses(t *testing.T) {
 	}
 }
 
-// zone answers every name with its current address.
-type zone struct{ addr atomic.Value }
-
-func (z *zone) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr(z.addr.Load().(string))}, nil
-}
-
 // A name that resolves, at dial time, to an IPv6 form of an internal IPv4
 // address is refused by the dialer's check, not merely unreachable.
 func TestDialTimeEmbeddedIPv4Refused(t *testing.T) {
 	t.Parallel()
-	z := &zone{}
+	z := &testkit.Resolver{}
 	v := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true, Resolver: z}), AllowInsecure: true}
 	for _, a := range []string{"64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1", "2002:7f00:1::", "::127.0.0.1",
 		"::ffff:0:7f00:1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fec0::1", "100::1", "192.0.2.1", "198.51.100.7", "::ffff:10.0.0.1"} {
-		z.addr.Store(a)
+		z.Set(a)
 		err := v.Challenge(context.Background(), "http://hooks.example:8080/h", "c")
 		if !errors.Is(err, ErrForbiddenAddress) || err.Error() != NoAnswer {
 			t.Errorf("%s: %v (cause %v)", a, err, Cause(err))
@@ -122,28 +115,12 @@ func TestNoAnswerTellsNoListenerApart(t *testing.T) {
 	}
 	closedURL := "https://" + closed.Addr().String() + "/h"
 	closed.Close()
-	other, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := other.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-			c.Close()
-		}
-	}()
-	defer func() { other.Close(); <-done }()
+	other := testkit.OtherProtocol(t)
 	plain := httptest.NewServer(http.NotFoundHandler()) // plain HTTP where TLS is spoken
 	defer plain.Close()
 	v := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true}
-	for _, u := range []string{closedURL, "https://" + other.Addr().String() + "/h", strings.Replace(plain.URL, "http:", "https:", 1) + "/h",
-		"http://" + other.Addr().String() + "/h"} {
+	for _, u := range []string{closedURL, "https://" + other + "/h", strings.Replace(plain.URL, "http:", "https:", 1) + "/h",
+		"http://" + other + "/h"} {
 		if err := v.Challenge(context.Background(), u, "c"); err == nil || err.Error() != NoAnswer {
 			t.Errorf("%s: %v", u, err)
 		}

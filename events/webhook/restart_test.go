@@ -48,6 +48,31 @@ func startInstance(t *testing.T, url string, edits ...func(*app.App)) (a *app.Ap
 	return a, stop
 }
 
+// activeHook makes a tenant with a subsidiary and an Active webhook of
+// load.changed to hookURL, created through one instance and enabled through
+// another (or the same).
+func activeHook(t *testing.T, creates, enables *app.App, hookURL string) (tenant, sub uuid.UUID) {
+	t.Helper()
+	tenant, sub = uuid.New(), uuid.New()
+	ctx := context.Background()
+	if _, err := creates.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := creates.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
+		t.Fatal(err)
+	}
+	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
+	name := "erp"
+	w, _, err := creates.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hookURL, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = enables.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
+		t.Fatalf("enable: %v %v", err, w)
+	}
+	return tenant, sub
+}
+
 // A receiver that is down while the server restarts still gets the event
 // (same id) from the next instance: the pending attempt lives in the database.
 // The next instance's clock starts at the retry's due time instead of the
@@ -58,23 +83,8 @@ func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 	rcv := testkit.NewReceiver(t)
 
 	a1, stop1 := startInstance(t, url)
-	tenant, sub := uuid.New(), uuid.New()
+	tenant, sub := activeHook(t, a1, a1, rcv.URL+"/hook")
 	ctx := context.Background()
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
-		t.Fatal(err)
-	}
-	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
-	name, hook := "erp", rcv.URL+"/hook"
-	w, _, err := a1.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
-		t.Fatalf("enable: %v %v", err, w)
-	}
 	rcv.Answer(func(w http.ResponseWriter, _ testkit.Delivery) {
 		// Down: the connection drops without an answer.
 		conn, _, _ := w.(http.Hijacker).Hijack()
@@ -110,23 +120,8 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 	rcv := testkit.NewReceiver(t)
 	a1, _ := startInstance(t, url)
 	a2, _ := startInstance(t, url)
-	tenant, sub := uuid.New(), uuid.New()
+	tenant, sub := activeHook(t, a2, a1, rcv.URL+"/hook")
 	ctx := context.Background()
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
-		t.Fatal(err)
-	}
-	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
-	name, hook := "erp", rcv.URL+"/hook"
-	w, _, err := a2.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
-		t.Fatalf("enable: %v %v", err, w)
-	}
 	const n = 60
 	for i := 0; i < n; i++ {
 		db := a1.DB
