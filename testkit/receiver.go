@@ -6,12 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// Delivery is one request a Receiver recorded (challenges are not).
+// Delivery is one request a Receiver recorded: a delivery, or a challenge.
 type Delivery struct {
 	Path   string
 	Header http.Header
@@ -19,26 +18,31 @@ type Delivery struct {
 }
 
 // Receiver is a webhook endpoint on 127.0.0.1: it answers the endpoint
-// challenge (docs/api-contract.md §6.2) and records every other request as
-// a Delivery before answering it (200 unless Answer says otherwise). It
-// stops when the test ends.
+// challenge (docs/api-contract.md §6.2) rightly unless AnswerChallenge says
+// otherwise, and records every other request as a Delivery before
+// answering it (200 unless Answer says otherwise); challenges are recorded
+// apart. It stops when the test ends.
 type Receiver struct {
 	// URL is the endpoint's address.
 	URL string
-	// Challenges counts the challenges answered.
-	Challenges atomic.Int64
 
-	mu      sync.Mutex
-	got     []Delivery
-	read    int           // how many of got Next returned
-	arrived chan struct{} // a delivery came since Next last looked
-	answer  func(w http.ResponseWriter, d Delivery)
+	mu              sync.Mutex
+	got, challenges record
+	answer          func(w http.ResponseWriter, d Delivery)
+	answerChallenge func(w http.ResponseWriter, challenge string)
+}
+
+// record is requests in arrival order and how many of them were taken.
+type record struct {
+	all     []Delivery
+	taken   int
+	arrived chan struct{} // one came since the last look
 }
 
 // NewReceiver starts a Receiver until the test ends.
 func NewReceiver(t testing.TB) *Receiver {
 	t.Helper()
-	r := &Receiver{arrived: make(chan struct{}, 1)}
+	r := &Receiver{got: record{arrived: make(chan struct{}, 1)}, challenges: record{arrived: make(chan struct{}, 1)}}
 	srv := httptest.NewServer(http.HandlerFunc(r.serve))
 	r.URL = srv.URL
 	t.Cleanup(srv.Close)
@@ -53,6 +57,14 @@ func (r *Receiver) Answer(f func(w http.ResponseWriter, d Delivery)) {
 	r.mu.Unlock()
 }
 
+// AnswerChallenge makes f answer the challenges from now on (a wrong, late
+// or malformed answer); nil is the right answer again.
+func (r *Receiver) AnswerChallenge(f func(w http.ResponseWriter, challenge string)) {
+	r.mu.Lock()
+	r.answerChallenge = f
+	r.mu.Unlock()
+}
+
 // Next is the next delivery Next has not returned yet, in arrival order;
 // none within 30 s (a loaded machine) fails the test.
 func (r *Receiver) Next(t testing.TB) Delivery {
@@ -63,21 +75,32 @@ func (r *Receiver) Next(t testing.TB) Delivery {
 // NextWithin is Next with its own bound.
 func (r *Receiver) NextWithin(t testing.TB, bound time.Duration) Delivery {
 	t.Helper()
+	return r.next(t, &r.got, bound, "webhook delivery")
+}
+
+// NextChallenge is the next challenge NextChallenge has not returned yet.
+func (r *Receiver) NextChallenge(t testing.TB) Delivery {
+	t.Helper()
+	return r.next(t, &r.challenges, 30*time.Second, "challenge")
+}
+
+func (r *Receiver) next(t testing.TB, rec *record, bound time.Duration, what string) Delivery {
+	t.Helper()
 	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	for {
 		r.mu.Lock()
-		if r.read < len(r.got) {
-			d := r.got[r.read]
-			r.read++
+		if rec.taken < len(rec.all) {
+			d := rec.all[rec.taken]
+			rec.taken++
 			r.mu.Unlock()
 			return d
 		}
 		r.mu.Unlock()
 		select {
-		case <-r.arrived:
+		case <-rec.arrived:
 		case <-deadline.C:
-			t.Fatalf("no webhook delivery within %s", bound)
+			t.Fatalf("no %s within %s", what, bound)
 		}
 	}
 }
@@ -86,27 +109,40 @@ func (r *Receiver) NextWithin(t testing.TB, bound time.Duration) Delivery {
 func (r *Receiver) Received() []Delivery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Delivery(nil), r.got...)
+	return append([]Delivery(nil), r.got.all...)
+}
+
+// Untaken counts the deliveries and the challenges Next and NextChallenge
+// have not returned yet.
+func (r *Receiver) Untaken() (deliveries, challenges int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.got.all) - r.got.taken, len(r.challenges.all) - r.challenges.taken
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
-	if c := req.Header.Get("X-Service-Challenge"); c != "" {
-		r.Challenges.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-		return
-	}
 	body, _ := io.ReadAll(req.Body)
 	d := Delivery{Path: req.URL.Path, Header: req.Header.Clone(), Body: body}
+	challenge := req.Header.Get("X-Service-Challenge")
+	rec := &r.got
+	if challenge != "" {
+		rec = &r.challenges
+	}
 	r.mu.Lock()
-	r.got = append(r.got, d) // before answering: an attempt that finished is recorded
-	answer := r.answer
+	rec.all = append(rec.all, d) // before answering: an attempt that finished is recorded
+	answer, answerChallenge := r.answer, r.answerChallenge
 	r.mu.Unlock()
 	select {
-	case r.arrived <- struct{}{}:
+	case rec.arrived <- struct{}{}:
 	default:
 	}
-	if answer != nil {
+	switch {
+	case challenge != "" && answerChallenge != nil:
+		answerChallenge(w, challenge)
+	case challenge != "":
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": challenge})
+	case answer != nil:
 		answer(w, d)
 	}
 }
