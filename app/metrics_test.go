@@ -3,26 +3,23 @@ package app_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"github.com/shopspring/decimal"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Every family the admin listener promises, after real traffic on every
@@ -45,36 +42,13 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	}
 
 	// A webhook, and an event the outbox hands to it.
-	delivered := make(chan struct{}, 1)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		delivered <- struct{}{}
-	}))
-	t.Cleanup(receiver.Close)
+	receiver := testkit.NewReceiver(t)
 	created := graphQL(t, srv, token, `mutation($in: CreateWebhookInput!) { createWebhook(input: $in) { webhook { id } } }`,
 		map[string]any{"in": map[string]any{"name": "metrics", "url": receiver.URL, "subsidiaryId": tenant.SubsidiaryID, "eventTypes": []string{domain.EventLoadChanged}}})
 	id := strings.Split(strings.Split(created, `"id":"`)[1], `"`)[0]
 	graphQL(t, srv, token, `mutation($id: ID!) { enableWebhook(id: $id) { state } }`, map[string]any{"id": id})
-	// A whole envelope: every delivered body is checked against the schema.
-	eventID := uuid.NewString() + "-0"
-	load := domain.Load{ID: uuid.New(), LoadNumber: "M-1", Status: domain.LoadOpen, BillingStatus: "Released", SubsidiaryID: tenant.SubsidiaryID,
-		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
-	payload, err := domain.Event{ID: eventID, Type: domain.EventLoadChanged, Timestamp: time.Now(), Data: domain.EventData{Load: &load}}.MarshalEnvelope()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.DB.Pool.Exec(context.Background(), `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
-		VALUES ($1, $2, $3, $4, $5, $6)`, eventID, tenant.ID, tenant.SubsidiaryID, domain.EventLoadChanged, uuid.New(), string(payload)); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-delivered:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the webhook got no delivery")
-	}
+	srv.LoadEvent(t, tenant, "M-1")
+	receiver.Next(t)
 
 	// A WebSocket with a live subscription, and an SSE stream.
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", http.Header{"Sec-WebSocket-Protocol": {"graphql-transport-ws"}})
@@ -261,22 +235,16 @@ func call(t *testing.T, method, url, token, contentType, body string) (int, http
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testkit.Do(t, req)
 	return res.StatusCode, res.Header, string(b)
 }
 
 // graphQL runs one operation that must succeed and returns its data.
 func graphQL(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	status, _, answer := call(t, "POST", srv.URL+"/graphql", token, "application/json", string(body))
-	if status != http.StatusOK || strings.Contains(answer, `"errors"`) {
-		t.Fatalf("GraphQL %s: %d %s", query, status, answer)
+	res, answer := testkit.GraphQL(t, srv.URL, token, query, vars)
+	if res.StatusCode != http.StatusOK || strings.Contains(string(answer), `"errors"`) {
+		t.Fatalf("GraphQL %s: %d %s", query, res.StatusCode, answer)
 	}
-	return answer
+	return string(answer)
 }

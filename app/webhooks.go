@@ -45,7 +45,7 @@ func (a *App) wireWebhooks() error {
 		Store:  store,
 		Worker: worker,
 		Service: &webhooks.Service{Store: store, DeliveryLog: store, AllowInsecureURLs: a.Config.DevAllowHTTPWebhooks, Resolver: resolver,
-			Verifier:     &webhook.Verifier{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Emitted: a.Config.EmittedEvent},
+			Challenger:   &webhook.Challenger{Client: client, AllowInsecure: a.Config.DevAllowHTTPWebhooks, Log: a.Log, Emitted: a.Config.EmittedEvent},
 			Destinations: store, Prober: brokers},
 		Dispatcher: &webhook.Dispatcher{Store: store, OnDispatched: worker.Wake, Log: a.Log},
 	}

@@ -34,7 +34,7 @@ type Server struct {
 func (s *Server) Stop() error { return s.stop() }
 
 // EmittedChecked is how many event payloads the instance wrote, by channel
-// (domain.Channel*), each checked against the published schemas.
+// (eventschema.Channel*), each checked against the published schemas.
 func (s *Server) EmittedChecked() map[string]int { return s.emitted.Checked() }
 
 // Options tune a test instance.

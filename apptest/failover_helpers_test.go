@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/storage/pgcluster"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // multiHostURL is the URL naming both nodes' sockets, the one taking
@@ -209,8 +209,7 @@ func (c *eventCounter) total() int {
 	return n
 }
 
-// failoverReceiver is a webhook endpoint: it answers the verification
-// challenge and counts deliveries by event id.
+// failoverReceiver is a webhook endpoint that counts deliveries by event id.
 type failoverReceiver struct {
 	eventCounter
 	URL string
@@ -219,21 +218,16 @@ type failoverReceiver struct {
 func startFailoverReceiver(t *testing.T) *failoverReceiver {
 	t.Helper()
 	r := &failoverReceiver{eventCounter: eventCounter{seen: map[string]int{}}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var in struct{ Challenge, ID string }
-		if err := json.NewDecoder(req.Body).Decode(&in); err != nil {
+	rcv := testkit.NewReceiver(t)
+	rcv.Answer(func(w http.ResponseWriter, d testkit.Delivery) {
+		var in struct{ ID string }
+		if err := json.Unmarshal(d.Body, &in); err != nil {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
 		}
-		if in.Challenge != "" {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": in.Challenge})
-			return
-		}
 		r.add(in.ID)
-	}))
-	t.Cleanup(srv.Close)
-	r.URL = srv.URL + "/hook"
+	})
+	r.URL = rcv.URL + "/hook"
 	return r
 }
 

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -25,6 +24,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/seed"
 	"github.com/haulgraph/haulgraph/storage/seedtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // What the server reaches and writes on a tenant's behalf: webhook
@@ -40,19 +40,6 @@ func outboundEnv(t *testing.T, configure func(*app.Config)) (*env, uuid.UUID) {
 	e.token = e.srv.Token(t, tn, domain.ScopeDriverRead, domain.ScopeLoadRead, domain.ScopeLoadUpdate, domain.ScopeWebhookManage)
 	e.load, e.sub = res.LoadWithTrips, res.SubsidiaryID.String()
 	return e, res.TenantID
-}
-
-// challengeReceiver answers docs/api-contract.md §6.2's verification.
-func challengeReceiver(t *testing.T) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Challenge string }
-		_ = json.NewDecoder(r.Body).Decode(&in)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": in.Challenge})
-	}))
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 type restWebhook struct {
@@ -118,7 +105,7 @@ var ssrfURLs = []string{
 func TestOutboundWebhookAddressesRefused(t *testing.T) {
 	t.Parallel()
 	e, _ := outboundEnv(t, nil)
-	recv := challengeReceiver(t)
+	recv := testkit.NewReceiver(t)
 	res, b := e.createWebhook(t, recv.URL+"/h")
 	var active restWebhook
 	if res.StatusCode != 201 || json.Unmarshal(b, &active) != nil {
@@ -180,27 +167,10 @@ func TestOutboundStateReasonNoPortScan(t *testing.T) {
 	web := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(web.Close)
 
-	// A listener that speaks another protocol: a banner, then it hangs up.
-	other, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := other.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { other.Close(); <-done })
+	other := testkit.OtherProtocol(t) // a banner, then it hangs up
 
 	targets := map[string]string{"closed port": "http://" + closedAddr + "/h", "HTTP server": web.URL + "/h",
-		"other listener": "http://" + other.Addr().String() + "/h"}
+		"other listener": "http://" + other + "/h"}
 	reasons := map[string]string{}
 	for name, u := range targets {
 		res, b := e.createWebhook(t, u)
@@ -409,21 +379,13 @@ func TestOutboundDocumentNames(t *testing.T) {
 	}
 }
 
-// rebinding answers every name with its current address, as a DNS server
-// under the attacker's control would.
-type rebinding struct{ addr atomic.Value }
-
-func (r *rebinding) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr(r.addr.Load().(string))}, nil
-}
-
 // A name is checked when the URL is saved and again, by the dialer, when it
 // is dialled: a name that pointed outside when saved and inside when dialled
 // never reaches the inside.
 func TestOutboundDialTimeCheck(t *testing.T) {
 	t.Parallel()
-	dns := &rebinding{}
-	dns.addr.Store("93.184.216.34")
+	dns := &testkit.Resolver{}
+	dns.Set("93.184.216.34")
 	e, _ := outboundEnv(t, func(c *app.Config) { c.DevAllowHTTPWebhooks, c.WebhookResolver = false, dns })
 
 	// An internal service on this host; every connection to it counts.
@@ -456,7 +418,7 @@ func TestOutboundDialTimeCheck(t *testing.T) {
 	}
 	// Then it points inside, by every form.
 	for _, a := range []string{"127.0.0.1", "::ffff:127.0.0.1", "64:ff9b::7f00:1", "::127.0.0.1", "2002:7f00:1::"} {
-		dns.addr.Store(a)
+		dns.Set(a)
 		got := e.enableWebhook(t, w.Id)
 		if got.State != "FailedVerification" || got.StateReason != webhooks.VerificationFailed {
 			t.Errorf("%s: %+v", a, got)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
 	"github.com/haulgraph/haulgraph/storage/seed"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // TestPoolerTransactionMode: an instance whose DATABASE_URL is a real
@@ -69,20 +69,7 @@ func TestPoolerTransactionMode(t *testing.T) {
 	write := srv.Token(t, tn, domain.ScopeLoadCreate, domain.ScopeLoadUpdate, domain.ScopeTripUpdate)
 	manage := srv.Token(t, tn, domain.ScopeWebhookManage)
 
-	// A webhook receiver (it answers the verification challenge).
-	deliveries := make(chan []byte, 16)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		select {
-		case deliveries <- b:
-		default:
-		}
-	}))
-	t.Cleanup(receiver.Close)
+	receiver := testkit.NewReceiver(t)
 	var hook struct{ Id, State string }
 	_ = json.Unmarshal(call(t, srv, "POST", "/api/p/v1/webhooks", manage, fmt.Sprintf(`{"Name":"ERP","Url":%q,"EventTypes":["load.changed"],"SubsidiaryId":%q}`,
 		receiver.URL+"/hook", tn.SubsidiaryID), http.StatusCreated), &hook)
@@ -163,13 +150,8 @@ func TestPoolerTransactionMode(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the subscription received no event")
 	}
-	select {
-	case d := <-deliveries:
-		if !bytes.Contains(d, []byte(`"PB-1"`)) {
-			t.Fatalf("webhook delivery %s", d)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no webhook delivery")
+	if d := receiver.Next(t); !bytes.Contains(d.Body, []byte(`"PB-1"`)) {
+		t.Fatalf("webhook delivery %s", d.Body)
 	}
 
 	// All of it went through PgBouncer: at least a transaction per request.

@@ -24,6 +24,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/telemetry"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // otlpReceiver is an OTLP/HTTP endpoint (protobuf) that keeps every span
@@ -81,37 +82,17 @@ func (o *otlpReceiver) exports() [][]byte {
 	return append([][]byte(nil), o.bodies...)
 }
 
-// hookReceiver answers the verification challenge and keeps the traceparent
-// of every delivery.
-type hookReceiver struct {
-	*httptest.Server
-	mu           sync.Mutex
-	traceparents []string
-}
+// hookReceiver keeps the traceparent of every delivery.
+type hookReceiver struct{ *testkit.Receiver }
 
-func newHookReceiver(t *testing.T) *hookReceiver {
-	t.Helper()
-	h := &hookReceiver{}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in struct{ Challenge string }
-		b, _ := io.ReadAll(r.Body)
-		if json.Unmarshal(b, &in) == nil && in.Challenge != "" {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": in.Challenge})
-			return
-		}
-		h.mu.Lock()
-		h.traceparents = append(h.traceparents, r.Header.Get("traceparent"))
-		h.mu.Unlock()
-	}))
-	t.Cleanup(h.Close)
-	return h
-}
+func newHookReceiver(t *testing.T) *hookReceiver { return &hookReceiver{testkit.NewReceiver(t)} }
 
 func (h *hookReceiver) received() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.traceparents...)
+	var out []string
+	for _, d := range h.Received() {
+		out = append(out, d.Header.Get("traceparent"))
+	}
+	return out
 }
 
 func randomHex(n int) string {
@@ -153,24 +134,15 @@ func tracedWrite(t *testing.T, e *env, hook *hookReceiver, traceID, secret strin
 		t.Fatalf("receiver not verified: %+v", w)
 	}
 	body := `{"operationName":"TracedCreate","query":"mutation TracedCreate($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }","variables":` +
-		mustJSON(t, map[string]any{"in": map[string]any{
+		string(testkit.MustJSON(t, map[string]any{"in": map[string]any{
 			"loadNumber": "TRACE-1", "subsidiaryId": e.sub, "rate": map[string]any{"amount": 1500.5}, "commodity": secret,
-			"stops": []any{map[string]any{"type": "Delivery", "name": "Dock", "address": map[string]any{"street": "1 Main St", "city": "Springfield", "state": "IL", "zipCode": "62701"}}}}}) + `}`
+			"stops": []any{map[string]any{"type": "Delivery", "name": "Dock", "address": map[string]any{"street": "1 Main St", "city": "Springfield", "state": "IL", "zipCode": "62701"}}}}})) + `}`
 	res, b = e.send(t, hostile{method: "POST", path: "/graphql", body: body,
 		header: map[string]string{"traceparent": "00-" + traceID + "-" + randomHex(8) + "-01"}})
 	if res.StatusCode != 200 || strings.Contains(string(b), `"errors"`) {
 		t.Fatalf("createLoad: %d %s", res.StatusCode, b)
 	}
 	return res.Header.Get("traceparent")
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func attr(s *tracepb.Span, key string) (string, bool) {

@@ -17,33 +17,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/domain/clients"
 )
 
 // MaxClients is how many live (unrevoked) credential sets a customer may
 // hold (docs/api-contract.md §5.1, §8).
 const MaxClients = 10
 
-// Client is one set of client credentials (docs/api-contract.md §5.1). The secret is never
-// stored; only its hash is.
-type Client struct {
-	ID          uuid.UUID  `json:"-"`
-	TenantID    uuid.UUID  `json:"-"`
-	ClientID    string     `json:"client_id"`
-	SecretHash  []byte     `json:"-"`
-	Name        string     `json:"name"`
-	Description string     `json:"description"`
-	Scopes      []string   `json:"scopes"`
-	ExpiresAt   *time.Time `json:"expires_at"`
-	RevokedAt   *time.Time `json:"revoked_at"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-}
-
-// Active reports whether the client may obtain tokens at now.
-func (c *Client) Active(now time.Time) bool {
-	return c.RevokedAt == nil && (c.ExpiresAt == nil || now.Before(*c.ExpiresAt))
-}
+// Client is one set of client credentials (docs/api-contract.md §5.1).
+type Client = clients.Client
 
 // ClientSpec is what an administrator chooses for a new credential set.
 type ClientSpec struct {
@@ -74,7 +56,7 @@ func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec Cli
 			Fields: map[string][]string{"expires": {"the expiry date must be in the future"}}}
 	}
 	secret := "hgcs_" + randomString(32, base64.RawURLEncoding)
-	row, err := s.store.CreateClient(ctx, storage.APIClient{
+	row, err := s.store.CreateClient(ctx, clients.Client{
 		ID: uuid.New(), TenantID: tenantID,
 		ClientID:   "hgc_" + strings.ToLower(randomString(10, base32.StdEncoding.WithPadding(base32.NoPadding))),
 		SecretHash: hashSecret(secret), Name: spec.Name, Description: spec.Description,
@@ -83,8 +65,7 @@ func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec Cli
 	if err != nil {
 		return nil, "", err
 	}
-	c := Client(row)
-	return &c, secret, nil
+	return &row, secret, nil
 }
 
 // admitClient refuses a new set when the tenant already holds live ones
@@ -100,12 +81,7 @@ func admitClient(live int) error {
 // ListClients returns the tenant's credential sets, newest first (at most
 // a few dozen: ten live ones plus the revoked history).
 func (s *Service) ListClients(ctx context.Context, tenantID uuid.UUID) ([]Client, error) {
-	rows, err := s.store.Clients(ctx, tenantID)
-	out := make([]Client, len(rows))
-	for i, r := range rows {
-		out[i] = Client(r)
-	}
-	return out, err
+	return s.store.Clients(ctx, tenantID)
 }
 
 // RevokeClient ends a credential set: it can obtain no further tokens, and
@@ -125,7 +101,7 @@ func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID
 // EditClient changes name, description, scopes or expiry of a live set.
 // New scopes take effect with the next token.
 func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID string, e ClientEdit) (*Client, error) {
-	row, err := s.store.EditClient(ctx, tenantID, clientID, func(c *storage.APIClient) (err error) {
+	row, err := s.store.EditClient(ctx, tenantID, clientID, func(c *clients.Client) (err error) {
 		if e.Name != nil {
 			c.Name = *e.Name
 		}
@@ -150,8 +126,7 @@ func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID s
 	if err != nil {
 		return nil, err
 	}
-	c := Client(row)
-	return &c, nil
+	return &row, nil
 }
 
 // TenantBySlug resolves a tenant for operators (the CLI names tenants by slug).
@@ -173,7 +148,7 @@ func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, clientID,
 	if err != nil {
 		return nil, err
 	}
-	c := Client(row)
+	c := row
 	want := c.SecretHash
 	if !found {
 		want = make([]byte, sha256.Size) // same work whether the id exists or not

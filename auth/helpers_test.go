@@ -13,6 +13,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // probe serves the real auth middleware in front of a handler that asks
@@ -40,18 +41,7 @@ func callProbe(t *testing.T, probeURL, token string, op domain.Operation) (*http
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	return do(t, req)
-}
-
-func do(t *testing.T, req *http.Request) (*http.Response, []byte) {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
+	return testkit.Do(t, req)
 }
 
 // postToken posts fields to the token endpoint as JSON or as a form.
@@ -76,7 +66,7 @@ func postToken(t *testing.T, srv *apptest.Server, asJSON bool, fields map[string
 
 func postRaw(t *testing.T, req *http.Request) (*http.Response, map[string]any) {
 	t.Helper()
-	resp, raw := do(t, req)
+	resp, raw := testkit.Do(t, req)
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatalf("token endpoint answered %d with non-JSON %q", resp.StatusCode, raw)

@@ -16,8 +16,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/haulgraph/haulgraph/domain/clients"
 	"github.com/haulgraph/haulgraph/secretbox"
-	"github.com/haulgraph/haulgraph/storage"
 )
 
 // signingKey is one ES256 key pair of the issuer.
@@ -68,20 +68,20 @@ func (k *keyRing) rotate(ctx context.Context) error {
 }
 
 // newKey makes a key pair, sealed for storage.
-func (k *keyRing) newKey() (storage.SigningKey, error) {
+func (k *keyRing) newKey() (clients.SigningKey, error) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return storage.SigningKey{}, err
+		return clients.SigningKey{}, err
 	}
 	kid, err := thumbprint(&priv.PublicKey)
 	if err != nil {
-		return storage.SigningKey{}, err
+		return clients.SigningKey{}, err
 	}
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
-		return storage.SigningKey{}, err
+		return clients.SigningKey{}, err
 	}
-	return storage.SigningKey{KID: kid, Algorithm: string(jose.ES256), PrivateKey: k.box.Seal(der, []byte(kid))}, nil
+	return clients.SigningKey{KID: kid, Algorithm: string(jose.ES256), PrivateKey: k.box.Seal(der, []byte(kid))}, nil
 }
 
 // reload reads every key that may still verify a token.

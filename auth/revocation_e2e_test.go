@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // poll is the revocation poll interval the tests inject.
@@ -48,7 +49,7 @@ func revoke(t *testing.T, srv *apptest.Server, id, secret, token string) *http.R
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/oauth/revoke", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(secret))
-	resp, body := do(t, req)
+	resp, body := testkit.Do(t, req)
 	if resp.StatusCode != 200 {
 		t.Logf("revoke: %d %s", resp.StatusCode, body)
 	}
@@ -191,7 +192,7 @@ func TestDiscoveryListsOnlyWhatTheServerDoes(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{})
 	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
-		resp, raw := do(t, req)
+		resp, raw := testkit.Do(t, req)
 		var doc map[string]json.RawMessage
 		if resp.StatusCode != 200 || json.Unmarshal(raw, &doc) != nil {
 			t.Fatalf("%s: %d %s", path, resp.StatusCode, raw)

@@ -14,11 +14,9 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
-	"github.com/google/uuid"
 
-	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/clients"
 	"github.com/haulgraph/haulgraph/secretbox"
-	"github.com/haulgraph/haulgraph/storage"
 )
 
 // Config is what the auth service needs from the application configuration.
@@ -65,21 +63,9 @@ type Service struct {
 // minted by an instance that had not yet noticed the rotation.
 const keyGrace = 5 * time.Minute
 
-// Store is what the service keeps in PostgreSQL (storage.Auth): client
-// credentials, sealed signing keys and revocations.
-type Store interface {
-	CreateClient(ctx context.Context, c storage.APIClient, admit func(live int) error) (storage.APIClient, error)
-	Clients(ctx context.Context, tenant uuid.UUID) ([]storage.APIClient, error)
-	RevokeClient(ctx context.Context, tenant uuid.UUID, clientID string) (bool, error)
-	EditClient(ctx context.Context, tenant uuid.UUID, clientID string, edit func(*storage.APIClient) error) (storage.APIClient, error)
-	ClientByID(ctx context.Context, clientID string) (storage.APIClient, bool, error)
-	TenantBySlug(ctx context.Context, slug string) (domain.Tenant, error)
-	EnsureSigningKey(ctx context.Context, newKey func() (storage.SigningKey, error)) error
-	RotateSigningKey(ctx context.Context, keepFor time.Duration, newKey func() (storage.SigningKey, error)) error
-	SigningKeys(ctx context.Context) ([]storage.SigningKey, error)
-	Revocations(ctx context.Context, since time.Time) (storage.Revocations, error)
-	RevokeToken(ctx context.Context, tenant uuid.UUID, clientID, jti string, expires time.Time) error
-}
+// Store is the clients area's port: client credentials, sealed signing
+// keys and revocations.
+type Store = clients.Store
 
 // New creates the service, generating the first signing key on first start.
 func New(ctx context.Context, store Store, cfg Config) (*Service, error) {

@@ -2,7 +2,6 @@ package auth_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage/readstest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // tenancyEnv is two seeded tenants and a token of tenant A holding every
@@ -69,7 +69,7 @@ var crossTenantChecks = []struct {
 		defer ps.Close()
 		req, _ := http.NewRequest(http.MethodGet, ps.URL, nil)
 		req.Header.Set("Authorization", "Bearer "+e.tokenA)
-		resp, body := do(t, req)
+		resp, body := testkit.Do(t, req)
 		if resp.StatusCode != 200 || !strings.Contains(string(body), e.a.Trailer.String()) {
 			t.Fatalf("tenant A's own read failed: %d %s", resp.StatusCode, body)
 		}
@@ -100,11 +100,7 @@ var crossTenantChecks = []struct {
 
 func graphQL(t *testing.T, e tenancyEnv, query string) string {
 	t.Helper()
-	b, _ := json.Marshal(map[string]string{"query": query})
-	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/graphql", strings.NewReader(string(b)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+e.tokenA)
-	resp, body := do(t, req)
+	resp, body := testkit.GraphQL(t, e.srv.URL, e.tokenA, query, nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("graphql: %d %s", resp.StatusCode, body)
 	}

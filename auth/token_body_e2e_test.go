@@ -11,6 +11,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // tokenBodyLimit is the token endpoints' body bound: 16 KiB.
@@ -63,7 +64,7 @@ func TestTokenBodyBoundIs413(t *testing.T) {
 		}
 	}
 
-	resp, raw := do(t, mustRequest(t, srv.URL+"/api/p/openapi.json"))
+	resp, raw := testkit.Do(t, mustRequest(t, srv.URL+"/api/p/openapi.json"))
 	var doc struct {
 		Paths map[string]struct {
 			Post struct {

@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/jsonkey"
 )
 
@@ -300,7 +300,7 @@ func failed(r *http.Request, what string, err error, desc string) *OAuthError {
 func writeOAuthError(w http.ResponseWriter, e *OAuthError) {
 	setNoStore(w)
 	if e.Status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
+		httpedge.Unavailable(w.Header())
 	}
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="haulgraph", charset="UTF-8"`)

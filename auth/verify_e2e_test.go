@@ -20,6 +20,7 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // claimsFor are valid claims for a token of tenant; tests spoil one of them.
@@ -145,7 +146,7 @@ func TestAPIRefusesBadBearerTokens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodGet, p+"?scope="+string(reads.OpReadLoad.Scope), nil)
 			req.Header.Set("Authorization", tc.header)
-			resp, body := do(t, req)
+			resp, body := testkit.Do(t, req)
 			assertUnauthorized(t, resp, body, tc.reason)
 		})
 	}

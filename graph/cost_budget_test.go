@@ -44,7 +44,7 @@ func TestAliasesAndIntrospectionRootsBounded(t *testing.T) {
 	refused := func(name, q, msg string) {
 		t.Helper()
 		res, out := do(t, w.srv.URL, tok, "application/json", map[string]any{"query": q})
-		if res.StatusCode != 200 || out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || out.Data != nil || !strings.Contains(out.Errors[0].Message, msg) {
+		if res.StatusCode != 200 || out.Code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || out.Data != nil || !strings.Contains(out.Errors[0].Message, msg) {
 			t.Errorf("%s: %d %+v, want COMPLEXITY_LIMIT_EXCEEDED and no data", name, res.StatusCode, out)
 		}
 	}
@@ -99,7 +99,7 @@ func TestInstancesShareTheCostBudget(t *testing.T) {
 	// A keeps its refund in its lease; B finds 41 of 100 points in the shared
 	// bucket, short of 59. Separate buckets would have let it run.
 	res, out = do(t, b.URL, tok, "application/json", map[string]any{"query": q})
-	if res.StatusCode != http.StatusTooManyRequests || out.code(0) != "RATE_LIMITED" || out.Data != nil || res.Header.Get("Retry-After") == "" {
+	if res.StatusCode != http.StatusTooManyRequests || out.Code(0) != "RATE_LIMITED" || out.Data != nil || res.Header.Get("Retry-After") == "" {
 		t.Fatalf("instance B spent a budget instance A had taken: %d %+v", res.StatusCode, out)
 	}
 	// Another client of the tenant has its own budget.

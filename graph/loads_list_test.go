@@ -57,7 +57,7 @@ func TestLoadsList(t *testing.T) {
 		if len(r.Errors) > 0 {
 			t.Fatalf("errors: %+v", r.Errors)
 		}
-		r.field(t, "loads", &p)
+		r.Field(t, "loads", &p)
 		return p
 	}
 
@@ -160,12 +160,12 @@ func TestLoadsList(t *testing.T) {
 			{map[string]any{"filter": map[string]any{"statuses": []string{"Parked"}}}, "GRAPHQL_VALIDATION_FAILED", "Parked"},
 		} {
 			r := gql(t, srv.URL, tok, loadsQuery, c.vars)
-			if len(r.Errors) == 0 || r.code(0) != c.code || !strings.Contains(fmt.Sprint(r.Errors[0]), c.text) {
+			if len(r.Errors) == 0 || r.Code(0) != c.code || !strings.Contains(fmt.Sprint(r.Errors[0]), c.text) {
 				t.Fatalf("%v: errors %+v, want %s naming %q", c.vars, r.Errors, c.code, c.text)
 			}
 		}
 		r := gql(t, srv.URL, srv.Token(t, ta, domain.ScopeDriverRead), loadsQuery, nil)
-		if r.code(0) != "FORBIDDEN" || !r.isNull("loads") {
+		if r.Code(0) != "FORBIDDEN" || !r.IsNull("loads") {
 			t.Fatalf("without load:read: %+v", r)
 		}
 	})

@@ -63,7 +63,7 @@ func TestScopeMatrix(t *testing.T) {
 			at := false
 			for i, e := range out.Errors {
 				at = at || pathString(e.Path) == f.path
-				if out.code(i) != "FORBIDDEN" {
+				if out.Code(i) != "FORBIDDEN" {
 					t.Errorf("without %s: error %+v, want FORBIDDEN", f.scope, e)
 				}
 			}
@@ -88,11 +88,11 @@ func TestCrossTenantIsolation(t *testing.T) {
 	tok := w.token(t, allReadScopes...) // tenant A
 	// Tenant B's ids are unknown to A.
 	out := gql(t, w.srv.URL, tok, `query($id: ID) { invoice(id: $id) { number } }`, map[string]any{"id": w.b.Invoice.String()})
-	if out.code(0) != "NOT_FOUND" {
+	if out.Code(0) != "NOT_FOUND" {
 		t.Errorf("B's invoice: %+v", out)
 	}
 	out = gql(t, w.srv.URL, tok, `{ settlementStatement(number: 25) { number } }`, nil) // only B has 25
-	if out.code(0) != "NOT_FOUND" {
+	if out.Code(0) != "NOT_FOUND" {
 		t.Errorf("B's statement 25: %+v", out)
 	}
 	out = gql(t, w.srv.URL, tok, `query($f: StatementFilter!) { settlementStatements(filter: $f, page: 0, pageSize: 100) { total } }`,
@@ -129,7 +129,7 @@ func TestStatementsPageCostsConstantSQL(t *testing.T) {
 			out := gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-12-31T00:00:00Z"), "page": 0, "size": size})
 			n := rt.Callers() - before
 			var c connJSON
-			out.field(t, "settlementStatements", &c)
+			out.Field(t, "settlementStatements", &c)
 			if len(c.Items) != size || len(c.Items[size-1].LineItems) != 2 || c.Items[size-1].Driver.ID == "" {
 				t.Fatalf("size %d: %d items", size, len(c.Items))
 			}

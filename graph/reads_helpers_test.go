@@ -1,10 +1,7 @@
 package graph_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -14,25 +11,10 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/readstest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
-type gqlResponse struct {
-	Data   map[string]json.RawMessage `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Path       []any          `json:"path"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
-	Extensions map[string]json.RawMessage `json:"extensions"`
-}
-
-func (r gqlResponse) code(i int) string {
-	if i >= len(r.Errors) {
-		return ""
-	}
-	c, _ := r.Errors[i].Extensions["code"].(string)
-	return c
-}
+type gqlResponse = testkit.GraphQLAnswer
 
 // world is a running server with two seeded tenants.
 type world struct {
@@ -93,41 +75,11 @@ func gql(t testing.TB, url, token, query string, vars map[string]any) gqlRespons
 	return out
 }
 
+// do POSTs body, a GraphQL request, accepting accept, and decodes the answer.
 func do(t testing.TB, url, token, accept string, body any) (*http.Response, gqlResponse) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, url+"/graphql", bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", accept)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	res, raw := testkit.PostGraphQL(t, url, token, accept, testkit.MustJSON(t, body))
 	var out gqlResponse
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("status %d body %q: %v", res.StatusCode, raw, err)
-	}
+	testkit.Decode(t, res, raw, &out)
 	return res, out
-}
-
-// field decodes data.<name> into v.
-func (r gqlResponse) field(t testing.TB, name string, v any) {
-	t.Helper()
-	raw, ok := r.Data[name]
-	if !ok {
-		t.Fatalf("no data.%s in %+v", name, r)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("data.%s: %v", name, err)
-	}
-}
-
-func (r gqlResponse) isNull(name string) bool {
-	raw, ok := r.Data[name]
-	return !ok || string(raw) == "null"
 }

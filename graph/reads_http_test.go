@@ -60,7 +60,7 @@ func TestSettlementStatementsSearch(t *testing.T) {
 	tok := w.token(t, "driver:read")
 	out := gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 0, "size": 100})
 	var c connJSON
-	out.field(t, "settlementStatements", &c)
+	out.Field(t, "settlementStatements", &c)
 	var nums []int
 	for _, s := range c.Items {
 		nums = append(nums, s.Number)
@@ -87,7 +87,7 @@ func TestSettlementStatementsSearch(t *testing.T) {
 	// Driver type is case-insensitive; driver id restricts.
 	out = gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": map[string]any{
 		"statementDateRange": map[string]any{"start": "2025-03-01T00:00:00Z", "end": "2025-03-30T00:00:00Z"}, "driverType": "owner_Operator"}, "page": 0, "size": 100})
-	out.field(t, "settlementStatements", &c)
+	out.Field(t, "settlementStatements", &c)
 	if c.Total != 10 {
 		t.Errorf("owner operators: %d, want 10", c.Total)
 	}
@@ -98,14 +98,14 @@ func TestSettlementStatementsSearch(t *testing.T) {
 	}
 	out = gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": map[string]any{
 		"statementDateRange": map[string]any{"start": "2025-03-01T00:00:00Z", "end": "2025-03-30T00:00:00Z"}, "driverId": w.a.Drivers[0].String()}, "page": 0, "size": 100})
-	out.field(t, "settlementStatements", &c)
+	out.Field(t, "settlementStatements", &c)
 	if c.Total != 9 {
 		t.Errorf("driver 0: %d, want 9", c.Total)
 	}
 
 	// Offset paging: page 1 of size 3.
 	out = gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 1, "size": 3})
-	out.field(t, "settlementStatements", &c)
+	out.Field(t, "settlementStatements", &c)
 	nums = nil
 	for _, s := range c.Items {
 		nums = append(nums, s.Number)
@@ -119,7 +119,7 @@ func TestSettlementStatementsSearch(t *testing.T) {
 	after := any(nil)
 	for i := 0; i < 10; i++ {
 		out = gql(t, w.srv.URL, tok, searchQuery, map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "first": 3, "after": after})
-		out.field(t, "settlementStatements", &c)
+		out.Field(t, "settlementStatements", &c)
 		if c.TotalCount != 8 || c.Page != nil {
 			t.Fatalf("cursor page: totalCount %d page %v", c.TotalCount, c.Page)
 		}
@@ -168,7 +168,7 @@ func TestSettlementStatementsRejections(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := gql(t, w.srv.URL, tok, searchQuery, c.vars)
-			if out.code(0) != "BAD_USER_INPUT" || !out.isNull("settlementStatements") {
+			if out.Code(0) != "BAD_USER_INPUT" || !out.IsNull("settlementStatements") {
 				t.Fatalf("%+v, want BAD_USER_INPUT and null", out)
 			}
 			fields, _ := out.Errors[0].Extensions["fields"].(map[string]any)
@@ -186,13 +186,13 @@ func TestSettlementStatementByNumber(t *testing.T) {
 	q := `query($n: Int!) { settlementStatement(number: $n) { number status lineItems { title } driver { name } } }`
 	out := gql(t, w.srv.URL, tok, q, map[string]any{"n": 5})
 	var s statementJSON
-	out.field(t, "settlementStatement", &s)
+	out.Field(t, "settlementStatement", &s)
 	if s.Number != 5 || s.Status != "Failed" || len(s.LineItems) != 2 {
 		t.Errorf("statement 5: %+v", s)
 	}
 	for _, n := range []int{6, 7, 999} { // generating, draft, unknown
 		out := gql(t, w.srv.URL, tok, q, map[string]any{"n": n})
-		if !out.isNull("settlementStatement") || out.code(0) != "NOT_FOUND" {
+		if !out.IsNull("settlementStatement") || out.Code(0) != "NOT_FOUND" {
 			t.Errorf("statement %d: %+v, want null and NOT_FOUND", n, out)
 		}
 	}
@@ -209,7 +209,7 @@ func TestInvoiceQuery(t *testing.T) {
 		loads { loadNumber subsidiaryName load { status trips { tripNumber } } } payments { checkNumber amount { amount } } } }`
 	var inv map[string]any
 	out := gql(t, w.srv.URL, tok, q, map[string]any{"id": w.a.Invoice.String()})
-	out.field(t, "invoice", &inv)
+	out.Field(t, "invoice", &inv)
 	byNumber := gql(t, w.srv.URL, tok, q, map[string]any{"n": "INV-1"})
 	if string(byNumber.Data["invoice"]) != string(out.Data["invoice"]) {
 		t.Errorf("by number differs from by id:\n%s\n%s", byNumber.Data["invoice"], out.Data["invoice"])
@@ -227,12 +227,12 @@ func TestInvoiceQuery(t *testing.T) {
 		"neither": {}, "both": {"id": w.a.Invoice.String(), "n": "INV-1"}, "id not a uuid": {"id": "12"},
 	} {
 		out := gql(t, w.srv.URL, tok, q, vars)
-		if out.code(0) != "BAD_USER_INPUT" || !out.isNull("invoice") {
+		if out.Code(0) != "BAD_USER_INPUT" || !out.IsNull("invoice") {
 			t.Errorf("%s: %+v, want BAD_USER_INPUT", name, out)
 		}
 	}
 	out = gql(t, w.srv.URL, tok, q, map[string]any{"n": "INV-404"})
-	if out.code(0) != "NOT_FOUND" || !out.isNull("invoice") {
+	if out.Code(0) != "NOT_FOUND" || !out.IsNull("invoice") {
 		t.Errorf("unknown: %+v, want NOT_FOUND", out)
 	}
 }
@@ -283,12 +283,12 @@ func TestTrailersLocationsUsersLoadAndEventTypes(t *testing.T) {
 		"load number too long":  `{ load(loadNumber: "` + strings.Repeat("9", 65) + `") { id } }`,
 	} {
 		out := gql(t, w.srv.URL, tok, q, nil)
-		if out.code(0) != "BAD_USER_INPUT" {
+		if out.Code(0) != "BAD_USER_INPUT" {
 			t.Errorf("%s: %+v, want BAD_USER_INPUT", name, out)
 		}
 	}
 	out = gql(t, w.srv.URL, tok, `{ load(loadNumber: "L-404") { id } }`, nil)
-	if out.code(0) != "NOT_FOUND" || !out.isNull("load") {
+	if out.Code(0) != "NOT_FOUND" || !out.IsNull("load") {
 		t.Errorf("unknown load: %+v", out)
 	}
 }

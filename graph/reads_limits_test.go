@@ -54,7 +54,7 @@ func TestQueryCostReportedAndLimited(t *testing.T) {
 	edges := "edges { cursor node { " + statementFields + " } } "
 	q := strings.Replace(searchQuery, "items {", edges+"e2: "+edges+"e3: "+edges+"items {", 1)
 	res, out := do(t, w.srv.URL, tok, "application/json", map[string]any{"query": q, "variables": map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 0, "size": 100}})
-	if res.StatusCode != 200 || out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || out.Data["settlementStatements"] != nil {
+	if res.StatusCode != 200 || out.Code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || out.Data["settlementStatements"] != nil {
 		t.Errorf("over the cost limit: %d %+v", res.StatusCode, out)
 	}
 	res, _ = do(t, w.srv.URL, tok, "application/graphql-response+json", map[string]any{"query": q, "variables": map[string]any{"f": dateRange("2025-03-01T00:00:00Z", "2025-03-10T00:00:00Z"), "page": 0, "size": 100}})
@@ -80,16 +80,16 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 	u := limitedServer(t, w.srv, app.GraphQLOptions{MaxDepth: 4, MaxCost: 50})
 	deep := `{ load(loadNumber: "L-100") { trips { trailer { fleet { name } } } } }` // 5 levels
 	out := gql(t, u, tok, deep, nil)
-	if out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || !strings.Contains(out.Errors[0].Message, "deep") || out.Data["load"] != nil {
+	if out.Code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || !strings.Contains(out.Errors[0].Message, "deep") || out.Data["load"] != nil {
 		t.Errorf("depth 5 > 4: %+v", out)
 	}
 	// The same depth hidden in fragments counts too.
 	out = gql(t, u, tok, `{ load(loadNumber: "L-100") { ...L } } fragment L on Load { trips { ...T } } fragment T on Trip { trailer { fleet { name } } }`, nil)
-	if out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" {
+	if out.Code(0) != "COMPLEXITY_LIMIT_EXCEEDED" {
 		t.Errorf("depth through fragments: %+v", out)
 	}
 	out = gql(t, u, tok, `{ trailers(first: 100) { items { trailerNum } } }`, nil) // 1 + 100×1
-	if out.code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || !strings.Contains(out.Errors[0].Message, "costs 101") {
+	if out.Code(0) != "COMPLEXITY_LIMIT_EXCEEDED" || !strings.Contains(out.Errors[0].Message, "costs 101") {
 		t.Errorf("cost 101 > 50: %+v", out)
 	}
 	// The throttle: 60 points, almost no refill; a query is charged its
@@ -103,7 +103,7 @@ func TestDepthLimitAndThrottle(t *testing.T) {
 		t.Fatalf("first: %+v %+v", out.Errors, cost)
 	}
 	res, out := do(t, u, tok, "application/json", map[string]any{"query": `{ trailers(first: 58) { items { trailerNum } } }`})
-	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || out.code(0) != "RATE_LIMITED" || out.Data != nil {
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || out.Code(0) != "RATE_LIMITED" || out.Data != nil {
 		t.Errorf("59 points of 58 available: %d Retry-After %q %+v", res.StatusCode, res.Header.Get("Retry-After"), out)
 	}
 }
@@ -140,7 +140,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 	sum := sha256.Sum256([]byte(q))
 	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
 	_, out := do(t, w.srv.URL, tok, "application/json", map[string]any{"extensions": ext})
-	if out.code(0) != "PERSISTED_QUERY_NOT_FOUND" {
+	if out.Code(0) != "PERSISTED_QUERY_NOT_FOUND" {
 		t.Errorf("unknown hash: %+v", out)
 	}
 	_, out = do(t, w.srv.URL, tok, "application/json", map[string]any{"query": q, "extensions": ext})
@@ -163,7 +163,7 @@ func TestIntrospectionCanBeTurnedOff(t *testing.T) {
 	w := newWorld(t, 3)
 	u := limitedServer(t, w.srv, app.GraphQLOptions{DisableIntrospection: true})
 	res, out := do(t, u, w.token(t, "trailer:read"), "application/json", map[string]any{"query": `{ __schema { queryType { name } } }`})
-	if res.StatusCode != 200 || out.code(0) != "FORBIDDEN" || !strings.Contains(out.Errors[0].Message, "introspection") {
+	if res.StatusCode != 200 || out.Code(0) != "FORBIDDEN" || !strings.Contains(out.Errors[0].Message, "introspection") {
 		t.Errorf("introspection off: %d %+v", res.StatusCode, out)
 	}
 }
@@ -189,7 +189,7 @@ func TestIntrospectionBounded(t *testing.T) {
 	// Lists nested beyond the standard query only multiply the answer:
 	// gqlparser's introspection-depth rule refuses them.
 	out = gql(t, w.srv.URL, tok, `{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }`, nil)
-	if out.code(0) != "GRAPHQL_VALIDATION_FAILED" || out.Data != nil {
+	if out.Code(0) != "GRAPHQL_VALIDATION_FAILED" || out.Data != nil {
 		t.Errorf("nested introspection: %+v", out)
 	}
 }

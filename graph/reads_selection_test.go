@@ -63,7 +63,7 @@ func TestStatementRelationsOnlyWhenSelected(t *testing.T) {
 	}
 	items := func(out gqlResponse) []stmt {
 		var c struct{ Items []stmt }
-		out.field(t, "settlementStatements", &c)
+		out.Field(t, "settlementStatements", &c)
 		if len(c.Items) == 0 {
 			t.Fatal("no statements")
 		}

@@ -60,7 +60,7 @@ func TestSettlementStatementIDs(t *testing.T) {
 			Items []stmt
 			Edges []struct{ Node stmt }
 		}
-		out.field(t, "settlementStatements", &c)
+		out.Field(t, "settlementStatements", &c)
 		if len(c.Items) == 0 || len(c.Edges) != len(c.Items) {
 			t.Fatalf("%d items, %d edges: %+v", len(c.Items), len(c.Edges), out)
 		}
@@ -94,7 +94,7 @@ func TestSettlementStatementIDs(t *testing.T) {
 	one := gql(t, srv.URL, tokA, `query($n: Int!) { settlementStatement(number: $n) { id number } }`,
 		map[string]any{"n": first[0].Number})
 	var single stmt
-	one.field(t, "settlementStatement", &single)
+	one.Field(t, "settlementStatement", &single)
 	if single != first[0] {
 		t.Errorf("single read %+v, in the list %+v", single, first[0])
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -31,6 +30,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 const testKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
@@ -69,7 +69,7 @@ func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks := newReceiver(t)
+	hooks := testkit.NewReceiver(t)
 	as := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenantID, ClientID: "setup",
 		Scopes: []domain.Scope{domain.ScopeWebhookManage, domain.ScopeLoadCreate}})
 	name := "ERP"
@@ -164,10 +164,7 @@ func TestPreviousReleaseOnCurrentSchema(t *testing.T) {
 		t.Fatalf("%s: no event on the subscription within a minute\n%s", prev.Version, srv.stderr)
 	}
 	// The write's webhook delivery (the setup load's comes too).
-	select {
-	case <-hooks.delivered("L-2"):
-	case <-time.After(time.Minute):
-		t.Fatalf("%s: no webhook delivery of L-2 within a minute\n%s", prev.Version, srv.stderr)
+	for deliveredLoad(hooks.NextWithin(t, time.Minute)) != "L-2" {
 	}
 
 	// The event the previous binary wrote is valid against the schemas this
@@ -327,49 +324,13 @@ func subscribe(t *testing.T, base, token, after string) <-chan string {
 	return loads
 }
 
-// receiver is a webhook endpoint: it answers the enabling challenge and
-// records the load number of each delivery.
-type receiver struct {
-	*httptest.Server
-	mu   sync.Mutex
-	got  map[string]chan struct{}
-	seen map[string]bool
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{got: map[string]chan struct{}{}, seen: map[string]bool{}}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if c := req.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		var ev struct {
-			Data struct{ Load struct{ LoadNumber string } }
-		}
-		_ = json.NewDecoder(req.Body).Decode(&ev)
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if n := ev.Data.Load.LoadNumber; !r.seen[n] {
-			r.seen[n] = true
-			close(r.ch(n))
-		}
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) ch(n string) chan struct{} {
-	if r.got[n] == nil {
-		r.got[n] = make(chan struct{})
+// deliveredLoad is the load number a webhook delivery carries.
+func deliveredLoad(d testkit.Delivery) string {
+	var ev struct {
+		Data struct{ Load struct{ LoadNumber string } }
 	}
-	return r.got[n]
-}
-
-// delivered is closed once a delivery of load n has arrived.
-func (r *receiver) delivered(n string) <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ch(n)
+	_ = json.Unmarshal(d.Body, &ev)
+	return ev.Data.Load.LoadNumber
 }
 
 func authSpec() auth.ClientSpec {

@@ -1,24 +1,17 @@
 package resolvers_test
 
 import (
-	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 type gqlResult struct {
@@ -37,20 +30,9 @@ type gqlResult struct {
 
 func gql(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) gqlResult {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	res, raw := testkit.GraphQL(t, srv.URL, token, query, vars)
 	var out gqlResult
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("status %d body %s", resp.StatusCode, raw)
-	}
+	testkit.Decode(t, res, raw, &out)
 	return out
 }
 
@@ -86,18 +68,7 @@ func TestWebhookManagementThroughGraphQL(t *testing.T) {
 	globex := apptest.NewTenant(t, srv, "globex")
 	token := srv.Token(t, acme, domain.ScopeWebhookManage)
 
-	got := make(chan *http.Request, 10)
-	bodies := make(chan []byte, 10)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		bodies <- b
-		got <- r
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 
 	// Scope: webhook:manage is required.
 	other := srv.Token(t, acme, domain.ScopeLoadRead)
@@ -139,32 +110,14 @@ func TestWebhookManagementThroughGraphQL(t *testing.T) {
 	}
 
 	// An event of the subsidiary is delivered, signed with the secret.
-	// A whole envelope: every delivered body is checked against the schema.
-	eventID := uuid.NewString() + "-0"
-	load := domain.Load{ID: uuid.New(), LoadNumber: "W-1", Status: domain.LoadOpen, BillingStatus: "Released", SubsidiaryID: acme.SubsidiaryID,
-		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
-	payload, err := domain.Event{ID: eventID, Type: domain.EventLoadChanged, Timestamp: time.Now(), Data: domain.EventData{Load: &load}}.MarshalEnvelope()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.DB.Bun.ExecContext(context.Background(), `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
-		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, acme.ID, acme.SubsidiaryID, uuid.New(), string(payload)); err != nil {
-		t.Fatal(err)
-	}
-	var req *http.Request
-	var body []byte
-	select {
-	case req = <-got:
-		body = <-bodies
-	case <-time.After(20 * time.Second):
-		t.Fatal("no delivery")
-	}
-	sig := req.Header.Get("X-Service-Signature")
-	ts := req.Header.Get("X-Service-Timestamp")
+	eventID := srv.LoadEvent(t, acme, "W-1")
+	d := rcv.Next(t)
+	sig := d.Header.Get("X-Service-Signature")
+	ts := d.Header.Get("X-Service-Timestamp")
 	m := hmac.New(sha256.New, []byte(created.Secret))
-	m.Write([]byte(ts + "." + string(body)))
-	if req.Header.Get("X-Service-Event-Id") != eventID || sig != "t="+ts+",v1="+hex.EncodeToString(m.Sum(nil)) {
-		t.Fatalf("delivery %s %q", req.Header.Get("X-Service-Event-Id"), sig)
+	m.Write([]byte(ts + "." + string(d.Body)))
+	if d.Header.Get("X-Service-Event-Id") != eventID || sig != "t="+ts+",v1="+hex.EncodeToString(m.Sum(nil)) {
+		t.Fatalf("delivery %s %q", d.Header.Get("X-Service-Event-Id"), sig)
 	}
 
 	// Reads: list with deliveries, one webhook.

@@ -2,15 +2,13 @@ package resolvers_test
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -26,20 +24,7 @@ func TestLoadWritesReachWebhook(t *testing.T) {
 	manage := srv.Token(t, acme, domain.ScopeWebhookManage)
 	write := srv.Token(t, acme, domain.ScopeLoadCreate, domain.ScopeLoadUpdate)
 
-	type delivery struct {
-		header http.Header
-		body   []byte
-	}
-	got := make(chan delivery, 10)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		got <- delivery{r.Header.Clone(), b}
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 
 	created := field[struct {
 		Secret  string
@@ -69,18 +54,13 @@ func TestLoadWritesReachWebhook(t *testing.T) {
 	}
 	byType := map[string][]envelope{}
 	for i := 0; i < 3; i++ {
-		var d delivery
-		select {
-		case d = <-got:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("only %d of 3 deliveries arrived", i)
-		}
-		if err := webhooksig.Verify(d.body, d.header.Get("X-Service-Signature"), created.Secret, time.Minute); err != nil {
+		d := rcv.Next(t)
+		if err := webhooksig.Verify(d.Body, d.Header.Get("X-Service-Signature"), created.Secret, time.Minute); err != nil {
 			t.Fatalf("signature: %v", err)
 		}
 		var e envelope
-		if err := json.Unmarshal(d.body, &e); err != nil || e.ID != d.header.Get("X-Service-Event-Id") || e.Type != d.header.Get("X-Service-Event") {
-			t.Fatalf("delivery %s: %v", d.body, err)
+		if err := json.Unmarshal(d.Body, &e); err != nil || e.ID != d.Header.Get("X-Service-Event-Id") || e.Type != d.Header.Get("X-Service-Event") {
+			t.Fatalf("delivery %s: %v", d.Body, err)
 		}
 		byType[e.Type] = append(byType[e.Type], e)
 	}

@@ -2,20 +2,16 @@ package resolvers_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -24,18 +20,7 @@ func TestWebhookSignatureSchemeThroughGraphQL(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{})
 	acme := apptest.NewTenant(t, srv, "acme")
 	token := srv.Token(t, acme, domain.ScopeWebhookManage)
-	got := make(chan http.Header, 10)
-	bodies := make(chan []byte, 10)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		bodies <- b
-		got <- r.Header.Clone()
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 
 	type created struct {
 		Secret  string
@@ -98,25 +83,10 @@ func TestWebhookSignatureSchemeThroughGraphQL(t *testing.T) {
 	if w := field[struct{ State string }](t, gql(t, srv, token, `mutation($id: ID!) { enableWebhook(id: $id) { state } }`, map[string]any{"id": id}), "enableWebhook"); w.State != "Active" {
 		t.Fatalf("enable: %+v", w)
 	}
-	// A whole envelope: every delivered body is checked against the schema.
-	eventID := uuid.NewString() + "-0"
-	load := domain.Load{ID: uuid.New(), LoadNumber: "S-1", Status: domain.LoadOpen, BillingStatus: "Released", SubsidiaryID: acme.SubsidiaryID,
-		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
-	payload, err := domain.Event{ID: eventID, Type: domain.EventLoadChanged, Timestamp: time.Now(), Data: domain.EventData{Load: &load}}.MarshalEnvelope()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.DB.Bun.ExecContext(context.Background(), `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
-		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, acme.ID, acme.SubsidiaryID, uuid.New(), string(payload)); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case h := <-got:
-		if err := webhooksig.VerifyStandardEd25519(<-bodies, h, *ed.Webhook.PublicKey, webhooksig.DefaultTolerance, time.Now()); err != nil || h.Get("webhook-id") != eventID {
-			t.Fatalf("delivery %v: %v", h, err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no delivery")
+	eventID := srv.LoadEvent(t, acme, "S-1")
+	d := rcv.Next(t)
+	if err := webhooksig.VerifyStandardEd25519(d.Body, d.Header, *ed.Webhook.PublicKey, webhooksig.DefaultTolerance, time.Now()); err != nil || d.Header.Get("webhook-id") != eventID {
+		t.Fatalf("delivery %v: %v", d.Header, err)
 	}
 	type delivery struct {
 		Status, SignatureScheme string

@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Each case the fuzzer and the hand-written round found, one by one: what
@@ -138,7 +139,7 @@ func TestEveryPathAnswers405WithAllow(t *testing.T) {
 			if slices.Contains(served, m) {
 				continue
 			}
-			res, body := do(t, m, f.srv.URL+concrete, map[string]string{"Authorization": "Bearer " + token}, "")
+			res, body := testkit.Request(t, m, f.srv.URL+concrete, map[string]string{"Authorization": "Bearer " + token}, "")
 			if res.StatusCode != http.StatusMethodNotAllowed {
 				t.Errorf("%s %s: %d, want 405: %s", m, concrete, res.StatusCode, body)
 				continue

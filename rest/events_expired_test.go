@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // An after that names an event no longer kept (pruned by the 30-day
@@ -59,7 +60,7 @@ func TestEventsCursorExpired(t *testing.T) {
 	get := func(t *testing.T, version, after, token string) (*http.Response, []byte) {
 		t.Helper()
 		u := srv.URL + "/api/p/" + version + "/events?after=" + url.QueryEscape(after)
-		res, b := do(t, "GET", u, map[string]string{"Authorization": "Bearer " + token}, "")
+		res, b := testkit.Request(t, "GET", u, map[string]string{"Authorization": "Bearer " + token}, "")
 		oas.check(t, "GET", u, "", "", res, b)
 		return res, b
 	}

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +14,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -34,9 +32,7 @@ func gqlData(t *testing.T, srv *apptest.Server, token, query string, vars map[st
 // gqlRaw runs one GraphQL operation and returns data and errors as sent.
 func gqlRaw(t *testing.T, srv *apptest.Server, token, query string, vars map[string]any) (map[string]json.RawMessage, json.RawMessage) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	res, b := do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + token,
-		"Content-Type": "application/json", "Accept": "application/json"}, string(body))
+	res, b := testkit.PostGraphQL(t, srv.URL, token, "application/json", testkit.MustJSON(t, map[string]any{"query": query, "variables": vars}))
 	var out struct {
 		Data   map[string]json.RawMessage `json:"data"`
 		Errors json.RawMessage            `json:"errors"`
@@ -47,66 +43,31 @@ func gqlRaw(t *testing.T, srv *apptest.Server, token, query string, vars map[str
 	return out.Data, out.Errors
 }
 
-// delivery is one request a test receiver got.
-type delivery struct {
-	path   string
-	header http.Header
-	body   []byte
-}
+// receiver is the shared webhook receiver, its deliveries collected by
+// path and event id.
+type receiver struct{ *testkit.Receiver }
 
-// receiver is a webhook endpoint on 127.0.0.1 that answers verification
-// challenges and hands every other request to deliveries. status, when set,
-// is the answer to business events.
-type receiver struct {
-	*httptest.Server
-	deliveries chan delivery
-	mu         sync.Mutex
-	status     int
-}
-
-func newReceiver(t *testing.T) *receiver {
-	t.Helper()
-	rc := &receiver{deliveries: make(chan delivery, 100)}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		rc.deliveries <- delivery{path: r.URL.Path, header: r.Header.Clone(), body: b}
-		rc.mu.Lock()
-		status := rc.status
-		rc.mu.Unlock()
-		if status != 0 {
-			w.WriteHeader(status)
-		}
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
+func newReceiver(t *testing.T) receiver { return receiver{testkit.NewReceiver(t)} }
 
 // answer sets the status business events are answered with (0: 200).
-func (rc *receiver) answer(status int) { rc.mu.Lock(); rc.status = status; rc.mu.Unlock() }
+func (rc receiver) answer(status int) {
+	rc.Answer(func(w http.ResponseWriter, _ testkit.Delivery) { w.WriteHeader(max(status, http.StatusOK)) })
+}
 
-// collect waits (at most 30 s) until n deliveries arrived and returns them
-// by path and event id, checking each signature against secrets[path].
-func (rc *receiver) collect(t *testing.T, n int, secrets map[string]string) map[string]map[string][]byte {
+// collect waits for the next n deliveries and returns them by path and
+// event id, checking each signature against secrets[path].
+func (rc receiver) collect(t *testing.T, n int, secrets map[string]string) map[string]map[string][]byte {
 	t.Helper()
 	out := map[string]map[string][]byte{}
-	deadline := time.After(30 * time.Second)
-	for i := 0; i < n; i++ {
-		select {
-		case d := <-rc.deliveries:
-			if err := webhooksig.Verify(d.body, d.header.Get("X-Service-Signature"), secrets[d.path], time.Minute); err != nil {
-				t.Fatalf("delivery to %s: signature: %v", d.path, err)
-			}
-			if out[d.path] == nil {
-				out[d.path] = map[string][]byte{}
-			}
-			out[d.path][d.header.Get("X-Service-Event-Id")] = d.body
-		case <-deadline:
-			t.Fatalf("only %d of %d deliveries arrived", i, n)
+	for range n {
+		d := rc.Next(t)
+		if err := webhooksig.Verify(d.Body, d.Header.Get("X-Service-Signature"), secrets[d.Path], time.Minute); err != nil {
+			t.Fatalf("delivery to %s: signature: %v", d.Path, err)
 		}
+		if out[d.Path] == nil {
+			out[d.Path] = map[string][]byte{}
+		}
+		out[d.Path][d.Header.Get("X-Service-Event-Id")] = d.Body
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/haulgraph/haulgraph/contract"
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Events are history: the events API hands out each as it was stored,
@@ -60,7 +61,7 @@ func TestEventsAPIListsEveryStoredEventAsPublished(t *testing.T) {
 	reader := srv.Token(t, tn, domain.ScopeLoadRead, domain.ScopeTripRead)
 	for _, query := range []string{"?limit=100", "?limit=100&includePreviousAttributes=true"} {
 		url := srv.URL + "/api/p/v1/events" + query
-		res, body := do(t, "GET", url, map[string]string{"Authorization": "Bearer " + reader}, "")
+		res, body := testkit.Request(t, "GET", url, map[string]string{"Authorization": "Bearer " + reader}, "")
 		oas.check(t, "GET", url, "", "", res, body) // the OpenAPI document's answer, item by item
 		envs := list(t, res, body)
 		if got := ids(t, envs); len(got) != len(stored) || got[0] != oldID {

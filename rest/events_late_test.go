@@ -9,6 +9,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // A page never passes an event that commits later at a lower position: an
@@ -48,7 +49,7 @@ func TestEventsAPINeverSkipsALateCommit(t *testing.T) {
 	after := insert(ctx, pool) // committed, but after the open transaction began
 
 	get := func(query string) []string {
-		res, body := do(t, "GET", srv.URL+"/api/p/v1/events"+query, map[string]string{"Authorization": "Bearer " + reader}, "")
+		res, body := testkit.Request(t, "GET", srv.URL+"/api/p/v1/events"+query, map[string]string{"Authorization": "Bearer " + reader}, "")
 		return ids(t, list(t, res, body))
 	}
 	if got := get(""); !slices.Equal(got, []string{first}) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // eventsEnv is one instance with tenant acme (two subsidiaries) whose writes
@@ -121,7 +122,7 @@ func (e *eventsEnv) get(t *testing.T, path, token string) (*http.Response, []byt
 	if token != "" {
 		h["Authorization"] = "Bearer " + token
 	}
-	res, b := do(t, "GET", e.srv.URL+path, h, "")
+	res, b := testkit.Request(t, "GET", e.srv.URL+path, h, "")
 	e.oas.check(t, "GET", e.srv.URL+path, "", "", res, b)
 	return res, b
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/httpedge"
 )
 
 // Media types of the export.
@@ -24,7 +25,7 @@ const (
 
 // exportRetryAfter is the Retry-After (seconds) of a refused export: one
 // running export has to finish first.
-const exportRetryAfter = "10"
+const exportRetryAfter = 10
 
 func exportRoutes(e *reads.Exports) []Route {
 	h := &exportHandler{exports: e}
@@ -65,7 +66,7 @@ func (h *exportHandler) statements(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		if !out.started {
 			if errors.Is(err, reads.TooManyExports) {
-				w.Header().Set("Retry-After", exportRetryAfter)
+				httpedge.RetryAfter(w.Header(), exportRetryAfter)
 			}
 			if r.Context().Err() != nil {
 				return nil // nobody to answer

@@ -16,6 +16,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // slowClient dials with a 4 KiB receive buffer, so that a client that stops
@@ -200,7 +201,7 @@ func TestExportConcurrencyLimit(t *testing.T) {
 	}
 	// Another instance on the same database refuses too.
 	tok := other.Token(t, f.tenant, domain.ScopeDriverRead)
-	res, body = do(t, "GET", other.URL+exportPath+"?"+q, map[string]string{"Authorization": "Bearer " + tok}, "")
+	res, body = testkit.Request(t, "GET", other.URL+exportPath+"?"+q, map[string]string{"Authorization": "Bearer " + tok}, "")
 	wantProblem(t, res, body, http.StatusTooManyRequests)
 	// Another tenant is not limited by this one's exports.
 	tb := apptest.NewTenant(t, f.srv, "export-other")

@@ -19,6 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/readstest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 func init() {
@@ -55,7 +56,7 @@ func (f *fixture) export(t *testing.T, query, token string, header map[string]st
 	if token != "" {
 		h["Authorization"] = "Bearer " + token
 	}
-	res, b := do(t, "GET", f.srv.URL+exportPath+"?"+query, h, "")
+	res, b := testkit.Request(t, "GET", f.srv.URL+exportPath+"?"+query, h, "")
 	if res.Header.Get("Content-Encoding") == "" {
 		f.oas.check(t, "GET", f.srv.URL+exportPath+"?"+query, "", "", res, b)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/seed"
 	"github.com/haulgraph/haulgraph/storage/seedtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // fixture is one real instance with a seeded tenant; every call through it
@@ -65,7 +66,7 @@ func (f *fixture) callAs(t *testing.T, method, path, token, contentType, body st
 	if contentType != "" {
 		h["Content-Type"] = contentType
 	}
-	res, b := do(t, method, f.srv.URL+path, h, body)
+	res, b := testkit.Request(t, method, f.srv.URL+path, h, body)
 	f.oas.check(t, method, f.srv.URL+path, contentType, body, res, b)
 	if res.StatusCode == http.StatusOK && body != "" {
 		f.oas.checkRequest(t, method, f.srv.URL+path, contentType, body)

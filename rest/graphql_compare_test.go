@@ -15,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain/reads"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // REST and GraphQL answer through one read service: for the same item both
@@ -225,7 +226,7 @@ func (g *graphQLClient) sel(typ string, depth int, seen []string) string {
 func (g *graphQLClient) query(t *testing.T, q string) map[string]any {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"query": q})
-	res, b := do(t, "POST", g.f.srv.URL+"/graphql", map[string]string{
+	res, b := testkit.Request(t, "POST", g.f.srv.URL+"/graphql", map[string]string{
 		"Authorization": "Bearer " + g.f.all, "Content-Type": "application/json", "Accept": "application/json",
 	}, string(body))
 	var out struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // openAPIChecker validates live exchanges against the served document with
@@ -32,7 +33,7 @@ func newOpenAPIChecker(t *testing.T, base string) *openAPIChecker {
 		t.Fatal(err)
 	}
 	// Validate the document exactly as served, not the in-memory one.
-	res, served := do(t, "GET", base+"/api/p/openapi.json", nil, "")
+	res, served := testkit.Request(t, "GET", base+"/api/p/openapi.json", nil, "")
 	if res.StatusCode != 200 || !bytes.Equal(served, b) {
 		t.Fatalf("served document differs from rest.OpenAPI()")
 	}
@@ -147,7 +148,7 @@ func TestOpenAPIProblemsMatch(t *testing.T) {
 		if r.body != "" {
 			ct = "application/json"
 		}
-		res, body := do(t, r.method, srv.URL+r.path, map[string]string{"Content-Type": ct}, r.body)
+		res, body := testkit.Request(t, r.method, srv.URL+r.path, map[string]string{"Content-Type": ct}, r.body)
 		wantProblem(t, res, body, http.StatusUnauthorized)
 		c.check(t, r.method, srv.URL+r.path, ct, r.body, res, body)
 	}

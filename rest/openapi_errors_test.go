@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // TestOpenAPIErrorAnswersMatch causes each kind of error answer and checks
@@ -51,7 +52,7 @@ func TestOpenAPIErrorAnswersMatch(t *testing.T) {
 			if r.accept != "" {
 				h["Accept"] = r.accept
 			}
-			res, body := do(t, r.method, srv.URL+r.path, h, r.body)
+			res, body := testkit.Request(t, r.method, srv.URL+r.path, h, r.body)
 			wantProblem(t, res, body, r.status)
 			c.check(t, r.method, srv.URL+r.path, r.contentType, r.body, res, body)
 		})

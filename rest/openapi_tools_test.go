@@ -13,6 +13,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/npmci"
 	"github.com/haulgraph/haulgraph/rest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // npmTools installs contract/'s pinned npm tools (contract/package-lock.json)
@@ -54,7 +55,7 @@ func servedDocument(t *testing.T) []byte {
 	t.Helper()
 	srv := httptest.NewServer(rest.NewAPI(rest.Deps{}))
 	defer srv.Close()
-	res, body := do(t, "GET", srv.URL+"/api/p/openapi.json", nil, "")
+	res, body := testkit.Request(t, "GET", srv.URL+"/api/p/openapi.json", nil, "")
 	if res.StatusCode != 200 {
 		t.Fatalf("openapi.json: %d", res.StatusCode)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // The four document uploads answer as the OpenAPI document describes them,
@@ -37,7 +38,7 @@ func TestOpenAPIUploadsMatch(t *testing.T) {
 		_ = mw.WriteField("DocumentType", c.docType)
 		_ = mw.Close()
 		h := map[string]string{"Authorization": "Bearer " + tok, "Content-Type": mw.FormDataContentType()}
-		res, body := do(t, "POST", f.srv.URL+c.path, h, buf.String())
+		res, body := testkit.Request(t, "POST", f.srv.URL+c.path, h, buf.String())
 		if res.StatusCode != c.status {
 			t.Fatalf("%s (%s): %d %s, want %d", c.path, c.docType, res.StatusCode, body, c.status)
 		}

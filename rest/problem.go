@@ -8,7 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/eventlog"
@@ -70,7 +69,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	status := StatusOf(de.Code)
 	httpedge.Challenge(r.Context(), w.Header(), de)
 	if de.Code == domain.CodeUnavailable {
-		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
+		status = httpedge.Unavailable(w.Header())
 	}
 	fields := de.Fields
 	if de.Code == domain.CodeForbidden || de.Code == domain.CodeUnauthenticated {

@@ -10,6 +10,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Per client and per tenant buckets (docs/architecture.md), with the headers on every
@@ -28,7 +29,7 @@ func TestRateLimitPerClientAndTenant(t *testing.T) {
 	two := srv.Token(t, acme, domain.ScopeTrailerRead)
 	three := srv.Token(t, other, domain.ScopeUserRead)
 	get := func(tok string) (*http.Response, []byte) {
-		return do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", map[string]string{"Authorization": "Bearer " + tok}, "")
+		return testkit.Request(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", map[string]string{"Authorization": "Bearer " + tok}, "")
 	}
 	headers := func(res *http.Response, limit, remaining string) {
 		t.Helper()
@@ -78,13 +79,13 @@ func TestRateLimitPerClientAndTenant(t *testing.T) {
 	}
 	headers(res, "3", "2")
 	// GraphQL spends from the same buckets, with the same headers.
-	res, body = do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
+	res, body = testkit.Request(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
 	if res.StatusCode != 200 {
 		t.Fatalf("GraphQL: %d %s", res.StatusCode, body)
 	}
 	headers(res, "3", "1")
-	do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", map[string]string{"Authorization": "Bearer " + three}, "")
-	res, body = do(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
+	testkit.Request(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", map[string]string{"Authorization": "Bearer " + three}, "")
+	res, body = testkit.Request(t, "POST", srv.URL+"/graphql", map[string]string{"Authorization": "Bearer " + three, "Content-Type": "application/json"}, `{"query":"{ eventTypes }"}`)
 	wantGraphQLRateLimited(t, res, body)
 	headers(res, "3", "0")
 
@@ -111,7 +112,7 @@ func TestRateLimitSharedAcrossInstances(t *testing.T) {
 		if i%2 == 1 {
 			srv = b
 		}
-		res, _ := do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
+		res, _ := testkit.Request(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
 		switch res.StatusCode {
 		case http.StatusUnauthorized:
 			served++

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Every rejection of docs/api-contract.md §4, §7 and §8: status, problem+json and the field the
@@ -76,7 +77,7 @@ func TestRejections(t *testing.T) {
 
 	t.Run("unsupported versions", func(t *testing.T) {
 		for _, v := range []string{"v3", "v0", "v1.1", "v2.1", "latest"} {
-			res, body := do(t, "GET", f.srv.URL+"/api/p/"+v+"/trailers", map[string]string{"Authorization": "Bearer " + f.all}, "")
+			res, body := testkit.Request(t, "GET", f.srv.URL+"/api/p/"+v+"/trailers", map[string]string{"Authorization": "Bearer " + f.all}, "")
 			p := wantProblem(t, res, body, http.StatusNotFound)
 			if !strings.Contains(p.Detail, "unsupported API version") {
 				t.Fatalf("%s: %s", v, body)
@@ -101,12 +102,12 @@ func TestRejections(t *testing.T) {
 	t.Run("not acceptable", func(t *testing.T) {
 		for _, accept := range []string{"text/html", "application/xml;q=1, application/json;q=0"} {
 			h := map[string]string{"Authorization": "Bearer " + f.all, "Accept": accept}
-			res, body := do(t, "GET", f.srv.URL+"/api/p/v1/trailers", h, "")
+			res, body := testkit.Request(t, "GET", f.srv.URL+"/api/p/v1/trailers", h, "")
 			wantProblem(t, res, body, http.StatusNotAcceptable)
 		}
 		for _, accept := range []string{"application/problem+json", "application/*", "*/*", "text/html, application/json;q=0.5"} {
 			h := map[string]string{"Authorization": "Bearer " + f.all, "Accept": accept}
-			if res, body := do(t, "GET", f.srv.URL+"/api/p/v1/trailers", h, ""); res.StatusCode != 200 {
+			if res, body := testkit.Request(t, "GET", f.srv.URL+"/api/p/v1/trailers", h, ""); res.StatusCode != 200 {
 				t.Fatalf("Accept %q: %d %s", accept, res.StatusCode, body)
 			}
 		}

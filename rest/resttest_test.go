@@ -2,41 +2,13 @@ package rest_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/haulgraph/haulgraph/apptest"
 )
-
-// do sends one request and returns the response with its body read.
-func do(t *testing.T, method, url string, header map[string]string, body string) (*http.Response, []byte) {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
-}
 
 // startServer starts an instance with the default (generous) test limits.
 func startServer(t *testing.T) *apptest.Server { return apptest.Start(t, apptest.Options{}) }

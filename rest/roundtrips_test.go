@@ -7,6 +7,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/storage"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // maxInvoiceRoundTrips is the bound on PostgreSQL round trips per
@@ -38,7 +39,7 @@ func TestInvoiceReadRoundTrips(t *testing.T) {
 				if c.body != "" {
 					h["Content-Type"] = "application/json"
 				}
-				res, body := do(t, c.method, f.srv.URL+c.path, h, c.body)
+				res, body := testkit.Request(t, c.method, f.srv.URL+c.path, h, c.body)
 				if res.StatusCode != http.StatusOK {
 					t.Fatalf("status %d: %s", res.StatusCode, body)
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage/readstest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Two tenants with the same invoice number, load number and statement
@@ -39,7 +40,7 @@ func TestRESTNeverCrossesTenants(t *testing.T) {
 		if c.body != "" {
 			h["Content-Type"] = "application/json"
 		}
-		res, body := do(t, c.method, srv.URL+c.path, h, c.body)
+		res, body := testkit.Request(t, c.method, srv.URL+c.path, h, c.body)
 		if res.StatusCode != http.StatusOK || !strings.Contains(string(body), c.wantA) {
 			t.Fatalf("%s %s: tenant A's own read failed: %d %s", c.method, c.path, res.StatusCode, body)
 		}
@@ -50,6 +51,6 @@ func TestRESTNeverCrossesTenants(t *testing.T) {
 		}
 	}
 	// B's invoice by id is simply not found for A.
-	res, body := do(t, "GET", srv.URL+"/api/p/v1/invoices?id="+b.Invoice.String(), map[string]string{"Authorization": "Bearer " + tok}, "")
+	res, body := testkit.Request(t, "GET", srv.URL+"/api/p/v1/invoices?id="+b.Invoice.String(), map[string]string{"Authorization": "Bearer " + tok}, "")
 	wantProblem(t, res, body, http.StatusNotFound)
 }

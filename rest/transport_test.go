@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Routes that need no token to be told apart: a supported version on a real
@@ -23,7 +24,7 @@ func TestVersions(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for _, v := range []string{"v1", "v1.0", "v2", "v2.0"} {
-		res, body := do(t, "GET", srv.URL+"/api/p/"+v+"/webhooks/event-types", nil, "")
+		res, body := testkit.Request(t, "GET", srv.URL+"/api/p/"+v+"/webhooks/event-types", nil, "")
 		wantProblem(t, res, body, http.StatusUnauthorized)
 		if !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Fatalf("%s: 401 without WWW-Authenticate", v)
@@ -31,7 +32,7 @@ func TestVersions(t *testing.T) {
 	}
 	for _, v := range []string{"v3", "v1.1", "1", "V1", "v", "v2.0.0"} {
 		for _, path := range []string{"/invoices", "/trailers", "/webhooks/event-types"} {
-			res, body := do(t, "GET", srv.URL+"/api/p/"+v+path, nil, "")
+			res, body := testkit.Request(t, "GET", srv.URL+"/api/p/"+v+path, nil, "")
 			p := wantProblem(t, res, body, http.StatusNotFound)
 			if !strings.Contains(p.Detail, "unsupported API version") {
 				t.Fatalf("%s%s: detail %q", v, path, p.Detail)
@@ -43,28 +44,28 @@ func TestVersions(t *testing.T) {
 func TestUnknownRouteAndMethod(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
-	res, body := do(t, "GET", srv.URL+"/api/p/v1/nothing-here", nil, "")
+	res, body := testkit.Request(t, "GET", srv.URL+"/api/p/v1/nothing-here", nil, "")
 	wantProblem(t, res, body, http.StatusNotFound)
 
-	res, body = do(t, "DELETE", srv.URL+"/api/p/v1/invoices", nil, "")
+	res, body = testkit.Request(t, "DELETE", srv.URL+"/api/p/v1/invoices", nil, "")
 	wantProblem(t, res, body, http.StatusMethodNotAllowed)
 	if res.Header.Get("Allow") != "GET" {
 		t.Fatalf("Allow = %q, want GET", res.Header.Get("Allow"))
 	}
-	res, body = do(t, "GET", srv.URL+"/api/p/v1/users/search", nil, "")
+	res, body = testkit.Request(t, "GET", srv.URL+"/api/p/v1/users/search", nil, "")
 	wantProblem(t, res, body, http.StatusMethodNotAllowed)
 	if res.Header.Get("Allow") != "POST" {
 		t.Fatalf("Allow = %q, want POST", res.Header.Get("Allow"))
 	}
 	// A literal path is not a value of its wildcard sibling /webhooks/{id}.
 	for _, m := range []string{"POST", "OPTIONS", "PUT", "PATCH", "DELETE"} {
-		res, body = do(t, m, srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
+		res, body = testkit.Request(t, m, srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
 		wantProblem(t, res, body, http.StatusMethodNotAllowed)
 		if res.Header.Get("Allow") != "GET" {
 			t.Fatalf("%s event-types: Allow = %q, want GET", m, res.Header.Get("Allow"))
 		}
 	}
-	res, body = do(t, "PUT", srv.URL+"/api/p/v1/webhooks/"+uuid.NewString(), nil, "")
+	res, body = testkit.Request(t, "PUT", srv.URL+"/api/p/v1/webhooks/"+uuid.NewString(), nil, "")
 	wantProblem(t, res, body, http.StatusMethodNotAllowed)
 	if res.Header.Get("Allow") != "GET, PATCH, DELETE" {
 		t.Fatalf("PUT webhook: Allow = %q, want GET, PATCH, DELETE", res.Header.Get("Allow"))
@@ -75,7 +76,7 @@ func TestNotAcceptable(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for _, accept := range []string{"text/html", "application/xml, text/plain", "application/json;q=0, text/html"} {
-		res, body := do(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"Accept": accept}, "")
+		res, body := testkit.Request(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"Accept": accept}, "")
 		wantProblem(t, res, body, http.StatusNotAcceptable)
 	}
 }
@@ -83,7 +84,7 @@ func TestNotAcceptable(t *testing.T) {
 func TestOpenAPIDocumentServed(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
-	res, body := do(t, "GET", srv.URL+"/api/p/openapi.json", nil, "")
+	res, body := testkit.Request(t, "GET", srv.URL+"/api/p/openapi.json", nil, "")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("openapi.json: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
@@ -111,7 +112,7 @@ func TestTraceparentPropagated(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	res, body := do(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}, "")
+	res, body := testkit.Request(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}, "")
 	p := wantProblem(t, res, body, http.StatusUnauthorized)
 	if p.TraceID != trace {
 		t.Fatalf("problem traceId = %q, want %q", p.TraceID, trace)
@@ -121,7 +122,7 @@ func TestTraceparentPropagated(t *testing.T) {
 		t.Fatalf("response traceparent = %q, want the same trace with this server's span", tp)
 	}
 	// A malformed traceparent starts a new trace.
-	res, body = do(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"traceparent": "00-" + strings.Repeat("0", 32) + "-00f067aa0ba902b7-01"}, "")
+	res, body = testkit.Request(t, "GET", srv.URL+"/api/p/v1/trailers", map[string]string{"traceparent": "00-" + strings.Repeat("0", 32) + "-00f067aa0ba902b7-01"}, "")
 	p = wantProblem(t, res, body, http.StatusUnauthorized)
 	if len(p.TraceID) != 32 || p.TraceID == strings.Repeat("0", 32) {
 		t.Fatalf("new trace id %q", p.TraceID)
@@ -132,13 +133,13 @@ func TestMetricsCountRequests(t *testing.T) {
 	t.Parallel()
 	srv := apptest.Start(t, apptest.Options{})
 	for range 3 {
-		do(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
+		testkit.Request(t, "GET", srv.URL+"/api/p/v1/webhooks/event-types", nil, "")
 	}
-	do(t, "GET", srv.URL+"/api/p/v9/trailers", nil, "")
-	if res, _ := do(t, "GET", srv.URL+"/metrics", nil, ""); res.StatusCode != http.StatusNotFound {
+	testkit.Request(t, "GET", srv.URL+"/api/p/v9/trailers", nil, "")
+	if res, _ := testkit.Request(t, "GET", srv.URL+"/metrics", nil, ""); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("public /metrics: %d, want 404 (metrics are on the admin listener)", res.StatusCode)
 	}
-	res, body := do(t, "GET", srv.AdminURL+"/metrics", nil, "")
+	res, body := testkit.Request(t, "GET", srv.AdminURL+"/metrics", nil, "")
 	if res.StatusCode != 200 {
 		t.Fatalf("/metrics: %d", res.StatusCode)
 	}
@@ -166,13 +167,13 @@ func TestRateLimitAnonymous(t *testing.T) {
 	}})
 	url := srv.URL + "/api/p/v1/webhooks/event-types"
 	for i := range 3 {
-		res, body := do(t, "GET", url, nil, "")
+		res, body := testkit.Request(t, "GET", url, nil, "")
 		wantProblem(t, res, body, http.StatusUnauthorized)
 		if res.Header.Get("RateLimit-Limit") != "3" || res.Header.Get("RateLimit-Remaining") != strconv.Itoa(2-i) || res.Header.Get("RateLimit-Reset") == "" {
 			t.Fatalf("request %d: RateLimit headers %v", i, res.Header)
 		}
 	}
-	res, body := do(t, "GET", url, nil, "")
+	res, body := testkit.Request(t, "GET", url, nil, "")
 	p := wantProblem(t, res, body, http.StatusTooManyRequests)
 	if p.Detail == "" || res.Header.Get("RateLimit-Remaining") != "0" {
 		t.Fatalf("429: %s %v", body, res.Header)
@@ -185,10 +186,10 @@ func TestRateLimitAnonymous(t *testing.T) {
 		t.Fatalf("RateLimit-Reset %d before Retry-After %d", reset, retry)
 	}
 	clk.Advance(time.Duration(retry) * time.Second)
-	res, body = do(t, "GET", url, nil, "")
+	res, body = testkit.Request(t, "GET", url, nil, "")
 	wantProblem(t, res, body, http.StatusUnauthorized)
 	// The refusal is counted under its route.
-	_, metrics := do(t, "GET", srv.AdminURL+"/metrics", nil, "")
+	_, metrics := testkit.Request(t, "GET", srv.AdminURL+"/metrics", nil, "")
 	if want := `haulgraph_http_requests_total{method="GET",route="GET /api/p/{version}/webhooks/event-types",status="429"} 1`; !strings.Contains(string(metrics), want) {
 		t.Fatalf("/metrics lacks %s", want)
 	}
@@ -211,7 +212,7 @@ func TestOpenAPITokenEndpoint(t *testing.T) {
 		{form, "grant_type=client_credentials&client_id=" + id + "&client_secret=wrong&audience=" + url.QueryEscape(srv.Config.Audience), 401},
 		{form, "grant_type=password&client_id=" + id + "&client_secret=" + secret + "&audience=" + url.QueryEscape(srv.Config.Audience), 400},
 	} {
-		res, body := do(t, "POST", srv.URL+"/oauth/token", map[string]string{"Content-Type": r.ct}, r.body)
+		res, body := testkit.Request(t, "POST", srv.URL+"/oauth/token", map[string]string{"Content-Type": r.ct}, r.body)
 		if res.StatusCode != r.status {
 			t.Fatalf("%s: %d %s, want %d", r.body, res.StatusCode, body, r.status)
 		}

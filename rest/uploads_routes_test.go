@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/documents"
 	"github.com/haulgraph/haulgraph/secretbox"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // The uploads are ordinary API routes: the rules every route shares apply
@@ -27,7 +28,7 @@ func TestUploadsAreAPIRoutes(t *testing.T) {
 	path := "/api/p/v1/drivers/" + f.seed.DriverID.String() + "/document"
 
 	before := f.documentCount(t)
-	res, body := do(t, "GET", f.srv.URL+path, map[string]string{"Authorization": "Bearer " + tok}, "")
+	res, body := testkit.Request(t, "GET", f.srv.URL+path, map[string]string{"Authorization": "Bearer " + tok}, "")
 	wantProblem(t, res, body, http.StatusMethodNotAllowed)
 	if res.Header.Get("Allow") != "POST" {
 		t.Fatalf("Allow %q, want POST", res.Header.Get("Allow"))
@@ -45,7 +46,7 @@ func TestUploadsAreAPIRoutes(t *testing.T) {
 		for k, v := range header {
 			h[k] = v
 		}
-		res, body := do(t, "POST", f.srv.URL+path, h, buf.String())
+		res, body := testkit.Request(t, "POST", f.srv.URL+path, h, buf.String())
 		f.oas.check(t, "POST", f.srv.URL+path, mw.FormDataContentType(), buf.String(), res, body)
 		return res, body
 	}
@@ -68,14 +69,14 @@ func TestUploadsAreAPIRoutes(t *testing.T) {
 	}
 
 	link := f.srv.Documents.DownloadURL(f.tenant.ID, domain.Document{ID: doc.ID})
-	res, body = do(t, "GET", link, nil, "")
+	res, body = testkit.Request(t, "GET", link, nil, "")
 	if res.StatusCode != http.StatusOK || !bytes.Equal(body, pdf) {
 		t.Fatalf("download: %d, %d bytes", res.StatusCode, len(body))
 	}
 	f.oas.check(t, "GET", link, "", "", res, body)
 
 	forged := strings.Replace(link, "sig=", "sig=0", 1)
-	res, body = do(t, "GET", forged, nil, "")
+	res, body = testkit.Request(t, "GET", forged, nil, "")
 	wantProblem(t, res, body, http.StatusForbidden)
 	f.oas.check(t, "GET", forged, "", "", res, body)
 
@@ -88,7 +89,7 @@ func TestUploadsAreAPIRoutes(t *testing.T) {
 	base := link[:strings.Index(link, "/api/p/")]
 	for name, key := range map[string][]byte{"master": master, "sealing": secretbox.Derive(master, secretbox.SealingLabel)} {
 		other := &documents.Service{Links: documents.NewLinkSigner(key, base)}
-		res, body = do(t, "GET", other.DownloadURL(f.tenant.ID, domain.Document{ID: doc.ID}), nil, "")
+		res, body = testkit.Request(t, "GET", other.DownloadURL(f.tenant.ID, domain.Document{ID: doc.ID}), nil, "")
 		if res.StatusCode != http.StatusForbidden {
 			t.Errorf("a link signed with the %s key: %d, want 403", name, res.StatusCode)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 type schemeWebhook struct {
@@ -22,7 +23,7 @@ func TestWebhookSignatureSchemeREST(t *testing.T) {
 	auth := map[string]string{"Authorization": "Bearer " + e.manage, "Content-Type": "application/json"}
 	send := func(method, path, body string, status int) (schemeWebhook, []byte) {
 		t.Helper()
-		res, b := do(t, method, e.srv.URL+"/api/p/v1"+path, auth, body)
+		res, b := testkit.Request(t, method, e.srv.URL+"/api/p/v1"+path, auth, body)
 		var w schemeWebhook
 		want(t, res, b, status, &w)
 		return w, b
@@ -60,7 +61,7 @@ func TestWebhookSignatureSchemeREST(t *testing.T) {
 	if rotated.Secret != nil || rotated.PublicKey == nil || *rotated.PublicKey == *ed.PublicKey || strings.Contains(string(body), "whsk_") {
 		t.Fatalf("rotated %s", body)
 	}
-	res, b := do(t, "GET", e.srv.URL+"/api/p/v1/webhooks", auth, "")
+	res, b := testkit.Request(t, "GET", e.srv.URL+"/api/p/v1/webhooks", auth, "")
 	var list []schemeWebhook
 	want(t, res, b, http.StatusOK, &list)
 	schemes := map[string]string{}
@@ -73,13 +74,13 @@ func TestWebhookSignatureSchemeREST(t *testing.T) {
 
 	// An unknown scheme is refused naming the field; the scheme is fixed
 	// once created, but repeating it is harmless.
-	res, b = do(t, "POST", e.srv.URL+"/api/p/v1/webhooks", auth,
+	res, b = testkit.Request(t, "POST", e.srv.URL+"/api/p/v1/webhooks", auth,
 		`{"Name":"erp","Url":"`+rc.URL+`/hook","EventTypes":["load.changed"],"SubsidiaryId":"`+sub+`","SignatureScheme":"hmac"}`)
 	wantFieldError(t, res, b, "SignatureScheme")
-	res, b = do(t, "POST", e.srv.URL+"/api/p/v1/webhooks", auth,
+	res, b = testkit.Request(t, "POST", e.srv.URL+"/api/p/v1/webhooks", auth,
 		`{"Name":"erp","Url":"`+rc.URL+`/hook","EventTypes":["load.changed"],"SubsidiaryId":"`+sub+`","SignatureScheme":7}`)
 	wantFieldError(t, res, b, "SignatureScheme")
-	res, b = do(t, "PATCH", e.srv.URL+"/api/p/v1/webhooks/"+std.Id, auth, `{"SignatureScheme":"service"}`)
+	res, b = testkit.Request(t, "PATCH", e.srv.URL+"/api/p/v1/webhooks/"+std.Id, auth, `{"SignatureScheme":"service"}`)
 	wantFieldError(t, res, b, "SignatureScheme")
 	if p := wantProblem(t, res, b, http.StatusBadRequest); !strings.Contains(strings.Join(p.Errors["SignatureScheme"], " "), "cannot be changed") {
 		t.Fatalf("errors %v", p.Errors)
@@ -89,7 +90,7 @@ func TestWebhookSignatureSchemeREST(t *testing.T) {
 		t.Fatalf("patched %+v", same)
 	}
 	var raw map[string]json.RawMessage
-	res, b = do(t, "GET", e.srv.URL+"/api/p/v1/webhooks/"+def.Id, auth, "")
+	res, b = testkit.Request(t, "GET", e.srv.URL+"/api/p/v1/webhooks/"+def.Id, auth, "")
 	want(t, res, b, http.StatusOK, &raw)
 	if string(raw["SignatureScheme"]) != `"service"` {
 		t.Fatalf("read %s", b)

@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // whEnv is one instance for the REST webhook management tests: every
@@ -48,7 +49,7 @@ func (e *whEnv) call(t *testing.T, method, path, token, body string) (*http.Resp
 		ct = "application/json"
 		h["Content-Type"] = ct
 	}
-	res, b := do(t, method, e.srv.URL+path, h, body)
+	res, b := testkit.Request(t, method, e.srv.URL+path, h, body)
 	e.oas.check(t, method, e.srv.URL+path, ct, body, res, b)
 	if res.StatusCode < 300 && body != "" {
 		e.oas.checkRequest(t, method, e.srv.URL+path, ct, body)
@@ -127,7 +128,7 @@ func TestWebhookManagementREST(t *testing.T) {
 			wantFieldError(t, res, body, f)
 		}
 	}
-	res, body := do(t, "POST", e.srv.URL+"/api/p/v1/webhooks", map[string]string{"Authorization": "Bearer " + e.manage, "Content-Type": "text/plain"}, "{}")
+	res, body := testkit.Request(t, "POST", e.srv.URL+"/api/p/v1/webhooks", map[string]string{"Authorization": "Bearer " + e.manage, "Content-Type": "text/plain"}, "{}")
 	wantProblem(t, res, body, http.StatusUnsupportedMediaType)
 
 	// Create: 201, Location, the secret once, Pending.
@@ -365,7 +366,7 @@ func TestWebhookManagementREST(t *testing.T) {
 	}
 
 	// PUT is not a method of the webhook resource.
-	res, body = do(t, "PUT", e.srv.URL+path, map[string]string{"Authorization": "Bearer " + e.manage}, "")
+	res, body = testkit.Request(t, "PUT", e.srv.URL+path, map[string]string{"Authorization": "Bearer " + e.manage}, "")
 	wantProblem(t, res, body, http.StatusMethodNotAllowed)
 	if a := res.Header.Get("Allow"); a != "GET, PATCH, DELETE" {
 		t.Fatalf("Allow %q", a)

@@ -9,43 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/clients"
 )
 
-// APIClient is one set of client credentials as stored (api_clients).
-type APIClient struct {
-	ID          uuid.UUID
-	TenantID    uuid.UUID
-	ClientID    string
-	SecretHash  []byte
-	Name        string
-	Description string
-	Scopes      []string
-	ExpiresAt   *time.Time
-	RevokedAt   *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
-// SigningKey is one sealed signing key as stored (signing_keys).
-type SigningKey struct {
-	KID        string
-	Algorithm  string
-	PrivateKey []byte // sealed
-	CreatedAt  time.Time
-	NotAfter   *time.Time // nil while the key is the active one
-}
-
-// Revocations is what the token service must refuse: revoked clients,
-// revoked tokens (client id and jti) and the kids that still verify.
-type Revocations struct {
-	Clients []string
-	Tokens  [][2]string
-	KIDs    []string
-}
-
-// Auth is the token service's store: client credentials, signing keys and
-// revocations.
+// Auth is the clients area's store (clients.Store): client credentials,
+// signing keys and revocations.
 type Auth struct{ DB *DB }
+
+var _ clients.Store = (*Auth)(nil)
 
 const (
 	clientLimitLock = 7340219 // advisory lock class: one client creation per tenant at a time
@@ -54,14 +25,9 @@ const (
 
 const clientColumns = `id, tenant_id, client_id, secret_hash, name, description, scopes, expires_at, revoked_at, created_at, updated_at`
 
-func scanClient(r pgx.Row, c *APIClient) error {
-	return r.Scan(&c.ID, &c.TenantID, &c.ClientID, &c.SecretHash, &c.Name, &c.Description, &c.Scopes,
-		&c.ExpiresAt, &c.RevokedAt, &c.CreatedAt, &c.UpdatedAt)
-}
-
 // CreateClient inserts c when admit, told how many live sets the tenant
 // holds, returns nil; creations of one tenant are serialized.
-func (s *Auth) CreateClient(ctx context.Context, c APIClient, admit func(live int) error) (APIClient, error) {
+func (s *Auth) CreateClient(ctx context.Context, c clients.Client, admit func(live int) error) (clients.Client, error) {
 	err := s.DB.inTenantTx(ctx, c.TenantID, func(ctx context.Context, tx *Tx) error {
 		tx.exec("SELECT pg_advisory_xact_lock($1, hashtext($2))", clientLimitLock, c.TenantID.String())
 		var live int
@@ -82,16 +48,10 @@ func (s *Auth) CreateClient(ctx context.Context, c APIClient, admit func(live in
 }
 
 // Clients lists the tenant's credential sets, newest first.
-func (s *Auth) Clients(ctx context.Context, tenant uuid.UUID) ([]APIClient, error) {
-	var out []APIClient
+func (s *Auth) Clients(ctx context.Context, tenant uuid.UUID) ([]clients.Client, error) {
+	var out []clients.Client
 	err := s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *Tx) error {
-		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 500",
-			func(r pgx.Rows) error {
-				var c APIClient
-				err := scanClient(r, &c)
-				out = append(out, c)
-				return err
-			}, tenant)
+		selectRows(tx, &out, "SELECT "+clientColumns+" FROM api_clients WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 500", tenant)
 		return nil
 	})
 	return out, err
@@ -110,12 +70,12 @@ func (s *Auth) RevokeClient(ctx context.Context, tenant uuid.UUID, clientID stri
 
 // EditClient locks a live set, lets edit change it and saves name,
 // description, scopes and expiry; notFound when there is no such live set.
-func (s *Auth) EditClient(ctx context.Context, tenant uuid.UUID, clientID string, edit func(*APIClient) error) (APIClient, error) {
-	var c APIClient
+func (s *Auth) EditClient(ctx context.Context, tenant uuid.UUID, clientID string, edit func(*clients.Client) error) (clients.Client, error) {
+	var c clients.Client
 	err := s.DB.inTenantTx(ctx, tenant, func(ctx context.Context, tx *Tx) error {
 		found := false
 		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE tenant_id = $1 AND client_id = $2 AND revoked_at IS NULL FOR UPDATE",
-			func(r pgx.Rows) error { found = true; return scanClient(r, &c) }, tenant, clientID)
+			func(r pgx.Rows) error { found = true; return byName(&c)(r) }, tenant, clientID)
 		if err := tx.flush(ctx); err != nil {
 			return err
 		}
@@ -135,10 +95,10 @@ func (s *Auth) EditClient(ctx context.Context, tenant uuid.UUID, clientID string
 
 // ClientByID finds a client by its id across tenants (the token endpoint
 // does not know the tenant yet).
-func (s *Auth) ClientByID(ctx context.Context, clientID string) (c APIClient, found bool, err error) {
+func (s *Auth) ClientByID(ctx context.Context, clientID string) (c clients.Client, found bool, err error) {
 	err = s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT "+clientColumns+" FROM api_clients WHERE client_id = $1",
-			func(r pgx.Rows) error { found = true; return scanClient(r, &c) }, clientID)
+			func(r pgx.Rows) error { found = true; return byName(&c)(r) }, clientID)
 		return nil
 	})
 	return c, found, err
@@ -150,7 +110,7 @@ func (s *Auth) TenantBySlug(ctx context.Context, slug string) (domain.Tenant, er
 }
 
 // EnsureSigningKey inserts newKey() when no key is active (first start).
-func (s *Auth) EnsureSigningKey(ctx context.Context, newKey func() (SigningKey, error)) error {
+func (s *Auth) EnsureSigningKey(ctx context.Context, newKey func() (clients.SigningKey, error)) error {
 	return s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.exec("SELECT pg_advisory_xact_lock($1)", keyLockID)
 		var n int
@@ -163,7 +123,7 @@ func (s *Auth) EnsureSigningKey(ctx context.Context, newKey func() (SigningKey, 
 
 // RotateSigningKey retires the active key, which keeps verifying for
 // keepFor, and inserts newKey().
-func (s *Auth) RotateSigningKey(ctx context.Context, keepFor time.Duration, newKey func() (SigningKey, error)) error {
+func (s *Auth) RotateSigningKey(ctx context.Context, keepFor time.Duration, newKey func() (clients.SigningKey, error)) error {
 	return s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.exec("SELECT pg_advisory_xact_lock($1)", keyLockID)
 		tx.exec("UPDATE signing_keys SET retired_at = now(), not_after = now() + $1::interval WHERE retired_at IS NULL",
@@ -172,7 +132,7 @@ func (s *Auth) RotateSigningKey(ctx context.Context, keepFor time.Duration, newK
 	})
 }
 
-func insertKey(tx *Tx, newKey func() (SigningKey, error)) error {
+func insertKey(tx *Tx, newKey func() (clients.SigningKey, error)) error {
 	k, err := newKey()
 	if err != nil {
 		return err
@@ -182,16 +142,10 @@ func insertKey(tx *Tx, newKey func() (SigningKey, error)) error {
 }
 
 // SigningKeys returns every key that may still verify a token, newest first.
-func (s *Auth) SigningKeys(ctx context.Context) ([]SigningKey, error) {
-	var out []SigningKey
+func (s *Auth) SigningKeys(ctx context.Context) ([]clients.SigningKey, error) {
+	var out []clients.SigningKey
 	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.query("SELECT kid, algorithm, private_key, created_at, not_after FROM signing_keys WHERE not_after IS NULL OR not_after > now() ORDER BY created_at DESC",
-			func(r pgx.Rows) error {
-				var k SigningKey
-				err := r.Scan(&k.KID, &k.Algorithm, &k.PrivateKey, &k.CreatedAt, &k.NotAfter)
-				out = append(out, k)
-				return err
-			})
+		selectRows(tx, &out, "SELECT kid, algorithm, private_key, created_at, not_after FROM signing_keys WHERE not_after IS NULL OR not_after > now() ORDER BY created_at DESC")
 		return nil
 	})
 	return out, err
@@ -199,8 +153,8 @@ func (s *Auth) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 
 // Revocations reads the clients revoked after since, the revoked tokens not
 // yet expired and the kids still verifying, in one round trip.
-func (s *Auth) Revocations(ctx context.Context, since time.Time) (Revocations, error) {
-	var rv Revocations
+func (s *Auth) Revocations(ctx context.Context, since time.Time) (clients.Revocations, error) {
+	var rv clients.Revocations
 	err := s.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(`SELECT client_id, '' FROM api_clients WHERE revoked_at > $1
 			UNION ALL SELECT client_id, jti FROM token_revocations WHERE expires_at > now()`, func(r pgx.Rows) error {

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -123,15 +122,16 @@ func (s *Documents) InsertDocument(ctx context.Context, tenantID uuid.UUID, p do
 const documentColumns = `id, parent_type, parent_id, parent_uuid, attachment_path, attachment_type,
 	attachment_size, content_type, blob_key, uploaded_at`
 
-func scanDocument(sc interface{ Scan(...any) error }) (domain.Document, uuid.UUID, error) {
-	var d domain.Document
-	var parent uuid.UUID
-	var pt string
-	var at time.Time
-	err := sc.Scan(&d.ID, &pt, &d.ParentID, &parent, &d.AttachmentPath, &d.AttachmentType,
-		&d.AttachmentSize, &d.ContentType, &d.BlobKey, &at)
-	d.ParentType, d.UploadedAt = domain.DocumentParentType(pt), at.UTC()
-	return d, parent, err
+// documentRow is a row of documentColumns, read by name.
+type documentRow struct {
+	domain.Document
+	ParentUUID uuid.UUID `db:"parent_uuid"`
+}
+
+func scanDocument(r pgx.Rows) (domain.Document, uuid.UUID, error) {
+	row, err := pgx.RowToStructByName[documentRow](r)
+	row.UploadedAt = row.UploadedAt.UTC()
+	return row.Document, row.ParentUUID, err
 }
 
 // Document reads one document of the tenant.

@@ -138,6 +138,9 @@ func exportStatementsQuery(tenant uuid.UUID, q reads.StatementExportQuery) (stri
 	return query, args
 }
 
+// readStatementBatch and exportLines read by position for the reason
+// fillStatements gives (the same rows, 500 statements a step).
+//
 // readStatementBatch reads one keyset step and its line items and sub-lines
 // (three queries) and assembles them as search does.
 func readStatementBatch(ctx context.Context, tx *Tx, tenant uuid.UUID, query string, args []any) ([]reads.Statement, error) {

@@ -33,8 +33,8 @@ type loadStatements struct{ loads, stops, trips string }
 func loadStatementsFor(key string) loadStatements {
 	where := " WHERE l.tenant_id = $1 AND " + key
 	return loadStatements{
-		loads: `SELECT l.id, l.load_number, l.status, l.billing_status, l.subsidiary_id, coalesce(s.name, ''),
-			l.customer_id, c.name, l.order_number, l.po_number, l.source, l.rate, l.currency, l.weight, l.commodity,
+		loads: `SELECT l.id, l.load_number, l.status, l.billing_status, l.subsidiary_id, coalesce(s.name, '') AS subsidiary_name,
+			l.customer_id, c.name AS customer_name, l.order_number, l.po_number, l.source, l.rate, l.currency, l.weight, l.commodity,
 			l.equipment_type, l.created_at, l.updated_at
 			FROM loads l LEFT JOIN subsidiaries s ON s.id = l.subsidiary_id AND s.tenant_id = l.tenant_id
 			LEFT JOIN customers c ON c.id = l.customer_id AND c.tenant_id = l.tenant_id` + where +
@@ -63,40 +63,22 @@ func queueLoads(b *pgx.Batch, key loadKey, tenant uuid.UUID, arg any) *loadsRead
 	sql := loadSQL[key]
 	r := &loadsRead{stops: map[uuid.UUID][]domain.Stop{}, trips: map[uuid.UUID][]domain.Trip{}}
 	queueRows(b, sql.loads, func(rows pgx.Rows) error {
-		var l domain.Load
-		var rate, weight numeric
-		var currency int
-		if err := rows.Scan(&l.ID, &l.LoadNumber, &l.Status, &l.BillingStatus, &l.SubsidiaryID, &l.SubsidiaryName,
-			&l.CustomerID, &l.CustomerName, &l.OrderNumber, &l.PONumber, &l.Source, &rate, &currency, &weight,
-			&l.Commodity, &l.EquipmentType, &l.CreatedAt, &l.UpdatedAt); err != nil {
-			return err
-		}
-		l.Rate, l.Weight = domain.NewMoney(rate.dec(), currency), domain.DecimalPtr(weight.decPtr())
-		r.loads = append(r.loads, l)
-		return nil
+		row, err := pgx.RowToStructByName[loadRow](rows)
+		r.loads = append(r.loads, row.load())
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.stops, func(rows pgx.Rows) error {
-		var load uuid.UUID
-		var s domain.Stop
-		a := &s.Address
-		if err := rows.Scan(&load, &s.Sequence, &s.Type, &s.LocationID, &s.Name, &a.Street, &a.City, &a.State,
-			&a.ZipCode, &s.AppointmentStart, &s.AppointmentEnd, &s.ArrivedAt, &s.DepartedAt); err != nil {
-			return err
-		}
-		r.stops[load] = append(r.stops[load], s)
-		return nil
+		row, err := pgx.RowToStructByName[stopRow](rows)
+		r.stops[row.LoadID] = append(r.stops[row.LoadID], row.stop())
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.trips, func(rows pgx.Rows) error {
-		var t domain.Trip
-		if err := rows.Scan(&t.ID, &t.LoadID, &t.TripNumber, &t.Status, &t.DriverIDs, &t.TruckID, &t.TrailerID,
-			&t.CarrierID); err != nil {
-			return err
-		}
+		t, err := pgx.RowToStructByName[domain.Trip](rows)
 		if t.DriverIDs == nil {
 			t.DriverIDs = []uuid.UUID{}
 		}
 		r.trips[t.LoadID] = append(r.trips[t.LoadID], t)
-		return nil
+		return err
 	}, tenant, arg)
 	return r
 }

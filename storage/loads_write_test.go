@@ -18,6 +18,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // writeFixture is one tenant with a subsidiary and a driver, and a caller
@@ -109,7 +110,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 	var got, wantV any
 	_ = json.Unmarshal(env.Data["load"], &got)
 	_ = json.Unmarshal(want, &wantV)
-	if gj, _ := json.Marshal(got); string(gj) != string(mustJSON(wantV)) {
+	if gj, _ := json.Marshal(got); string(gj) != string(testkit.MustJSON(t, wantV)) {
 		t.Fatalf("data.load %s\n != snapshot %s", env.Data["load"], want)
 	}
 
@@ -125,7 +126,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 	if strings.Contains(string(evs[2].Payload), `"diff"`) {
 		t.Fatal("load.status.changed carries a diff")
 	}
-	if !strings.Contains(compact(evs[1].Payload), `"previousAttributes":{"Status":"Open"}`) {
+	if !strings.Contains(compact(t, evs[1].Payload), `"previousAttributes":{"Status":"Open"}`) {
 		t.Fatalf("load.changed diff: %s", evs[1].Payload)
 	}
 
@@ -146,7 +147,7 @@ func TestLoadWritesEmitEventsInTheirTransaction(t *testing.T) {
 	}
 	evs = outboxEvents(t, db)
 	if len(evs) != 4 || evs[3].Type != domain.EventTripChanged ||
-		!strings.Contains(compact(evs[3].Payload), `"changes":[{"kind":"FieldChanged","target":{"id":"DriverIds","type":"Field"}}]`) {
+		!strings.Contains(compact(t, evs[3].Payload), `"changes":[{"kind":"FieldChanged","target":{"id":"DriverIds","type":"Field"}}]`) {
 		t.Fatalf("trip event: %s", evs[len(evs)-1].Payload)
 	}
 }
@@ -317,12 +318,10 @@ func waitFinal(t *testing.T, outbox *storage.Outbox, n int) {
 	}
 }
 
-func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
-
 // compact re-renders stored jsonb (which reorders keys and adds spaces) in
 // Go's canonical form.
-func compact(raw []byte) string {
+func compact(t *testing.T, raw []byte) string {
 	var v any
 	_ = json.Unmarshal(raw, &v)
-	return string(mustJSON(v))
+	return string(testkit.MustJSON(t, v))
 }

@@ -94,7 +94,7 @@ type Outbox struct{ DB *DB }
 // The read statements are constant texts with bind parameters (pgx caches
 // one prepared statement per connection for each).
 const (
-	outboxColumns = "seq, xact::text::bigint, id, tenant_id, subsidiary_id, type, subject_id, payload, created_at, traceparent"
+	outboxColumns = "seq, xact::text::bigint AS xact, id, tenant_id, subsidiary_id, type, subject_id, payload, created_at, traceparent"
 	outboxAfter   = "SELECT " + outboxColumns + ` FROM events
 		WHERE (xact, seq) > ($1::bigint::text::xid8, $2) AND xact < pg_snapshot_xmin(pg_current_snapshot())
 		ORDER BY xact, seq LIMIT $3`
@@ -103,7 +103,7 @@ const (
 	// back (one row of NULL event columns when none is final). Two statements
 	// would race: the horizon can pass events between them, and a reader
 	// would see neither the events nor that they were held.
-	outboxAfterHeld = `SELECT held.v, e.* FROM
+	outboxAfterHeld = `SELECT held.v AS held, e.* FROM
 		(SELECT EXISTS (SELECT 1 FROM events WHERE (xact, seq) > ($1::bigint::text::xid8, $2)
 			AND xact >= pg_snapshot_xmin(pg_current_snapshot())) AS v) held
 		LEFT JOIN LATERAL (` + outboxAfter + `) e ON true`
@@ -133,20 +133,15 @@ func (o *Outbox) Head(ctx context.Context) (head eventlog.Position, err error) {
 func (o *Outbox) After(ctx context.Context, pos eventlog.Position, limit int) (events []OutboxEvent, held bool, err error) {
 	err = o.DB.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(outboxAfterHeld, func(rows pgx.Rows) error {
-			// Pointers: the row that says "none final" has NULL event columns.
-			var (
-				seq, xact       *int64
-				id, typ         *string
-				tenant, subject *uuid.UUID
-				created         *time.Time
-				e               OutboxEvent
-			)
-			if err := rows.Scan(&held, &seq, &xact, &id, &tenant, &e.SubsidiaryID, &typ, &subject, &e.Payload, &created, &e.Traceparent); err != nil {
+			r, err := pgx.RowToStructByName[outboxHeldRow](rows)
+			if err != nil {
 				return err
 			}
-			if seq != nil {
-				e.Seq, e.Xact, e.ID, e.TenantID, e.Type, e.SubjectID, e.CreatedAt = *seq, *xact, *id, *tenant, *typ, *subject, *created
-				events = append(events, e)
+			held = r.Held
+			if r.Seq != nil {
+				events = append(events, OutboxEvent{Seq: *r.Seq, Xact: *r.Xact, ID: *r.ID, TenantID: *r.TenantID,
+					SubsidiaryID: r.SubsidiaryID, Type: *r.Type, SubjectID: *r.SubjectID, Payload: r.Payload,
+					CreatedAt: *r.CreatedAt, Traceparent: r.Traceparent})
 			}
 			return nil
 		}, pos.Xact, pos.Seq, limit)
@@ -212,7 +207,21 @@ func (o *Outbox) Has(ctx context.Context, pos eventlog.Position) (has bool, err 
 
 // scanOutbox reads outboxColumns.
 func scanOutbox(r pgx.Rows) (OutboxEvent, error) {
-	var e OutboxEvent
-	err := r.Scan(&e.Seq, &e.Xact, &e.ID, &e.TenantID, &e.SubsidiaryID, &e.Type, &e.SubjectID, &e.Payload, &e.CreatedAt, &e.Traceparent)
-	return e, err
+	return pgx.RowToStructByName[OutboxEvent](r)
+}
+
+// outboxHeldRow is a row of outboxAfterHeld: pointers, since the row that
+// says none is final has NULL event columns.
+type outboxHeldRow struct {
+	Held         bool            `db:"held"`
+	Seq          *int64          `db:"seq"`
+	Xact         *int64          `db:"xact"`
+	ID           *string         `db:"id"`
+	TenantID     *uuid.UUID      `db:"tenant_id"`
+	SubsidiaryID *uuid.UUID      `db:"subsidiary_id"`
+	Type         *string         `db:"type"`
+	SubjectID    *uuid.UUID      `db:"subject_id"`
+	Payload      json.RawMessage `db:"payload"`
+	CreatedAt    *time.Time      `db:"created_at"`
+	Traceparent  *string         `db:"traceparent"`
 }

@@ -140,6 +140,15 @@ func selectRows[T any](tx *Tx, rows *[]T, query string, args ...any) {
 	}, args...)
 }
 
+// byName is a row callback that reads the row into *dst, columns matched
+// to T's fields by name (their db tags, else the field names).
+func byName[T any](dst *T) func(pgx.Rows) error {
+	return func(r pgx.Rows) (err error) {
+		*dst, err = pgx.RowToStructByName[T](r)
+		return err
+	}
+}
+
 // ids collects distinct non-nil ids.
 func ids[T any](items []T, get func(T) *uuid.UUID) []uuid.UUID {
 	seen := map[uuid.UUID]bool{}

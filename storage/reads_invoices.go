@@ -72,7 +72,7 @@ func invoiceStatementsFor(key string) invoiceStatements {
 			li.rate_rate, li.load_number, li.customer_id, li.category
 			FROM invoices i JOIN invoice_line_items li ON li.tenant_id = i.tenant_id AND li.invoice_id = i.id` + where +
 			" ORDER BY li.position",
-		loads: `SELECT l.id, l.load_number, coalesce(s.name, ''), l.source, l.order_number, l.po_number
+		loads: `SELECT l.id, l.load_number, coalesce(s.name, '') AS subsidiary_name, l.source, l.order_number, l.po_number
 			FROM invoices i JOIN invoice_loads il ON il.tenant_id = i.tenant_id AND il.invoice_id = i.id
 			JOIN loads l ON l.id = il.load_id AND l.tenant_id = il.tenant_id
 			LEFT JOIN subsidiaries s ON s.id = l.subsidiary_id AND s.tenant_id = l.tenant_id` + where +
@@ -100,68 +100,35 @@ func QueueInvoiceRead(b *pgx.Batch, key InvoiceLookup, tenant uuid.UUID, arg any
 	}}
 	inv := read.Invoice
 	queueRows(b, sql.invoice, func(rows pgx.Rows) error {
-		var cur int
-		var total, paid, remaining, over numeric
-		if err := rows.Scan(&inv.ID, &inv.Number, &inv.Type, &inv.Status, &inv.CreatedDate, &inv.InvoicedDate,
-			&inv.DueDate, &inv.PaidDate, &inv.LastSendDate, &cur, &total, &paid, &remaining, &over,
-			&inv.IsSubmitted, &inv.SupplementalInvoiceType, &inv.VendorID, &inv.CustomerID); err != nil {
-			return err
-		}
-		inv.Total, inv.AmountPaid = domain.NewMoney(total.dec(), cur), domain.NewMoney(paid.dec(), cur)
-		inv.RemainingBalance, inv.OverPaymentAmount = domain.NewMoney(remaining.dec(), cur), domain.NewMoney(over.dec(), cur)
-		read.Found = true
-		return nil
+		row, err := pgx.RowToStructByName[invoiceRow](rows)
+		row.fill(inv)
+		read.Found = err == nil
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.vendor, func(rows pgx.Rows) error {
-		v := &reads.Vendor{}
-		a := &v.RemitAddress
-		if err := rows.Scan(&v.ID, &v.Name, &a.Street, &a.City, &a.State, &a.ZipCode, &v.RemitEmail, &v.RemitPhone); err != nil {
-			return err
-		}
-		inv.Vendor = v
-		return nil
+		row, err := pgx.RowToStructByName[vendorRow](rows)
+		inv.Vendor = row.vendor()
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.customer, func(rows pgx.Rows) error {
-		c := &reads.Customer{}
-		ba, sa := &c.BillingAddress, &c.ShippingAddress
-		if err := rows.Scan(&c.ID, &c.Name, &c.EmailAddresses, &c.PhoneNumbers, &ba.Street, &ba.City, &ba.State,
-			&ba.ZipCode, &sa.Street, &sa.City, &sa.State, &sa.ZipCode); err != nil {
-			return err
-		}
-		c.EmailAddresses, c.PhoneNumbers = nonNil(c.EmailAddresses), nonNil(c.PhoneNumbers)
-		inv.Customer = c
-		return nil
+		row, err := pgx.RowToStructByName[customerRow](rows)
+		inv.Customer = row.customer()
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.lines, func(rows pgx.Rows) error {
-		var l reads.InvoiceLineItem
-		var cur int
-		var amount, units, rate numeric
-		if err := rows.Scan(&l.ID, &l.Name, &amount, &cur, &l.Rate.UnitOfMeasurement, &units, &rate,
-			&l.LoadNumber, &l.CustomerID, &l.Category); err != nil {
-			return err
-		}
-		l.Amount, l.Rate.Units, l.Rate.Rate = domain.NewMoney(amount.dec(), cur), domain.Decimal{Decimal: units.dec()}, domain.Decimal{Decimal: rate.dec()}
-		inv.LineItems = append(inv.LineItems, l)
-		return nil
+		row, err := pgx.RowToStructByName[invoiceLineRow](rows)
+		inv.LineItems = append(inv.LineItems, row.line())
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.loads, func(rows pgx.Rows) error {
-		var l reads.InvoiceLoad
-		if err := rows.Scan(&l.ID, &l.LoadNumber, &l.SubsidiaryName, &l.Source, &l.OrderNumber, &l.PONumber); err != nil {
-			return err
-		}
+		l, err := pgx.RowToStructByName[reads.InvoiceLoad](rows)
 		inv.Loads = append(inv.Loads, l)
-		return nil
+		return err
 	}, tenant, arg)
 	queueRows(b, sql.payments, func(rows pgx.Rows) error {
-		var p reads.InvoicePayment
-		var cur int
-		var amount numeric
-		if err := rows.Scan(&p.ID, &p.PaymentDate, &amount, &cur, &p.CheckNumber, &p.PaymentReference); err != nil {
-			return err
-		}
-		p.Amount = domain.NewMoney(amount.dec(), cur)
-		inv.Payments = append(inv.Payments, p)
-		return nil
+		row, err := pgx.RowToStructByName[paymentRow](rows)
+		inv.Payments = append(inv.Payments, row.payment())
+		return err
 	}, tenant, arg)
 	return read
 }

@@ -180,6 +180,12 @@ const (
 		WHERE li.tenant_id = $1 AND li.statement_id = ANY($2) ORDER BY sl.line_item_id, sl.position`
 )
 
+// Position on purpose (rows_dialect_test's positional): a page's hundreds of
+// line and sub-line rows are the hot path, and read by name (lineRow,
+// subLineRow with pgx.RowToStructByName) BenchmarkSearchStatements100 cost
+// 1.34 MB per page against 1.20 MB (+12 %) and ~0.7 ms more client CPU per
+// page (process CPU, three interleaved pairs of 300 pages).
+//
 // fillStatements attaches the relations skip does not name to rows in one
 // round trip (none when it names them all).
 func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []reads.Statement, skip reads.StatementSkip) error {
@@ -262,7 +268,7 @@ func (r *Reads) fillStatements(ctx context.Context, tenant uuid.UUID, rows []rea
 }
 
 // scanStatement reads one row of statementColumns (with the totals when
-// totals is set).
+// totals is set), by position as fillStatements reads its rows.
 func scanStatement(r pgx.Rows, totals bool) (reads.Statement, error) {
 	var s reads.Statement
 	var date time.Time

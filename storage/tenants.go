@@ -24,7 +24,7 @@ func (s *Tenants) CreateTenant(ctx context.Context, t domain.Tenant) (domain.Ten
 	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.execCount(&n, "INSERT INTO tenants (id, slug, name) VALUES ($1, $2, $3) ON CONFLICT (slug) DO NOTHING", t.ID, t.Slug, t.Name)
 		tx.query("SELECT id, slug, name, created_at FROM tenants WHERE slug = $1",
-			func(r pgx.Rows) error { return r.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt) }, t.Slug)
+			byName(&t), t.Slug)
 		return nil
 	})
 	return t, n == 1, err
@@ -34,12 +34,7 @@ func (s *Tenants) CreateTenant(ctx context.Context, t domain.Tenant) (domain.Ten
 func (s *Tenants) ListTenants(ctx context.Context) ([]domain.Tenant, error) {
 	var out []domain.Tenant
 	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.query("SELECT id, slug, name, created_at FROM tenants ORDER BY slug LIMIT $1", func(r pgx.Rows) error {
-			var t domain.Tenant
-			err := r.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt)
-			out = append(out, t)
-			return err
-		}, maxTenantList)
+		selectRows(tx, &out, "SELECT id, slug, name, created_at FROM tenants ORDER BY slug LIMIT $1", maxTenantList)
 		return nil
 	})
 	return out, err
@@ -61,7 +56,7 @@ func (s *Tenants) TenantBySlug(ctx context.Context, slug string) (domain.Tenant,
 	found := false
 	err := s.DB.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query("SELECT id, slug, name, created_at FROM tenants WHERE slug = $1",
-			func(r pgx.Rows) error { found = true; return r.Scan(&t.ID, &t.Slug, &t.Name, &t.CreatedAt) }, slug)
+			func(r pgx.Rows) error { found = true; return byName(&t)(r) }, slug)
 		return nil
 	})
 	if err == nil && !found {

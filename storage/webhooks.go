@@ -14,7 +14,7 @@ import (
 
 // WebhookStore keeps webhook configurations, their encrypted secrets, and
 // their deliveries. Management methods run in the caller's tenant (RLS);
-// the delivery methods (webhooks_delivery.go) run as the system.
+// the delivery methods (webhooks_dispatch.go) run as the system.
 type WebhookStore struct {
 	db  *DB
 	box *secretbox.Box
@@ -31,27 +31,17 @@ var _ webhooks.Store = (*WebhookStore)(nil)
 // another row does not open.
 func secretAAD(webhookID uuid.UUID) []byte { return webhookID[:] }
 
-// webhookColumns are the columns management reads (never the secrets).
+// webhookColumns are the columns management reads (never the secrets),
+// named as webhooks.Webhook's fields. rotation_ends_at is the end of a
+// rotation as saved: webhooks.RotationLasts decides whether it still runs.
 const webhookColumns = `id, tenant_id, subsidiary_id, name, url, event_types, include_previous_attributes,
-	state, state_reason, signature_scheme, public_key, previous_secret_expires_at, previous_secret_ciphertext IS NOT NULL,
+	state, state_reason, signature_scheme, coalesce(public_key, '') AS public_key,
+	CASE WHEN previous_secret_ciphertext IS NOT NULL THEN previous_secret_expires_at END AS rotation_ends_at,
 	failing_since, created_at, updated_at, type, broker`
 
-// scanWebhook reads webhookColumns.
+// scanWebhook reads webhookColumns by name.
 func scanWebhook(r pgx.Rows) (webhooks.Webhook, error) {
-	var w webhooks.Webhook
-	var publicKey *string
-	var previousEnds *time.Time
-	var hasPrevious bool
-	err := r.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.Name, &w.URL, &w.EventTypes, &w.IncludePreviousAttributes,
-		&w.State, &w.StateReason, &w.SignatureScheme, &publicKey, &previousEnds, &hasPrevious,
-		&w.FailingSince, &w.CreatedAt, &w.UpdatedAt, &w.Type, &w.Broker)
-	if publicKey != nil {
-		w.PublicKey = *publicKey
-	}
-	if hasPrevious && previousEnds != nil && previousEnds.After(time.Now()) {
-		w.RotationEndsAt = previousEnds
-	}
-	return w, err
+	return pgx.RowToStructByName[webhooks.Webhook](r)
 }
 
 // SubsidiaryExists reports whether the subsidiary belongs to the tenant.

@@ -45,23 +45,21 @@ func (s *WebhookStore) Redeliver(ctx context.Context, tenantID, webhookID uuid.U
 }
 
 type deliveryRow struct {
-	ID            uuid.UUID
-	WebhookID     uuid.UUID
-	EventID       string
-	EventType     string
-	Status        string
-	Attempt       int
-	NextAttemptAt *time.Time
-	CreatedAt     time.Time
-	Scheme        string
+	ID            uuid.UUID  `db:"id"`
+	WebhookID     uuid.UUID  `db:"webhook_id"`
+	EventID       string     `db:"event_id"`
+	EventType     string     `db:"event_type"`
+	Status        string     `db:"status"`
+	Attempt       int        `db:"attempt"`
+	NextAttemptAt *time.Time `db:"next_attempt_at"`
+	CreatedAt     time.Time  `db:"created_at"`
+	Scheme        string     `db:"signature_scheme"`
 }
 
-const deliveryColumns = "d.id, d.webhook_id, d.event_id, e.type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme"
+const deliveryColumns = "d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempt, d.next_attempt_at, d.created_at, d.signature_scheme"
 
 func scanDelivery(r pgx.Rows) (deliveryRow, error) {
-	var d deliveryRow
-	err := r.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.EventType, &d.Status, &d.Attempt, &d.NextAttemptAt, &d.CreatedAt, &d.Scheme)
-	return d, err
+	return pgx.RowToStructByName[deliveryRow](r)
 }
 
 // ListDeliveries returns the webhook's latest deliveries and their attempts.
@@ -124,7 +122,8 @@ func queueWebhookExists(tx *Tx, tenantID, webhookID uuid.UUID) func() error {
 
 // RecoverDeliveries is webhooks.Store's: the webhook's Failed deliveries
 // created since become Pending, due now, with a fresh retry chain
-// (chain_base = the attempts made so far).
+// (chain_base = the attempts made so far; claimDeliveries counts the chain
+// from it). The statement is the rule's one place.
 func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookID uuid.UUID, since, now time.Time) (int, error) {
 	var n int64
 	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {

@@ -57,6 +57,12 @@ func (s *WebhookStore) DeliveriesPage(ctx context.Context, tenantID, webhookID u
 	return page, nil
 }
 
+// attemptRow is an attempt with the delivery it belongs to.
+type attemptRow struct {
+	DeliveryID uuid.UUID `db:"delivery_id"`
+	webhooks.Attempt
+}
+
 // queueAttempts queues the read of the deliveries' attempts; the map fills,
 // by delivery and in order, when the flush that sends it runs.
 func queueAttempts(tx *Tx, tenantID uuid.UUID, deliveries []deliveryRow) map[uuid.UUID][]webhooks.Attempt {
@@ -68,19 +74,11 @@ func queueAttempts(tx *Tx, tenantID uuid.UUID, deliveries []deliveryRow) map[uui
 	for i, d := range deliveries {
 		ids[i] = d.ID
 	}
-	tx.query(`SELECT delivery_id, id, attempt, status_code, latency_ms, error, attempted_at, signature_scheme FROM webhook_attempts
-		WHERE tenant_id = $1 AND delivery_id = ANY($2) ORDER BY delivery_id, attempt`, func(r pgx.Rows) error {
-		var deliveryID uuid.UUID
-		var a webhooks.Attempt
-		var errText *string
-		if err := r.Scan(&deliveryID, &a.ID, &a.Attempt, &a.StatusCode, &a.LatencyMS, &errText, &a.AttemptedAt, &a.SignatureScheme); err != nil {
-			return err
-		}
-		if errText != nil {
-			a.Error = *errText
-		}
-		out[deliveryID] = append(out[deliveryID], a)
-		return nil
+	tx.query(`SELECT delivery_id, id, attempt, status_code, latency_ms, coalesce(error, '') AS error, attempted_at, signature_scheme
+		FROM webhook_attempts WHERE tenant_id = $1 AND delivery_id = ANY($2) ORDER BY delivery_id, attempt`, func(r pgx.Rows) error {
+		a, err := pgx.RowToStructByName[attemptRow](r)
+		out[a.DeliveryID] = append(out[a.DeliveryID], a.Attempt)
+		return err
 	}, tenantID, ids)
 	return out
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -87,8 +88,7 @@ func webhooksOf(ctx context.Context, tx *Tx, tenants []string) ([]webhooks.Webho
 	var hooks []webhooks.Webhook
 	tx.query(`SELECT id, tenant_id, subsidiary_id, state, event_types, include_previous_attributes
 		FROM webhooks WHERE tenant_id = ANY($1::uuid[]) ORDER BY created_at, id`, func(r pgx.Rows) error {
-		var w webhooks.Webhook
-		err := r.Scan(&w.ID, &w.TenantID, &w.SubsidiaryID, &w.State, &w.EventTypes, &w.IncludePreviousAttributes)
+		w, err := pgx.RowToStructByNameLax[webhooks.Webhook](r) // what routing reads of a webhook, no more
 		hooks = append(hooks, w)
 		return err
 	}, tenants)
@@ -96,7 +96,12 @@ func webhooksOf(ctx context.Context, tx *Tx, tenants []string) ([]webhooks.Webho
 }
 
 // claimDeliveries is one constant statement with bind parameters: pgx
-// prepares it once per connection, not once per poll.
+// prepares it once per connection, not once per poll. Two rules run here,
+// in SQL because they must hold atomically with the claim, and only here:
+// a delivery is sent only while its webhook is Active (the SQL twin of
+// webhooks.State.Delivering, kept in step by TestClaimSendsForDeliveringStatesOnly),
+// and an attempt's number in its retry chain is attempt - chain_base
+// (RecoverDeliveries starts a new chain).
 var claimDeliveries = `WITH c AS (
 	UPDATE webhook_deliveries d SET attempt = d.attempt + 1, next_attempt_at = $1, updated_at = now()
 	FROM (SELECT d2.id FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id
@@ -104,9 +109,11 @@ var claimDeliveries = `WITH c AS (
 	      ORDER BY d2.next_attempt_at LIMIT $3 FOR UPDATE OF d2 SKIP LOCKED) due
 	WHERE d.id = due.id
 	RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.attempt, d.chain_base, d.include_previous_attributes, d.load_key)
-	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type, c.attempt, c.chain_base, c.include_previous_attributes,
-	       w.url, w.signature_scheme, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
-	       w.failing_since, coalesce(e.traceparent, ''), w.type, w.broker, w.credentials_ciphertext, t.slug, coalesce(c.load_key, '')
+	SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, e.type AS event_type, c.attempt,
+	       c.attempt - c.chain_base AS chain_attempt, c.include_previous_attributes, w.url, w.signature_scheme,
+	       w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at, e.payload,
+	       w.failing_since, coalesce(e.traceparent, '') AS traceparent,
+	       w.type, w.broker, w.credentials_ciphertext, t.slug AS tenant_slug, coalesce(c.load_key, '') AS load_key
 	FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN events e ON e.seq = c.event_seq JOIN tenants t ON t.id = c.tenant_id`
 
 // loadKeySQL is a delivery's load_key: its event's load number, which
@@ -118,26 +125,12 @@ const loadKeySQL = `e.payload #>> '{data,load,LoadNumber}'`
 // and the claim moves next_attempt_at to leaseUntil and bumps the attempt
 // number in the same statement, so a claimed attempt is not due for anyone
 // else; if the worker dies, the lease expires and the attempt is made again
-// (at-least-once). The previous secret is opened while its rotation lasts.
+// (at-least-once). A previous secret is opened with its end as saved:
+// webhooks.Deliveries.Claim drops it once its rotation is over.
 func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]webhooks.ClaimedDelivery, error) {
-	type row struct {
-		webhooks.ClaimedDelivery
-		ChainBase        int
-		Scheme           string
-		Secret, Previous []byte
-		Broker           *webhooks.Broker
-		Credentials      []byte
-	}
-	var rows []row
+	var rows []claimRow
 	err := s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.query(claimDeliveries, func(rs pgx.Rows) error {
-			var r row
-			err := rs.Scan(&r.ID, &r.TenantID, &r.WebhookID, &r.EventID, &r.EventType, &r.Attempt, &r.ChainBase, &r.IncludePreviousAttributes,
-				&r.URL, &r.Scheme, &r.Secret, &r.Previous, &r.PreviousSecretExpires, &r.Payload, &r.FailingSince, &r.Traceparent,
-				&r.Type, &r.Broker, &r.Credentials, &r.Target.TenantSlug, &r.Load)
-			rows = append(rows, r)
-			return err
-		}, leaseUntil, now, limit)
+		selectRows(tx, &rows, claimDeliveries, leaseUntil, now, limit)
 		return nil
 	})
 	if err != nil {
@@ -149,9 +142,12 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 		if err != nil {
 			return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
 		}
-		c := r.ClaimedDelivery
-		c.ChainAttempt, c.Scheme, c.Secret = r.Attempt-r.ChainBase, webhooks.SignatureScheme(r.Scheme), string(secret)
-		if r.Previous != nil && r.PreviousSecretExpires != nil && r.PreviousSecretExpires.After(now) {
+		c := webhooks.ClaimedDelivery{ID: r.ID, TenantID: r.TenantID, WebhookID: r.WebhookID, EventID: r.EventID,
+			EventType: r.EventType, Attempt: r.Attempt, ChainAttempt: r.ChainAttempt, IncludePreviousAttributes: r.IncludePreviousAttributes,
+			URL: r.URL, Scheme: webhooks.SignatureScheme(r.Scheme), Secret: string(secret),
+			PreviousSecretExpires: r.PreviousSecretExpires, Payload: r.Payload, FailingSince: r.FailingSince, Traceparent: r.Traceparent,
+			Type: r.Type, Target: webhooks.Target{TenantSlug: r.TenantSlug}, Load: r.Load}
+		if r.Previous != nil {
 			prev, err := s.box.Open(r.Previous, secretAAD(r.WebhookID))
 			if err != nil {
 				return nil, fmt.Errorf("webhook %s: %w", r.WebhookID, err)
@@ -164,6 +160,32 @@ func (s *WebhookStore) ClaimDeliveries(ctx context.Context, now, leaseUntil time
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// claimRow is a row of claimDeliveries: the claimed delivery with its
+// secrets sealed.
+type claimRow struct {
+	ID                        uuid.UUID        `db:"id"`
+	TenantID                  uuid.UUID        `db:"tenant_id"`
+	WebhookID                 uuid.UUID        `db:"webhook_id"`
+	EventID                   string           `db:"event_id"`
+	EventType                 string           `db:"event_type"`
+	Attempt                   int              `db:"attempt"`
+	ChainAttempt              int              `db:"chain_attempt"`
+	IncludePreviousAttributes bool             `db:"include_previous_attributes"`
+	URL                       string           `db:"url"`
+	Scheme                    string           `db:"signature_scheme"`
+	Secret                    []byte           `db:"secret_ciphertext"`
+	Previous                  []byte           `db:"previous_secret_ciphertext"`
+	PreviousSecretExpires     *time.Time       `db:"previous_secret_expires_at"`
+	Payload                   json.RawMessage  `db:"payload"`
+	FailingSince              *time.Time       `db:"failing_since"`
+	Traceparent               string           `db:"traceparent"`
+	Type                      webhooks.Type    `db:"type"`
+	Broker                    *webhooks.Broker `db:"broker"`
+	Credentials               []byte           `db:"credentials_ciphertext"`
+	TenantSlug                string           `db:"tenant_slug"`
+	Load                      string           `db:"load_key"`
 }
 
 // recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
@@ -182,6 +204,8 @@ var recordAttempt = `WITH attempt AS (
 		UPDATE webhook_deliveries SET status = $10, next_attempt_at = $11, updated_at = now()
 		WHERE id = $3 AND attempt = $4 AND status = ` + pendingSQL + ` RETURNING 1),
 	hook AS (
+		-- The earliest failing_since stays: decided here, atomically with
+		-- concurrent attempts (AttemptDecision.FailingSince is this attempt's view).
 		UPDATE webhooks SET failing_since = CASE WHEN $12::timestamptz IS NULL THEN NULL ELSE coalesce(failing_since, $12) END,
 			state = CASE WHEN $13 AND state = $17 THEN $14 ELSE state END,
 			state_reason = CASE WHEN $13 AND state = $17 THEN $15 ELSE state_reason END,

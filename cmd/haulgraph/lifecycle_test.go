@@ -8,12 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +26,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // TestMain lets a test run this binary's main() as a real child process
@@ -100,22 +99,18 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	ctx := context.Background()
 	dbURL := dbtest.URL(t)
 
-	var mu sync.Mutex
-	got := map[string]int{} // event id → deliveries
-	first := make(chan struct{})
-	var firstOnce sync.Once
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		firstOnce.Do(func() { close(first) })
+	rcv := testkit.NewReceiver(t)
+	rcv.Answer(func(http.ResponseWriter, testkit.Delivery) {
 		time.Sleep(100 * time.Millisecond) // a receiver that takes its time, so attempts are in flight at SIGTERM
-		mu.Lock()
-		got[r.Header.Get("X-Service-Event-Id")]++
-		mu.Unlock()
-	}))
-	defer rcv.Close()
+	})
+	// got counts the deliveries of each event id.
+	got := func() map[string]int {
+		out := map[string]int{}
+		for _, d := range rcv.Received() {
+			out[d.Header.Get("X-Service-Event-Id")]++
+		}
+		return out
+	}
 
 	// The tenant, an Active webhook and 30 loads (30 events), written before
 	// any server runs.
@@ -177,11 +172,7 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	select {
-	case <-first:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no delivery within 60 s: %s", stderr)
-	}
+	rcv.NextWithin(t, 60*time.Second)
 	requests.signalled.Store(true)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -215,9 +206,7 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	cmd2, _, stderr2 := serveProcess(t, dbURL)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
+		n := len(got())
 		if n == written {
 			break
 		}
@@ -230,9 +219,7 @@ func TestServeStopsCleanlyOnSIGTERM(t *testing.T) {
 	if err := cmd2.Wait(); err != nil {
 		t.Fatalf("second serve exited with %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for id, n := range got {
+	for id, n := range got() {
 		if n != 1 {
 			t.Errorf("event %s delivered %d times", id, n)
 		}

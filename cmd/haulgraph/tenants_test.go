@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // A new tenant made with the CLI is usable at once: a subsidiary, a client
@@ -109,10 +109,7 @@ func TestTenantsCLIThenClientAndWebhook(t *testing.T) {
 	}
 
 	// A webhook on the new subsidiary verifies and becomes Active.
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": r.Header.Get("X-Service-Challenge")})
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 	var hookOut bytes.Buffer
 	if err := webhooksCmd(ctx, []string{"create", "--tenant", "northwind", "--name", "ERP", "--url", rcv.URL, "--events", "load.changed", "--subsidiary", sub["id"].(string)}, &hookOut); err != nil {
 		t.Fatal(err)

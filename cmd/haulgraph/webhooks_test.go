@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // webhookCLIEnv points the CLI at a migrated database holding tenant acme
@@ -45,10 +44,7 @@ func webhookCLIEnv(t *testing.T) uuid.UUID {
 func TestWebhooksCLI(t *testing.T) {
 	ctx := context.Background()
 	sub := webhookCLIEnv(t)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": r.Header.Get("X-Service-Challenge")})
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 	run := func(args ...string) map[string]any {
 		t.Helper()
 		var out bytes.Buffer
@@ -74,7 +70,7 @@ func TestWebhooksCLI(t *testing.T) {
 		"--signature-scheme", "standard-webhooks-ed25519")
 	edHook := ed["webhook"].(map[string]any)
 	if pk, _ := edHook["publicKey"].(string); ed["secret"] != nil || !strings.HasPrefix(pk, "whpk_") || edHook["signatureScheme"] != "standard-webhooks-ed25519" ||
-		strings.Contains(mustJSON(ed), "whsk_") {
+		strings.Contains(string(testkit.MustJSON(t, ed)), "whsk_") {
 		t.Fatalf("create standard-webhooks-ed25519 printed %v", ed)
 	}
 	if got := run("get", "--tenant", "acme", "--id", edHook["id"].(string)); got["publicKey"] != edHook["publicKey"] || got["signatureScheme"] != "standard-webhooks-ed25519" {
@@ -84,7 +80,7 @@ func TestWebhooksCLI(t *testing.T) {
 	if got := run("enable", "--tenant", "acme", "--id", id); got["state"] != "Active" || got["stateLabel"] != "Connected" {
 		t.Fatalf("enable printed %v", got)
 	}
-	if got := run("get", "--tenant", "acme", "--id", id); got["secret"] != nil || strings.Contains(mustJSON(got), secret) {
+	if got := run("get", "--tenant", "acme", "--id", id); got["secret"] != nil || strings.Contains(string(testkit.MustJSON(t, got)), secret) {
 		t.Fatal("get printed the secret")
 	}
 	if got := run("disable", "--tenant", "acme", "--id", id); got["state"] != "Disabled" {
@@ -113,5 +109,3 @@ func TestWebhooksCLI(t *testing.T) {
 		t.Fatal("unknown tenant accepted")
 	}
 }
-
-func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }

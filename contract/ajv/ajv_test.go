@@ -25,6 +25,7 @@ import (
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/npmci"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // TestServedSchemasInAjv: every event schema the server serves compiles in
@@ -136,14 +137,10 @@ func get(t *testing.T, url, token string) []byte {
 	return do(t, req)
 }
 
+// do sends req; an answer other than 2xx fails the test.
 func do(t *testing.T, req *http.Request) []byte {
 	t.Helper()
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	res, body := testkit.Do(t, req)
 	if res.StatusCode/100 != 2 {
 		t.Fatalf("%s %s: %d %s", req.Method, req.URL, res.StatusCode, body)
 	}
@@ -153,16 +150,13 @@ func do(t *testing.T, req *http.Request) []byte {
 // gql runs a GraphQL operation and answers its data; errors fail the test.
 func gql(t *testing.T, base, token, query string, vars map[string]any) json.RawMessage {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
+	answer, body := testkit.GraphQL(t, base, token, query, vars)
 	var res struct {
 		Data   json.RawMessage
 		Errors []any
 	}
-	if err := json.Unmarshal(do(t, req), &res); err != nil || len(res.Errors) > 0 {
-		t.Fatalf("%s: %v %v", query, err, res.Errors)
+	if err := json.Unmarshal(body, &res); err != nil || answer.StatusCode != http.StatusOK || len(res.Errors) > 0 {
+		t.Fatalf("%s: %d %v %v", query, answer.StatusCode, err, res.Errors)
 	}
 	return res.Data
 }

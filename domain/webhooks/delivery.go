@@ -204,7 +204,7 @@ func (s *Deliveries) Claim(ctx context.Context, limit int) ([]ClaimedDelivery, e
 	now := s.now()
 	claimed, err := s.Store.ClaimDeliveries(ctx, now, now.Add(s.AttemptTimeout()+leaseMargin), limit)
 	for i := range claimed {
-		if c := &claimed[i]; c.PreviousSecretExpires == nil || !c.PreviousSecretExpires.After(now) {
+		if c := &claimed[i]; !RotationLasts(c.PreviousSecretExpires, now) {
 			c.PreviousSecret = ""
 		}
 	}

@@ -34,7 +34,7 @@ func (s *Service) admits(w *Webhook) bool {
 
 // find is the tenant's destination id of a type the service manages.
 func (s *Service) find(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error) {
-	w, err := s.Store.GetWebhook(ctx, tenantID, id)
+	w, err := s.store().GetWebhook(ctx, tenantID, id)
 	if err == nil && !s.admits(w) {
 		return nil, domain.NotFound("webhook %s not found", id)
 	}

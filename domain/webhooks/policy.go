@@ -41,9 +41,10 @@ type AttemptDecision struct {
 	// NextAttemptAt) or DeliveryFailed.
 	Status        string
 	NextAttemptAt *time.Time
-	// FailingSince is the webhook's failing_since afterwards: nil once the
-	// endpoint answers, otherwise since when its deliveries have failed (an
-	// earlier time already recorded stays).
+	// FailingSince is the webhook's failing_since as this attempt sees it:
+	// nil once the endpoint answers, otherwise since when its deliveries
+	// have failed. The store keeps an earlier time already recorded
+	// (storage's recordAttempt, atomic with concurrent attempts).
 	FailingSince *time.Time
 	// Disable moves the webhook from From (Active) to To, shown with
 	// Reason; a webhook no longer in From (changed meanwhile) stays.

@@ -52,16 +52,16 @@ type Store interface {
 // the same, so enabling webhooks cannot map a network.
 var VerificationFailed = fmt.Sprintf(`verification failed: the endpoint did not answer 200 with {"challenge": "<the X-Service-Challenge header>"} within %s`, VerificationTimeout)
 
-// Verifier sends the verification request of docs/api-contract.md §6.2 and checks the
+// Challenger sends the verification request of docs/api-contract.md §6.2 and checks the
 // answer, returning why it failed (nil: verified).
-type Verifier interface {
-	Verify(ctx context.Context, url, challenge string) error
+type Challenger interface {
+	Challenge(ctx context.Context, url, challenge string) error
 }
 
 // Service is the webhook management service used by GraphQL and the CLI.
 type Service struct {
-	Store    Store
-	Verifier Verifier
+	Store      Store
+	Challenger Challenger
 	// DeliveryLog pages deliveries for REST (paging.go).
 	DeliveryLog DeliveryLog
 	// AllowInsecureURLs is the development flag (http:// and loopback).
@@ -76,6 +76,41 @@ type Service struct {
 	// Destinations and Prober serve the broker types.
 	Destinations DestinationStore
 	Prober       Prober
+}
+
+// store is the Store as the service answers from it: a secret rotation is
+// shown only while it lasts (RotationLasts).
+func (s *Service) store() Store { return rotationShown{s.Store, s.now()} }
+
+type rotationShown struct {
+	Store
+	now time.Time
+}
+
+func (r rotationShown) shown(w *Webhook) {
+	if w != nil && !RotationLasts(w.RotationEndsAt, r.now) {
+		w.RotationEndsAt = nil
+	}
+}
+
+func (r rotationShown) GetWebhook(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, error) {
+	w, err := r.Store.GetWebhook(ctx, tenantID, id)
+	r.shown(w)
+	return w, err
+}
+
+func (r rotationShown) ListWebhooks(ctx context.Context, tenantID uuid.UUID, limit int) ([]Webhook, error) {
+	ws, err := r.Store.ListWebhooks(ctx, tenantID, limit)
+	for i := range ws {
+		r.shown(&ws[i])
+	}
+	return ws, err
+}
+
+func (r rotationShown) ChangeWebhook(ctx context.Context, tenantID, id uuid.UUID, change func(w *Webhook) error) (*Webhook, error) {
+	w, err := r.Store.ChangeWebhook(ctx, tenantID, id, change)
+	r.shown(w)
+	return w, err
 }
 
 func (s *Service) now() time.Time {
@@ -165,7 +200,7 @@ func (s *Service) List(ctx context.Context) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.Store.ListWebhooks(ctx, tenantID, MaxPerTenant)
+	all, err := s.store().ListWebhooks(ctx, tenantID, MaxPerTenant)
 	out := all[:0]
 	for i := range all {
 		if s.admits(&all[i]) {
@@ -210,7 +245,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, in Input) (*Webhook,
 		return nil, err
 	}
 	verify := false
-	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+	w, err := s.store().ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
 		if !s.admits(w) || w.Type != current.Type {
 			return domain.NotFound("webhook %s not found", id)
 		}
@@ -284,7 +319,7 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+	w, err := s.store().ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
 		if !s.admits(w) {
 			return domain.NotFound("webhook %s not found", id)
 		}
@@ -300,7 +335,7 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 		return nil
 	})
 	if errors.Is(err, errKept) {
-		return s.Store.GetWebhook(ctx, tenantID, id)
+		return s.store().GetWebhook(ctx, tenantID, id)
 	}
 	if err != nil {
 		return nil, err
@@ -317,20 +352,20 @@ func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	if w.Type.IsBroker() {
 		verr = s.verifyBroker(vctx, w)
 	} else {
-		verr = s.Verifier.Verify(vctx, w.URL, newChallenge())
+		verr = s.Challenger.Challenge(vctx, w.URL, newChallenge())
 	}
 	trigger, reason := TriggerVerified, ""
 	if w.Type.IsBroker() && verr != nil {
 		trigger, reason = TriggerVerificationFailed, brokerVerificationFailed(verr)
 	} else if verr != nil {
-		// One reason whatever failed: the verifier logs the cause.
+		// One reason whatever failed: the challenger logs the cause.
 		trigger, reason = TriggerVerificationFailed, VerificationFailed
 	}
 	to, _, err := NextState(WebhookPending, trigger)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.Store.ChangeWebhook(ctx, w.TenantID, w.ID, func(now *Webhook) error {
+	out, err := s.store().ChangeWebhook(ctx, w.TenantID, w.ID, func(now *Webhook) error {
 		if now.State != WebhookPending || now.URL != w.URL {
 			return errKept // changed meanwhile: that change wins
 		}
@@ -339,7 +374,7 @@ func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 		return nil
 	})
 	if errors.Is(err, errKept) {
-		return s.Store.GetWebhook(ctx, w.TenantID, w.ID)
+		return s.store().GetWebhook(ctx, w.TenantID, w.ID)
 	}
 	return out, err
 }
@@ -351,7 +386,7 @@ func (s *Service) Disable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Store.ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
+	return s.store().ChangeWebhook(ctx, tenantID, id, func(w *Webhook) error {
 		if !s.admits(w) {
 			return domain.NotFound("webhook %s not found", id)
 		}
@@ -399,7 +434,7 @@ func (s *Service) RegenerateSecret(ctx context.Context, id uuid.UUID, window *ti
 	if err := s.Store.RotateWebhookSecret(ctx, tenantID, id, key.Secret, key.PublicKey, ends); err != nil {
 		return nil, "", err
 	}
-	w, err = s.Store.GetWebhook(ctx, tenantID, id)
+	w, err = s.store().GetWebhook(ctx, tenantID, id)
 	return w, key.Shown, err
 }
 

@@ -55,7 +55,8 @@ const (
 	TriggerSecretRegenerated   Trigger = "secret regenerated"
 	TriggerDisable             Trigger = "disable"
 	// TriggerEndpointGone and TriggerFailingTooLong are the delivery worker's
-	// automatic disables (docs/architecture.md: 410 Gone, 5 days of failures).
+	// automatic disables (docs/webhooks.md, Retries: 410 Gone, 5 days of
+	// failures).
 	TriggerEndpointGone   Trigger = "endpoint gone"
 	TriggerFailingTooLong Trigger = "failing too long"
 )
@@ -134,7 +135,8 @@ type Webhook struct {
 	// StateReason says why a webhook is disabled or failed verification
 	// (e.g. "verification: status 500", "endpoint answered 410 Gone").
 	StateReason string
-	// RotationEndsAt is the end of the open secret rotation window, if any.
+	// RotationEndsAt is the end of the open secret rotation window, if any
+	// (the store loads the end as saved; RotationLasts decides).
 	RotationEndsAt *time.Time
 	FailingSince   *time.Time
 	CreatedAt      time.Time
@@ -312,8 +314,9 @@ type Attempt struct {
 	SignatureScheme SignatureScheme
 }
 
-// DeliveryRetrySchedule is docs/architecture.md's delay before each retry; after the last
-// one fails the delivery is Failed.
+// DeliveryRetrySchedule is the delay before each retry (docs/webhooks.md,
+// Retries); after the last one fails the delivery is Failed. The one
+// default: Deliveries uses it when given no Schedule.
 var DeliveryRetrySchedule = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
@@ -322,8 +325,16 @@ var DeliveryRetrySchedule = []time.Duration{
 // retry of DeliveryRetrySchedule, after which NextRetry gives up.
 var MaxDeliveryAttempts = 1 + len(DeliveryRetrySchedule)
 
-// DeliveryTimeout bounds one delivery attempt.
+// DeliveryTimeout bounds one delivery attempt: the one default, Deliveries
+// uses it when given no Timeout.
 const DeliveryTimeout = 15 * time.Second
+
+// RotationLasts reports whether a secret rotation ending at ends is still
+// open at now: the previous secret counts (signs deliveries, is shown)
+// only until then.
+func RotationLasts(ends *time.Time, now time.Time) bool {
+	return ends != nil && ends.After(now)
+}
 
 // AutoDisableAfter disables an endpoint whose deliveries all failed this long.
 const AutoDisableAfter = 5 * 24 * time.Hour

@@ -1,4 +1,4 @@
-// Package webhook verifies webhook endpoints and delivers events to them:
+// Package webhook challenges webhook endpoints and delivers events to them:
 // the dispatcher turns outbox events into deliveries, the worker sends them,
 // signed, with retries.
 package webhook

@@ -9,10 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // Loopback is refused at dial time unless the development flag is on, even
@@ -22,29 +22,29 @@ func TestDialTimeSSRFProtection(t *testing.T) {
 	hits := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
 	defer srv.Close()
-	strict := &Verifier{Client: NewClient(ClientOptions{}), AllowInsecure: true}
-	err := strict.Verify(context.Background(), srv.URL, "c")
+	strict := &Challenger{Client: NewClient(ClientOptions{}), AllowInsecure: true}
+	err := strict.Challenge(context.Background(), srv.URL, "c")
 	if !errors.Is(err, ErrForbiddenAddress) || hits != 0 {
 		t.Fatalf("loopback reached without the flag: %v, hits %d", err, hits)
 	}
 	// By name, too: localhost resolves to loopback and is refused at dial time.
 	_, port, _ := splitHostPort(srv.URL)
-	if err := strict.Verify(context.Background(), "http://localhost:"+port, "c"); !errors.Is(err, ErrForbiddenAddress) || hits != 0 {
+	if err := strict.Challenge(context.Background(), "http://localhost:"+port, "c"); !errors.Is(err, ErrForbiddenAddress) || hits != 0 {
 		t.Fatalf("localhost reached: %v", err)
 	}
 	// Plain http is refused unless the flag is on.
-	noHTTP := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true})}
-	if err := noHTTP.Verify(context.Background(), srv.URL, "c"); err == nil || hits != 0 {
+	noHTTP := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true})}
+	if err := noHTTP.Challenge(context.Background(), srv.URL, "c"); err == nil || hits != 0 {
 		t.Fatalf("http allowed without the flag: %v", err)
 	}
-	dev := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true}
-	_ = dev.Verify(context.Background(), srv.URL, "c")
+	dev := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true}
+	_ = dev.Challenge(context.Background(), srv.URL, "c")
 	if hits != 1 {
 		t.Fatal("the development flag did not allow loopback")
 	}
 	// Private ranges stay refused even with the flag.
 	for _, u := range []string{"https://10.0.0.1/", "https://169.254.169.254/", "https://[fe80::1]/", "https://0.0.0.0/"} {
-		if err := dev.Verify(context.Background(), u, "c"); !errors.Is(err, ErrForbiddenAddress) {
+		if err := dev.Challenge(context.Background(), u, "c"); !errors.Is(err, ErrForbiddenAddress) {
 			t.Fatalf("%s: %v", u, err)
 		}
 	}
@@ -66,8 +66,8 @@ func TestTLSBelow12Refused(t *testing.T) {
 		srv *httptest.Server
 		ok  bool
 	}{{modern, true}, {old, false}} {
-		v := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true, RootCAs: poolOf(c.srv)})}
-		err := v.Verify(context.Background(), c.srv.URL, "abc")
+		v := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true, RootCAs: poolOf(c.srv)})}
+		err := v.Challenge(context.Background(), c.srv.URL, "abc")
 		if (err == nil) != c.ok {
 			t.Fatalf("%s: err %v, want ok=%v", c.srv.URL, err, c.ok)
 		}
@@ -78,34 +78,27 @@ func TestTLSBelow12Refused(t *testing.T) {
 // never show the resolver's or an internal address.
 func TestRequestErrorsShowNoInternalAddresses(t *testing.T) {
 	t.Parallel()
-	v := &Verifier{Client: NewClient(ClientOptions{})}
-	err := v.Verify(context.Background(), "https://nonexistent.invalid/hooks", "c")
+	v := &Challenger{Client: NewClient(ClientOptions{})}
+	err := v.Challenge(context.Background(), "https://nonexistent.invalid/hooks", "c")
 	if err == nil || err.Error() != NoAnswer {
 		t.Fatalf("unresolvable host: %v", err)
 	}
-	err = v.Verify(context.Background(), "https://10.0.0.1/hooks", "c")
+	err = v.Challenge(context.Background(), "https://10.0.0.1/hooks", "c")
 	if !errors.Is(err, ErrForbiddenAddress) || err.Error() != NoAnswer {
 		t.Fatalf("private address: %v", err)
 	}
-}
-
-// zone answers every name with its current address.
-type zone struct{ addr atomic.Value }
-
-func (z *zone) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
-	return []netip.Addr{netip.MustParseAddr(z.addr.Load().(string))}, nil
 }
 
 // A name that resolves, at dial time, to an IPv6 form of an internal IPv4
 // address is refused by the dialer's check, not merely unreachable.
 func TestDialTimeEmbeddedIPv4Refused(t *testing.T) {
 	t.Parallel()
-	z := &zone{}
-	v := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true, Resolver: z}), AllowInsecure: true}
+	z := &testkit.Resolver{}
+	v := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true, Resolver: z}), AllowInsecure: true}
 	for _, a := range []string{"64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1", "2002:7f00:1::", "::127.0.0.1",
 		"::ffff:0:7f00:1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fec0::1", "100::1", "192.0.2.1", "198.51.100.7", "::ffff:10.0.0.1"} {
-		z.addr.Store(a)
-		err := v.Verify(context.Background(), "http://hooks.example:8080/h", "c")
+		z.Set(a)
+		err := v.Challenge(context.Background(), "http://hooks.example:8080/h", "c")
 		if !errors.Is(err, ErrForbiddenAddress) || err.Error() != NoAnswer {
 			t.Errorf("%s: %v (cause %v)", a, err, Cause(err))
 		}
@@ -122,29 +115,13 @@ func TestNoAnswerTellsNoListenerApart(t *testing.T) {
 	}
 	closedURL := "https://" + closed.Addr().String() + "/h"
 	closed.Close()
-	other, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := other.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n"))
-			c.Close()
-		}
-	}()
-	defer func() { other.Close(); <-done }()
+	other := testkit.OtherProtocol(t)
 	plain := httptest.NewServer(http.NotFoundHandler()) // plain HTTP where TLS is spoken
 	defer plain.Close()
-	v := &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true}
-	for _, u := range []string{closedURL, "https://" + other.Addr().String() + "/h", strings.Replace(plain.URL, "http:", "https:", 1) + "/h",
-		"http://" + other.Addr().String() + "/h"} {
-		if err := v.Verify(context.Background(), u, "c"); err == nil || err.Error() != NoAnswer {
+	v := &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true}
+	for _, u := range []string{closedURL, "https://" + other + "/h", strings.Replace(plain.URL, "http:", "https:", 1) + "/h",
+		"http://" + other + "/h"} {
+		if err := v.Challenge(context.Background(), u, "c"); err == nil || err.Error() != NoAnswer {
 			t.Errorf("%s: %v", u, err)
 		}
 	}

@@ -46,8 +46,8 @@ func TestDeliveryHeadersAndIndependentSignature(t *testing.T) {
 	_, secret := e.active(rcv)
 	id := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, true)
 	e.pump()
-	d := rcv.next(t)
-	h := d.header
+	d := rcv.Next(t)
+	h := d.Header
 	if h.Get("X-Service-Event-Id") != id || h.Get("X-Service-Event") != "load.changed" || h.Get("X-Service-Delivery") == "" ||
 		h.Get("Content-Type") != "application/json; charset=utf-8" || h.Get("User-Agent") != "Service-Webhook/1.0" || h.Get("traceparent") == "" {
 		t.Fatalf("headers %v", h)
@@ -59,10 +59,10 @@ func TestDeliveryHeadersAndIndependentSignature(t *testing.T) {
 	if ts, _ := strconv.ParseInt(sig["t"], 10, 64); ts != e.clk.Now().Unix() {
 		t.Fatalf("t=%s, want the worker clock's %d", sig["t"], e.clk.Now().Unix())
 	}
-	if want := hmacHex(secret, sig["t"]+"."+string(d.body)); sig["v1"] != want {
+	if want := hmacHex(secret, sig["t"]+"."+string(d.Body)); sig["v1"] != want {
 		t.Fatalf("v1 %s, independent HMAC %s", sig["v1"], want)
 	}
-	if err := webhooksig.VerifyAt(d.body, h.Get("X-Service-Signature"), secret, webhooksig.DefaultTolerance, e.clk.Now()); err != nil {
+	if err := webhooksig.VerifyAt(d.Body, h.Get("X-Service-Signature"), secret, webhooksig.DefaultTolerance, e.clk.Now()); err != nil {
 		t.Fatalf("webhooksig: %v", err)
 	}
 	var env struct {
@@ -72,14 +72,14 @@ func TestDeliveryHeadersAndIndependentSignature(t *testing.T) {
 			Diff map[string]json.RawMessage
 		}
 	}
-	if err := json.Unmarshal(d.body, &env); err != nil || env.ID != id || env.Version != "v1" || env.Data.Load == nil {
-		t.Fatalf("envelope %s: %v", d.body, err)
+	if err := json.Unmarshal(d.Body, &env); err != nil || env.ID != id || env.Version != "v1" || env.Data.Load == nil {
+		t.Fatalf("envelope %s: %v", d.Body, err)
 	}
 	if _, ok := env.Data.Diff["changes"]; !ok {
-		t.Fatalf("diff.changes missing: %s", d.body)
+		t.Fatalf("diff.changes missing: %s", d.Body)
 	}
 	if _, ok := env.Data.Diff["previousAttributes"]; ok {
-		t.Fatalf("previousAttributes sent although the webhook did not ask: %s", d.body)
+		t.Fatalf("previousAttributes sent although the webhook did not ask: %s", d.Body)
 	}
 }
 
@@ -96,32 +96,35 @@ func TestRotationDualSignaturesThenV1Only(t *testing.T) {
 	if got.RotationEndsAt == nil {
 		t.Fatal("no rotation window reported")
 	}
-	select {
-	case <-rcv.verifications:
+	if _, challenges := rcv.Untaken(); challenges > 0 {
 		t.Fatal("regeneration re-verified")
-	default:
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	d := rcv.next(t)
-	sig := sigParts(t, d.header.Get("X-Service-Signature"))
-	if sig["v1"] != hmacHex(newSecret, sig["t"]+"."+string(d.body)) || sig["v0"] != hmacHex(oldSecret, sig["t"]+"."+string(d.body)) {
+	d := rcv.Next(t)
+	sig := sigParts(t, d.Header.Get("X-Service-Signature"))
+	if sig["v1"] != hmacHex(newSecret, sig["t"]+"."+string(d.Body)) || sig["v0"] != hmacHex(oldSecret, sig["t"]+"."+string(d.Body)) {
 		t.Fatalf("during the window: %v", sig)
 	}
 	for _, s := range []string{oldSecret, newSecret} {
-		if err := webhooksig.VerifyAt(d.body, d.header.Get("X-Service-Signature"), s, time.Minute, e.clk.Now()); err != nil {
+		if err := webhooksig.VerifyAt(d.Body, d.Header.Get("X-Service-Signature"), s, time.Minute, e.clk.Now()); err != nil {
 			t.Fatalf("receiver with %s: %v", s[:10], err)
 		}
 	}
 	e.clk.Add(window + time.Second)
+	// The rotation is over by the service's clock (webhooks.RotationLasts
+	// decides; storage keeps the end as saved).
+	if got, err := e.svc.Get(e.ctx, w.ID); err != nil || got.RotationEndsAt != nil {
+		t.Fatalf("after the window: rotation still shown (%v, %v)", err, got)
+	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	d = rcv.next(t)
-	sig = sigParts(t, d.header.Get("X-Service-Signature"))
-	if _, ok := sig["v0"]; ok || sig["v1"] != hmacHex(newSecret, sig["t"]+"."+string(d.body)) {
+	d = rcv.Next(t)
+	sig = sigParts(t, d.Header.Get("X-Service-Signature"))
+	if _, ok := sig["v0"]; ok || sig["v1"] != hmacHex(newSecret, sig["t"]+"."+string(d.Body)) {
 		t.Fatalf("after the window: %v", sig)
 	}
-	if err := webhooksig.VerifyAt(d.body, d.header.Get("X-Service-Signature"), oldSecret, time.Minute, e.clk.Now()); err == nil {
+	if err := webhooksig.VerifyAt(d.Body, d.Header.Get("X-Service-Signature"), oldSecret, time.Minute, e.clk.Now()); err == nil {
 		t.Fatal("the old secret still verifies after the window")
 	}
 	// Window 0: no dual signature at all.
@@ -132,9 +135,9 @@ func TestRotationDualSignaturesThenV1Only(t *testing.T) {
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	d = rcv.next(t)
-	sig = sigParts(t, d.header.Get("X-Service-Signature"))
-	if _, ok := sig["v0"]; ok || sig["v1"] != hmacHex(third, sig["t"]+"."+string(d.body)) {
+	d = rcv.Next(t)
+	sig = sigParts(t, d.Header.Get("X-Service-Signature"))
+	if _, ok := sig["v0"]; ok || sig["v1"] != hmacHex(third, sig["t"]+"."+string(d.Body)) {
 		t.Fatalf("rotation without window: %v", sig)
 	}
 }
@@ -154,11 +157,11 @@ func TestFailingTwiceThenSuccessSameEventIDAndLoggedAttempts(t *testing.T) {
 	e.pump()
 	attemptIDs := map[string]bool{}
 	for i := 0; i < 3; i++ {
-		d := rcv.next(t)
-		if d.header.Get("X-Service-Event-Id") != id {
-			t.Fatalf("attempt %d carried event id %s, want %s", i+1, d.header.Get("X-Service-Event-Id"), id)
+		d := rcv.Next(t)
+		if d.Header.Get("X-Service-Event-Id") != id {
+			t.Fatalf("attempt %d carried event id %s, want %s", i+1, d.Header.Get("X-Service-Event-Id"), id)
 		}
-		attemptIDs[d.header.Get("X-Service-Delivery")] = true
+		attemptIDs[d.Header.Get("X-Service-Delivery")] = true
 	}
 	rcv.none(t)
 	if len(attemptIDs) != 3 {
@@ -196,7 +199,7 @@ func TestRetryScheduleIsStoredAndChainEnds(t *testing.T) {
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	for i, delay := range webhooks.DeliveryRetrySchedule {
 		e.pump()
-		rcv.next(t)
+		rcv.Next(t)
 		var next time.Time
 		if err := e.db.Bun.QueryRowContext(context.Background(), "SELECT next_attempt_at FROM webhook_deliveries").Scan(&next); err != nil {
 			t.Fatal(err)
@@ -210,7 +213,7 @@ func TestRetryScheduleIsStoredAndChainEnds(t *testing.T) {
 		e.clk.Add(time.Second)
 	}
 	e.pump()
-	rcv.next(t) // the 8th and last attempt
+	rcv.Next(t) // the 8th and last attempt
 	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE status = 'Failed' AND next_attempt_at IS NULL AND attempt = 8"); n != 1 {
 		t.Fatal("the chain did not end Failed after 8 attempts")
 	}
@@ -227,7 +230,7 @@ func TestGoneDisablesEndpoint(t *testing.T) {
 	w, _ := e.active(rcv)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 	got := e.webhook(w.ID)
 	if got.State != webhooks.WebhookDisabled || !strings.Contains(got.StateReason, "410") {
 		t.Fatalf("after 410: %s %q", got.State, got.StateReason)
@@ -257,16 +260,16 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 	w, _ := e.active(rcv)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 	e.clk.Add(4 * 24 * time.Hour)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 	if got := e.webhook(w.ID); got.State != webhooks.WebhookActive || got.FailingSince == nil {
 		t.Fatalf("after 4 days: %s %v", got.State, got.FailingSince)
 	}
 	e.clk.Add(24 * time.Hour)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 	got := e.webhook(w.ID)
 	if got.State != webhooks.WebhookDisabled || !strings.Contains(got.StateReason, "5 days") {
 		t.Fatalf("after 5 days of failures: %s %q", got.State, got.StateReason)
@@ -275,14 +278,14 @@ func TestAutoDisableAfterFiveDaysOfFailures(t *testing.T) {
 	if _, err := e.svc.Enable(e.ctx, w.ID); err != nil {
 		t.Fatal(err)
 	}
-	<-rcv.verifications
+	rcv.NextChallenge(t)
 	mu.Lock()
 	fail = false
 	mu.Unlock()
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	for len(rcv.deliveries) > 0 {
-		<-rcv.deliveries
+	for rcv.pending() > 0 {
+		rcv.Next(t)
 	}
 	if got := e.webhook(w.ID); got.FailingSince != nil || got.State != webhooks.WebhookActive {
 		t.Fatalf("after a success: %s %v", got.State, got.FailingSince)
@@ -305,7 +308,7 @@ func TestDeliveryTimeout(t *testing.T) {
 	w, _ := e.active(rcv)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t) // the retry; the hung first request is still parked in the receiver
+	rcv.Next(t) // the retry; the hung first request is still parked in the receiver
 	ds, _ := e.svc.Deliveries(e.ctx, w.ID, 10)
 	if len(ds) != 1 || ds[0].Status != webhooks.DeliveryDelivered || len(ds[0].Attempts) != 2 || ds[0].Attempts[0].Error != NoAnswer {
 		t.Fatalf("deliveries %+v", ds)
@@ -319,13 +322,13 @@ func TestRedeliverSameEventID(t *testing.T) {
 	w, _ := e.active(rcv)
 	id := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 	d, err := e.svc.Redeliver(e.ctx, w.ID, id)
 	if err != nil || d.EventID != id || d.EventType != domain.EventLoadChanged {
 		t.Fatalf("redeliver: %v %+v", err, d)
 	}
 	e.pump()
-	if got := rcv.next(t).header.Get("X-Service-Event-Id"); got != id {
+	if got := rcv.Next(t).Header.Get("X-Service-Event-Id"); got != id {
 		t.Fatalf("redelivered %s", got)
 	}
 	if _, err := e.svc.Redeliver(e.ctx, w.ID, "nope-0"); domain.CodeOf(err) != domain.CodeNotFound {
@@ -351,7 +354,7 @@ func TestHistoryIsPrunedAfter30Days(t *testing.T) {
 	e.active(rcv)
 	delivered := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 	if n, err := e.store.PruneHistory(ctx, e.clk.Now().Add(-30*24*time.Hour)); err != nil || n != 0 {
 		t.Fatalf("pruned fresh history: %d %v", n, err)
 	}

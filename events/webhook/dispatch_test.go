@@ -31,7 +31,7 @@ func TestDispatchMatchesTenantSubsidiaryAndType(t *testing.T) {
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	want := e.insertEvent(e.tenant, e.sub, domain.EventLoadStatusChanged, false)
 	e.pump()
-	if got := rcv.next(t).header.Get("X-Service-Event-Id"); got != want {
+	if got := rcv.Next(t).Header.Get("X-Service-Event-Id"); got != want {
 		t.Fatalf("delivered %s, want %s", got, want)
 	}
 	rcv.none(t)
@@ -140,8 +140,8 @@ func TestConcurrentDispatchersAndWorkersDeliverOnce(t *testing.T) {
 	close(start)
 	wg.Wait()
 	seen := map[string]int{}
-	for len(rcv.deliveries) > 0 {
-		seen[(<-rcv.deliveries).header.Get("X-Service-Event-Id")]++
+	for rcv.pending() > 0 {
+		seen[rcv.Next(t).Header.Get("X-Service-Event-Id")]++
 	}
 	if len(seen) != events {
 		t.Fatalf("%d distinct events delivered, want %d", len(seen), events)
@@ -186,8 +186,8 @@ func TestRunningDispatcherAndWorkerDeliverOnRelayWake(t *testing.T) {
 	}
 	want := e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	for {
-		d := rcv.next(t)
-		if d.header.Get("X-Service-Event-Id") == want {
+		d := rcv.Next(t)
+		if d.Header.Get("X-Service-Event-Id") == want {
 			return
 		}
 	}

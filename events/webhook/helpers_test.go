@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +21,7 @@ import (
 	"github.com/haulgraph/haulgraph/secretbox"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 const testKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
@@ -65,7 +65,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, db: db, store: store, clk: clk}
 	brokers := &Brokers{AllowLoopback: true}
 	t.Cleanup(brokers.Close)
-	e.svc = &webhooks.Service{Store: store, Verifier: &Verifier{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now,
+	e.svc = &webhooks.Service{Store: store, Challenger: &Challenger{Client: client, AllowInsecure: true}, AllowInsecureURLs: true, Now: clk.Now,
 		AllTypes: true, Destinations: store, Prober: brokers}
 	e.worker = &Worker{Store: store, Client: client, AllowInsecure: true, Now: clk.Now, Schedule: []time.Duration{0, 0, 0}, Brokers: brokers}
 	e.dispatcher = &Dispatcher{Store: store, Now: clk.Now}
@@ -144,7 +144,7 @@ func (e *env) active(rcv *receiver, types ...string) (*webhooks.Webhook, string)
 	if err != nil || w.State != webhooks.WebhookActive {
 		e.t.Fatalf("enable: %v %+v", err, w)
 	}
-	<-rcv.verifications
+	rcv.NextChallenge(e.t)
 	return w, secret
 }
 
@@ -175,74 +175,42 @@ func (e *env) webhook(id uuid.UUID) *webhooks.Webhook {
 	return w
 }
 
-// received is one request a receiver got.
-type received struct {
-	header http.Header
-	body   []byte
-}
-
-// receiver is a real HTTP endpoint. It answers verification correctly unless
-// verify is replaced, and deliveries with the status deliver returns.
+// receiver is testkit's receiver at /hooks, its deliveries answered with
+// the status deliver returns (200 while none is set).
 type receiver struct {
-	srv           *httptest.Server
-	verifications chan received
-	deliveries    chan received
-	verify        atomic.Pointer[func(w http.ResponseWriter, challenge string)]
-	deliver       atomic.Pointer[func(n int) int]
-	n             atomic.Int32
+	*testkit.Receiver
+	deliver atomic.Pointer[func(n int) int]
+	n       atomic.Int32
 }
 
 func newReceiver(t *testing.T) *receiver {
-	r := &receiver{verifications: make(chan received, 16), deliveries: make(chan received, 1000)}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		got := received{header: req.Header.Clone(), body: body}
-		if req.Header.Get("X-Service-Event") == domain.EventWebhookVerification {
-			r.verifications <- got
-			if f := r.verify.Load(); f != nil {
-				(*f)(w, req.Header.Get("X-Service-Challenge"))
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": req.Header.Get("X-Service-Challenge")})
-			return
-		}
-		n := int(r.n.Add(1))
-		status := http.StatusOK
+	r := &receiver{Receiver: testkit.NewReceiver(t)}
+	r.Answer(func(w http.ResponseWriter, _ testkit.Delivery) {
+		n, status := int(r.n.Add(1)), http.StatusOK
 		if f := r.deliver.Load(); f != nil {
 			status = (*f)(n)
 		}
-		r.deliveries <- got // before answering, so a finished attempt has been recorded here
 		w.WriteHeader(status)
-	}))
-	t.Cleanup(r.srv.Close)
+	})
 	return r
 }
 
-func (r *receiver) URL() string { return r.srv.URL + "/hooks" }
+func (r *receiver) URL() string { return r.Receiver.URL + "/hooks" }
 
-func (r *receiver) onVerify(f func(w http.ResponseWriter, challenge string)) { r.verify.Store(&f) }
+func (r *receiver) onVerify(f func(w http.ResponseWriter, challenge string)) { r.AnswerChallenge(f) }
 func (r *receiver) onDeliver(f func(n int) int)                              { r.deliver.Store(&f) }
 
-// next waits (bounded) for the next delivery.
-func (r *receiver) next(t *testing.T) received {
-	t.Helper()
-	select {
-	case d := <-r.deliveries:
-		return d
-	case <-time.After(20 * time.Second):
-		t.Fatal("no delivery arrived")
-	}
-	return received{}
+// pending is how many deliveries Next has not returned yet.
+func (r *receiver) pending() int {
+	n, _ := r.Untaken()
+	return n
 }
 
 // none asserts nothing was delivered (everything is synchronous in pump).
 func (r *receiver) none(t *testing.T) {
 	t.Helper()
-	select {
-	case d := <-r.deliveries:
-		t.Fatalf("unexpected delivery: %s", d.body)
-	default:
+	if n := r.pending(); n > 0 {
+		t.Fatalf("unexpected delivery: %s", r.Next(t).Body)
 	}
 }
 

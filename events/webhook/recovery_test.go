@@ -16,7 +16,7 @@ import (
 func (r *receiver) drain(t *testing.T, n int) {
 	t.Helper()
 	for range n {
-		r.next(t)
+		r.Next(t)
 	}
 	r.none(t)
 }
@@ -57,7 +57,7 @@ func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 	comeback := e.clk.Now()
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	sent := len(rcv.deliveries) // the new event, and the first retry due at once
+	sent := rcv.pending() // the new event, and the first retry due at once
 	rcv.drain(t, sent)
 	window := comeback.Add(webhooks.RecoveryWindow)
 	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt_at <= ?", window); n != webhooks.RecoveryBurst {
@@ -71,7 +71,7 @@ func TestReceiverThatComesBackGetsPendingDeliveriesWithinSeconds(t *testing.T) {
 		}
 		e.clk.Add(webhooks.RecoveryWindow)
 		e.pump()
-		n := len(rcv.deliveries)
+		n := rcv.pending()
 		if n == 0 || n > webhooks.RecoveryBurst {
 			t.Fatalf("%d deliveries in one recovery window", n)
 		}
@@ -143,7 +143,7 @@ func TestRecoverRequeuesFailedDeliveries(t *testing.T) {
 	e.pump()
 	got := map[string]bool{}
 	for range 2 {
-		got[rcv.next(t).header.Get("X-Service-Event-Id")] = true
+		got[rcv.Next(t).Header.Get("X-Service-Event-Id")] = true
 	}
 	rcv.none(t)
 	if !got[recent[0]] || !got[recent[1]] {

@@ -2,12 +2,9 @@ package webhook_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/storage/dbtest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // startInstance runs one complete instance (dispatcher and worker included)
@@ -50,6 +48,31 @@ func startInstance(t *testing.T, url string, edits ...func(*app.App)) (a *app.Ap
 	return a, stop
 }
 
+// activeHook makes a tenant with a subsidiary and an Active webhook of
+// load.changed to hookURL, created through one instance and enabled through
+// another (or the same).
+func activeHook(t *testing.T, creates, enables *app.App, hookURL string) (tenant, sub uuid.UUID) {
+	t.Helper()
+	tenant, sub = uuid.New(), uuid.New()
+	ctx := context.Background()
+	if _, err := creates.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := creates.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
+		t.Fatal(err)
+	}
+	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
+	name := "erp"
+	w, _, err := creates.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hookURL, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = enables.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
+		t.Fatalf("enable: %v %v", err, w)
+	}
+	return tenant, sub
+}
+
 // A receiver that is down while the server restarts still gets the event
 // (same id) from the next instance: the pending attempt lives in the database.
 // The next instance's clock starts at the retry's due time instead of the
@@ -57,70 +80,35 @@ func startInstance(t *testing.T, url string, edits ...func(*app.App)) (a *app.Ap
 func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 	t.Parallel()
 	url := dbtest.URL(t)
-	var down atomic.Bool
-	attempts := make(chan string, 10)
-	delivered := make(chan string, 10)
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		if down.Load() {
-			attempts <- r.Header.Get("X-Service-Event-Id")
-			// Down: the connection drops without an answer.
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			_ = conn.Close()
-			return
-		}
-		delivered <- r.Header.Get("X-Service-Event-Id")
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 
 	a1, stop1 := startInstance(t, url)
-	tenant, sub := uuid.New(), uuid.New()
+	tenant, sub := activeHook(t, a1, a1, rcv.URL+"/hook")
 	ctx := context.Background()
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
-		t.Fatal(err)
-	}
-	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
-	name, hook := "erp", rcv.URL+"/hook"
-	w, _, err := a1.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
-		t.Fatalf("enable: %v %v", err, w)
-	}
-	down.Store(true)
+	rcv.Answer(func(w http.ResponseWriter, _ testkit.Delivery) {
+		// Down: the connection drops without an answer.
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		_ = conn.Close()
+	})
 	eventID := uuid.NewString() + "-0"
 	if _, err := a1.DB.Bun.ExecContext(ctx, `INSERT INTO events (id, tenant_id, subsidiary_id, type, subject_id, payload)
 		VALUES (?, ?, ?, 'load.changed', ?, ?)`, eventID, tenant, sub, uuid.New(), `{"id":"`+eventID+`","type":"load.changed","version":"v1","data":{}}`); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case got := <-attempts:
-		if got != eventID {
-			t.Fatalf("attempted %s", got)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the first instance never attempted the delivery")
+	if got := rcv.Next(t).Header.Get("X-Service-Event-Id"); got != eventID {
+		t.Fatalf("attempted %s", got)
 	}
 	stop1()
-	down.Store(false)
+	for range len(rcv.Received()) - 1 { // attempts the first instance made besides (all recorded: it has stopped)
+		rcv.Next(t)
+	}
+	rcv.Answer(nil)
 
 	startInstance(t, url, func(a *app.App) {
 		a.Webhooks.Worker.Now = func() time.Time { return time.Now().Add(webhooks.DeliveryRetrySchedule[0]) }
 	})
-	select {
-	case got := <-delivered:
-		if got != eventID {
-			t.Fatalf("after restart delivered %s, want %s", got, eventID)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the event was lost across the restart")
+	if got := rcv.Next(t).Header.Get("X-Service-Event-Id"); got != eventID {
+		t.Fatalf("after restart delivered %s, want %s", got, eventID)
 	}
 }
 
@@ -129,34 +117,11 @@ func TestDeliverySurvivesRestartWhileReceiverDown(t *testing.T) {
 func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 	t.Parallel()
 	url := dbtest.URL(t)
-	var requests atomic.Int32
-	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := r.Header.Get("X-Service-Challenge"); c != "" {
-			_ = json.NewEncoder(w).Encode(map[string]string{"challenge": c})
-			return
-		}
-		requests.Add(1)
-	}))
-	defer rcv.Close()
+	rcv := testkit.NewReceiver(t)
 	a1, _ := startInstance(t, url)
 	a2, _ := startInstance(t, url)
-	tenant, sub := uuid.New(), uuid.New()
+	tenant, sub := activeHook(t, a2, a1, rcv.URL+"/hook")
 	ctx := context.Background()
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO tenants (id, slug, name) VALUES (?, 'acme', 'Acme')", tenant); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a1.DB.Bun.ExecContext(ctx, "INSERT INTO subsidiaries (id, tenant_id, name) VALUES (?, ?, 'main')", sub, tenant); err != nil {
-		t.Fatal(err)
-	}
-	pctx := domain.WithPrincipal(ctx, &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeWebhookManage}})
-	name, hook := "erp", rcv.URL+"/hook"
-	w, _, err := a2.Webhooks.Service.Create(pctx, webhooks.Input{Name: &name, URL: &hook, EventTypes: []string{domain.EventLoadChanged}, SubsidiaryID: &sub})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w, err = a1.Webhooks.Service.Enable(pctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
-		t.Fatalf("enable: %v %v", err, w)
-	}
 	const n = 60
 	for i := 0; i < n; i++ {
 		db := a1.DB
@@ -187,7 +152,7 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 	var rows, attempts int
 	_ = a1.DB.Bun.QueryRowContext(ctx, "SELECT count(*) FROM webhook_deliveries").Scan(&rows)
 	_ = a1.DB.Bun.QueryRowContext(ctx, "SELECT count(*) FROM webhook_attempts").Scan(&attempts)
-	if rows != n || attempts != n || requests.Load() != n {
-		t.Fatalf("%d delivery rows, %d attempts, %d requests for %d events", rows, attempts, requests.Load(), n)
+	if requests := len(rcv.Received()); rows != n || attempts != n || requests != n {
+		t.Fatalf("%d delivery rows, %d attempts, %d requests for %d events", rows, attempts, requests, n)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
+	"github.com/haulgraph/haulgraph/testkit"
 	"github.com/haulgraph/haulgraph/webhooksig"
 )
 
@@ -54,18 +55,18 @@ func verifyV1a(body []byte, h http.Header, publicKey string) error {
 // verifyWith verifies a delivery with the receiver's key in its scheme: the
 // official Standard Webhooks library for v1, verifyV1a for v1a, webhooksig
 // for the service scheme.
-func verifyWith(scheme webhooks.SignatureScheme, d received, key string) error {
+func verifyWith(scheme webhooks.SignatureScheme, d testkit.Delivery, key string) error {
 	switch scheme {
 	case webhooks.SchemeStandardWebhooks:
 		wh, err := standardwebhooks.NewWebhook(key)
 		if err != nil {
 			return err
 		}
-		return wh.Verify(d.body, d.header)
+		return wh.Verify(d.Body, d.Header)
 	case webhooks.SchemeStandardWebhooksEd25519:
-		return verifyV1a(d.body, d.header, key)
+		return verifyV1a(d.Body, d.Header, key)
 	}
-	return webhooksig.Verify(d.body, d.header.Get("X-Service-Signature"), key, webhooksig.DefaultTolerance)
+	return webhooksig.Verify(d.Body, d.Header.Get("X-Service-Signature"), key, webhooksig.DefaultTolerance)
 }
 
 func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
@@ -115,8 +116,8 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 		if w, err = e.svc.Enable(e.ctx, w.ID); err != nil || w.State != webhooks.WebhookActive {
 			t.Fatalf("enable %s: %v %+v", s, err, w)
 		}
-		if v := <-h.rcv.verifications; v.header.Get("X-Service-Challenge") == "" || v.header.Get("webhook-signature") != "" {
-			t.Fatalf("verification headers %v", v.header)
+		if v := h.rcv.NextChallenge(t); v.Header.Get("X-Service-Challenge") == "" || v.Header.Get("webhook-signature") != "" {
+			t.Fatalf("verification headers %v", v.Header)
 		}
 		h.w = w
 		hooks = append(hooks, h)
@@ -126,22 +127,22 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 	e.pump()
 	for _, h := range hooks {
 		for attempt := 1; attempt <= 2; attempt++ {
-			d := h.rcv.next(t)
-			if d.header.Get("X-Service-Event-Id") != eventID || d.header.Get("X-Service-Event") != domain.EventLoadChanged {
-				t.Fatalf("%s attempt %d: headers %v", h.scheme, attempt, d.header)
+			d := h.rcv.Next(t)
+			if d.Header.Get("X-Service-Event-Id") != eventID || d.Header.Get("X-Service-Event") != domain.EventLoadChanged {
+				t.Fatalf("%s attempt %d: headers %v", h.scheme, attempt, d.Header)
 			}
 			if err := verifyWith(h.scheme, d, h.key); err != nil {
-				t.Fatalf("%s attempt %d: %v (headers %v)", h.scheme, attempt, err, d.header)
+				t.Fatalf("%s attempt %d: %v (headers %v)", h.scheme, attempt, err, d.Header)
 			}
 			standard := h.scheme != webhooks.SchemeService
 			if standard {
-				sigs := strings.Split(d.header.Get("webhook-signature"), " ")
-				ts, _ := strconv.ParseInt(d.header.Get("webhook-timestamp"), 10, 64)
-				if d.header.Get("webhook-id") != eventID || ts != e.clk.Now().Unix() || len(sigs) != 1 || d.header.Get("X-Service-Signature") != "" {
-					t.Fatalf("%s attempt %d: headers %v", h.scheme, attempt, d.header)
+				sigs := strings.Split(d.Header.Get("webhook-signature"), " ")
+				ts, _ := strconv.ParseInt(d.Header.Get("webhook-timestamp"), 10, 64)
+				if d.Header.Get("webhook-id") != eventID || ts != e.clk.Now().Unix() || len(sigs) != 1 || d.Header.Get("X-Service-Signature") != "" {
+					t.Fatalf("%s attempt %d: headers %v", h.scheme, attempt, d.Header)
 				}
 				// Refused by the same verifier: a changed body, another key, another id.
-				tampered := received{header: d.header, body: bytes.Replace(d.body, []byte(eventID), []byte("x"+eventID[1:]), 1)}
+				tampered := testkit.Delivery{Header: d.Header, Body: bytes.Replace(d.Body, []byte(eventID), []byte("x"+eventID[1:]), 1)}
 				if err := verifyWith(h.scheme, tampered, h.key); err == nil {
 					t.Fatalf("%s: a tampered body verified", h.scheme)
 				}
@@ -150,17 +151,17 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 				if err := verifyWith(h.scheme, d, otherKey); err == nil {
 					t.Fatalf("%s: another key verified", h.scheme)
 				}
-			} else if d.header.Get("webhook-signature") != "" {
-				t.Fatalf("service scheme sent Standard Webhooks headers: %v", d.header)
+			} else if d.Header.Get("webhook-signature") != "" {
+				t.Fatalf("service scheme sent Standard Webhooks headers: %v", d.Header)
 			}
 		}
 		if h.scheme == webhooks.SchemeStandardWebhooks {
 			wh, _ := standardwebhooks.NewWebhook(webhooks.NewSecret())
-			d := received{header: http.Header{}, body: []byte("{}")}
-			d.header.Set("webhook-id", eventID)
-			d.header.Set("webhook-timestamp", strconv.FormatInt(time.Now().Unix(), 10))
-			d.header.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(make([]byte, 32)))
-			if err := wh.Verify(d.body, d.header); !errors.Is(err, standardwebhooks.ErrNoMatchingSignature) {
+			d := testkit.Delivery{Header: http.Header{}, Body: []byte("{}")}
+			d.Header.Set("webhook-id", eventID)
+			d.Header.Set("webhook-timestamp", strconv.FormatInt(time.Now().Unix(), 10))
+			d.Header.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(make([]byte, 32)))
+			if err := wh.Verify(d.Body, d.Header); !errors.Is(err, standardwebhooks.ErrNoMatchingSignature) {
 				t.Fatalf("a forged signature: %v", err)
 			}
 		}
@@ -196,10 +197,10 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
 	for _, h := range hooks {
-		d := h.rcv.next(t)
+		d := h.rcv.Next(t)
 		if h.scheme != webhooks.SchemeService {
-			if n := len(strings.Split(d.header.Get("webhook-signature"), " ")); n != 2 {
-				t.Fatalf("%s during rotation: %d signatures in %q", h.scheme, n, d.header.Get("webhook-signature"))
+			if n := len(strings.Split(d.Header.Get("webhook-signature"), " ")); n != 2 {
+				t.Fatalf("%s during rotation: %d signatures in %q", h.scheme, n, d.Header.Get("webhook-signature"))
 			}
 		}
 		for _, key := range []string{h.key, newKeys[h.scheme]} {
@@ -216,7 +217,7 @@ func TestSignatureSchemesThroughRetriesAndRotation(t *testing.T) {
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
 	for _, h := range hooks {
-		d := h.rcv.next(t)
+		d := h.rcv.Next(t)
 		err := verifyWith(h.scheme, d, h.key)
 		switch {
 		case h.scheme == webhooks.SchemeStandardWebhooks && !errors.Is(err, standardwebhooks.ErrMessageTooOld):

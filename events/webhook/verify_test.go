@@ -28,10 +28,8 @@ func TestCreatedWebhookIsPendingAndGetsNoEvents(t *testing.T) {
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, true)
 	e.pump()
 	rcv.none(t)
-	select {
-	case v := <-rcv.verifications:
-		t.Fatalf("creation sent a verification request: %s", v.body)
-	default:
+	if _, challenges := rcv.Untaken(); challenges > 0 {
+		t.Fatalf("creation sent a verification request: %s", rcv.NextChallenge(t).Body)
 	}
 	if n := e.count("SELECT count(*) FROM webhook_deliveries"); n != 0 {
 		t.Fatalf("%d deliveries for a Pending webhook", n)
@@ -65,8 +63,8 @@ func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 	if stateDuring != webhooks.WebhookPending {
 		t.Fatalf("state during verification %s, want Pending", stateDuring)
 	}
-	v := <-rcv.verifications
-	h := v.header
+	v := rcv.NextChallenge(t)
+	h := v.Header
 	for k, want := range map[string]string{
 		"Content-Type": "application/json; charset=utf-8", "User-Agent": "Service-Webhook/1.0", "X-Service-Event": "webhook.verification",
 	} {
@@ -81,13 +79,13 @@ func TestEnableSendsSpecVerificationAndActivates(t *testing.T) {
 		t.Error("the verification request is signed; docs/api-contract.md §6.2 says it is not")
 	}
 	var body map[string]any
-	if err := json.Unmarshal(v.body, &body); err != nil || len(body) != 2 || body["type"] != "webhook.verification" ||
+	if err := json.Unmarshal(v.Body, &body); err != nil || len(body) != 2 || body["type"] != "webhook.verification" ||
 		body["challenge"] != h.Get("X-Service-Challenge") || len(h.Get("X-Service-Challenge")) < 32 {
-		t.Fatalf("verification body %s (challenge header %q)", v.body, h.Get("X-Service-Challenge"))
+		t.Fatalf("verification body %s (challenge header %q)", v.Body, h.Get("X-Service-Challenge"))
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 }
 
 // docs/api-contract.md §3.1/§6.2: every malformed answer leaves the webhook Disabled, shown as
@@ -124,7 +122,7 @@ func TestVerificationFailureModes(t *testing.T) {
 				// A verifier with a short limit stands for the 3 s one; the
 				// receiver answers correctly once the verifier has hung up.
 				short := *e.svc
-				short.Verifier = &Verifier{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true, Timeout: lateLimit}
+				short.Challenger = &Challenger{Client: NewClient(ClientOptions{AllowLoopback: true}), AllowInsecure: true, Timeout: lateLimit}
 				svc = &short
 				gaveUp := make(chan struct{})
 				defer close(gaveUp)
@@ -173,10 +171,10 @@ func TestURLChangeOnActiveReverifies(t *testing.T) {
 	if during != webhooks.WebhookPending || got.State != webhooks.WebhookActive || got.URL != url {
 		t.Fatalf("during %s, after %s %s", during, got.State, got.URL)
 	}
-	<-neu.verifications
+	neu.NextChallenge(t)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	neu.next(t)
+	neu.Next(t)
 	old.none(t)
 
 	// A new URL that fails verification stops delivery.
@@ -204,17 +202,15 @@ func TestEventAndPreviousAttributesChangesStayActive(t *testing.T) {
 	if err != nil || got.State != webhooks.WebhookActive || !got.IncludePreviousAttributes {
 		t.Fatalf("update: %v %+v", err, got)
 	}
-	select {
-	case <-rcv.verifications:
+	if _, challenges := rcv.Untaken(); challenges > 0 {
 		t.Fatal("an event/IncludePreviousAttributes change sent a verification request")
-	default:
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, true)
 	id := e.insertEvent(e.tenant, e.sub, domain.EventLoadStatusChanged, false)
 	e.pump()
-	d := rcv.next(t)
-	if d.header.Get("X-Service-Event-Id") != id {
-		t.Fatalf("got %s, want only the newly subscribed %s", d.header.Get("X-Service-Event-Id"), id)
+	d := rcv.Next(t)
+	if d.Header.Get("X-Service-Event-Id") != id {
+		t.Fatalf("got %s, want only the newly subscribed %s", d.Header.Get("X-Service-Event-Id"), id)
 	}
 	rcv.none(t)
 	// Now load.changed again, with previous attributes.
@@ -223,7 +219,7 @@ func TestEventAndPreviousAttributesChangesStayActive(t *testing.T) {
 	}
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, true)
 	e.pump()
-	if b := rcv.next(t).body; !strings.Contains(string(b), `"previousAttributes"`) {
+	if b := rcv.Next(t).Body; !strings.Contains(string(b), `"previousAttributes"`) {
 		t.Fatalf("IncludePreviousAttributes on, body %s", b)
 	}
 }
@@ -262,10 +258,10 @@ func TestManualDisableFromEveryState(t *testing.T) {
 	if got, err := e.svc.Enable(e.ctx, active.ID); err != nil || got.State != webhooks.WebhookActive {
 		t.Fatalf("re-enable: %v %v", err, got)
 	}
-	<-rcv.verifications
+	rcv.NextChallenge(t)
 	e.insertEvent(e.tenant, e.sub, domain.EventLoadChanged, false)
 	e.pump()
-	rcv.next(t)
+	rcv.Next(t)
 }
 
 // A disable while deliveries are queued stops them at once; they stay queued.

@@ -37,7 +37,8 @@ type Worker struct {
 	Client        *http.Client
 	AllowInsecure bool
 	Log           *slog.Logger
-	// Now and Schedule are injectable so tests need not wait real minutes.
+	// Now, Schedule and Timeout are injectable so tests need not wait real
+	// minutes; nil and zero are webhooks.Deliveries' defaults.
 	Now      func() time.Time
 	Schedule []time.Duration
 	Timeout  time.Duration
@@ -75,12 +76,6 @@ func (w *Worker) init() {
 		w.wake = make(chan struct{}, 1)
 		if w.Now == nil {
 			w.Now = time.Now
-		}
-		if w.Schedule == nil {
-			w.Schedule = webhooks.DeliveryRetrySchedule
-		}
-		if w.Timeout == 0 {
-			w.Timeout = webhooks.DeliveryTimeout
 		}
 		if w.Batch == 0 {
 			w.Batch = 16

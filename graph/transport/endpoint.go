@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -56,8 +55,7 @@ func (h *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// its body is read.
 	if _, err := domain.Authenticated(r.Context()); err != nil {
 		if domain.CodeOf(err) == domain.CodeUnavailable {
-			w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
-			writeGraphQLError(w, r, http.StatusServiceUnavailable, err.Error(), string(domain.CodeUnavailable))
+			writeGraphQLError(w, r, httpedge.Unavailable(w.Header()), err.Error(), string(domain.CodeUnavailable))
 			return
 		}
 		httpedge.Challenge(r.Context(), w.Header(), &domain.Error{Code: domain.CodeUnauthenticated, Message: err.Error()})
@@ -105,7 +103,7 @@ func (w *statusWriter) WriteHeader(status int) {
 	case chosen != 0:
 		status = chosen
 		if retryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+			httpedge.RetryAfter(w.Header(), retryAfter)
 		}
 	case status == http.StatusUnprocessableEntity && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json"):
 		status = http.StatusOK
@@ -131,8 +129,7 @@ func acceptsHTML(r *http.Request) bool {
 // 503 with Retry-After when the limiter could not answer.
 func WriteRateLimited(w http.ResponseWriter, r *http.Request, err *domain.Error) {
 	if err.Code == domain.CodeUnavailable {
-		w.Header().Set("Retry-After", strconv.Itoa(domain.UnavailableRetryAfter))
-		Refuse(w, r, http.StatusServiceUnavailable, err)
+		Refuse(w, r, httpedge.Unavailable(w.Header()), err)
 		return
 	}
 	Refuse(w, r, http.StatusTooManyRequests, err)

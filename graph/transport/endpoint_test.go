@@ -1,7 +1,6 @@
 package transport_test
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -9,57 +8,25 @@ import (
 
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
-type gqlResponse struct {
-	Data   map[string]json.RawMessage `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Path       []any          `json:"path"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
-	Extensions map[string]json.RawMessage `json:"extensions"`
-}
-
-func (r gqlResponse) code(i int) string {
-	if i >= len(r.Errors) {
-		return ""
-	}
-	c, _ := r.Errors[i].Extensions["code"].(string)
-	return c
-}
+type gqlResponse = testkit.GraphQLAnswer
 
 func rawPost(t *testing.T, url, token, accept, body string) (*http.Response, gqlResponse) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+"/graphql", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := testkit.PostGraphQL(t, url, token, accept, []byte(body))
 	var out gqlResponse
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("status %d, body %q: %v", res.StatusCode, b, err)
-	}
+	testkit.Decode(t, res, b, &out)
 	return res, out
 }
 
 // gql POSTs one operation as application/json and decodes the answer.
 func gql(t *testing.T, url, token, query string, vars map[string]any) gqlResponse {
 	t.Helper()
-	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, out := rawPost(t, url, token, "application/json", string(body))
+	res, b := testkit.GraphQL(t, url, token, query, vars)
+	var out gqlResponse
+	testkit.Decode(t, res, b, &out)
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d: %+v", res.StatusCode, out)
 	}
@@ -82,7 +49,7 @@ func TestNoTokenIsUnauthenticated(t *testing.T) {
 		if wa := res.Header.Get("WWW-Authenticate"); !strings.HasPrefix(wa, want) || (token == "" && strings.Contains(wa, "error")) {
 			t.Errorf("token %q: WWW-Authenticate %q, want %s", token, wa, want)
 		}
-		if out.code(0) != "UNAUTHENTICATED" || out.Data != nil {
+		if out.Code(0) != "UNAUTHENTICATED" || out.Data != nil {
 			t.Errorf("token %q: %+v, want one UNAUTHENTICATED error and no data", token, out)
 		}
 	}
@@ -111,12 +78,12 @@ func TestBatchesAndLargeBodiesRefused(t *testing.T) {
 	srv := apptest.Start(t, apptest.Options{})
 	tok := srv.Token(t, apptest.NewTenant(t, srv, "acme"), domain.ScopeLoadRead)
 	res, out := rawPost(t, srv.URL, tok, "", `[{"query":"{ eventTypes }"},{"query":"{ eventTypes }"}]`)
-	if res.StatusCode != http.StatusBadRequest || out.code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {
+	if res.StatusCode != http.StatusBadRequest || out.Code(0) != "BAD_USER_INPUT" || !strings.Contains(out.Errors[0].Message, "batched") {
 		t.Errorf("batch: status %d %+v", res.StatusCode, out)
 	}
 	big := `{"query":"{ eventTypes }","variables":{"pad":"` + strings.Repeat("x", 2<<20) + `"}}`
 	res, out = rawPost(t, srv.URL, tok, "", big)
-	if res.StatusCode != http.StatusRequestEntityTooLarge || out.code(0) != "PAYLOAD_TOO_LARGE" {
+	if res.StatusCode != http.StatusRequestEntityTooLarge || out.Code(0) != "PAYLOAD_TOO_LARGE" {
 		t.Errorf("2 MiB body: status %d %+v, want 413", res.StatusCode, out)
 	}
 }

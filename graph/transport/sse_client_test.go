@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // sseEvent is one dispatched server-sent event, or a comment line.
@@ -73,11 +74,11 @@ func openSSEWith(t *testing.T, srv *apptest.Server, r sseRequest, gate chan stru
 	if r.method == http.MethodGet {
 		q := url.Values{"query": {r.query}}
 		if r.vars != nil {
-			q.Set("variables", string(mustJSON(r.vars)))
+			q.Set("variables", string(testkit.MustJSON(t, r.vars)))
 		}
 		target += "?" + q.Encode()
 	} else {
-		body = bytes.NewReader(mustJSON(map[string]any{"query": r.query, "variables": r.vars}))
+		body = bytes.NewReader(testkit.MustJSON(t, map[string]any{"query": r.query, "variables": r.vars}))
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
 	if err != nil {

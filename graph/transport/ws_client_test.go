@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/haulgraph/haulgraph/apptest"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // wsClient is a real GraphQL-over-WebSocket client speaking either
@@ -51,7 +52,7 @@ func dialWS(t *testing.T, srv *apptest.Server, proto, token string, dialer *webs
 	if token != "" {
 		payload["Authorization"] = "Bearer " + token
 	}
-	w.send(wsMsg{Type: "connection_init", Payload: mustJSON(payload)})
+	w.send(wsMsg{Type: "connection_init", Payload: testkit.MustJSON(t, payload)})
 	return w
 }
 
@@ -78,7 +79,7 @@ func (w *wsClient) subscribe(id, query string, vars map[string]any) {
 	if w.proto == "graphql-ws" {
 		typ = "start"
 	}
-	w.send(wsMsg{ID: id, Type: typ, Payload: mustJSON(map[string]any{"query": query, "variables": vars})})
+	w.send(wsMsg{ID: id, Type: typ, Payload: testkit.MustJSON(w.t, map[string]any{"query": query, "variables": vars})})
 }
 
 // read returns the next message that is not a keep-alive, answering pings.
@@ -193,14 +194,6 @@ func smallReceiveBuffer() *websocket.Dialer {
 	return &websocket.Dialer{HandshakeTimeout: 10 * time.Second, NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return d.DialContext(ctx, network, addr)
 	}}
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 func field[T any](t *testing.T, raw json.RawMessage) T {

@@ -15,6 +15,7 @@ import (
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/apptest"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // TestWebsocketCloseCodes: graphql-transport-ws's close codes, each from a
@@ -47,12 +48,12 @@ func TestWebsocketCloseCodes(t *testing.T) {
 		}},
 		{"unknown type", 4400, func(t *testing.T) *wsClient {
 			w := connect(t, srv, "graphql-transport-ws", token)
-			w.send(wsMsg{Type: "start", ID: "1", Payload: mustJSON(map[string]any{"query": "{ eventTypes }"})})
+			w.send(wsMsg{Type: "start", ID: "1", Payload: testkit.MustJSON(t, map[string]any{"query": "{ eventTypes }"})})
 			return w
 		}},
 		{"subscribe without id", 4400, func(t *testing.T) *wsClient {
 			w := connect(t, srv, "graphql-transport-ws", token)
-			w.send(wsMsg{Type: "subscribe", Payload: mustJSON(map[string]any{"query": "{ eventTypes }"})})
+			w.send(wsMsg{Type: "subscribe", Payload: testkit.MustJSON(t, map[string]any{"query": "{ eventTypes }"})})
 			return w
 		}},
 		{"subscribe before connection_init", 4401, func(t *testing.T) *wsClient {
@@ -69,7 +70,7 @@ func TestWebsocketCloseCodes(t *testing.T) {
 		}},
 		{"second connection_init", 4429, func(t *testing.T) *wsClient {
 			w := connect(t, srv, "graphql-transport-ws", token)
-			w.send(wsMsg{Type: "connection_init", Payload: mustJSON(map[string]any{"Authorization": "Bearer " + token})})
+			w.send(wsMsg{Type: "connection_init", Payload: testkit.MustJSON(t, map[string]any{"Authorization": "Bearer " + token})})
 			return w
 		}},
 	}
@@ -94,7 +95,7 @@ func TestWebsocketCloseCodes(t *testing.T) {
 		if err := w.c.ReadJSON(&m); err != nil || m.Type != "pong" {
 			t.Fatalf("ping before init: %v %+v, want a pong", err, m)
 		}
-		w.send(wsMsg{Type: "connection_init", Payload: mustJSON(map[string]any{"Authorization": "Bearer " + token})})
+		w.send(wsMsg{Type: "connection_init", Payload: testkit.MustJSON(t, map[string]any{"Authorization": "Bearer " + token})})
 		if m := w.read(); m.Type != "connection_ack" {
 			t.Fatalf("connection_init after a ping: %s %s", m.Type, m.Payload)
 		}
@@ -346,7 +347,7 @@ func TestWebsocketPingFrameBeforeInit(t *testing.T) {
 	}
 	ping("before init")
 	ping("again")
-	if err := c.WriteJSON(wsMsg{Type: "connection_init", Payload: mustJSON(map[string]any{"Authorization": "Bearer " + token})}); err != nil {
+	if err := c.WriteJSON(wsMsg{Type: "connection_init", Payload: testkit.MustJSON(t, map[string]any{"Authorization": "Bearer " + token})}); err != nil {
 		t.Fatal(err)
 	}
 	select {

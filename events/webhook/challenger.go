@@ -16,8 +16,10 @@ import (
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
 
-// Verifier performs docs/api-contract.md §6.2's handshake.
-type Verifier struct {
+// Challenger performs docs/api-contract.md §6.2's handshake: it proves an
+// endpoint answers for the webhook before deliveries start. (Checking a
+// delivery's signature is webhooksig.Verify, on the receiver's side.)
+type Challenger struct {
 	Client        *http.Client
 	AllowInsecure bool
 	// Timeout is how long the endpoint has to answer; zero is
@@ -30,23 +32,23 @@ type Verifier struct {
 	Emitted eventschema.EmitFunc
 }
 
-var _ webhooks.Verifier = (*Verifier)(nil)
+var _ webhooks.Challenger = (*Challenger)(nil)
 
 // maxVerificationAnswer bounds what is read of the endpoint's answer.
 const maxVerificationAnswer = 4 << 10
 
-// Verify POSTs the challenge and accepts only a 200 whose body is a JSON
+// Challenge POSTs the challenge and accepts only a 200 whose body is a JSON
 // object with the single property "challenge" equal to the token, byte for
 // byte, within webhooks.VerificationTimeout. The request is not signed.
-func (v *Verifier) Verify(ctx context.Context, url, challenge string) error {
-	err := v.verify(ctx, url, challenge)
+func (v *Challenger) Challenge(ctx context.Context, url, challenge string) error {
+	err := v.challenge(ctx, url, challenge)
 	if err != nil && v.Log != nil {
 		v.Log.InfoContext(ctx, "webhook verification failed", "err", Cause(err))
 	}
 	return err
 }
 
-func (v *Verifier) verify(ctx context.Context, url, challenge string) error {
+func (v *Challenger) challenge(ctx context.Context, url, challenge string) error {
 	timeout := v.Timeout
 	if timeout <= 0 {
 		timeout = webhooks.VerificationTimeout
