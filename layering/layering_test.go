@@ -69,6 +69,9 @@ var rules = []rule{
 	// The HTTP edge every transport stands behind: observation, the client's
 	// address, rate limits and refusals, the Bearer challenge.
 	{"httpedge", []string{"domain", "ratelimit"}},
+	// The response cache: answers and their versions, at the edge of REST
+	// and GraphQL; storage reads the versions behind its port.
+	{"respcache", []string{"domain", "httpedge"}},
 	// Transports: convert and call the domain; never storage, auth or events.
 	{"rest/openapigen", []string{"rest"}},
 	{"rest", []string{"domain/...", "jsonkey", "ratelimit", "contract", "httpedge", "contract/eventschema"}},
@@ -103,6 +106,7 @@ var never = []struct {
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"httpedge", []string{"rest", "graph/...", "auth", "resolvers", "storage/...", "events/...", "app"}},
+	{"respcache", []string{"rest", "graph/...", "auth", "resolvers", "storage/...", "events/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "rest", "app"}},
 	{"graph/operation", []string{"graph/live", "graph/transport", "resolvers"}},
 	{"graph/live", []string{"graph/transport", "resolvers"}},
