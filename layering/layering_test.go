@@ -84,7 +84,7 @@ var rules = []rule{
 	// a transport.
 	{"graph/operation", []string{"domain/...", "ratelimit"}},
 	{"graph/live", []string{"domain/...", "graph/operation", "contract/eventschema"}},
-	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge", "contract/eventschema"}},
+	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge", "respcache", "contract/eventschema"}},
 	{"graph", nil},
 	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.

@@ -2,6 +2,7 @@ package respcache
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -66,16 +67,55 @@ func (c *Cache) HTTP(routes Routes, limits *httpedge.RateLimits) func(http.Handl
 			}
 			req := &request{key: key, reads: reads}
 			if r.Method == http.MethodGet && r.Header.Get("If-None-Match") != "" {
-				req.read, req.ok = c.Begin(r.Context(), key, reads)
-				if req.ok && matches(r.Header.Get("If-None-Match"), req.read.ETag()) {
-					notModified(w, r, limits, p, req.read.ETag())
+				if c.revalidate(w, r, req, limits) {
 					return
 				}
-				req.begun = true
 			}
 			cached.ServeHTTP(w, r.WithContext(withRequest(r.Context(), req)))
 		})
 	}
+}
+
+// Describe keys a request of a transport whose answers the cache does not
+// hold whole (GraphQL): ok is false when it cannot say.
+type Describe func(r *http.Request, p *domain.Principal) (key Key, reads domain.Resources, ok bool)
+
+// Conditional answers a GET whose If-None-Match holds the current tag of
+// its answer 304, spending its tenant's bucket alone, without running it;
+// any other request passes limits to next. It sits after authentication.
+// mark, when set, marks the context of the versions read (storage.ReadOnly
+// with replicas: the check reads where the request's reads would).
+func (c *Cache) Conditional(describe Describe, limits *httpedge.RateLimits, mark func(context.Context) context.Context) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		limited := limits.Wrap(next)
+		if c == nil {
+			return limited
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p := domain.PrincipalFrom(r.Context()); p != nil && r.Method == http.MethodGet && r.Header.Get("If-None-Match") != "" {
+				check := r
+				if mark != nil {
+					check = r.WithContext(mark(r.Context()))
+				}
+				if key, reads, ok := describe(r, p); ok && c.revalidate(w, check, &request{key: key, reads: reads}, limits) {
+					return
+				}
+			}
+			limited.ServeHTTP(w, r)
+		})
+	}
+}
+
+// revalidate reads req's versions and, when If-None-Match holds the tag
+// they make, answers 304 (done); the versions stay in req for the answer.
+func (c *Cache) revalidate(w http.ResponseWriter, r *http.Request, req *request, limits *httpedge.RateLimits) (done bool) {
+	req.read, req.ok = c.Begin(r.Context(), req.key, req.reads)
+	req.begun = true
+	if !req.ok || !matches(r.Header.Get("If-None-Match"), req.read.ETag()) {
+		return false
+	}
+	notModified(w, r, limits, domain.PrincipalFrom(r.Context()), req.read.ETag())
+	return true
 }
 
 // notModified answers 304 after spending a token of the tenant's bucket

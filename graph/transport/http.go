@@ -16,6 +16,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/operation"
+	"github.com/haulgraph/haulgraph/respcache"
 )
 
 // httpTransport is GraphQL over HTTP for GET and POST (application/json),
@@ -46,6 +47,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeRefusal(w, r, status, gerr)
 		return
 	}
+	r, _ = noteRequest(r, params) // the response cache's key (CachedQueries)
 	execute(w, r, exec, params)
 }
 
@@ -121,7 +123,12 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 	}
 	nameRequest(ctx, opCtx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
-	writeResponse(w, r, http.StatusOK, responses(ctx))
+	resp := responses(ctx)
+	if respcache.NoteFrom(ctx).Header(r, w.Header(), len(resp.Errors) == 0) {
+		writeGraphQLError(w, r, http.StatusPreconditionFailed, "If-None-Match holds the current tag: a POST is not conditional, poll with GET", string(domain.CodeInvalid))
+		return
+	}
+	writeResponse(w, r, http.StatusOK, resp)
 }
 
 const graphQLResponseJSON = "application/graphql-response+json"
