@@ -53,7 +53,9 @@ func TestResponseCacheNeverStaleAfterMutations(t *testing.T) {
 	var tripID string
 	{
 		var out struct {
-			Data struct{ Load struct{ Trips []struct{ ID string } } }
+			Data struct {
+				Load struct{ Trips []struct{ ID string } }
+			}
 		}
 		if err := json.Unmarshal(mustGraphQL(t, r.srv1, token, readsOf(n)[0]).body, &out); err != nil || len(out.Data.Load.Trips) == 0 {
 			t.Fatalf("no trip: %v", err)
