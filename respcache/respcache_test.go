@@ -89,7 +89,9 @@ func TestNoHitWithoutTheDatabase(t *testing.T) {
 	limits := &httpedge.RateLimits{
 		Limiter: ratelimit.New(ratelimit.NewMemStore(100), nil),
 		Client:  ratelimit.PerSecond(1e6), Tenant: ratelimit.PerSecond(1e6), Log: slog.New(slog.DiscardHandler),
-		Refuse: func(w http.ResponseWriter, _ *http.Request, _ *domain.Error) { w.WriteHeader(http.StatusServiceUnavailable) },
+		Refuse: func(w http.ResponseWriter, _ *http.Request, _ *domain.Error) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		},
 	}
 	computed := 0
 	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
