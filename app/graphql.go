@@ -185,7 +185,11 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	streams.Live = shared
 	sse := transport.NewSSE(streams, o.MaxBodyBytes)
 	srv.AddTransport(sse)                               // before the plain HTTP transport, which takes every GET and POST
-	srv.AddTransport(transport.NewHTTP(o.MaxBodyBytes)) // after uploads
+	if o.Cache != nil {
+		srv.AddTransport(transport.NewCachedHTTP(o.MaxBodyBytes)) // after uploads
+	} else {
+		srv.AddTransport(transport.NewHTTP(o.MaxBodyBytes))
+	}
 	validated := operation.NewValidatedDocuments()
 	srv.SetQueryCache(validated)
 	srv.SetParserTokenLimit(operation.ParserTokenLimit)
