@@ -184,7 +184,7 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	streams := o.Streams
 	streams.Live = shared
 	sse := transport.NewSSE(streams, o.MaxBodyBytes)
-	srv.AddTransport(sse)                               // before the plain HTTP transport, which takes every GET and POST
+	srv.AddTransport(sse) // before the plain HTTP transport, which takes every GET and POST
 	if o.Cache != nil {
 		srv.AddTransport(transport.NewCachedHTTP(o.MaxBodyBytes)) // after uploads
 	} else {
