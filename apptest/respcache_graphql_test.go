@@ -2,6 +2,8 @@ package apptest_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -146,7 +148,8 @@ func TestResponseCacheKeepsAnswersToTheirCallers(t *testing.T) {
 	}
 }
 
-// An answer with errors is never stored: asked again it is computed again.
+// An answer with errors is never stored: asked again it is computed again;
+// nor is one of a query selecting a type outside the resources.
 func TestResponseCacheNeverStoresErrors(t *testing.T) {
 	t.Parallel()
 	r := newCacheRig(t, nil)
@@ -162,7 +165,35 @@ func TestResponseCacheNeverStoresErrors(t *testing.T) {
 			}
 		}
 	}
+	// A query selecting documents (their download links expire) is not
+	// cacheable at all.
+	docs := gqlPost(`query($n:String!){load(loadNumber:$n){documents{id}}}`, map[string]any{"n": r.res.LoadWithTrips})
+	for range 2 {
+		if got := mustGraphQL(t, r.srv1, r.token, docs); got.cacheStatus() != "" {
+			t.Errorf("documents: Cache-Status %q", got.cacheStatus())
+		}
+	}
 	if s := r.srv1.Cache.Stats(); s.Hits != 0 || r.srv1.Cache.TenantBytes(r.tn.ID) != 0 {
 		t.Errorf("answers with errors reached the cache: %+v, %d bytes", s, r.srv1.Cache.TenantBytes(r.tn.ID))
+	}
+}
+
+// A persisted query sent by its hash alone is answered from memory like its
+// text: the key is the document's SHA-256 either way.
+func TestResponseCachePersistedQuery(t *testing.T) {
+	t.Parallel()
+	r := newCacheRig(t, nil)
+	const query = `query($n:String!){load(loadNumber:$n){commodity}}`
+	sum := sha256.Sum256([]byte(query))
+	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
+	vars := map[string]any{"n": r.res.LoadWithTrips}
+	register, _ := json.Marshal(map[string]any{"query": query, "variables": vars, "extensions": ext})
+	first := mustGraphQL(t, r.srv1, r.token, cacheReq{method: "POST", path: "/graphql", body: string(register)})
+	v, _ := json.Marshal(vars)
+	e, _ := json.Marshal(ext)
+	byHash := cacheReq{method: "GET", path: "/graphql?" + url.Values{"variables": {string(v)}, "extensions": {string(e)}}.Encode()}
+	got := mustGraphQL(t, r.srv1, r.token, byHash)
+	if got.cacheStatus() != "haulgraph; hit" || !bytes.Equal(got.answer(), first.answer()) || got.header.Get("ETag") == "" {
+		t.Errorf("persisted query by hash: %q ETag %q %s", got.cacheStatus(), got.header.Get("ETag"), got.body)
 	}
 }
