@@ -129,6 +129,7 @@ func New(bytes int64, versions VersionStore) *Cache {
 	c := &Cache{versions: versions, share: max(bytes/TenantShares, 1), maxEntry: max(bytes/TenantShares/8, 1)}
 	c.tenants = otter.Must(&otter.Options[uuid.UUID, *tenantCache]{
 		MaximumWeight: uint64(bytes),
+		Executor:      inline,
 		Weigher: func(_ uuid.UUID, tc *tenantCache) uint32 {
 			return uint32(min(tc.answers.WeightedSize()+1, 1<<32-1))
 		},
@@ -141,12 +142,18 @@ func New(bytes int64, versions VersionStore) *Cache {
 	return c
 }
 
+// inline runs otter's maintenance and deletion handlers on the goroutine
+// that caused them (its default starts a goroutine for each, which nothing
+// would wait for): they are short, and the handlers only count.
+func inline(fn func()) { fn() }
+
 func (c *Cache) tenant(id uuid.UUID) *tenantCache {
 	if tc, ok := c.tenants.GetIfPresent(id); ok {
 		return tc
 	}
 	tc := &tenantCache{answers: otter.Must(&otter.Options[Key, *Answer]{
 		MaximumWeight: uint64(c.share),
+		Executor:      inline,
 		Weigher:       func(_ Key, a *Answer) uint32 { return uint32(a.size()) },
 		OnDeletion: func(e otter.DeletionEvent[Key, *Answer]) {
 			if e.Cause.IsEviction() {
