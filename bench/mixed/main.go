@@ -17,19 +17,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"slices"
 	"sort"
@@ -44,6 +41,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/respcache"
 	"github.com/haulgraph/haulgraph/storage/seed"
@@ -59,13 +57,7 @@ type options struct {
 }
 
 func main() {
-	if os.Getenv(driveEnv) == "1" {
-		if err := drive(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench driver:", err)
-			os.Exit(1)
-		}
-		return
-	}
+	benchkit.AsDriver(driveEnv, drive)
 	var o options
 	flag.StringVar(&o.tenant, "tenant", "bench-mixed", "slug of the benchmark tenant (seeded once, then reused)")
 	flag.IntVar(&o.scale, "scale", 10, "seed scale of the tenant")
@@ -103,45 +95,19 @@ func start(ctx context.Context, cfg app.Config, cacheBytes int64) (instance, fun
 	if err != nil {
 		return instance{}, nil, err
 	}
-	cfg.Addr, cfg.AdminAddr, cfg.ResponseCacheBytes = ln.Addr().String(), "", cacheBytes
-	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg.AdminAddr, cfg.ResponseCacheBytes = "", cacheBytes
+	a, stop, err := benchkit.Serve(ctx, cfg, ln)
 	if err != nil {
-		_ = ln.Close()
 		return instance{}, nil, err
 	}
-	workers, stopWorkers := context.WithCancel(ctx)
-	workersDone := make(chan struct{})
-	go func() { defer close(workersDone); _ = a.Run(workers) }()
-	srv := a.NewServer()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(a.Listener(ln)) }()
-	return instance{app: a, url: "http://" + cfg.Addr}, func() {
-		_ = srv.Close()
-		<-served
-		stopWorkers()
-		<-workersDone
-		a.Close()
-	}, nil
+	return instance{app: a, url: "http://" + ln.Addr().String()}, stop, nil
 }
 
 func run(ctx context.Context, o options) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	if os.Getenv("DATABASE_URL") == "" {
-		return errors.New("DATABASE_URL is not set: run ./scripts/with-pg.sh go run ./bench/mixed")
-	}
-	for k, v := range map[string]string{ // as bench/reads: the limits lifted
-		"HAULGRAPH_RATE_LIMIT_CLIENT":   "1000000",
-		"HAULGRAPH_RATE_LIMIT_TENANT":   "1000000",
-		"HAULGRAPH_GRAPHQL_COST_BUDGET": "1000000000",
-		"HAULGRAPH_GRAPHQL_COST_REFILL": "1000000000",
-	} {
-		if os.Getenv(k) == "" {
-			_ = os.Setenv(k, v)
-		}
-	}
-	cfg, err := app.FromEnv()
+	cfg, err := benchkit.Config("mixed")
 	if err != nil {
 		return err
 	}
@@ -188,7 +154,7 @@ func run(ctx context.Context, o options) error {
 	}
 	from, to := t.month.From.String()+"T00:00:00Z", t.month.To.String()+"T00:00:00Z"
 	mix := func(in instance, dashboardsOnly bool) []target {
-		ts := []target{{Name: "dashboard", Method: "POST", URLs: []string{in.url + "/graphql"}, Body: dashboardBody(from, to), Conns: o.dashboards}}
+		ts := []target{{Name: "dashboard", Method: "POST", URLs: []string{in.url + "/graphql"}, Body: benchkit.DashboardBody(from, to), Conns: o.dashboards}}
 		if dashboardsOnly {
 			return ts
 		}
@@ -409,27 +375,17 @@ type res struct {
 // measure runs one round of targets against in from a driver process while
 // the writer writes, and reads this process's CPU time around it.
 func measure(ctx context.Context, ts []target, d time.Duration, in instance, w *writer, writes int) ([]res, error) {
-	exe, err := os.Executable()
+	cmd, out, err := benchkit.StartDriver(ctx, driveEnv, job{Targets: ts, For: d})
 	if err != nil {
-		return nil, err
-	}
-	input, _ := json.Marshal(job{Targets: ts, For: d})
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), driveEnv+"=1")
-	cmd.Stdin = bytes.NewReader(input)
-	cmd.Stderr = os.Stderr
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	wctx, stopWriter := context.WithCancel(ctx)
 	var failed int
 	var wg sync.WaitGroup
 	wg.Go(func() { failed = w.run(wctx, in, writes) })
-	cpu0, stats0 := cpuTime(), in.app.Cache.Stats()
+	cpu0, stats0 := benchkit.CPUTime(), in.app.Cache.Stats()
 	err = cmd.Wait()
-	cpu, stats := cpuTime()-cpu0, in.app.Cache.Stats()
+	cpu, stats := benchkit.CPUTime()-cpu0, in.app.Cache.Stats()
 	stopWriter()
 	wg.Wait()
 	if err != nil {
@@ -458,13 +414,6 @@ func measure(ctx context.Context, ts []target, d time.Duration, in instance, w *
 		}
 	}
 	return out2, nil
-}
-
-// cpuTime is this process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var u syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // drive is the driver process: each target's clients send its requests back
@@ -524,46 +473,9 @@ func drive(in io.Reader, out io.Writer) error {
 	return json.NewEncoder(out).Encode(results)
 }
 
-// send makes one request and wants a 200 without GraphQL errors.
+// send makes one request of t and wants a 200 without GraphQL errors.
 func send(ctx context.Context, c *http.Client, t target, url string) error {
-	var body io.Reader
-	if t.Body != "" {
-		body = strings.NewReader(t.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, t.Method, url, body)
-	if err != nil {
-		return err
-	}
-	if t.Body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d: %.200s", res.StatusCode, b)
-	}
-	if bytes.Contains(b, []byte(`"errors":[`)) {
-		return fmt.Errorf("GraphQL errors: %.300s", b)
-	}
-	return nil
-}
-
-// dashboardBody is bench/reads' dashboard query over one month.
-func dashboardBody(from, to string) string {
-	q := `query($from: DateTime!, $to: DateTime!) { settlementStatements(filter: {statementDateRange: {start: $from, end: $to}}, page: 0, pageSize: 100) {
-  items { number status statementDate driver { name type }
-    totals { grossIncome { amount currency } netIncome { amount currency } deductions { amount } loadedMiles }
-    lineItems { category title amount { amount currency } subLines { description quantity rate amount { amount currency } } } } } }`
-	b, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]string{"from": from, "to": to}})
-	return string(b)
+	return benchkit.Send(ctx, c, t.Method, url, t.Body, t.Token)
 }
 
 // median takes each column's median on its own.
