@@ -37,5 +37,6 @@ func ResourceSet(rs ...Resource) Resources {
 // Has reports whether r is in s.
 func (s Resources) Has(r Resource) bool { return s&(1<<r) != 0 }
 
-// Versions are one tenant's versions of every resource, read together.
+// Versions are one tenant's versions of every resource, read together:
+// equal versions of a resource mean the same committed writes of it.
 type Versions [NumResources]int64

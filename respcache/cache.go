@@ -172,7 +172,6 @@ type Read struct {
 	tenant   uuid.UUID
 	reads    domain.Resources
 	versions domain.Versions
-	ok       bool // the versions were read
 }
 
 // Begin reads the versions of reads for the request's tenant. ok is false
@@ -188,7 +187,7 @@ func (c *Cache) Begin(ctx context.Context, key Key, reads domain.Resources) (Rea
 		c.stats.uncached.Add(1)
 		return Read{}, false
 	}
-	return Read{key: key, tenant: p.TenantID, reads: reads, versions: v, ok: true}, true
+	return Read{key: key, tenant: p.TenantID, reads: reads, versions: v}, true
 }
 
 // ETag is the strong entity tag of the answer rd names: its key and the
