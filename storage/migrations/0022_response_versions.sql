@@ -8,8 +8,11 @@
 -- tenant committing at once rarely wait for one row; each column is one
 -- resource, so a transaction bumps one row per tenant whatever it writes
 -- (no lock order between resources, no deadlock).
+-- No foreign key to tenants: a deleted tenant's counters stay, so that a
+-- tenant made again with the same id (the seed's ids are fixed) counts on
+-- from them and never meets an old answer's versions again.
 CREATE TABLE response_versions (
-  tenant_id  uuid NOT NULL REFERENCES tenants(id),
+  tenant_id  uuid NOT NULL,
   slot       smallint NOT NULL,
   invoices   bigint NOT NULL DEFAULT 0,
   statements bigint NOT NULL DEFAULT 0,
