@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -195,5 +196,29 @@ func TestResponseCachePersistedQuery(t *testing.T) {
 	got := mustGraphQL(t, r.srv1, r.token, byHash)
 	if got.cacheStatus() != "haulgraph; hit" || !bytes.Equal(got.answer(), first.answer()) || got.header.Get("ETag") == "" {
 		t.Errorf("persisted query by hash: %q ETag %q %s", got.cacheStatus(), got.header.Get("ETag"), got.body)
+	}
+	// The cost report is each request's own, from memory too.
+	var out struct {
+		Extensions struct {
+			Cost struct{ RequestedQueryCost, ActualQueryCost int }
+		}
+	}
+	if err := json.Unmarshal(got.body, &out); err != nil || out.Extensions.Cost.RequestedQueryCost == 0 || out.Extensions.Cost.ActualQueryCost == 0 {
+		t.Errorf("a hit's extensions.cost: %+v %v", out.Extensions.Cost, err)
+	}
+	// The counters reach /metrics, without a tenant label.
+	res, err := http.Get(r.srv1.AdminURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	metrics, _ := io.ReadAll(res.Body)
+	for _, want := range []string{"haulgraph_response_cache_hits_total 1", "haulgraph_response_cache_misses_total 1", "haulgraph_response_cache_bytes "} {
+		if !bytes.Contains(metrics, []byte("\n"+want)) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	if bytes.Contains(metrics, []byte("haulgraph_response_cache_hits_total{")) {
+		t.Error("the cache's metrics carry labels")
 	}
 }
