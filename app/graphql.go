@@ -195,7 +195,8 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	srv.SetParserTokenLimit(operation.ParserTokenLimit)
 	// Without introspection no error may name the schema either.
 	srv.SetDisableSuggestion(o.DisableIntrospection)
-	srv.SetValidationRulesFn(operation.ValidationRules(o.MaxErrors, operation.OverlapWork*o.MaxNodes, !o.DisableIntrospection))
+	validation := operation.ValidationRules(o.MaxErrors, operation.OverlapWork*o.MaxNodes, !o.DisableIntrospection)
+	srv.SetValidationRulesFn(validation)
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
@@ -204,8 +205,9 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: operation.NewPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	// After the persisted query is looked up, before anything else reads it.
-	srv.Use(operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,
-		RefusalCost: o.RefusalCost, RefusalCostPerKiB: o.RefusalCostPerKiB})
+	bounds := operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,
+		RefusalCost: o.RefusalCost, RefusalCostPerKiB: o.RefusalCostPerKiB}
+	srv.Use(bounds)
 	dataloaders := loaders.Extension{Source: src}
 	if r.Documents != nil { // a nil *Service in the interface would not read as nil
 		dataloaders.Documents = r.Documents
@@ -215,7 +217,7 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: log})
 	var cached *transport.CachedQueries
 	if o.Cache != nil { // inside the cost check and report: both run for every answer
-		cached = &transport.CachedQueries{Cache: o.Cache}
+		cached = &transport.CachedQueries{Cache: o.Cache, Bounds: bounds, Validated: validated, Rules: validation, MaxQuery: o.MaxBodyBytes}
 		srv.Use(cached)
 	}
 	present := operation.PresentError(log)

@@ -60,6 +60,17 @@ func TestResponseCacheConditionalGET(t *testing.T) {
 		}
 	}
 
+	// A document the server would refuse is never answered 304, even with
+	// If-None-Match: *: it goes through the limits, and spends the token.
+	bad := gqlGet(`{ nosuchfield }`, nil)
+	bad.header = map[string]string{"If-None-Match": "*"}
+	refused := client(domain.ScopeDriverUpdate)
+	for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		if got := doCached(t, r.srv1, refused, bad); got.status != want {
+			t.Errorf("invalid conditional GET #%d: %d %s, want %d", i, got.status, got.body, want)
+		}
+	}
+
 	// A POST read is not conditional: If-None-Match matching its answer is 412.
 	search := cacheReq{method: "POST", path: "/api/p/v1/users/search", body: `{"Page":1,"PageSize":3}`,
 		header: map[string]string{"If-None-Match": "*"}}

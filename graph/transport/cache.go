@@ -10,10 +10,13 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/respcache"
 )
 
@@ -25,8 +28,15 @@ import (
 // stored; nor is an operation selecting a type no resource accounts for
 // (queryResources).
 type CachedQueries struct {
-	Cache  *respcache.Cache
-	schema *ast.Schema
+	Cache *respcache.Cache
+	// Bounds, Validated and Rules are the server's own gates before a
+	// document runs (its bounds, its validated documents, its validation
+	// rules): Describe reads a conditional GET's document through them.
+	Bounds    operation.DocumentBounds
+	Validated graphql.Cache[*ast.QueryDocument]
+	Rules     func() *rules.Rules
+	MaxQuery  int64 // a GET's query string (the POST body limit)
+	schema    *ast.Schema
 }
 
 var _ interface {
@@ -76,20 +86,30 @@ func (q *CachedQueries) InterceptResponse(ctx context.Context, next graphql.Resp
 	return &graphql.Response{Data: a.Body}
 }
 
-// Describe keys a GET for a conditional request before it runs: the
-// document parsed and validated against the schema (a persisted query sent
-// by its hash alone cannot be described, and runs).
+// Describe keys a GET for a conditional request before it runs: its
+// document as the server would admit it (validated already, or within the
+// bounds and valid, then kept as validated for the run that may follow). A
+// persisted query sent by its hash alone cannot be described, and runs.
 func (q *CachedQueries) Describe(r *http.Request, p *domain.Principal) (respcache.Key, domain.Resources, bool) {
 	if q.schema == nil {
 		return respcache.Key{}, 0, false
 	}
-	params, _, gerr := httpTransport{maxQuery: 1 << 20}.read(r)
+	params, _, gerr := httpTransport{maxQuery: q.MaxQuery}.read(r)
 	if gerr != nil || params.Query == "" {
 		return respcache.Key{}, 0, false
 	}
-	doc, errs := gqlparser.LoadQuery(q.schema, params.Query)
-	if errs != nil {
-		return respcache.Key{}, 0, false
+	ctx := r.Context()
+	doc, ok := q.Validated.Get(ctx, params.Query)
+	if !ok {
+		if q.Bounds.MutateOperationParameters(ctx, params) != nil {
+			return respcache.Key{}, 0, false
+		}
+		parsed, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: params.Query}, operation.ParserTokenLimit)
+		if err != nil || len(validator.ValidateWithRules(q.schema, parsed, q.Rules())) > 0 {
+			return respcache.Key{}, 0, false
+		}
+		q.Validated.Add(ctx, params.Query, parsed)
+		doc = parsed
 	}
 	op := doc.Operations.ForName(params.OperationName)
 	if op == nil || op.Operation != ast.Query {
