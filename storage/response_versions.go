@@ -11,7 +11,7 @@ import (
 )
 
 // ResponseVersions reads a tenant's versions of the resources (migration
-// 0022: bumped by triggers in every writing transaction), for the response
+// 0023: bumped by triggers in every writing transaction), for the response
 // cache.
 type ResponseVersions struct{ DB *DB }
 

@@ -14,7 +14,7 @@
 //	./scripts/with-pg.sh go run ./bench/writes [-writers 16] [-duration 5s] [-rounds 2]
 //
 // With -compare versions it measures instead what the response cache's
-// version triggers (0022_response_versions.sql) cost writers: rounds with
+// version triggers (0023_response_versions.sql) cost writers: rounds with
 // them disabled ("off") and enabled ("on"), the outbox as migrated.
 //
 // It works in a temporary database on DATABASE_URL's server, dropped at the end.

@@ -1,4 +1,4 @@
--- 0022_response_versions: per-tenant versions of the resources cached
+-- 0023_response_versions: per-tenant versions of the resources cached
 -- answers are computed from (domain.ResourceNames), bumped by
 -- triggers in the writing transaction of every writer (the API, the CLI, or
 -- plain SQL of another system). A reader that sees the versions an answer
