@@ -19,6 +19,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/transport"
 	"github.com/haulgraph/haulgraph/metrics"
+	"github.com/haulgraph/haulgraph/respcache"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/telemetry"
@@ -54,6 +55,8 @@ type App struct {
 	admin   http.Handler
 	// Tracing is the instance's tracer (no-op when off); Close flushes it.
 	Tracing *telemetry.Tracing
+	// Cache is the response cache (nil: off).
+	Cache *respcache.Cache
 	// replicas takes read-only work (nil: none configured).
 	replicas *storage.Replicas
 }
@@ -128,11 +131,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	a.Cache = respcache.New(cfg.ResponseCacheBytes, &storage.ResponseVersions{DB: db})
+	if a.Cache != nil {
+		a.Metrics.Registry.MustRegister(a.Cache.Collector())
+	}
 	a.wireGraphQL(mux, chain.wrapRefusing(transport.WriteRateLimited), limits)
 	readStore := &storage.Reads{DB: db}
 	a.handler = mountREST(mux, chain, rest.Deps{Reads: &reads.Service{Store: readStore}, Documents: a.Documents,
 		Exports: &reads.Exports{Store: readStore}, Events: a.Events.Log,
-		Webhooks: a.Webhooks.Service, Destinations: a.Webhooks.Destinations, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing, a.replicas != nil)
+		Webhooks: a.Webhooks.Service, Destinations: a.Webhooks.Destinations, EmittedEvent: cfg.EmittedEvent}, connBounds{cfg.HTTP.withDefaults()}, log, a.Metrics, tracing, a.replicas != nil, a.Cache)
 	a.handler = a.closeWhileDraining(a.handler)
 	a.Metrics.WatchDatabase(db.Pool, db, a.GraphQL.Live.Members)
 	a.admin = admin.Bounded(admin.Handler(a.Metrics.Handler(), a.ready), adminHost(cfg.AdminAddr))

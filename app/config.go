@@ -17,6 +17,7 @@ import (
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/ratelimit"
+	"github.com/haulgraph/haulgraph/respcache"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/telemetry"
 )
@@ -102,6 +103,10 @@ type Config struct {
 	// HAULGRAPH_PERSISTED_QUERY_BYTES_PER_TENANT, default 4 MiB).
 	PersistedQueriesPerTenant    int
 	PersistedQueryBytesPerTenant int
+	// ResponseCacheBytes bounds the response cache of the instance
+	// (HAULGRAPH_RESPONSE_CACHE_BYTES, default respcache.DefaultBytes,
+	// 64 MiB; 0 turns it off, as does 0 here).
+	ResponseCacheBytes int64
 	// Rate limits in requests per second (docs/architecture.md), per client
 	// (HAULGRAPH_RATE_LIMIT_CLIENT, default 10) and per tenant
 	// (HAULGRAPH_RATE_LIMIT_TENANT, default 50); zero means the default.
@@ -314,6 +319,14 @@ func FromEnv() (Config, error) {
 			}
 			*dst = n
 		}
+	}
+	c.ResponseCacheBytes = respcache.DefaultBytes
+	if v := os.Getenv("HAULGRAPH_RESPONSE_CACHE_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("HAULGRAPH_RESPONSE_CACHE_BYTES: a number of bytes (0: no cache), got %q", v)
+		}
+		c.ResponseCacheBytes = n
 	}
 	if err := streamBoundsFromEnv(&c); err != nil {
 		return c, err

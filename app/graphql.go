@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/haulgraph/haulgraph/graphiql"
 	"github.com/haulgraph/haulgraph/httpedge"
 	"github.com/haulgraph/haulgraph/resolvers"
+	"github.com/haulgraph/haulgraph/respcache"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -59,6 +61,7 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		RefusalCost:          a.Config.GraphQLRefusalCost,
 		RefusalCostPerKiB:    a.Config.GraphQLRefusalCostPerKiB,
 		Throttle:             throttle,
+		Cache:                a.Cache,
 		PersistedQueries:     a.Config.PersistedQueriesPerTenant,
 		PersistedQueryBytes:  a.Config.PersistedQueryBytesPerTenant,
 		// GraphQL over SSE: every stream is one request, charged to the
@@ -76,9 +79,21 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		},
 	})
 	a.GraphQL.Server.AddTransport(a.websocketTransport(limits))
+	endpointAuth := auth
+	if a.GraphQL.Cached != nil {
+		// A conditional GET is answered 304 before the limits: the tenant's
+		// bucket alone, no client token, no query cost.
+		var mark func(context.Context) context.Context
+		if a.replicas != nil {
+			mark = storage.ReadOnly
+		}
+		endpointAuth = func(h http.Handler) http.Handler {
+			return a.Auth.Middleware(a.Cache.Conditional(a.GraphQL.Cached.Describe, limits.Refusing(transport.WriteRateLimited), mark)(h))
+		}
+	}
 	a.GraphQL.Page = graphiql.Page(a.graphiqlOptions)
 	mux.Handle("GET "+graphiql.AssetsPath, graphiql.Assets())
-	mux.Handle("/graphql", auth(a.GraphQL))
+	mux.Handle("/graphql", endpointAuth(a.GraphQL))
 	mux.Handle("/graphql/stream", auth(transport.StreamRoute(a.GraphQL))) // graphql-sse, distinct connections
 }
 
@@ -111,6 +126,8 @@ type GraphQLOptions struct {
 	// Streams configure GraphQL over server-sent events (its Live is the
 	// endpoint's own).
 	Streams transport.SSEOptions
+	// Cache answers queries over plain HTTP from memory (nil: none).
+	Cache *respcache.Cache
 	// PersistedQueries and PersistedQueryBytes bound each tenant's
 	// persisted queries (default operation.DefaultPersistedQueries, 1,000, and
 	// operation.DefaultPersistedQueryBytes, 4 MiB).
@@ -168,14 +185,19 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	streams := o.Streams
 	streams.Live = shared
 	sse := transport.NewSSE(streams, o.MaxBodyBytes)
-	srv.AddTransport(sse)                               // before the plain HTTP transport, which takes every GET and POST
-	srv.AddTransport(transport.NewHTTP(o.MaxBodyBytes)) // after uploads
+	srv.AddTransport(sse) // before the plain HTTP transport, which takes every GET and POST
+	if o.Cache != nil {
+		srv.AddTransport(transport.NewCachedHTTP(o.MaxBodyBytes)) // after uploads
+	} else {
+		srv.AddTransport(transport.NewHTTP(o.MaxBodyBytes))
+	}
 	validated := operation.NewValidatedDocuments()
 	srv.SetQueryCache(validated)
 	srv.SetParserTokenLimit(operation.ParserTokenLimit)
 	// Without introspection no error may name the schema either.
 	srv.SetDisableSuggestion(o.DisableIntrospection)
-	srv.SetValidationRulesFn(operation.ValidationRules(o.MaxErrors, operation.OverlapWork*o.MaxNodes, !o.DisableIntrospection))
+	validation := operation.ValidationRules(o.MaxErrors, operation.OverlapWork*o.MaxNodes, !o.DisableIntrospection)
+	srv.SetValidationRulesFn(validation)
 	if !o.DisableIntrospection {
 		srv.Use(extension.Introspection{})
 	}
@@ -184,8 +206,9 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: operation.NewPersistedQueries(o.PersistedQueries, o.PersistedQueryBytes)})
 	// After the persisted query is looked up, before anything else reads it.
-	srv.Use(operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,
-		RefusalCost: o.RefusalCost, RefusalCostPerKiB: o.RefusalCostPerKiB})
+	bounds := operation.DocumentBounds{MaxNodes: o.MaxNodes, MaxNesting: o.MaxNesting, Validated: validated, Throttle: o.Throttle,
+		RefusalCost: o.RefusalCost, RefusalCostPerKiB: o.RefusalCostPerKiB}
+	srv.Use(bounds)
 	dataloaders := loaders.Extension{Source: src}
 	if r.Documents != nil { // a nil *Service in the interface would not read as nil
 		dataloaders.Documents = r.Documents
@@ -193,13 +216,18 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	srv.Use(dataloaders)
 	srv.Use(transport.SubscriptionGuard{})
 	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: log})
+	var cached *transport.CachedQueries
+	if o.Cache != nil { // inside the cost check and report: both run for every answer
+		cached = &transport.CachedQueries{Cache: o.Cache, Bounds: bounds, Validated: validated, Rules: validation, MaxQuery: o.MaxBodyBytes}
+		srv.Use(cached)
+	}
 	present := operation.PresentError(log)
 	if o.DisableIntrospection {
 		present = operation.HideSchema(present) // no error names the schema either
 	}
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(operation.RecoverPanic(log))
-	return &transport.Endpoint{Server: srv, Live: shared, SSE: sse, MaxBodyBytes: o.MaxBodyBytes}
+	return &transport.Endpoint{Server: srv, Live: shared, SSE: sse, MaxBodyBytes: o.MaxBodyBytes, Cached: cached}
 }
 
 // graphiqlOptions fills GraphiQL's page: the audience to ask tokens for and,

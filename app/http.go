@@ -9,6 +9,7 @@ import (
 	"github.com/haulgraph/haulgraph/metrics"
 	"github.com/haulgraph/haulgraph/ratelimit"
 	"github.com/haulgraph/haulgraph/refdocs"
+	"github.com/haulgraph/haulgraph/respcache"
 	"github.com/haulgraph/haulgraph/rest"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/telemetry"
@@ -107,17 +108,19 @@ func (c *apiChain) wrapRefusing(refuse httpedge.Refusal) func(http.Handler) http
 // the client's address (from the trusted proxies only). /metrics is on the admin listener only.
 // The body and write bounds sit inside the observer, so that a 408 they
 // answer is logged and counted like any other answer.
-func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing, replicas bool) http.Handler {
+func mountREST(mux *http.ServeMux, chain *apiChain, deps rest.Deps, bounds connBounds, log *slog.Logger, m *metrics.Metrics, t *telemetry.Tracing, replicas bool, cache *respcache.Cache) http.Handler {
 	obs := httpedge.NewObserver(log, m)
 	if t.On() {
 		obs.Trace(t.Tracer, t.Propagator)
 	}
 	api := rest.NewAPI(deps)
-	var h http.Handler = api
+	// The cache answers a conditional GET before the limits (304 spends the
+	// tenant's bucket alone), so it wraps them itself.
+	var h http.Handler = cache.HTTP(api.Cacheable, chain.limits)(api)
 	if replicas {
-		h = readOnlyREST(api) // reads may go to a replica
+		h = readOnlyREST(h) // reads (and the versions the cache checks) may go to a replica
 	}
-	mux.Handle(rest.Prefix, api.Labelled(chain.wrap(h)))
+	mux.Handle(rest.Prefix, api.Labelled(chain.authn(h)))
 	docs := refdocs.Handler()
 	mux.Handle("GET "+refdocs.Path, docs)
 	mux.Handle("GET "+refdocs.Path+"/", docs)

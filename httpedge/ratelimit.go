@@ -191,3 +191,7 @@ func (rl *RateLimits) count(key string) {
 }
 
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// TenantCheck is the bucket of p's tenant alone: what a conditional GET
+// answered 304 spends (none of its client's).
+func (rl *RateLimits) TenantCheck(p *domain.Principal) Check { return rl.principalChecks(p)[1] }

@@ -74,6 +74,9 @@ var rules = []rule{
 	// The HTTP edge every transport stands behind: observation, the client's
 	// address, rate limits and refusals, the Bearer challenge.
 	{"httpedge", []string{"domain", "ratelimit"}},
+	// The response cache: answers and their versions, at the edge of REST
+	// and GraphQL; storage reads the versions behind its port.
+	{"respcache", []string{"domain", "httpedge"}},
 	// Transports: convert and call the domain; never storage, auth or events.
 	{"rest/openapigen", []string{"rest"}},
 	{"rest", []string{"domain/...", "jsonkey", "contract", "httpedge", "contract/eventschema"}},
@@ -86,7 +89,7 @@ var rules = []rule{
 	// a transport.
 	{"graph/operation", []string{"domain/...", "ratelimit"}},
 	{"graph/live", []string{"domain/...", "graph/operation", "contract/eventschema"}},
-	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge", "contract/eventschema"}},
+	{"graph/transport", []string{"domain/...", "graph/operation", "graph/live", "httpedge", "respcache", "contract/eventschema"}},
 	{"graph", nil},
 	{"graph/...", []string{"domain/...", "graph/...", "resolvers", "ratelimit", "jsonkey", "contract/..."}},
 	// The composition root wires everything; programs and tests start it.
@@ -109,6 +112,7 @@ var never = []struct {
 	{"storage", []string{"auth", "events/...", "graph/...", "resolvers", "rest", "app"}},
 	{"rest", []string{"storage/...", "auth", "events/...", "graph/...", "app"}},
 	{"httpedge", []string{"rest", "graph/...", "auth", "resolvers", "storage/...", "events/...", "app"}},
+	{"respcache", []string{"rest", "graph/...", "auth", "resolvers", "storage/...", "events/...", "app"}},
 	{"graph/...", []string{"storage/...", "auth", "events/...", "rest", "app"}},
 	{"graph/operation", []string{"graph/live", "graph/transport", "resolvers"}},
 	{"graph/live", []string{"graph/transport", "resolvers"}},

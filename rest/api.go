@@ -34,6 +34,9 @@ type Route struct {
 	// RepeatableQuery are the query parameters that may be given more than
 	// once (lists); any other repeated in any spelling is a 400.
 	RepeatableQuery []string
+	// Reads are the resources the answer is computed from: a route that
+	// names some is a read the response cache may answer (Cacheable).
+	Reads domain.Resources
 }
 
 // Deps are what the REST face calls.
@@ -56,7 +59,19 @@ type Deps struct {
 }
 
 // API is the handler of every REST route, mounted at Prefix.
-type API struct{ mux *http.ServeMux }
+type API struct {
+	mux *http.ServeMux
+	// reads are the cacheable routes' resources, by mux pattern.
+	reads map[string]domain.Resources
+}
+
+// Cacheable reports whether r is a read the response cache may answer, and
+// the resources its answer is computed from.
+func (a *API) Cacheable(r *http.Request) (domain.Resources, bool) {
+	_, pattern := a.mux.Handler(r)
+	reads, ok := a.reads[pattern]
+	return reads, ok
+}
 
 // ServeHTTP answers one REST request.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
@@ -93,9 +108,13 @@ func NewAPI(d Deps) *API {
 		routes = append(routes, destinationRoutes(d.Destinations)...)
 	}
 	mux := http.NewServeMux()
+	reads := map[string]domain.Resources{}
 	for _, rt := range routes {
 		pattern := rt.Method + " " + Prefix + "{version}" + rt.Path
 		mux.Handle(pattern, endpoint(pattern, rt))
+		if rt.Reads != 0 {
+			reads[pattern] = rt.Reads
+		}
 	}
 	mux.HandleFunc("GET "+Prefix+"openapi.json", serveOpenAPI)
 	mux.HandleFunc("GET "+Prefix+"asyncapi.json", serveAsyncAPI)
@@ -112,7 +131,7 @@ func NewAPI(d Deps) *API {
 	nf := notFound([]*http.ServeMux{outside, mux}, shadows)
 	shadowWildcards(mux, routes, nf, shadows)
 	mux.Handle(Prefix, nf)
-	return &API{mux: mux}
+	return &API{mux: mux, reads: reads}
 }
 
 // endpoint applies the rules common to every route (docs/api-contract.md §4): version,

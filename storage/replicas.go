@@ -26,11 +26,15 @@ const ReplicaCatchUpWait = 200 * time.Millisecond
 type readOnlyKey struct{}
 
 // readOnly is one read-only request's state: its client's last write
-// position, looked up once however many reads the request makes.
+// position, looked up once however many reads the request makes, and the
+// database its first read chose, which its later reads use too: a request
+// never reads older data after newer (the response cache reads the
+// versions of the data first, then the data, and relies on it).
 type readOnly struct {
-	once sync.Once
-	need int64
-	err  error
+	once   sync.Once
+	need   int64
+	err    error
+	pinned atomic.Pointer[DB]
 }
 
 // ReadOnly marks ctx as read-only work (REST reads, searches and exports,
@@ -242,7 +246,12 @@ func (db *DB) reader(ctx context.Context) *DB {
 	if rs == nil || !isReadOnly(ctx) {
 		return db
 	}
-	return rs.choose(ctx)
+	ro := readOnlyFrom(ctx)
+	if p := ro.pinned.Load(); p != nil {
+		return p
+	}
+	ro.pinned.CompareAndSwap(nil, rs.choose(ctx))
+	return ro.pinned.Load()
 }
 
 func (rs *Replicas) choose(ctx context.Context) *DB {

@@ -91,6 +91,7 @@ func (db *DB) read(ctx context.Context, tenant uuid.UUID, begin string, fn func(
 		if err == nil || seen || !unreachable(err) || ctx.Err() != nil {
 			return err
 		}
+		readOnlyFrom(ctx).pinned.Store(db) // the request's later reads too
 	}
 	return db.inTx(ctx, tenant, begin, fn)
 }

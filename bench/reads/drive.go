@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,16 +9,14 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -41,16 +38,6 @@ func (h *bareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(read.Invoice)
-}
-
-// dashboardBody is the GraphQL dashboard query over one month.
-func dashboardBody(from, to string) string {
-	q := `query($from: DateTime!, $to: DateTime!) { settlementStatements(filter: {statementDateRange: {start: $from, end: $to}}, page: 0, pageSize: 100) {
-  items { number status statementDate driver { name type }
-    totals { grossIncome { amount currency } netIncome { amount currency } deductions { amount } loadedMiles }
-    lineItems { category title amount { amount currency } subLines { description quantity rate amount { amount currency } } } } } }`
-	b, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]string{"from": from, "to": to}})
-	return string(b)
 }
 
 // target is one kind of request; URLs are picked at random per request.
@@ -93,65 +80,26 @@ func check(ctx context.Context, t target) error {
 	return send(ctx, http.DefaultClient, t, t.URLs[0])
 }
 
-// send makes one request and wants a 200 without GraphQL errors.
+// send makes one request of t and wants a 200 without GraphQL errors.
 func send(ctx context.Context, c *http.Client, t target, url string) error {
-	var body io.Reader
-	if t.Body != "" {
-		body = strings.NewReader(t.Body)
-	}
-	req, err := http.NewRequestWithContext(ctx, t.Method, url, body)
-	if err != nil {
-		return err
-	}
-	if t.Body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if t.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+t.Token)
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d: %.200s", res.StatusCode, b)
-	}
-	if bytes.Contains(b, []byte(`"errors":[`)) {
-		return fmt.Errorf("GraphQL errors: %.300s", b)
-	}
-	return nil
+	return benchkit.Send(ctx, c, t.Method, url, t.Body, t.Token)
 }
 
 // measure runs one round of t in a driver process and reads this process's
 // CPU time and t's round trips around it.
 func measure(ctx context.Context, t target, o options) (round, error) {
 	t.Conns, t.For = o.conns, o.duration
-	exe, err := os.Executable()
+	cmd, out, err := benchkit.StartDriver(ctx, driveEnv, t)
 	if err != nil {
-		return round{}, err
-	}
-	in, _ := json.Marshal(t)
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), driveEnv+"=1")
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
 		return round{}, err
 	}
 	// The driver starts its clock when it has read its target; the child's
 	// start-up costs this process nothing.
-	cpu0, trips0, pooler0 := cpuTime(), t.trips(), poolerCPU(t)
+	cpu0, trips0, pooler0 := benchkit.CPUTime(), t.trips(), poolerCPU(t)
 	if err := cmd.Wait(); err != nil {
 		return round{}, err
 	}
-	cpu, trips, pooler := cpuTime()-cpu0, t.trips()-trips0, poolerCPU(t)-pooler0
+	cpu, trips, pooler := benchkit.CPUTime()-cpu0, t.trips()-trips0, poolerCPU(t)-pooler0
 	var r round
 	if err := json.Unmarshal(out.Bytes(), &r.result); err != nil {
 		return round{}, fmt.Errorf("driver output %q: %w", out.String(), err)
@@ -175,13 +123,6 @@ func poolerCPU(t target) time.Duration {
 		return 0
 	}
 	return t.poolerCPU()
-}
-
-// cpuTime is this process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var u syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // drive is the driver process: Conns clients send t's requests back to back

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/storage"
 )
 
@@ -27,25 +26,13 @@ func secondInstance(ctx context.Context, cfg app.Config) (instance, func(), erro
 	if err != nil {
 		return instance{}, nil, err
 	}
-	cfg.Addr, cfg.AdminAddr = ln.Addr().String(), ""
-	in := instance{url: "http://" + cfg.Addr, trips: &storage.RoundTrips{}}
+	cfg.AdminAddr = ""
+	in := instance{url: "http://" + ln.Addr().String(), trips: &storage.RoundTrips{}}
 	cfg.DBRoundTrips = in.trips
-	in.app, err = app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, stop, err := benchkit.Serve(ctx, cfg, ln)
 	if err != nil {
-		_ = ln.Close()
 		return instance{}, nil, err
 	}
-	workers, stopWorkers := context.WithCancel(ctx)
-	workersDone := make(chan struct{})
-	go func() { defer close(workersDone); _ = in.app.Run(workers) }()
-	srv := in.app.NewServer()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(in.app.Listener(ln)) }()
-	return in, func() {
-		_ = srv.Close()
-		<-served
-		stopWorkers()
-		<-workersDone
-		in.app.Close() // a traced instance exports what is left here
-	}, nil
+	in.app = a
+	return in, stop, nil
 }

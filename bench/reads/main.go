@@ -49,6 +49,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
@@ -56,13 +57,7 @@ import (
 )
 
 func main() {
-	if os.Getenv(driveEnv) == "1" {
-		if err := drive(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench driver:", err)
-			os.Exit(1)
-		}
-		return
-	}
+	benchkit.AsDriver(driveEnv, drive)
 	var o options
 	flag.StringVar(&o.tenant, "tenant", "bench-reads", "slug of the benchmark tenant (seeded once, then reused)")
 	flag.IntVar(&o.scale, "scale", 100, "seed scale of the tenant (100: 100k statements, 100k loads, 12k invoices)")
@@ -113,24 +108,7 @@ func run(ctx context.Context, o options) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	if os.Getenv("DATABASE_URL") == "" {
-		return errors.New("DATABASE_URL is not set: run ./scripts/with-pg.sh go run ./bench/reads")
-	}
-	// The bench measures the read path, not the limits in front of it: the
-	// per-client and per-tenant request rates and the GraphQL cost budget are
-	// lifted through the service's own configuration (the environment), unless
-	// the caller set them.
-	for k, v := range map[string]string{
-		"HAULGRAPH_RATE_LIMIT_CLIENT":   "1000000",
-		"HAULGRAPH_RATE_LIMIT_TENANT":   "1000000",
-		"HAULGRAPH_GRAPHQL_COST_BUDGET": "1000000000",
-		"HAULGRAPH_GRAPHQL_COST_REFILL": "1000000000",
-	} {
-		if os.Getenv(k) == "" {
-			_ = os.Setenv(k, v)
-		}
-	}
-	cfg, err := app.FromEnv()
+	cfg, err := benchkit.Config("reads")
 	if err != nil {
 		return err
 	}
@@ -211,7 +189,7 @@ func run(ctx context.Context, o options) error {
 		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers},
 		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips.Load},
 		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
-			Body: dashboardBody(from, to)},
+			Body: benchkit.DashboardBody(from, to)},
 		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
 			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
 		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.month.From, t.month.To)},
@@ -283,7 +261,7 @@ func run(ctx context.Context, o options) error {
 		defer stop()
 		targets["REST invoice traced"] = target{Method: "GET", URLs: invoicePaths(traced + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers}
 		targets["GraphQL dash traced"] = target{Method: "POST", URLs: []string{traced + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
-			Body: dashboardBody(from, to)}
+			Body: benchkit.DashboardBody(from, to)}
 	}
 	// Each target answers once before it is measured (and must answer 200).
 	for _, c := range comparisons {

@@ -13,6 +13,10 @@
 //
 //	./scripts/with-pg.sh go run ./bench/writes [-writers 16] [-duration 5s] [-rounds 2]
 //
+// With -compare versions it measures instead what the response cache's
+// version triggers (0023_response_versions.sql) cost writers: rounds with
+// them disabled ("off") and enabled ("on"), the outbox as migrated.
+//
 // It works in a temporary database on DATABASE_URL's server, dropped at the end.
 package main
 
@@ -51,14 +55,19 @@ func main() {
 	writers := flag.Int("writers", 16, "concurrent writers")
 	duration := flag.Duration("duration", 5*time.Second, "length of one round")
 	rounds := flag.Int("rounds", 2, "A,B pairs")
+	compare := flag.String("compare", "outbox", "what the A,B rounds compare: outbox (lock, horizon) or versions (the version triggers off, on)")
 	flag.Parse()
-	if err := run(*writers, *duration, *rounds); err != nil {
+	if *compare != "outbox" && *compare != "versions" {
+		fmt.Fprintln(os.Stderr, "bench: -compare is outbox or versions")
+		os.Exit(2)
+	}
+	if err := run(*writers, *duration, *rounds, *compare); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(writers int, duration time.Duration, rounds int) error {
+func run(writers int, duration time.Duration, rounds int, compare string) error {
 	ctx := context.Background()
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
@@ -90,15 +99,15 @@ func run(writers int, duration time.Duration, rounds int) error {
 	svc := &loads.Writes{Store: &storage.LoadWrites{DB: db}}
 
 	fmt.Printf("%d writers, %s per round; one write = createLoad or changeLoadStatus (a transaction with its outbox events)\n", writers, duration)
-	fmt.Printf("%-8s %10s %9s %9s %10s %10s\n", "outbox", "writes/s", "p50", "p99", "RT/write", "CPU/write")
+	modes := []string{"lock", "horizon"}
+	if compare == "versions" {
+		modes = []string{"off", "on"}
+	}
+	fmt.Printf("%-8s %10s %9s %9s %10s %10s\n", compare, "writes/s", "p50", "p99", "RT/write", "CPU/write")
 	round := 0
 	for range rounds {
-		for _, mode := range []string{"lock", "horizon"} {
-			q := "DROP TRIGGER IF EXISTS events_serialize ON events"
-			if mode == "lock" {
-				q = lockTrigger
-			}
-			if _, err := db.Pool.Exec(ctx, q); err != nil {
+		for _, mode := range modes {
+			if _, err := db.Pool.Exec(ctx, setup(mode)); err != nil {
 				return err
 			}
 			round++
@@ -116,6 +125,24 @@ func run(writers int, duration time.Duration, rounds int) error {
 		}
 	}
 	return nil
+}
+
+// setup is the statement that puts the database in a round's mode.
+func setup(mode string) string {
+	switch mode {
+	case "lock":
+		return lockTrigger
+	case "horizon":
+		return "DROP TRIGGER IF EXISTS events_serialize ON events"
+	}
+	action := map[string]string{"off": "DISABLE", "on": "ENABLE"}[mode]
+	return `DO $$
+DECLARE t record;
+BEGIN
+  FOR t IN SELECT tgrelid::regclass AS tbl, tgname FROM pg_trigger WHERE tgname LIKE 'response_versions_%' LOOP
+    EXECUTE format('ALTER TABLE %s ` + action + ` TRIGGER %I', t.tbl, t.tgname);
+  END LOOP;
+END $$`
 }
 
 type result struct {

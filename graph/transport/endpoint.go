@@ -33,6 +33,8 @@ type Endpoint struct {
 	Page http.Handler
 	// MaxBodyBytes bounds a POST's JSON body (uploads have their own).
 	MaxBodyBytes int64
+	// Cached answers queries from the response cache (nil: no cache).
+	Cached *CachedQueries
 }
 
 func (h *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/graph/operation"
+	"github.com/haulgraph/haulgraph/respcache"
 )
 
 // httpTransport is GraphQL over HTTP for GET and POST (application/json),
@@ -28,11 +29,20 @@ import (
 //   - a POST of another media type is 415 with UNSUPPORTED_MEDIA_TYPE;
 //   - a GET query string longer than the POST body limit is 414;
 //   - several operations without operationName name the problem.
-type httpTransport struct{ maxQuery int64 }
+type httpTransport struct {
+	maxQuery int64
+	keyed    bool // each request keyed for the response cache (CachedQueries)
+}
 
 // NewHTTP is the plain HTTP transport; maxQuery bounds a GET's query string
 // (the POST body limit).
 func NewHTTP(maxQuery int64) graphql.Transport { return httpTransport{maxQuery: maxQuery} }
+
+// NewCachedHTTP is NewHTTP for a server with CachedQueries: it keys each
+// request for the response cache.
+func NewCachedHTTP(maxQuery int64) graphql.Transport {
+	return httpTransport{maxQuery: maxQuery, keyed: true}
+}
 
 // Supports takes every GET and POST: add it after the upload transport, so
 // that it answers a POST of any other media type with 415.
@@ -45,6 +55,9 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 	if gerr != nil {
 		writeRefusal(w, r, status, gerr)
 		return
+	}
+	if t.keyed {
+		r, _ = noteRequest(r, params) // the response cache's key (CachedQueries)
 	}
 	execute(w, r, exec, params)
 }
@@ -121,7 +134,12 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 	}
 	nameRequest(ctx, opCtx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
-	writeResponse(w, r, http.StatusOK, responses(ctx))
+	resp := responses(ctx)
+	if respcache.NoteFrom(ctx).Header(r, w.Header(), len(resp.Errors) == 0) {
+		writeGraphQLError(w, r, http.StatusPreconditionFailed, "If-None-Match holds the current tag: a POST is not conditional, poll with GET", string(domain.CodeInvalid))
+		return
+	}
+	writeResponse(w, r, http.StatusOK, resp)
 }
 
 const graphQLResponseJSON = "application/graphql-response+json"

@@ -1,0 +1,65 @@
+package respcache
+
+import (
+	"context"
+	"net/http"
+)
+
+// Note carries a cacheable request between a transport, which keys it and
+// writes the answer's headers, and the layer that answers it from memory or
+// not (GraphQL's executor, which the transport does not see into).
+type Note struct {
+	Key    Key
+	status string
+	etag   string
+}
+
+type noteKey struct{}
+
+// WithNote returns ctx carrying a note of key for the executor to fill.
+func WithNote(ctx context.Context, key Key) (context.Context, *Note) {
+	n := &Note{Key: key}
+	return context.WithValue(ctx, noteKey{}, n), n
+}
+
+// NoteFrom is ctx's note (nil: the request is not cacheable).
+func NoteFrom(ctx context.Context) *Note {
+	n, _ := ctx.Value(noteKey{}).(*Note)
+	return n
+}
+
+// Bypassed records that the answer could not be checked against the data's
+// versions and was computed without the cache.
+func (n *Note) Bypassed() { n.status = statusBypass }
+
+// Answered records how rd's answer was made (from memory or computed, and
+// then stored or not).
+func (n *Note) Answered(rd Read, hit, stored bool) {
+	switch {
+	case hit:
+		n.status = statusHit
+	case stored:
+		n.status = statusStored
+	default:
+		n.status = statusMiss
+	}
+	n.etag = rd.ETag()
+}
+
+// Header sets the answer's Cache-Status and, for a GET answered without
+// errors (ok), its validators. A POST whose If-None-Match holds the tag is
+// refused with 412 (refused true): HTTP keeps 304 for GET.
+func (n *Note) Header(r *http.Request, h http.Header, ok bool) (refused bool) {
+	if n == nil || n.status == "" {
+		return false
+	}
+	h.Set(StatusHeader, n.status)
+	if n.etag == "" || !ok {
+		return false
+	}
+	if r.Method == http.MethodGet {
+		validators(h, n.etag)
+		return false
+	}
+	return matches(r.Header.Get("If-None-Match"), n.etag)
+}
