@@ -16,6 +16,7 @@ func TestEveryObjectTypeDecided(t *testing.T) {
 	uncached := map[string]bool{ // their own freshness: never cached
 		"Mutation": true, "Subscription": true, "Document": true,
 		"Webhook": true, "WebhookWithSecret": true, "WebhookDelivery": true, "WebhookAttempt": true,
+		"EventDestination": true, "EventDestinationWithSecret": true,
 		"EventConnection": true, "EventEdge": true, "LoadEvent": true, "LoadEventData": true, "TripEvent": true,
 		"TripEventData": true, "EventDiff": true, "Change": true, "ChangeTarget": true,
 	}

@@ -11,12 +11,14 @@ import (
 )
 
 // digests returns, per table of the schema, a row count and an md5 over the
-// rows' text in a fixed order.
+// rows' text in a fixed order. response_versions is left out: it counts the
+// writing transactions (the response cache's freshness), not data, and the
+// two ways of copying commit in different batches.
 func digests(t *testing.T, db *storage.DB) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := db.Pool.Query(ctx, `SELECT table_name FROM information_schema.tables
-		WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name <> 'schema_migrations'`)
+		WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name NOT IN ('schema_migrations', 'response_versions')`)
 	if err != nil {
 		t.Fatal(err)
 	}
