@@ -165,21 +165,22 @@ func TestRabbitMQUnroutableIsAFailedAttempt(t *testing.T) {
 }
 
 // Creating a RabbitMQ destination connects once: wrong credentials or a
-// missing exchange are field errors and nothing is stored.
+// missing exchange are refusals naming the field (unprocessable), a bad
+// routing-key template is invalid input, and nothing is stored.
 func TestRabbitMQCreationConnectsOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	r := newRabbit(t)
 	_, _, err := e.destination(webhooks.TypeRabbitMQ, strings.Replace(r.url, "guest:guest", "guest:wrong", 1), webhooks.Broker{Exchange: r.exchange}, nil)
-	if msg := fieldError(t, err, "credentials"); !strings.Contains(msg, "refused the credentials") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "credentials"); !strings.Contains(msg, "refused the credentials") {
 		t.Fatalf("wrong password: %s", msg)
 	}
 	_, _, err = e.destination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: "missing-" + r.exchange}, nil)
-	if msg := fieldError(t, err, "exchange"); !strings.Contains(msg, "does not exist") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "exchange"); !strings.Contains(msg, "does not exist") {
 		t.Fatalf("missing exchange: %s", msg)
 	}
 	_, _, err = e.destination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange, RoutingKey: "{tenant}.{nope}"}, nil)
-	if msg := fieldError(t, err, "routingKey"); !strings.Contains(msg, "{nope}") {
+	if msg := fieldError(t, err, domain.CodeInvalid, "routingKey"); !strings.Contains(msg, "{nope}") {
 		t.Fatalf("template: %s", msg)
 	}
 	if n := e.count("SELECT count(*) FROM webhooks WHERE tenant_id = ?", e.tenant); n != 0 {

@@ -2013,6 +2013,9 @@ type TooManyRequests = Problem
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Problem
 
+// Unprocessable defines model for Unprocessable.
+type Unprocessable = Problem
+
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Problem
 
@@ -2055,8 +2058,8 @@ type ListEventDestinationDeliveriesParams struct {
 	// Limit page size (default 20)
 	Limit *int32 `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// After cursor from a Link rel="next"
-	After *string `form:"after,omitempty" json:"after,omitempty"`
+	// After the after of a Link rel="next"; empty is not given
+	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
