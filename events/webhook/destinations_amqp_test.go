@@ -42,6 +42,32 @@ func newRabbit(t *testing.T) *rabbit {
 	return r
 }
 
+// rabbitCtl runs rabbitmqctl do on the shared broker and returns its undo,
+// which runs rabbitmqctl undo once: when called, or else when the test ends
+// (each call boots an Erlang VM: half a second of CPU).
+func rabbitCtl(t *testing.T, do, undo []string) (restore func()) {
+	t.Helper()
+	broker := sharedBroker(t, "rabbitmq")
+	run := func(args []string) {
+		t.Helper()
+		if out, err := broker.Ctl(args...); err != nil {
+			t.Fatalf("rabbitmqctl %v: %v\n%s", args, err, out)
+		}
+	}
+	run(do)
+	undone := false
+	t.Cleanup(func() {
+		if !undone {
+			_, _ = broker.Ctl(undo...)
+		}
+	})
+	return func() {
+		t.Helper()
+		run(undo)
+		undone = true
+	}
+}
+
 // queue declares a queue bound to the exchange with key.
 func (r *rabbit) queue(key string) string {
 	r.t.Helper()
@@ -198,11 +224,7 @@ func TestRabbitMQBlockedConnectionPausesTheDestination(t *testing.T) {
 	r := newRabbit(t)
 	q := r.queue("#")
 	d, _ := e.mustDestination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange})
-	broker := sharedBroker(t, "rabbitmq")
-	if out, err := broker.Ctl("set_vm_memory_high_watermark", "0"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _, _ = broker.Ctl("set_vm_memory_high_watermark", "0.4") })
+	unblock := rabbitCtl(t, []string{"set_vm_memory_high_watermark", "0"}, []string{"set_vm_memory_high_watermark", "0.4"})
 	id := e.insertLoadEvent("B1", domain.EventLoadChanged)
 	e.pump()
 	if s := e.statuses(d.ID); s[webhooks.DeliveryPending] != 1 {
@@ -216,9 +238,7 @@ func TestRabbitMQBlockedConnectionPausesTheDestination(t *testing.T) {
 	if logged != BrokerBlocked && logged != NotAcked {
 		t.Fatalf("attempt logged %q", logged)
 	}
-	if out, err := broker.Ctl("set_vm_memory_high_watermark", "0.4"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
+	unblock()
 	deadline := time.Now().Add(30 * time.Second)
 	for e.statuses(d.ID)[webhooks.DeliveryDelivered] == 0 && time.Now().Before(deadline) {
 		e.clk.Add(time.Minute) // each retry is due; the broker unblocks in its own time
@@ -247,11 +267,7 @@ func TestRabbitMQOutageThenEveryEventArrives(t *testing.T) {
 	d, _ := e.mustDestination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange})
 	want := []string{e.insertLoadEvent("O1", domain.EventLoadChanged)}
 	e.pump() // delivered: the worker holds a connection
-	broker := sharedBroker(t, "rabbitmq")
-	if out, err := broker.Ctl("stop_app"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _, _ = broker.Ctl("start_app") })
+	restart := rabbitCtl(t, []string{"stop_app"}, []string{"start_app"})
 	for _, load := range []string{"O1", "O2", "O1"} {
 		want = append(want, e.insertLoadEvent(load, domain.EventLoadChanged))
 	}
@@ -259,9 +275,7 @@ func TestRabbitMQOutageThenEveryEventArrives(t *testing.T) {
 	if s := e.statuses(d.ID); s[webhooks.DeliveryDelivered] != 1 || s[webhooks.DeliveryPending] != 3 {
 		t.Fatalf("while the broker is down: %v", s)
 	}
-	if out, err := broker.Ctl("start_app"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
+	restart()
 	deadline := time.Now().Add(60 * time.Second)
 	for e.statuses(d.ID)[webhooks.DeliveryDelivered] < 4 && time.Now().Before(deadline) {
 		e.clk.Add(time.Minute) // each retry is due; the broker listens again in its own time
