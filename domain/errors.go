@@ -95,7 +95,7 @@ func (v *Validation) Err() error {
 // Refused reports a well-formed field that the thing it names refused
 // (CodeUnprocessable).
 func Refused(field, msg string) error {
-	return &Error{Code: CodeUnprocessable, Message: "a field is well-formed but was refused by what it names", Fields: map[string][]string{field: {msg}}}
+	return &Error{Code: CodeUnprocessable, Message: "a field was refused by what it names", Fields: map[string][]string{field: {msg}}}
 }
 
 // CodeOf returns the code of err, CodeInternal for anything not a domain error.
