@@ -24,6 +24,11 @@ const (
 	CodeInternal        Code = "INTERNAL"
 )
 
+// CodeUnprocessable is input that is well-formed but refused by the thing it
+// names (a broker refusing the credentials, an exchange that does not exist):
+// the request's syntax is right, the world it points at is not.
+const CodeUnprocessable Code = "UNPROCESSABLE"
+
 // Error is a domain error a client may see: a code, a safe message, and for
 // validation failures the offending fields with their messages.
 type Error struct {
@@ -85,6 +90,12 @@ func (v *Validation) Err() error {
 		return nil
 	}
 	return &Error{Code: CodeInvalid, Message: "the request has invalid fields", Fields: v.fields}
+}
+
+// Refused reports a well-formed field that the thing it names refused
+// (CodeUnprocessable).
+func Refused(field, msg string) error {
+	return &Error{Code: CodeUnprocessable, Message: "a field was refused by what it names", Fields: map[string][]string{field: {msg}}}
 }
 
 // CodeOf returns the code of err, CodeInternal for anything not a domain error.

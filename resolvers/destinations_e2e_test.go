@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,37 @@ func TestLoadWritesReachJetStreamDestination(t *testing.T) {
 	acme := apptest.NewTenant(t, srv, "acme")
 	manage := srv.Token(t, acme, domain.ScopeWebhookManage)
 	write := srv.Token(t, acme, domain.ScopeLoadCreate, domain.ScopeLoadUpdate)
+	// Well-formed input the broker refuses is a 422 naming the field (REST)
+	// and UNPROCESSABLE (GraphQL); malformed input stays a 400.
+	create := func(body string) (int, string, map[string][]string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/p/v1/event-destinations", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+manage)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p struct{ Errors map[string][]string }
+		_ = json.NewDecoder(resp.Body).Decode(&p)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), p.Errors
+	}
+	dest := func(url, prefix string) string {
+		return `{"Type":"nats-jetstream","Name":"ERP","Url":"` + url + `","SubjectPrefix":"` + prefix + `","EventTypes":["load.changed"],"SubsidiaryId":"` + acme.SubsidiaryID.String() + `"}`
+	}
+	if code, ct, errs := create(dest("nats://"+broker.Addr, "nostream")); code != http.StatusUnprocessableEntity || ct != "application/problem+json" || len(errs["SubjectPrefix"]) != 1 {
+		t.Fatalf("no stream: %d %s %v", code, ct, errs)
+	}
+	if code, _, errs := create(dest("nats://"+broker.Addr+"/%zz", "erp")); code != http.StatusBadRequest || len(errs["Url"]) != 1 {
+		t.Fatalf("malformed url: %d %v", code, errs)
+	}
+	refused := gql(t, srv, manage, `mutation($in: CreateEventDestinationInput!) { createEventDestination(input: $in) { secret } }`,
+		map[string]any{"in": map[string]any{"type": "NATS_JETSTREAM", "name": "ERP", "url": "nats://" + broker.Addr, "subjectPrefix": "nostream",
+			"subsidiaryId": acme.SubsidiaryID, "eventTypes": []string{"load.changed"}}})
+	if len(refused.Errors) != 1 || refused.Errors[0].Extensions.Code != "UNPROCESSABLE" || len(refused.Errors[0].Extensions.Fields["subjectPrefix"]) != 1 {
+		t.Fatalf("GraphQL no stream: %+v", refused.Errors)
+	}
+
 	created := field[struct {
 		Secret      string
 		Destination struct{ ID, Type, State, URL, SubjectPrefix string }

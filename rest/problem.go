@@ -33,6 +33,8 @@ func StatusOf(code domain.Code) int {
 	switch code {
 	case domain.CodeInvalid:
 		return http.StatusBadRequest
+	case domain.CodeUnprocessable:
+		return http.StatusUnprocessableEntity
 	case domain.CodeUnauthenticated:
 		return http.StatusUnauthorized
 	case domain.CodeForbidden:

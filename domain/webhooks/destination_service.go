@@ -17,7 +17,12 @@ const ProbeTimeout = 5 * time.Second
 
 // ProbeError is a broker's refusal the user can act on (wrong credentials,
 // a missing exchange or stream), against the input field it concerns.
-type ProbeError struct{ Field, Message string }
+// Malformed marks input found unreadable only while connecting (a creds
+// file that is not one): a 400 like any malformed field, not a refusal.
+type ProbeError struct {
+	Field, Message string
+	Malformed      bool
+}
 
 func (e *ProbeError) Error() string { return e.Message }
 
@@ -42,7 +47,7 @@ func (s *Service) find(ctx context.Context, tenantID, id uuid.UUID) (*Webhook, e
 }
 
 // createBroker is Create for a broker type: the settings are checked, the
-// broker is connected to once with them (a refusal is a field error), and
+// broker is connected to once with them (a refusal is domain.Refused), and
 // the destination starts Active, as that connection verified it.
 func (s *Service) createBroker(ctx context.Context, tenantID uuid.UUID, in Input) (*Webhook, string, error) {
 	t := *in.Type
@@ -114,22 +119,23 @@ func (s *Service) createBroker(ctx context.Context, tenantID uuid.UUID, in Input
 	return w, key.Shown, nil
 }
 
-// probe connects once to the broker of t; a refusal is a field error.
+// probe connects once to the broker of t. Its refusal of well-formed input
+// (no broker at the address, wrong credentials, a missing exchange or
+// stream) is domain.Refused naming the field; malformed input stays invalid.
 func (s *Service) probe(ctx context.Context, t Target) error {
 	pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
 	err := s.Prober.Probe(pctx, t)
-	if err == nil {
-		return nil
-	}
-	var v domain.Validation
 	var pe *ProbeError
-	if errors.As(err, &pe) {
-		v.Add(pe.Field, pe.Message)
-	} else {
-		v.Add("url", msgNoBroker)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &pe):
+		return domain.Refused("url", msgNoBroker)
+	case pe.Malformed:
+		return domain.FieldError(pe.Field, pe.Message)
 	}
-	return v.Err()
+	return domain.Refused(pe.Field, pe.Message)
 }
 
 // verifyBroker is enable's verification of a broker destination: its

@@ -50,7 +50,7 @@ func (b *Brokers) dialNATS(_ context.Context, t webhooks.Target) (*natsConn, err
 	}
 	auth, err := natsAuth(t.Credentials)
 	if err != nil {
-		return nil, err
+		return nil, errMalformedCreds
 	}
 	nc, err := nats.Connect(t.URL, append(opts, auth...)...)
 	if err != nil {
@@ -63,6 +63,10 @@ func (b *Brokers) dialNATS(_ context.Context, t webhooks.Target) (*natsConn, err
 	}
 	return &natsConn{nc: nc, js: js}, nil
 }
+
+// errMalformedCreds is credentials that do not parse as a creds file or
+// NKey seed: malformed input, not a broker's refusal.
+var errMalformedCreds = &webhooks.ProbeError{Field: "credentials", Message: "the credentials are not a NATS creds file or NKey seed", Malformed: true}
 
 // natsAuth are the options of c: a creds file (user JWT and NKey seed), a
 // bare NKey seed, a token or a user and password.
@@ -139,8 +143,8 @@ func (b *Brokers) probeNATS(ctx context.Context, t webhooks.Target) error {
 	switch {
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked):
 		return &webhooks.ProbeError{Field: "credentials", Message: brokerRefused}
-	case err != nil && strings.Contains(err.Error(), "nkey") || err != nil && strings.Contains(err.Error(), "jwt"):
-		return &webhooks.ProbeError{Field: "credentials", Message: "the credentials are not a NATS creds file or NKey seed"}
+	case err != nil && (strings.Contains(err.Error(), "nkey") || strings.Contains(err.Error(), "jwt")):
+		return errMalformedCreds
 	case err != nil:
 		return err
 	}

@@ -42,6 +42,32 @@ func newRabbit(t *testing.T) *rabbit {
 	return r
 }
 
+// rabbitCtl runs rabbitmqctl do on the shared broker and returns its undo,
+// which runs rabbitmqctl undo once: when called, or else when the test ends
+// (each call boots an Erlang VM: half a second of CPU).
+func rabbitCtl(t *testing.T, do, undo []string) (restore func()) {
+	t.Helper()
+	broker := sharedBroker(t, "rabbitmq")
+	run := func(args []string) {
+		t.Helper()
+		if out, err := broker.Ctl(args...); err != nil {
+			t.Fatalf("rabbitmqctl %v: %v\n%s", args, err, out)
+		}
+	}
+	run(do)
+	undone := false
+	t.Cleanup(func() {
+		if !undone {
+			_, _ = broker.Ctl(undo...)
+		}
+	})
+	return func() {
+		t.Helper()
+		run(undo)
+		undone = true
+	}
+}
+
 // queue declares a queue bound to the exchange with key.
 func (r *rabbit) queue(key string) string {
 	r.t.Helper()
@@ -165,21 +191,22 @@ func TestRabbitMQUnroutableIsAFailedAttempt(t *testing.T) {
 }
 
 // Creating a RabbitMQ destination connects once: wrong credentials or a
-// missing exchange are field errors and nothing is stored.
+// missing exchange are refusals naming the field (unprocessable), a bad
+// routing-key template is invalid input, and nothing is stored.
 func TestRabbitMQCreationConnectsOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	r := newRabbit(t)
 	_, _, err := e.destination(webhooks.TypeRabbitMQ, strings.Replace(r.url, "guest:guest", "guest:wrong", 1), webhooks.Broker{Exchange: r.exchange}, nil)
-	if msg := fieldError(t, err, "credentials"); !strings.Contains(msg, "refused the credentials") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "credentials"); !strings.Contains(msg, "refused the credentials") {
 		t.Fatalf("wrong password: %s", msg)
 	}
 	_, _, err = e.destination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: "missing-" + r.exchange}, nil)
-	if msg := fieldError(t, err, "exchange"); !strings.Contains(msg, "does not exist") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "exchange"); !strings.Contains(msg, "does not exist") {
 		t.Fatalf("missing exchange: %s", msg)
 	}
 	_, _, err = e.destination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange, RoutingKey: "{tenant}.{nope}"}, nil)
-	if msg := fieldError(t, err, "routingKey"); !strings.Contains(msg, "{nope}") {
+	if msg := fieldError(t, err, domain.CodeInvalid, "routingKey"); !strings.Contains(msg, "{nope}") {
 		t.Fatalf("template: %s", msg)
 	}
 	if n := e.count("SELECT count(*) FROM webhooks WHERE tenant_id = ?", e.tenant); n != 0 {
@@ -197,11 +224,7 @@ func TestRabbitMQBlockedConnectionPausesTheDestination(t *testing.T) {
 	r := newRabbit(t)
 	q := r.queue("#")
 	d, _ := e.mustDestination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange})
-	broker := sharedBroker(t, "rabbitmq")
-	if out, err := broker.Ctl("set_vm_memory_high_watermark", "0"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _, _ = broker.Ctl("set_vm_memory_high_watermark", "0.4") })
+	unblock := rabbitCtl(t, []string{"set_vm_memory_high_watermark", "0"}, []string{"set_vm_memory_high_watermark", "0.4"})
 	id := e.insertLoadEvent("B1", domain.EventLoadChanged)
 	e.pump()
 	if s := e.statuses(d.ID); s[webhooks.DeliveryPending] != 1 {
@@ -215,9 +238,7 @@ func TestRabbitMQBlockedConnectionPausesTheDestination(t *testing.T) {
 	if logged != BrokerBlocked && logged != NotAcked {
 		t.Fatalf("attempt logged %q", logged)
 	}
-	if out, err := broker.Ctl("set_vm_memory_high_watermark", "0.4"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
+	unblock()
 	deadline := time.Now().Add(30 * time.Second)
 	for e.statuses(d.ID)[webhooks.DeliveryDelivered] == 0 && time.Now().Before(deadline) {
 		e.clk.Add(time.Minute) // each retry is due; the broker unblocks in its own time
@@ -246,11 +267,7 @@ func TestRabbitMQOutageThenEveryEventArrives(t *testing.T) {
 	d, _ := e.mustDestination(webhooks.TypeRabbitMQ, r.url, webhooks.Broker{Exchange: r.exchange})
 	want := []string{e.insertLoadEvent("O1", domain.EventLoadChanged)}
 	e.pump() // delivered: the worker holds a connection
-	broker := sharedBroker(t, "rabbitmq")
-	if out, err := broker.Ctl("stop_app"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _, _ = broker.Ctl("start_app") })
+	restart := rabbitCtl(t, []string{"stop_app"}, []string{"start_app"})
 	for _, load := range []string{"O1", "O2", "O1"} {
 		want = append(want, e.insertLoadEvent(load, domain.EventLoadChanged))
 	}
@@ -258,9 +275,7 @@ func TestRabbitMQOutageThenEveryEventArrives(t *testing.T) {
 	if s := e.statuses(d.ID); s[webhooks.DeliveryDelivered] != 1 || s[webhooks.DeliveryPending] != 3 {
 		t.Fatalf("while the broker is down: %v", s)
 	}
-	if out, err := broker.Ctl("start_app"); err != nil {
-		t.Fatalf("rabbitmqctl: %v\n%s", err, out)
-	}
+	restart()
 	deadline := time.Now().Add(60 * time.Second)
 	for e.statuses(d.ID)[webhooks.DeliveryDelivered] < 4 && time.Now().Before(deadline) {
 		e.clk.Add(time.Minute) // each retry is due; the broker listens again in its own time

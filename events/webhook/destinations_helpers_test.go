@@ -218,11 +218,11 @@ func (e *env) statuses(id uuid.UUID) map[string]int {
 }
 
 // fieldError is err's messages for field, or fails.
-func fieldError(t *testing.T, err error, field string) string {
+func fieldError(t *testing.T, err error, code domain.Code, field string) string {
 	t.Helper()
 	var de *domain.Error
-	if !errors.As(err, &de) || de.Code != domain.CodeInvalid || len(de.Fields[field]) == 0 {
-		t.Fatalf("want a %s error, got %v", field, err)
+	if !errors.As(err, &de) || de.Code != code || len(de.Fields[field]) == 0 {
+		t.Fatalf("want a %s error naming %s, got %v", code, field, err)
 	}
 	return fmt.Sprint(de.Fields[field])
 }

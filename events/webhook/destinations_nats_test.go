@@ -295,7 +295,8 @@ func TestJetStreamBrokerStaysDownThenRecovers(t *testing.T) {
 }
 
 // Creating a JetStream destination connects once: wrong credentials, no
-// stream for the subjects or no broker at the address are field errors and
+// stream for the subjects or no broker at the address are refusals naming
+// the field (unprocessable), a seed that is not one is invalid input, and
 // nothing is stored; the credentials are sealed and never shown.
 func TestJetStreamCreationConnectsOnce(t *testing.T) {
 	t.Parallel()
@@ -305,17 +306,21 @@ func TestJetStreamCreationConnectsOnce(t *testing.T) {
 	natsStream(t, srv.Addr, []nats.Option{nats.UserInfo("hg", "s3cret-pass")}, p+".>")
 	url := "nats://" + srv.Addr
 	_, _, err := e.destination(webhooks.TypeNATSJetStream, url, webhooks.Broker{SubjectPrefix: p}, &webhooks.Credentials{Username: "hg", Password: "wrong"})
-	if msg := fieldError(t, err, "credentials"); !strings.Contains(msg, "refused the credentials") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "credentials"); !strings.Contains(msg, "refused the credentials") {
 		t.Fatalf("wrong password: %s", msg)
 	}
 	_, _, err = e.destination(webhooks.TypeNATSJetStream, url, webhooks.Broker{SubjectPrefix: "nostream"}, &webhooks.Credentials{Username: "hg", Password: "s3cret-pass"})
-	if msg := fieldError(t, err, "subjectPrefix"); !strings.Contains(msg, "nostream.acme.>") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "subjectPrefix"); !strings.Contains(msg, "nostream.acme.>") {
 		t.Fatalf("no stream: %s", msg)
+	}
+	_, _, err = e.destination(webhooks.TypeNATSJetStream, url, webhooks.Broker{SubjectPrefix: p}, &webhooks.Credentials{Creds: "not-a-seed"})
+	if msg := fieldError(t, err, domain.CodeInvalid, "credentials"); !strings.Contains(msg, "not a NATS creds file") {
+		t.Fatalf("malformed seed: %s", msg)
 	}
 	closed := ownNATS(t)
 	closed.Stop()
 	_, _, err = e.destination(webhooks.TypeNATSJetStream, "nats://"+closed.Addr, webhooks.Broker{SubjectPrefix: p}, nil)
-	if msg := fieldError(t, err, "url"); !strings.Contains(msg, "could not connect") {
+	if msg := fieldError(t, err, domain.CodeUnprocessable, "url"); !strings.Contains(msg, "could not connect") {
 		t.Fatalf("no broker: %s", msg)
 	}
 	if n := e.count("SELECT count(*) FROM webhooks WHERE tenant_id = ?", e.tenant); n != 0 {

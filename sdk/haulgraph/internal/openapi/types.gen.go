@@ -2013,6 +2013,9 @@ type TooManyRequests = Problem
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Problem
 
+// Unprocessable defines model for Unprocessable.
+type Unprocessable = Problem
+
 // UnsupportedMediaType defines model for UnsupportedMediaType.
 type UnsupportedMediaType = Problem
 

@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * Create a destination - a webhook (Pending until enabled) or a broker (connected to once, then Active)
-         * @description Requires webhook:manage. A broker destination is connected to once before it is stored: an unreachable broker, wrong credentials, a missing exchange or no JetStream stream for its subjects answer 400 naming the field (Url, Credentials, Exchange, SubjectPrefix). The answer is the only one that shows the signing secret; credentials are never shown. More than 100 destinations per tenant (webhooks included) answer 409.
+         * @description Requires webhook:manage. A broker destination is connected to once before it is stored: an unreachable broker, wrong credentials, a missing exchange or no JetStream stream for its subjects answer 422 naming the field (url, credentials, exchange, subjectPrefix); malformed input answers 400. The answer is the only one that shows the signing secret; credentials are never shown. More than 100 destinations per tenant (webhooks included) answer 409.
          */
         post: operations["createEventDestination"];
         delete?: never;
@@ -2018,6 +2018,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description the input is well-formed but what it names refused it (a broker that cannot be reached, refuses the credentials or lacks the exchange or stream); errors names the field */
+        Unprocessable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description the Content-Type is not one this operation accepts */
         UnsupportedMediaType: {
             headers: {
@@ -2385,6 +2397,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
