@@ -1953,6 +1953,9 @@ type WebhookWithSecret struct {
 // DestinationId defines model for DestinationId.
 type DestinationId = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // WebhookId defines model for WebhookId.
 type WebhookId = string
 
@@ -2050,6 +2053,18 @@ type ExportDriverSettlementStatementsParams struct {
 	Raw *bool `form:"raw,omitempty" json:"raw,omitempty"`
 }
 
+// SearchDriverSettlementStatementsParams defines parameters for SearchDriverSettlementStatements.
+type SearchDriverSettlementStatementsParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetDriverSettlementStatementParams defines parameters for GetDriverSettlementStatement.
+type GetDriverSettlementStatementParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListEventDestinationDeliveriesParams defines parameters for ListEventDestinationDeliveries.
 type ListEventDestinationDeliveriesParams struct {
 	// Limit page size (default 20)
@@ -2090,6 +2105,21 @@ type GetInvoiceParams struct {
 
 	// InvoiceNumber the invoice number; empty or blank is not given
 	InvoiceNumber *string `form:"invoiceNumber,omitempty" json:"invoiceNumber,omitempty"`
+
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetLoadParams defines parameters for GetLoad.
+type GetLoadParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// SearchLocationsParams defines parameters for SearchLocations.
+type SearchLocationsParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListTrailersParams defines parameters for ListTrailers.
@@ -2099,6 +2129,15 @@ type ListTrailersParams struct {
 
 	// After the after of a previous response's Link rel="next"; empty is not given
 	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
+
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// SearchUsersParams defines parameters for SearchUsers.
+type SearchUsersParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.

@@ -1868,6 +1868,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description the If-None-Match names the answer's current ETag; no body */
+        NotModified: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Cache-Status": components["headers"]["CacheStatus"];
+                ETag: components["headers"]["ETag"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description invalid_request (a missing or repeated parameter, a wrong audience, an unreadable body) or unsupported_grant_type */
         OAuthBadRequest: {
             headers: {
@@ -1979,6 +1993,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description the If-None-Match names the answer's current ETag (or is *); a search is not conditional, no body */
+        PreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description the database is unreachable; retry after Retry-After seconds */
         ServiceUnavailable: {
             headers: {
@@ -2037,6 +2061,8 @@ export interface components {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         DestinationId: string;
+        /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+        IfNoneMatch: string;
         /**
          * @description the webhook's id
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
@@ -2045,6 +2071,12 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description a browser or proxy may keep the answer for this caller only, and revalidates it each time */
+        CacheControl: "private, no-cache";
+        /** @description RFC 9211: whether the answer came from the instance's response cache (hit), was computed (fwd=miss, with ; stored when kept) or answered uncached (fwd=bypass) */
+        CacheStatus: "haulgraph; hit" | "haulgraph; hit; detail=not-modified" | "haulgraph; fwd=miss" | "haulgraph; fwd=miss; stored" | "haulgraph; fwd=bypass";
+        /** @description the answer's strong entity tag (absent when the instance's cache is off), the same on every instance while the data it reads is unchanged; send it back in If-None-Match */
+        ETag: string;
         /** @description the requests the caller's binding bucket holds when full */
         RateLimitLimit: number;
         /** @description the requests left in that bucket now */
@@ -2053,6 +2085,8 @@ export interface components {
         RateLimitReset: number;
         /** @description seconds to wait before trying again */
         RetryAfter: number;
+        /** @description the request headers the answer depends on */
+        Vary: "Authorization, Accept";
         /** @description RFC 6750: Bearer realm="haulgraph", with error="invalid_token" when a token was sent but refused */
         WWWAuthenticate: string;
     };
@@ -2204,7 +2238,10 @@ export interface operations {
     searchDriverSettlementStatements: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2219,6 +2256,7 @@ export interface operations {
             /** @description one page of statements */
             200: {
                 headers: {
+                    "Cache-Status": components["headers"]["CacheStatus"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2233,6 +2271,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2243,7 +2282,10 @@ export interface operations {
     getDriverSettlementStatement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @example 1001 */
                 number: number;
@@ -2255,15 +2297,20 @@ export interface operations {
             /** @description the statement */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Statement"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2771,7 +2818,10 @@ export interface operations {
                 /** @description the invoice number; empty or blank is not given */
                 invoiceNumber?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2780,15 +2830,20 @@ export interface operations {
             /** @description the invoice */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2802,7 +2857,10 @@ export interface operations {
     getLoad: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description the public load number (not blank), exact (nothing is trimmed), percent-encoded as one path segment. A number created through the API matches the schema's x-created-pattern (no / or \, not . or .., no control character, no space at either end); a load another writer stored may hold other text and is read the same way.
@@ -2817,15 +2875,20 @@ export interface operations {
             /** @description the load */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Load"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2883,7 +2946,10 @@ export interface operations {
     searchLocations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2898,6 +2964,7 @@ export interface operations {
             /** @description one page of locations */
             200: {
                 headers: {
+                    "Cache-Status": components["headers"]["CacheStatus"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2912,6 +2979,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2927,7 +2995,10 @@ export interface operations {
                 /** @description the after of a previous response's Link rel="next"; empty is not given */
                 after?: components["schemas"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2936,11 +3007,15 @@ export interface operations {
             /** @description the trailers (one slice of at most limit) */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     /** @description <URL of the next slice>; rel="next" while more trailers follow */
                     Link?: string;
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     /** @description the number of all the tenant's trailers */
                     "X-Total-Count": number;
                     [name: string]: unknown;
@@ -2949,6 +3024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Trailer"][];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3006,7 +3082,10 @@ export interface operations {
     searchUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3021,6 +3100,7 @@ export interface operations {
             /** @description one page of users */
             200: {
                 headers: {
+                    "Cache-Status": components["headers"]["CacheStatus"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3035,6 +3115,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
