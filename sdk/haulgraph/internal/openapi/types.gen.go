@@ -38,6 +38,48 @@ func (e BillingStatus) Valid() bool {
 	}
 }
 
+// Defines values for CacheControl.
+const (
+	CacheControlPrivateNoCache CacheControl = "private, no-cache"
+)
+
+// Valid indicates whether the value is a known member of the CacheControl enum.
+func (e CacheControl) Valid() bool {
+	switch e {
+	case CacheControlPrivateNoCache:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CacheStatus.
+const (
+	CacheStatusHaulgraphFwdBypass            CacheStatus = "haulgraph; fwd=bypass"
+	CacheStatusHaulgraphFwdMiss              CacheStatus = "haulgraph; fwd=miss"
+	CacheStatusHaulgraphFwdMissStored        CacheStatus = "haulgraph; fwd=miss; stored"
+	CacheStatusHaulgraphHit                  CacheStatus = "haulgraph; hit"
+	CacheStatusHaulgraphHitDetailNotModified CacheStatus = "haulgraph; hit; detail=not-modified"
+)
+
+// Valid indicates whether the value is a known member of the CacheStatus enum.
+func (e CacheStatus) Valid() bool {
+	switch e {
+	case CacheStatusHaulgraphFwdBypass:
+		return true
+	case CacheStatusHaulgraphFwdMiss:
+		return true
+	case CacheStatusHaulgraphFwdMissStored:
+		return true
+	case CacheStatusHaulgraphHit:
+		return true
+	case CacheStatusHaulgraphHitDetailNotModified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeliveryStatus.
 const (
 	DeliveryStatusDelivered DeliveryStatus = "Delivered"
@@ -737,6 +779,21 @@ func (e UserStatus) Valid() bool {
 	}
 }
 
+// Defines values for Vary.
+const (
+	VaryAuthorizationAccept Vary = "Authorization, Accept"
+)
+
+// Valid indicates whether the value is a known member of the Vary enum.
+func (e Vary) Valid() bool {
+	switch e {
+	case VaryAuthorizationAccept:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookSignatureScheme.
 const (
 	WebhookSignatureSchemeService                 WebhookSignatureScheme = "service"
@@ -927,6 +984,12 @@ type Address struct {
 
 // BillingStatus defines model for BillingStatus.
 type BillingStatus string
+
+// CacheControl defines model for CacheControl.
+type CacheControl string
+
+// CacheStatus defines model for CacheStatus.
+type CacheStatus string
 
 // Cursor an opaque cursor: base64url characters, at most 512. Only a cursor the same list issued resumes it; any other is a 400 naming after.
 type Cursor = string
@@ -1833,6 +1896,9 @@ type UserSearch struct {
 
 // UserStatus defines model for UserStatus.
 type UserStatus string
+
+// Vary defines model for Vary.
+type Vary string
 
 // Webhook defines model for Webhook.
 type Webhook struct {

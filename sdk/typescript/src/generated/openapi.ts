@@ -770,6 +770,10 @@ export interface components {
         };
         /** @enum {string} */
         BillingStatus: "Released" | "Queued" | "Invoiced" | "Financed" | "Completed" | "Paid";
+        /** @enum {string} */
+        CacheControl: "private, no-cache";
+        /** @enum {string} */
+        CacheStatus: "haulgraph; hit" | "haulgraph; hit; detail=not-modified" | "haulgraph; fwd=miss" | "haulgraph; fwd=miss; stored" | "haulgraph; fwd=bypass";
         /** @description an opaque cursor: base64url characters, at most 512. Only a cursor the same list issued resumes it; any other is a 400 naming after. */
         Cursor: string;
         /** Format: date */
@@ -1656,6 +1660,8 @@ export interface components {
         };
         /** @enum {string} */
         UserStatus: "Active" | "Disabled" | "Deleted";
+        /** @enum {string} */
+        Vary: "Authorization, Accept";
         Webhook: {
             CreatedAt: components["schemas"]["DateTime"];
             EventTypes: components["schemas"]["EventType"][];
@@ -2072,9 +2078,9 @@ export interface components {
     requestBodies: never;
     headers: {
         /** @description a browser or proxy may keep the answer for this caller only, and revalidates it each time */
-        CacheControl: "private, no-cache";
+        CacheControl: components["schemas"]["CacheControl"];
         /** @description RFC 9211: whether the answer came from the instance's response cache (hit), was computed (fwd=miss, with ; stored when kept) or answered uncached (fwd=bypass) */
-        CacheStatus: "haulgraph; hit" | "haulgraph; hit; detail=not-modified" | "haulgraph; fwd=miss" | "haulgraph; fwd=miss; stored" | "haulgraph; fwd=bypass";
+        CacheStatus: components["schemas"]["CacheStatus"];
         /** @description the answer's strong entity tag (absent when the instance's cache is off), the same on every instance while the data it reads is unchanged; send it back in If-None-Match */
         ETag: string;
         /** @description the requests the caller's binding bucket holds when full */
@@ -2086,7 +2092,7 @@ export interface components {
         /** @description seconds to wait before trying again */
         RetryAfter: number;
         /** @description the request headers the answer depends on */
-        Vary: "Authorization, Accept";
+        Vary: components["schemas"]["Vary"];
         /** @description RFC 6750: Bearer realm="haulgraph", with error="invalid_token" when a token was sent but refused */
         WWWAuthenticate: string;
     };
