@@ -77,4 +77,22 @@ func TestResponseCacheConditionalGET(t *testing.T) {
 	if got := doCached(t, r.srv1, client(domain.ScopeWebhookManage), search); got.status != http.StatusPreconditionFailed {
 		t.Errorf("POST with If-None-Match: *: %d %s", got.status, got.body)
 	}
+
+	// If-None-Match: * on a GET asks whether an answer exists: 304 for a
+	// load that does, the answer itself (404) for one that does not.
+	for i, c := range []struct {
+		q    cacheReq
+		want int
+	}{
+		{cacheReq{method: "GET", path: "/api/p/v1/loads/" + n}, http.StatusNotModified},
+		{cacheReq{method: "GET", path: "/api/p/v1/loads/LD-NO-SUCH-LOAD"}, http.StatusNotFound},
+		{gqlGet(query, map[string]any{"n": n}), http.StatusNotModified},
+	} {
+		c.q.header = map[string]string{"If-None-Match": "*"}
+		extra := [][]domain.Scope{{}, {domain.ScopeTripRead}, {domain.ScopeTripUpdate}}[i] // a client (one token) each
+		got := doCached(t, r.srv2, r.srv1.Token(t, r.tn, append(append(readScopes, domain.ScopeCarrierUpdate), extra...)...), c.q)
+		if got.status != c.want || c.want == http.StatusNotModified && len(got.body) != 0 {
+			t.Errorf("%s with If-None-Match: *: %d %q, want %d", c.q.path, got.status, got.body, c.want)
+		}
+	}
 }

@@ -111,7 +111,7 @@ func (c *Cache) Conditional(describe Describe, limits *httpedge.RateLimits, mark
 func (c *Cache) revalidate(w http.ResponseWriter, r *http.Request, req *request, limits *httpedge.RateLimits) (done bool) {
 	req.read, req.ok = c.Begin(r.Context(), req.key, req.reads)
 	req.begun = true
-	if !req.ok || !matches(r.Header.Get("If-None-Match"), req.read.ETag()) {
+	if !req.ok || !names(r.Header.Get("If-None-Match"), req.read.ETag()) {
 		return false
 	}
 	notModified(w, r, limits, domain.PrincipalFrom(r.Context()), req.read.ETag())
@@ -185,6 +185,14 @@ func (c *Cache) serve(w http.ResponseWriter, r *http.Request, next http.Handler)
 	}
 	if a.Status == http.StatusOK && r.Method == http.MethodGet {
 		validators(h, req.read.ETag())
+		if anyTag(r.Header.Get("If-None-Match")) {
+			// "*": a current answer exists, which only running it could tell.
+			for _, k := range contentHeaders {
+				h.Del(k)
+			}
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
 	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(a.Body)
@@ -212,19 +220,24 @@ type readCloser struct {
 	io.Closer
 }
 
-// matches reports whether an If-None-Match value names tag ("*" names any).
-func matches(header, tag string) bool {
-	if header == "" {
-		return false
-	}
+// matches reports whether an If-None-Match value holds tag or "*" (RFC
+// 9110 §13.1.2: "*" matches any current answer).
+func matches(header, tag string) bool { return anyTag(header) || names(header, tag) }
+
+// names reports whether an If-None-Match value names tag itself: the only
+// match a GET is answered 304 for before it runs, since "*" also asks that
+// an answer exists (a 404 is no current answer).
+func names(header, tag string) bool {
 	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+		if t = strings.TrimSpace(t); t != "" && t != "*" && strings.TrimPrefix(t, "W/") == tag {
 			return true
 		}
 	}
 	return false
 }
+
+// anyTag reports whether an If-None-Match value is "*".
+func anyTag(header string) bool { return strings.TrimSpace(header) == "*" }
 
 // recorder keeps what next answers, for the cache and the callers waiting
 // on the same key.

@@ -47,19 +47,28 @@ func (n *Note) Answered(rd Read, hit, stored bool) {
 }
 
 // Header sets the answer's Cache-Status and, for a GET answered without
-// errors (ok), its validators. A POST whose If-None-Match holds the tag is
-// refused with 412 (refused true): HTTP keeps 304 for GET.
-func (n *Note) Header(r *http.Request, h http.Header, ok bool) (refused bool) {
+// errors (ok), its validators; it returns the status that replaces the
+// answer, 0 for none: 304 for a GET whose If-None-Match is "*" (an answer
+// exists; a named tag was answered before running), 412 for a POST whose
+// If-None-Match holds the tag or "*" (HTTP keeps 304 for GET).
+func (n *Note) Header(r *http.Request, h http.Header, ok bool) (status int) {
 	if n == nil || n.status == "" {
-		return false
+		return 0
 	}
 	h.Set(StatusHeader, n.status)
 	if n.etag == "" || !ok {
-		return false
+		return 0
 	}
+	inm := r.Header.Get("If-None-Match")
 	if r.Method == http.MethodGet {
 		validators(h, n.etag)
-		return false
+		if anyTag(inm) {
+			return http.StatusNotModified
+		}
+		return 0
 	}
-	return matches(r.Header.Get("If-None-Match"), n.etag)
+	if matches(inm, n.etag) {
+		return http.StatusPreconditionFailed
+	}
+	return 0
 }

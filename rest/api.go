@@ -90,23 +90,7 @@ func (a *API) Labelled(next http.Handler) http.Handler {
 
 // NewAPI returns the REST routes.
 func NewAPI(d Deps) *API {
-	h := &handlers{reads: d.Reads}
-	routes := h.routes()
-	if d.Documents != nil {
-		routes = append(routes, uploadRoutes(d.Documents)...)
-	}
-	if d.Events != nil {
-		routes = append(routes, eventRoutes(d.Events, d.EmittedEvent)...)
-	}
-	if d.Exports != nil {
-		routes = append(routes, exportRoutes(d.Exports)...)
-	}
-	if d.Webhooks != nil {
-		routes = append(routes, webhookRoutes(d.Webhooks)...)
-	}
-	if d.Destinations != nil {
-		routes = append(routes, destinationRoutes(d.Destinations)...)
-	}
+	routes := mountedRoutes(d)
 	mux := http.NewServeMux()
 	reads := map[string]domain.Resources{}
 	for _, rt := range routes {
@@ -132,6 +116,27 @@ func NewAPI(d Deps) *API {
 	shadowWildcards(mux, routes, nf, shadows)
 	mux.Handle(Prefix, nf)
 	return &API{mux: mux, reads: reads}
+}
+
+// mountedRoutes are the routes NewAPI mounts for d's services.
+func mountedRoutes(d Deps) []Route {
+	routes := (&handlers{reads: d.Reads}).routes()
+	if d.Documents != nil {
+		routes = append(routes, uploadRoutes(d.Documents)...)
+	}
+	if d.Events != nil {
+		routes = append(routes, eventRoutes(d.Events, d.EmittedEvent)...)
+	}
+	if d.Exports != nil {
+		routes = append(routes, exportRoutes(d.Exports)...)
+	}
+	if d.Webhooks != nil {
+		routes = append(routes, webhookRoutes(d.Webhooks)...)
+	}
+	if d.Destinations != nil {
+		routes = append(routes, destinationRoutes(d.Destinations)...)
+	}
+	return routes
 }
 
 // endpoint applies the rules common to every route (docs/api-contract.md §4): version,

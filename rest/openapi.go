@@ -19,6 +19,8 @@ import (
 	"github.com/haulgraph/haulgraph/contract"
 	"github.com/haulgraph/haulgraph/contract/eventschema"
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/documents"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/httpedge"
@@ -82,6 +84,9 @@ func BuildOpenAPI() ([]byte, error) {
 	emitted := eventschema.OpenAPIPrefix + eventschema.DefLoad
 	doc.Components.Schemas["EventEnvelope"].Value.Properties["data"].Value.Properties["load"] =
 		&openapi3.SchemaRef{Ref: "#/components/schemas/" + emitted, Value: doc.Components.Schemas[emitted].Value}
+	if err := addCacheDeclarations(doc); err != nil {
+		return nil, err
+	}
 	addCommonHeaders(doc)
 	addDomainBounds(doc)
 	addUploadTypes(doc)
@@ -97,6 +102,50 @@ func BuildOpenAPI() ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// addCacheDeclarations declares, on every route that names the resources
+// it reads (Route.Reads: the response cache answers it), what the cache
+// adds: If-None-Match; on a GET, the validators and Cache-Status on its 200
+// and a 304; on a POST search, Cache-Status on its 200 and a 412.
+func addCacheDeclarations(doc *openapi3.T) error {
+	every := Deps{Reads: &reads.Service{}, Documents: &documents.Service{}, Events: &eventlog.Log{},
+		Exports: &reads.Exports{}, Webhooks: &webhooks.Service{}, Destinations: &webhooks.Service{}}
+	header := func(name string) *openapi3.HeaderRef {
+		return &openapi3.HeaderRef{Ref: "#/components/headers/" + name, Value: doc.Components.Headers[name].Value}
+	}
+	response := func(name string) *openapi3.ResponseRef {
+		return &openapi3.ResponseRef{Ref: "#/components/responses/" + name, Value: doc.Components.Responses[name].Value}
+	}
+	for _, rt := range mountedRoutes(every) {
+		if rt.Reads == 0 {
+			continue
+		}
+		item := doc.Paths.Value(Prefix + "v1" + rt.Path)
+		var op *openapi3.Operation
+		if item != nil {
+			op = item.GetOperation(rt.Method)
+		}
+		if op == nil || op.Responses.Status(http.StatusOK) == nil {
+			return fmt.Errorf("openapi: the cacheable %s %s has no operation with a 200", rt.Method, rt.Path)
+		}
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/IfNoneMatch",
+			Value: doc.Components.Parameters["IfNoneMatch"].Value})
+		ok := op.Responses.Status(http.StatusOK).Value
+		if ok.Headers == nil {
+			ok.Headers = openapi3.Headers{}
+		}
+		ok.Headers["Cache-Status"] = header("CacheStatus")
+		if rt.Method == http.MethodGet {
+			ok.Headers["ETag"] = header("ETag")
+			ok.Headers["Cache-Control"] = header("CacheControl")
+			ok.Headers["Vary"] = header("Vary")
+			op.Responses.Set("304", response("NotModified"))
+		} else {
+			op.Responses.Set("412", response("PreconditionFailed"))
+		}
+	}
+	return nil
 }
 
 // addCommonHeaders declares on every answer under Prefix the RateLimit-*

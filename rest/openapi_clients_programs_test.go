@@ -73,9 +73,9 @@ func main() {
 	search := StatementSearch{Page: 0, PageSize: 100}
 	search.StatementDateRange.Start, _ = time.Parse(time.DateOnly, cfg.From)
 	search.StatementDateRange.End, _ = time.Parse(time.DateOnly, cfg.To)
-	statements, err := c.SearchDriverSettlementStatementsWithResponse(ctx, search)
+	statements, err := c.SearchDriverSettlementStatementsWithResponse(ctx, nil, search)
 	check("searchDriverSettlementStatements", statements, err, statements != nil && statements.JSON200 != nil && len(statements.JSON200.Items) > 0)
-	statement, err := c.GetDriverSettlementStatementWithResponse(ctx, cfg.Statement)
+	statement, err := c.GetDriverSettlementStatementWithResponse(ctx, cfg.Statement, nil)
 	check("getDriverSettlementStatement", statement, err, statement != nil && statement.JSON200 != nil)
 
 	from, _ := time.Parse(time.DateOnly, cfg.From)
@@ -98,12 +98,12 @@ func main() {
 	limit := int32(10)
 	trailers, err := c.ListTrailersWithResponse(ctx, &ListTrailersParams{Limit: &limit})
 	check("listTrailers", trailers, err, trailers != nil && trailers.JSON200 != nil && len(*trailers.JSON200) > 0)
-	locations, err := c.SearchLocationsWithResponse(ctx, LocationSearch{PageSize: 100})
+	locations, err := c.SearchLocationsWithResponse(ctx, nil, LocationSearch{PageSize: 100})
 	check("searchLocations", locations, err, locations != nil && locations.JSON200 != nil && len(locations.JSON200.Items) > 0)
-	users, err := c.SearchUsersWithResponse(ctx, UserSearch{Page: 0, PageSize: 100})
+	users, err := c.SearchUsersWithResponse(ctx, nil, UserSearch{Page: 0, PageSize: 100})
 	check("searchUsers", users, err, users != nil && users.JSON200 != nil && len(users.JSON200.Items) > 0)
 
-	load, err := c.GetLoadWithResponse(ctx, cfg.LoadNumber)
+	load, err := c.GetLoadWithResponse(ctx, cfg.LoadNumber, nil)
 	check("getLoad", load, err, load != nil && load.JSON200 != nil)
 	rate, err := json.Marshal(load.JSON200.Rate)
 	if err != nil {

@@ -135,7 +135,11 @@ func execute(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor,
 	nameRequest(ctx, opCtx)
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
-	if respcache.NoteFrom(ctx).Header(r, w.Header(), len(resp.Errors) == 0) {
+	switch respcache.NoteFrom(ctx).Header(r, w.Header(), len(resp.Errors) == 0) {
+	case http.StatusNotModified:
+		w.WriteHeader(http.StatusNotModified)
+		return
+	case http.StatusPreconditionFailed:
 		writeGraphQLError(w, r, http.StatusPreconditionFailed, "If-None-Match holds the current tag: a POST is not conditional, poll with GET", string(domain.CodeInvalid))
 		return
 	}

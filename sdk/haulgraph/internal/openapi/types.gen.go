@@ -38,6 +38,48 @@ func (e BillingStatus) Valid() bool {
 	}
 }
 
+// Defines values for CacheControl.
+const (
+	CacheControlPrivateNoCache CacheControl = "private, no-cache"
+)
+
+// Valid indicates whether the value is a known member of the CacheControl enum.
+func (e CacheControl) Valid() bool {
+	switch e {
+	case CacheControlPrivateNoCache:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CacheStatus.
+const (
+	CacheStatusHaulgraphFwdBypass            CacheStatus = "haulgraph; fwd=bypass"
+	CacheStatusHaulgraphFwdMiss              CacheStatus = "haulgraph; fwd=miss"
+	CacheStatusHaulgraphFwdMissStored        CacheStatus = "haulgraph; fwd=miss; stored"
+	CacheStatusHaulgraphHit                  CacheStatus = "haulgraph; hit"
+	CacheStatusHaulgraphHitDetailNotModified CacheStatus = "haulgraph; hit; detail=not-modified"
+)
+
+// Valid indicates whether the value is a known member of the CacheStatus enum.
+func (e CacheStatus) Valid() bool {
+	switch e {
+	case CacheStatusHaulgraphFwdBypass:
+		return true
+	case CacheStatusHaulgraphFwdMiss:
+		return true
+	case CacheStatusHaulgraphFwdMissStored:
+		return true
+	case CacheStatusHaulgraphHit:
+		return true
+	case CacheStatusHaulgraphHitDetailNotModified:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeliveryStatus.
 const (
 	DeliveryStatusDelivered DeliveryStatus = "Delivered"
@@ -737,6 +779,21 @@ func (e UserStatus) Valid() bool {
 	}
 }
 
+// Defines values for Vary.
+const (
+	VaryAuthorizationAccept Vary = "Authorization, Accept"
+)
+
+// Valid indicates whether the value is a known member of the Vary enum.
+func (e Vary) Valid() bool {
+	switch e {
+	case VaryAuthorizationAccept:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookSignatureScheme.
 const (
 	WebhookSignatureSchemeService                 WebhookSignatureScheme = "service"
@@ -927,6 +984,12 @@ type Address struct {
 
 // BillingStatus defines model for BillingStatus.
 type BillingStatus string
+
+// CacheControl defines model for CacheControl.
+type CacheControl string
+
+// CacheStatus defines model for CacheStatus.
+type CacheStatus string
 
 // Cursor an opaque cursor: base64url characters, at most 512. Only a cursor the same list issued resumes it; any other is a 400 naming after.
 type Cursor = string
@@ -1834,6 +1897,9 @@ type UserSearch struct {
 // UserStatus defines model for UserStatus.
 type UserStatus string
 
+// Vary defines model for Vary.
+type Vary string
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	CreatedAt                 DateTime    `json:"CreatedAt"`
@@ -1953,6 +2019,9 @@ type WebhookWithSecret struct {
 // DestinationId defines model for DestinationId.
 type DestinationId = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // WebhookId defines model for WebhookId.
 type WebhookId = string
 
@@ -2053,6 +2122,18 @@ type ExportDriverSettlementStatementsParams struct {
 	Raw *bool `form:"raw,omitempty" json:"raw,omitempty"`
 }
 
+// SearchDriverSettlementStatementsParams defines parameters for SearchDriverSettlementStatements.
+type SearchDriverSettlementStatementsParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetDriverSettlementStatementParams defines parameters for GetDriverSettlementStatement.
+type GetDriverSettlementStatementParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListEventDestinationDeliveriesParams defines parameters for ListEventDestinationDeliveries.
 type ListEventDestinationDeliveriesParams struct {
 	// Limit page size (default 20)
@@ -2093,6 +2174,21 @@ type GetInvoiceParams struct {
 
 	// InvoiceNumber the invoice number; empty or blank is not given
 	InvoiceNumber *string `form:"invoiceNumber,omitempty" json:"invoiceNumber,omitempty"`
+
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetLoadParams defines parameters for GetLoad.
+type GetLoadParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// SearchLocationsParams defines parameters for SearchLocations.
+type SearchLocationsParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListTrailersParams defines parameters for ListTrailers.
@@ -2102,6 +2198,15 @@ type ListTrailersParams struct {
 
 	// After the after of a previous response's Link rel="next"; empty is not given
 	After *Cursor `form:"after,omitempty" json:"after,omitempty"`
+
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// SearchUsersParams defines parameters for SearchUsers.
+type SearchUsersParams struct {
+	// IfNoneMatch ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.

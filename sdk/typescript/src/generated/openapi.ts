@@ -770,6 +770,10 @@ export interface components {
         };
         /** @enum {string} */
         BillingStatus: "Released" | "Queued" | "Invoiced" | "Financed" | "Completed" | "Paid";
+        /** @enum {string} */
+        CacheControl: "private, no-cache";
+        /** @enum {string} */
+        CacheStatus: "haulgraph; hit" | "haulgraph; hit; detail=not-modified" | "haulgraph; fwd=miss" | "haulgraph; fwd=miss; stored" | "haulgraph; fwd=bypass";
         /** @description an opaque cursor: base64url characters, at most 512. Only a cursor the same list issued resumes it; any other is a 400 naming after. */
         Cursor: string;
         /** Format: date */
@@ -1656,6 +1660,8 @@ export interface components {
         };
         /** @enum {string} */
         UserStatus: "Active" | "Disabled" | "Deleted";
+        /** @enum {string} */
+        Vary: "Authorization, Accept";
         Webhook: {
             CreatedAt: components["schemas"]["DateTime"];
             EventTypes: components["schemas"]["EventType"][];
@@ -1868,6 +1874,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description the If-None-Match names the answer's current ETag; no body */
+        NotModified: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Cache-Status": components["headers"]["CacheStatus"];
+                ETag: components["headers"]["ETag"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description invalid_request (a missing or repeated parameter, a wrong audience, an unreadable body) or unsupported_grant_type */
         OAuthBadRequest: {
             headers: {
@@ -1979,6 +1999,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description the If-None-Match names the answer's current ETag (or is *); a search is not conditional, no body */
+        PreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description the database is unreachable; retry after Retry-After seconds */
         ServiceUnavailable: {
             headers: {
@@ -2049,6 +2079,8 @@ export interface components {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         DestinationId: string;
+        /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+        IfNoneMatch: string;
         /**
          * @description the webhook's id
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
@@ -2057,6 +2089,12 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description a browser or proxy may keep the answer for this caller only, and revalidates it each time */
+        CacheControl: components["schemas"]["CacheControl"];
+        /** @description RFC 9211: whether the answer came from the instance's response cache (hit), was computed (fwd=miss, with ; stored when kept) or answered uncached (fwd=bypass) */
+        CacheStatus: components["schemas"]["CacheStatus"];
+        /** @description the answer's strong entity tag (absent when the instance's cache is off), the same on every instance while the data it reads is unchanged; send it back in If-None-Match */
+        ETag: string;
         /** @description the requests the caller's binding bucket holds when full */
         RateLimitLimit: number;
         /** @description the requests left in that bucket now */
@@ -2065,6 +2103,8 @@ export interface components {
         RateLimitReset: number;
         /** @description seconds to wait before trying again */
         RetryAfter: number;
+        /** @description the request headers the answer depends on */
+        Vary: components["schemas"]["Vary"];
         /** @description RFC 6750: Bearer realm="haulgraph", with error="invalid_token" when a token was sent but refused */
         WWWAuthenticate: string;
     };
@@ -2216,7 +2256,10 @@ export interface operations {
     searchDriverSettlementStatements: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2231,6 +2274,7 @@ export interface operations {
             /** @description one page of statements */
             200: {
                 headers: {
+                    "Cache-Status": components["headers"]["CacheStatus"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2245,6 +2289,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2255,7 +2300,10 @@ export interface operations {
     getDriverSettlementStatement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @example 1001 */
                 number: number;
@@ -2267,15 +2315,20 @@ export interface operations {
             /** @description the statement */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Statement"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2784,7 +2837,10 @@ export interface operations {
                 /** @description the invoice number; empty or blank is not given */
                 invoiceNumber?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2793,15 +2849,20 @@ export interface operations {
             /** @description the invoice */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2815,7 +2876,10 @@ export interface operations {
     getLoad: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description the public load number (not blank), exact (nothing is trimmed), percent-encoded as one path segment. A number created through the API matches the schema's x-created-pattern (no / or \, not . or .., no control character, no space at either end); a load another writer stored may hold other text and is read the same way.
@@ -2830,15 +2894,20 @@ export interface operations {
             /** @description the load */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Load"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2896,7 +2965,10 @@ export interface operations {
     searchLocations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2911,6 +2983,7 @@ export interface operations {
             /** @description one page of locations */
             200: {
                 headers: {
+                    "Cache-Status": components["headers"]["CacheStatus"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2925,6 +2998,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2940,7 +3014,10 @@ export interface operations {
                 /** @description the after of a previous response's Link rel="next"; empty is not given */
                 after?: components["schemas"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2949,11 +3026,15 @@ export interface operations {
             /** @description the trailers (one slice of at most limit) */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Status": components["headers"]["CacheStatus"];
+                    ETag: components["headers"]["ETag"];
                     /** @description <URL of the next slice>; rel="next" while more trailers follow */
                     Link?: string;
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Vary: components["headers"]["Vary"];
                     /** @description the number of all the tenant's trailers */
                     "X-Total-Count": number;
                     [name: string]: unknown;
@@ -2962,6 +3043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Trailer"][];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3019,7 +3101,10 @@ export interface operations {
     searchUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of answers the caller holds, or *. On a GET, a match is answered 304 without running the read; on a POST search it is refused with 412 (poll with GET). See docs/caching.md. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3034,6 +3119,7 @@ export interface operations {
             /** @description one page of users */
             200: {
                 headers: {
+                    "Cache-Status": components["headers"]["CacheStatus"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3048,6 +3134,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
