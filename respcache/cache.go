@@ -220,7 +220,8 @@ func (rd Read) current(a *Answer) bool {
 // versions, else computes it with compute (once for concurrent callers of
 // one key and versions) and stores it when store says it may be (a 200
 // without errors, not above the size bound). hit reports whether the answer
-// came from memory.
+// came from memory; Stats counts a miss for each request that did not find
+// it at first look.
 func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer, hit bool) {
 	tc := c.tenant(rd.tenant)
 	if a, ok := tc.answers.GetIfPresent(rd.key); ok {
@@ -242,9 +243,15 @@ func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer,
 		a     *Answer
 		store bool
 	}
-	var computed bool
+	var computed, stored bool
 	v, _, _ := c.flight.Do(string(rd.key[:])+rd.ETag(), func() (any, error) {
 		computed = true
+		// A flight of this key that ended between the look above and this
+		// one has stored the answer: it is not computed again.
+		if a, ok := tc.answers.GetIfPresent(rd.key); ok && rd.current(a) {
+			stored = true
+			return result{a, true}, nil
+		}
 		a, store := compute()
 		if store && a != nil && a.size() <= c.maxEntry {
 			stored := *a
@@ -261,5 +268,5 @@ func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer,
 		a, _ := compute()
 		return a, false
 	}
-	return res.a, false
+	return res.a, stored
 }

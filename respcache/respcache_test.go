@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -71,6 +74,56 @@ func TestTenantShare(t *testing.T) {
 	for i, k := range hot {
 		if get(t, c, quiet, k, nil) {
 			t.Errorf("the quiet tenant's hot answer %d was evicted", i)
+		}
+	}
+}
+
+// Concurrent misses of one key are computed once: every request that
+// missed while the first computes receives that answer.
+func TestConcurrentMissesComputeOnce(t *testing.T) {
+	t.Parallel()
+	c := respcache.New(1<<20, &storage.ResponseVersions{DB: dbtest.New(t)})
+	p := principal(uuid.New())
+	key := respcache.NewKey(p, "dashboard")
+	const requests = 16
+	var computed atomic.Int32
+	release := make(chan struct{})
+	answers := make([][]byte, requests)
+	var wg sync.WaitGroup
+	for i := range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rd, ok := c.Begin(domain.WithPrincipal(context.Background(), p), key, users)
+			if !ok {
+				t.Error("the versions could not be read")
+				return
+			}
+			a, _ := c.Get(rd, func() (*respcache.Answer, bool) {
+				n := computed.Add(1)
+				<-release
+				return &respcache.Answer{Body: []byte(strconv.Itoa(int(n))), Status: http.StatusOK}, true
+			})
+			answers[i] = a.Body
+		}()
+	}
+	// Every request has missed (and waits on the one computing) before
+	// the computation ends.
+	for deadline := time.Now().Add(30 * time.Second); c.Stats().Misses < requests; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			close(release)
+			wg.Wait()
+			t.Fatalf("%d of %d requests missed", c.Stats().Misses, requests)
+		}
+	}
+	close(release)
+	wg.Wait()
+	if n := computed.Load(); n != 1 {
+		t.Errorf("%d concurrent misses of one key computed it %d times", requests, n)
+	}
+	for i, b := range answers {
+		if string(b) != "1" {
+			t.Errorf("request %d got %q, not the one computed answer", i, b)
 		}
 	}
 }
