@@ -78,13 +78,7 @@ func (s *Service) createBroker(ctx context.Context, tenantID uuid.UUID, in Input
 			v.Add("signatureScheme", "a broker destination signs with standard-webhooks or standard-webhooks-ed25519")
 		}
 	}
-	if err := s.checkSubsidiary(ctx, &v, tenantID, in.SubsidiaryID); err != nil {
-		return nil, "", err
-	}
-	if err := v.Err(); err != nil {
-		return nil, "", err
-	}
-	if err := s.checkLimit(ctx, tenantID); err != nil {
+	if err := s.admit(ctx, &v, tenantID, in.SubsidiaryID); err != nil {
 		return nil, "", err
 	}
 	target.Broker = *in.Broker
@@ -154,6 +148,19 @@ func (s *Service) verifyBroker(ctx context.Context, w *Webhook) error {
 		t.Broker = *w.Broker
 	}
 	return s.Prober.Probe(ctx, t)
+}
+
+// admit is the last word on a new destination of any type, once its own
+// fields are checked into v: its subsidiary exists, the input holds no
+// error, and the tenant is below the limit.
+func (s *Service) admit(ctx context.Context, v *domain.Validation, tenantID uuid.UUID, subsidiaryID *uuid.UUID) error {
+	if err := s.checkSubsidiary(ctx, v, tenantID, subsidiaryID); err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	return s.checkLimit(ctx, tenantID)
 }
 
 // checkSubsidiary records in v that subsidiaryID is missing or not the

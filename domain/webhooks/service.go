@@ -116,13 +116,7 @@ func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error
 	if in.Broker != nil || in.Credentials != nil {
 		v.Add("type", "a webhook has no broker settings or credentials")
 	}
-	if err := s.checkSubsidiary(ctx, &v, tenantID, in.SubsidiaryID); err != nil {
-		return nil, "", err
-	}
-	if err := v.Err(); err != nil {
-		return nil, "", err
-	}
-	if err := s.checkLimit(ctx, tenantID); err != nil {
+	if err := s.admit(ctx, &v, tenantID, in.SubsidiaryID); err != nil {
 		return nil, "", err
 	}
 	state, _, err := NextState("", TriggerCreated)
