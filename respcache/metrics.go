@@ -40,7 +40,7 @@ type collector struct{ c *Cache }
 
 var (
 	descHits          = prometheus.NewDesc("haulgraph_response_cache_hits_total", "Answers served from the response cache.", nil, nil)
-	descMisses        = prometheus.NewDesc("haulgraph_response_cache_misses_total", "Cacheable answers computed.", nil, nil)
+	descMisses        = prometheus.NewDesc("haulgraph_response_cache_misses_total", "Cacheable requests whose answer was not in memory (concurrent ones of one key are computed once).", nil, nil)
 	descInvalidations = prometheus.NewDesc("haulgraph_response_cache_invalidations_total", "Answers dropped because their data changed.", nil, nil)
 	descEvictions     = prometheus.NewDesc("haulgraph_response_cache_evictions_total", "Answers evicted by the size bounds.", nil, nil)
 	descUnchecked     = prometheus.NewDesc("haulgraph_response_cache_unchecked_total", "Cacheable requests answered uncached because freshness could not be checked.", nil, nil)
