@@ -85,6 +85,7 @@ func (c *Cost) Validate(es graphql.ExecutableSchema) error {
 }
 
 type costState struct {
+	walk      *walker // the operation's, read again for the actual cost
 	requested int
 	charged   bool // the requested cost was taken from the budget
 	status    *ThrottleStatus
@@ -110,7 +111,7 @@ func (c *Cost) MutateOperationContext(ctx context.Context, op *graphql.Operation
 		return LimitError(CodeComplexity, fmt.Sprintf("the query costs %d; the limit is %d", cost, c.MaxCost),
 			map[string]any{"requestedQueryCost": cost, "maxCost": c.MaxCost})
 	}
-	st := &costState{requested: cost}
+	st := &costState{walk: w, requested: cost}
 	op.Stats.SetExtension(statsKey, st)
 	if c.Throttle != nil {
 		returnDeposit(ctx, c.Throttle, op)
@@ -174,7 +175,7 @@ func (c *Cost) InterceptResponse(ctx context.Context, next graphql.ResponseHandl
 		return resp
 	}
 	op := graphql.GetOperationContext(ctx)
-	actual := actualCost(resp.Data, newWalker(op.Doc, op.Variables, c.schema).returned(op.Operation.SelectionSet, c.rootOf(op.Operation)))
+	actual := actualCost(resp.Data, st.walk.returned(op.Operation.SelectionSet, c.rootOf(op.Operation)))
 	if c.Throttle != nil && st.charged {
 		refreshed := c.Throttle.Refund(ctx, st.requested-actual)
 		st.status = &refreshed
@@ -364,7 +365,7 @@ func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
 		return 1 + children // items/edges of a connection: already multiplied
 	case list:
 		return min(listBound(parent.Name+"."+fd.Name)*(1+children), costCeiling)
-	case w.priced(f, fd, parent):
+	case w.loadedApart(fd, parent):
 		return 1 + children
 	default:
 		return children // fetched with its parent's row
@@ -375,22 +376,34 @@ func (w *walker) fieldCost(f *ast.Field, parent *ast.Definition) int {
 // root field, a list, a page or marked @priced (loaded apart from its
 // parent's row).
 func (w *walker) priced(f *ast.Field, fd *ast.FieldDefinition, parent *ast.Definition) bool {
-	if _, paged := w.listSize(f); paged || fd.Type.Elem != nil || fd.Directives.ForName("priced") != nil {
-		return true
-	}
-	return parent == w.schema.Query || parent == w.schema.Mutation || parent == w.schema.Subscription
+	return paged(f) || fd.Type.Elem != nil || w.loadedApart(fd, parent)
+}
+
+// loadedApart reports whether the object field fd is fetched apart from
+// its parent's row: a root field or one marked @priced.
+func (w *walker) loadedApart(fd *ast.FieldDefinition, parent *ast.Definition) bool {
+	return fd.Directives.ForName("priced") != nil ||
+		parent == w.schema.Query || parent == w.schema.Mutation || parent == w.schema.Subscription
+}
+
+// paged reports whether f is a page: it is given a page size, or its
+// definition takes one (listSize reads the size).
+func paged(f *ast.Field) bool {
+	return f.Arguments.ForName("first") != nil || f.Arguments.ForName("pageSize") != nil ||
+		f.Definition != nil && f.Definition.Arguments.ForName("first") != nil
 }
 
 // listSize reads first/pageSize (literal or variable) of a paged field.
 func (w *walker) listSize(f *ast.Field) (int, bool) {
-	paged := false
+	if !paged(f) {
+		return 0, false
+	}
 	n := 0
 	for _, name := range []string{"first", "pageSize"} {
 		a := f.Arguments.ForName(name)
 		if a == nil {
 			continue
 		}
-		paged = true
 		if v, err := a.Value.Value(w.vars); err == nil {
 			switch x := v.(type) {
 			case int64:
@@ -403,12 +416,6 @@ func (w *walker) listSize(f *ast.Field) (int, bool) {
 				}
 			}
 		}
-	}
-	if f.Definition != nil && f.Definition.Arguments.ForName("first") != nil {
-		paged = true
-	}
-	if !paged {
-		return 0, false
 	}
 	if n <= 0 {
 		n = defaultFirst
