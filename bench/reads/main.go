@@ -51,9 +51,7 @@ import (
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
-	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
 func main() {
@@ -133,16 +131,16 @@ func run(ctx context.Context, o options) error {
 	go func() { defer close(workersDone); _ = a.Run(workers) }()
 	defer func() { stopWorkers(); <-workersDone }()
 
-	t, err := tenant(ctx, a.DB, o)
+	t, err := benchkit.SeedTenant(ctx, a.DB, o.tenant, o.scale, 100000)
 	if err != nil {
 		return err
 	}
-	client, secret, err := a.Auth.CreateClient(ctx, t.id, auth.ClientSpec{Name: "bench-reads",
+	client, secret, err := a.Auth.CreateClient(ctx, t.ID, auth.ClientSpec{Name: "bench-reads",
 		Scopes: []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead}})
 	if err != nil {
 		return fmt.Errorf("bench client: %w (a tenant holds at most 10 clients: revoke stale bench-reads clients)", err)
 	}
-	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.id, client.ClientID) }()
+	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.ID, client.ClientID) }()
 
 	hgSrv := a.NewServer() // the bounds serve has; hgLn takes the per-address cap below
 	bareTrips := &storage.RoundTrips{}
@@ -150,7 +148,7 @@ func run(ctx context.Context, o options) error {
 	if cfg.DirectDatabaseURL != "" {
 		bareDB = cfg.DirectDatabaseURL // it prepares by name: never through a pooler
 	}
-	bare, err := newBare(ctx, bareDB, t.id, bareTrips)
+	bare, err := newBare(ctx, bareDB, t.ID, bareTrips)
 	if err != nil {
 		return err
 	}
@@ -181,13 +179,13 @@ func run(ctx context.Context, o options) error {
 	}
 	hg, bareURL := cfg.PublicURL, "http://"+bareLn.Addr().String()
 	invoicePaths := func(base string) []string {
-		out := make([]string, len(t.invoices))
-		for i, id := range t.invoices {
+		out := make([]string, len(t.Invoices))
+		for i, id := range t.Invoices {
 			out[i] = base + id.String()
 		}
 		return out
 	}
-	from, to := t.month.From.String()+"T00:00:00Z", t.month.To.String()+"T00:00:00Z"
+	from, to := t.From.String()+"T00:00:00Z", t.To.String()+"T00:00:00Z"
 	targets := map[string]target{
 		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers},
 		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips.Load},
@@ -195,7 +193,7 @@ func run(ctx context.Context, o options) error {
 			Body: benchkit.DashboardBody(from, to)},
 		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
 			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
-		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.month.From, t.month.To)},
+		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.From, t.To)},
 			trips: bareTrips.Load},
 	}
 	// The last target of each comparison is its baseline; the rounds take
@@ -286,7 +284,7 @@ func run(ctx context.Context, o options) error {
 		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("tenant %s (scale %d): %d invoices; statements %s..%s; %d connections, %s rounds, %d pairs\n\n",
-		o.tenant, o.scale, len(t.invoices), t.month.From, t.month.To, o.conns, o.duration, o.pairs)
+		o.tenant, o.scale, len(t.Invoices), t.From, t.To, o.conns, o.duration, o.pairs)
 	fmt.Printf("%-31s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
 	results := map[string][]round{}
 	for _, c := range comparisons {
@@ -349,55 +347,6 @@ func median(rs []round) round {
 		cpuPerReq:       col(func(r round) float64 { return r.cpuPerReq }),
 		tripsPerReq:     col(func(r round) float64 { return r.tripsPerReq }),
 		poolerCPUPerReq: col(func(r round) float64 { return r.poolerCPUPerReq })}
-}
-
-// benchTenant is what the rounds read.
-type benchTenant struct {
-	id       uuid.UUID
-	invoices []uuid.UUID
-	month    reads.StatementQuery // From..To: the first month of statements
-}
-
-// tenant seeds the benchmark tenant unless it exists, then reads its
-// invoice ids and its first month of statements.
-func tenant(ctx context.Context, db *storage.DB, o options) (benchTenant, error) {
-	var t benchTenant
-	start := time.Now()
-	_, err := seed.Run(ctx, db, seed.Options{Tenant: o.tenant, Scale: o.scale, Progress: os.Stderr})
-	switch {
-	case errors.Is(err, seed.ErrTenantExists):
-		fmt.Fprintf(os.Stderr, "reusing tenant %s\n", o.tenant)
-	case err != nil:
-		return t, err
-	default:
-		fmt.Fprintf(os.Stderr, "seeded tenant %s at scale %d in %s\n", o.tenant, o.scale, time.Since(start).Round(time.Second))
-	}
-	if err := db.Pool.QueryRow(ctx, "SELECT id FROM tenants WHERE slug = $1", o.tenant).Scan(&t.id); err != nil {
-		return t, fmt.Errorf("tenant %s: %w", o.tenant, err)
-	}
-	rows, err := db.Pool.Query(ctx, "SELECT id FROM invoices WHERE tenant_id = $1 ORDER BY id LIMIT 100000", t.id)
-	if err != nil {
-		return t, err
-	}
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return t, err
-		}
-		t.invoices = append(t.invoices, id)
-	}
-	if err := rows.Err(); err != nil {
-		return t, err
-	}
-	if len(t.invoices) == 0 {
-		return t, fmt.Errorf("tenant %s has no invoices", o.tenant)
-	}
-	var first time.Time
-	if err := db.Pool.QueryRow(ctx, "SELECT min(statement_date) FROM settlement_statements WHERE tenant_id = $1", t.id).Scan(&first); err != nil {
-		return t, err
-	}
-	t.month.From, t.month.To = domain.DateOf(first), domain.DateOf(first.AddDate(0, 1, -1))
-	return t, nil
 }
 
 // bareHandler is the ceiling: pgx pool + encoding/json, the invoice read's
