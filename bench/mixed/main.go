@@ -448,7 +448,7 @@ func drive(in io.Reader, out io.Writer) error {
 			r.Name, r.Elapsed, r.Requests = t.Name, time.Since(start), len(latencies)
 			if len(latencies) > 0 {
 				slices.Sort(latencies)
-				r.P50, r.P99 = latencies[len(latencies)/2], latencies[min(len(latencies)-1, len(latencies)*99/100)]
+				r.P50, r.P99 = benchkit.Percentile(latencies, 50), benchkit.Percentile(latencies, 99)
 			}
 		})
 	}
@@ -463,18 +463,10 @@ func send(ctx context.Context, c *http.Client, t target, url string) error {
 
 // median takes each column's median on its own.
 func median(rs []res) res {
-	col := func(get func(res) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = get(r)
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
 	var m res
-	m.rps = col(func(r res) float64 { return r.rps })
-	m.cpuPerReq = col(func(r res) float64 { return r.cpuPerReq })
-	m.P50 = col(func(r res) float64 { return r.P50 })
-	m.P99 = col(func(r res) float64 { return r.P99 })
+	m.rps = benchkit.Median(rs, func(r res) float64 { return r.rps })
+	m.cpuPerReq = benchkit.Median(rs, func(r res) float64 { return r.cpuPerReq })
+	m.P50 = benchkit.Median(rs, func(r res) float64 { return r.P50 })
+	m.P99 = benchkit.Median(rs, func(r res) float64 { return r.P99 })
 	return m
 }

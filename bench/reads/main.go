@@ -37,7 +37,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -334,14 +333,7 @@ type comparison struct {
 
 // median takes each column's median on its own.
 func median(rs []round) round {
-	col := func(get func(round) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = get(r)
-		}
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
+	col := func(get func(round) float64) float64 { return benchkit.Median(rs, get) }
 	return round{rps: col(func(r round) float64 { return r.rps }),
 		result:          result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
 		cpuPerReq:       col(func(r round) float64 { return r.cpuPerReq }),

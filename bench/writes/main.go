@@ -191,7 +191,7 @@ func measure(caller context.Context, svc *loads.Writes, sub uuid.UUID, writers i
 		return result{}, fmt.Errorf("no write finished")
 	}
 	slices.Sort(all)
-	return result{writes: len(all), rate: float64(len(all)) / elapsed.Seconds(), p50: all[len(all)/2], p99: all[len(all)*99/100]}, nil
+	return result{writes: len(all), rate: float64(len(all)) / elapsed.Seconds(), p50: benchkit.Percentile(all, 50), p99: benchkit.Percentile(all, 99)}, nil
 }
 
 // machineCPU is the CPU time every core of this machine has spent so far
