@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
@@ -63,4 +64,16 @@ func SeedTenant(ctx context.Context, db *storage.DB, slug string, scale, invoice
 	}
 	t.From, t.To = domain.DateOf(first), domain.DateOf(first.AddDate(0, 1, -1))
 	return t, nil
+}
+
+// Token fetches an access token for the client from the instance at base
+// (the client-credentials grant of its /oauth/token) for audience.
+func Token(ctx context.Context, base, clientID, secret, audience string) (string, error) {
+	cc := clientcredentials.Config{ClientID: clientID, ClientSecret: secret, TokenURL: base + "/oauth/token",
+		EndpointParams: map[string][]string{"audience": {audience}}}
+	tok, err := cc.Token(ctx)
+	if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok.AccessToken, nil
 }

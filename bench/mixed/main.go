@@ -37,7 +37,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
@@ -138,18 +137,9 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("bench client: %w (a tenant holds at most 10 clients: revoke stale bench-mixed clients)", err)
 	}
 	defer func() { _ = on.app.Auth.RevokeClient(context.WithoutCancel(ctx), t.ID, client.ClientID) }()
-	tokenFor := func(in instance) (string, error) {
-		cc := clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: in.url + "/oauth/token",
-			EndpointParams: map[string][]string{"audience": {cfg.Audience}}}
-		tok, err := cc.Token(ctx)
-		if err != nil {
-			return "", err
-		}
-		return tok.AccessToken, nil
-	}
-	token, err := tokenFor(on)
+	token, err := benchkit.Token(ctx, on.url, client.ClientID, secret, cfg.Audience)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return err
 	}
 	from, to := t.From.String()+"T00:00:00Z", t.To.String()+"T00:00:00Z"
 	mix := func(in instance, dashboardsOnly bool) []target {

@@ -44,7 +44,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
@@ -170,11 +169,9 @@ func run(ctx context.Context, o options) error {
 		<-served
 	}()
 
-	cc := clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: cfg.PublicURL + "/oauth/token",
-		EndpointParams: map[string][]string{"audience": {cfg.Audience}}}
-	tok, err := cc.Token(ctx)
+	tok, err := benchkit.Token(ctx, cfg.PublicURL, client.ClientID, secret, cfg.Audience)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return err
 	}
 	hg, bareURL := cfg.PublicURL, "http://"+bareLn.Addr().String()
 	invoicePaths := func(base string) []string {
@@ -186,11 +183,11 @@ func run(ctx context.Context, o options) error {
 	}
 	from, to := t.From.String()+"T00:00:00Z", t.To.String()+"T00:00:00Z"
 	targets := map[string]target{
-		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers},
+		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok, trips: hgTrips.Callers},
 		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips.Load},
-		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
+		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok, trips: hgTrips.Callers,
 			Body: benchkit.DashboardBody(from, to)},
-		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
+		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok,
 			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
 		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.From, t.To)},
 			trips: bareTrips.Load},
@@ -259,8 +256,8 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		defer stop()
-		targets["REST invoice traced"] = target{Method: "GET", URLs: invoicePaths(traced + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers}
-		targets["GraphQL dash traced"] = target{Method: "POST", URLs: []string{traced + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
+		targets["REST invoice traced"] = target{Method: "GET", URLs: invoicePaths(traced + "/api/p/v1/invoices?id="), Token: tok, trips: hgTrips.Callers}
+		targets["GraphQL dash traced"] = target{Method: "POST", URLs: []string{traced + "/graphql"}, Token: tok, trips: hgTrips.Callers,
 			Body: benchkit.DashboardBody(from, to)}
 	}
 	// Each target answers once before it is measured (and must answer 200).
