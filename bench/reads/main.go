@@ -28,8 +28,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -119,15 +117,11 @@ func run(ctx context.Context, o options) error {
 	cfg.PublicURL = "http://" + cfg.Addr
 	hgTrips := &storage.RoundTrips{}
 	cfg.DBRoundTrips = hgTrips
-	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, stopHG, err := benchkit.Serve(ctx, cfg, hgLn) // the bounds serve has: the per-address cap on hgLn
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	workers, stopWorkers := context.WithCancel(ctx)
-	workersDone := make(chan struct{})
-	go func() { defer close(workersDone); _ = a.Run(workers) }()
-	defer func() { stopWorkers(); <-workersDone }()
+	defer stopHG()
 
 	t, err := benchkit.SeedTenant(ctx, a.DB, o.tenant, o.scale, 100000)
 	if err != nil {
@@ -140,7 +134,6 @@ func run(ctx context.Context, o options) error {
 	}
 	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.ID, client.ClientID) }()
 
-	hgSrv := a.NewServer() // the bounds serve has; hgLn takes the per-address cap below
 	bareTrips := &storage.RoundTrips{}
 	bareDB := cfg.DatabaseURL
 	if cfg.DirectDatabaseURL != "" {
@@ -159,15 +152,9 @@ func run(ctx context.Context, o options) error {
 	bareMux.Handle("GET /invoices", bare)
 	bareMux.HandleFunc("GET /statements", bare.statements)
 	bareSrv := &http.Server{Handler: bareMux, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 2)
-	go func() { served <- hgSrv.Serve(a.Listener(hgLn)) }()
+	served := make(chan error, 1)
 	go func() { served <- bareSrv.Serve(bareLn) }()
-	defer func() {
-		_ = hgSrv.Close()
-		_ = bareSrv.Close()
-		<-served
-		<-served
-	}()
+	defer func() { _ = bareSrv.Close(); <-served }()
 
 	tok, err := benchkit.Token(ctx, cfg.PublicURL, client.ClientID, secret, cfg.Audience)
 	if err != nil {
