@@ -4,14 +4,20 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/url"
+	"os"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// TempDatabase creates an empty database next to base's and returns its URL
-// and a function dropping it.
-func TempDatabase(ctx context.Context, base string) (string, func(), error) {
+// TempDatabase creates an empty database next to DATABASE_URL's and
+// returns its URL and a function dropping it.
+func TempDatabase(ctx context.Context) (string, func(), error) {
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		return "", nil, errors.New("DATABASE_URL is not set (run through ./scripts/with-pg.sh)")
+	}
 	admin, err := pgx.Connect(ctx, base)
 	if err != nil {
 		return "", nil, err

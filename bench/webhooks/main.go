@@ -96,11 +96,7 @@ func (r *receiver) waitFor(n int) <-chan struct{} {
 
 func run(to webhooks.Type, nEvents, nLatency int) error {
 	ctx := context.Background()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		return fmt.Errorf("DATABASE_URL is not set (run through ./scripts/with-pg.sh)")
-	}
-	dbURL, drop, err := benchkit.TempDatabase(ctx, base)
+	dbURL, drop, err := benchkit.TempDatabase(ctx)
 	if err != nil {
 		return err
 	}

@@ -66,11 +66,7 @@ func main() {
 
 func run(writers int, duration time.Duration, rounds int, compare string) error {
 	ctx := context.Background()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		return fmt.Errorf("DATABASE_URL is not set (run through ./scripts/with-pg.sh)")
-	}
-	dbURL, drop, err := benchkit.TempDatabase(ctx, base)
+	dbURL, drop, err := benchkit.TempDatabase(ctx)
 	if err != nil {
 		return err
 	}
