@@ -6,17 +6,16 @@
 package brokertest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/haulgraph/haulgraph/testkit/proc"
 )
 
 // Process is one broker process that can be stopped and started again on
@@ -27,52 +26,29 @@ type Process struct {
 	Addr string
 
 	mu      sync.Mutex
-	cmd     *exec.Cmd
-	exited  chan error
-	out     lockedBuffer
+	run     *proc.Running
+	out     proc.Output
 	command func() *exec.Cmd
 	ctl     func(args ...string) *exec.Cmd
 	started time.Duration
 	cleanup func()
 }
 
-// Start runs the process and returns once its client port accepts
-// connections (polled, within timeout).
+// Start runs the process (its children in its process group) and returns
+// once its client port accepts connections (polled, within timeout).
 func (p *Process) Start(timeout time.Duration) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd != nil {
+	if p.run != nil {
 		return nil
 	}
-	cmd := p.command()
-	cmd.Stdout, cmd.Stderr = &p.out, &p.out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its children stop with it
 	begin := time.Now()
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("brokertest: %s: %w", p.Name, err)
+	run, err := proc.Start(p.command(), &p.out, timeout, 15*time.Second, p.Addr)
+	if err != nil {
+		return fmt.Errorf("brokertest: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	p.cmd, p.exited = cmd, exited
-	deadline := time.Now().Add(timeout)
-	for {
-		select {
-		case err := <-exited:
-			p.cmd = nil
-			return fmt.Errorf("brokertest: %s exited: %v\n%s", p.Name, err, p.out.String())
-		default:
-		}
-		if c, err := net.DialTimeout("tcp", p.Addr, time.Second); err == nil {
-			_ = c.Close()
-			p.started = time.Since(begin)
-			return nil
-		}
-		if time.Now().After(deadline) {
-			p.stopLocked()
-			return fmt.Errorf("brokertest: %s does not listen on %s within %s\n%s", p.Name, p.Addr, timeout, p.out.String())
-		}
-		time.Sleep(20 * time.Millisecond) // poll interval of a bounded wait for a process we do not control
-	}
+	p.run, p.started = run, time.Since(begin)
+	return nil
 }
 
 // StartedIn is how long the last Start took to listen.
@@ -82,21 +58,10 @@ func (p *Process) StartedIn() time.Duration { return p.started }
 func (p *Process) Stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.stopLocked()
-}
-
-func (p *Process) stopLocked() {
-	if p.cmd == nil {
-		return
+	if p.run != nil {
+		p.run.Stop()
+		p.run = nil
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.exited
-	}
-	p.cmd = nil
 }
 
 // Close stops the process for good and removes what it left (its data
@@ -128,7 +93,7 @@ func NATS(dir string, args ...string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freeAddr()
+	addr, err := proc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +113,7 @@ func NATS(dir string, args ...string) (*Process, error) {
 // its port mapper too.
 func RabbitMQ(dir string) (*Process, error) {
 	bin := "/usr/lib/rabbitmq/bin/rabbitmq-server" // the foreground server, not Debian's su wrapper
-	if !isExec(bin) {
+	if !proc.Executable(bin) {
 		if _, err := binary("rabbitmq-server"); err != nil {
 			return nil, err
 		}
@@ -159,7 +124,7 @@ func RabbitMQ(dir string) (*Process, error) {
 	}
 	var ports [3]string
 	for i := range ports {
-		a, err := freeAddr()
+		a, err := proc.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
@@ -198,46 +163,8 @@ func RabbitMQ(dir string) (*Process, error) {
 
 // binary finds name on PATH or in /usr/sbin.
 func binary(name string) (string, error) {
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	if p := "/usr/sbin/" + name; isExec(p) {
+	if p := proc.Find(name); p != "" {
 		return p, nil
 	}
 	return "", errors.New("brokertest: " + name + " not found: run through scripts/with-tools.sh (make test), or apt-get install " + name)
-}
-
-func isExec(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
-}
-
-// freeAddr is a loopback address with a port nothing listens on now.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() > 1<<20 {
-		return len(p), nil // enough to explain a failure
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

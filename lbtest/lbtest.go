@@ -4,15 +4,14 @@
 package lbtest
 
 import (
-	"bytes"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/haulgraph/haulgraph/testkit/proc"
 )
 
 // Listen is the placeholder of the proxy's listening address (host:port)
@@ -25,16 +24,7 @@ var installs sync.Map // binary -> *sync.Once
 // this is root with apt-get, as scripts/with-tools.sh does for make test.
 func binary(t testing.TB, name, pkg string) string {
 	t.Helper()
-	find := func() string {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-		if p := "/usr/sbin/" + name; isExec(p) {
-			return p
-		}
-		return ""
-	}
-	if p := find(); p != "" {
+	if p := proc.Find(name); p != "" {
 		return p
 	}
 	once, _ := installs.LoadOrStore(name, &sync.Once{})
@@ -51,72 +41,33 @@ func binary(t testing.TB, name, pkg string) string {
 			t.Logf("lbtest: apt-get install %s: %v\n%s", pkg, err, out)
 		}
 	})
-	p := find()
+	p := proc.Find(name)
 	if p == "" {
 		t.Fatalf("lbtest: %s not found: run the tests through scripts/with-tools.sh (make test), or apt-get install %s", name, pkg)
 	}
 	return p
 }
 
-func isExec(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
-}
-
 // freeAddr is a loopback address with a port nothing listens on now.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := proc.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
 	return addr
 }
 
-// start runs the proxy's command until the test ends and returns once
-// every one of addrs accepts connections (polled, within 20 s).
+// start runs the proxy's command (its workers in its process group) until
+// the test ends and returns once every one of addrs accepts connections
+// (polled, within 20 s).
 func start(t testing.TB, addrs []string, name string, args ...string) {
 	t.Helper()
-	var out lockedBuffer
-	cmd := exec.Command(name, args...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers stop with it
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("lbtest: %s: %v", name, err)
+	p, err := proc.Start(exec.Command(name, args...), &proc.Output{}, 20*time.Second, 10*time.Second, addrs...)
+	if err != nil {
+		t.Fatalf("lbtest: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for _, addr := range addrs {
-		for {
-			select {
-			case err := <-exited:
-				exited <- err // for the cleanup
-				t.Fatalf("lbtest: %s exited: %v\n%s", name, err, out.String())
-			default:
-			}
-			c, err := net.DialTimeout("tcp", addr, time.Second)
-			if err == nil {
-				_ = c.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("lbtest: %s does not listen on %s: %v\n%s", name, addr, err, out.String())
-			}
-			time.Sleep(20 * time.Millisecond) // poll interval of a bounded wait for a process we do not control
-		}
-	}
+	t.Cleanup(p.Stop)
 }
 
 // writeConfig writes text, with Listen replaced by addr, to dir/name.
@@ -130,21 +81,4 @@ func writeConfig(t testing.TB, dir, name, text, addr string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,10 +1,12 @@
 // Package benchkit is what the benchmark commands share: the limits they
-// lift, an instance served from the benchmark's process, one checked
-// request, and the process's CPU time.
+// lift, an instance served from the benchmark's process, a temporary
+// database, a seeded tenant and a token, one checked request, the
+// process's CPU time, and percentiles and medians.
 package benchkit
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +105,23 @@ func CPUTime() time.Duration {
 	var u syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u)
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// Percentile is the p-th percentile (0 to 100) of sorted, by the nearest
+// rank below: sorted[len*p/100], the last at most.
+func Percentile[T cmp.Ordered](sorted []T, p int) T {
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+// Median is the median of one column (get) of rounds, each column's on its
+// own.
+func Median[R any](rounds []R, get func(R) float64) float64 {
+	v := make([]float64, len(rounds))
+	for i, r := range rounds {
+		v[i] = get(r)
+	}
+	slices.Sort(v)
+	return Percentile(v, 50)
 }
 
 // Config is the configuration of a benchmark's instances: the

@@ -33,10 +33,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/storage"
 	"github.com/haulgraph/haulgraph/storage/seed"
@@ -95,13 +95,11 @@ func run(ctx context.Context, slug string, scale int) error {
 		return err
 	}
 	defer func() { _ = child.Process.Signal(syscall.SIGTERM); _ = child.Wait() }()
-	cc := clientcredentials.Config{ClientID: info.ClientID, ClientSecret: info.Secret, TokenURL: info.URL + "/oauth/token",
-		EndpointParams: map[string][]string{"audience": {app.DefaultAudience}}}
-	tok, err := cc.Token(ctx)
+	tok, err := benchkit.Token(ctx, info.URL, info.ClientID, info.Secret, app.DefaultAudience)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return err
 	}
-	c := &client{base: info.URL, token: tok.AccessToken, pid: child.Process.Pid}
+	c := &client{base: info.URL, token: tok, pid: child.Process.Pid}
 	idle, err := c.settle(ctx)
 	if err != nil {
 		return err

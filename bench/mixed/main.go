@@ -37,14 +37,12 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/respcache"
-	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
 const driveEnv = "HG_BENCH_MIXED_DRIVE"
@@ -133,33 +131,24 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	client, secret, err := on.app.Auth.CreateClient(ctx, t.id, auth.ClientSpec{Name: "bench-mixed",
+	client, secret, err := on.app.Auth.CreateClient(ctx, t.ID, auth.ClientSpec{Name: "bench-mixed",
 		Scopes: []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead, domain.ScopeLoadRead, domain.ScopeLoadUpdate}})
 	if err != nil {
 		return fmt.Errorf("bench client: %w (a tenant holds at most 10 clients: revoke stale bench-mixed clients)", err)
 	}
-	defer func() { _ = on.app.Auth.RevokeClient(context.WithoutCancel(ctx), t.id, client.ClientID) }()
-	tokenFor := func(in instance) (string, error) {
-		cc := clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: in.url + "/oauth/token",
-			EndpointParams: map[string][]string{"audience": {cfg.Audience}}}
-		tok, err := cc.Token(ctx)
-		if err != nil {
-			return "", err
-		}
-		return tok.AccessToken, nil
-	}
-	token, err := tokenFor(on)
+	defer func() { _ = on.app.Auth.RevokeClient(context.WithoutCancel(ctx), t.ID, client.ClientID) }()
+	token, err := benchkit.Token(ctx, on.url, client.ClientID, secret, cfg.Audience)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return err
 	}
-	from, to := t.month.From.String()+"T00:00:00Z", t.month.To.String()+"T00:00:00Z"
+	from, to := t.From.String()+"T00:00:00Z", t.To.String()+"T00:00:00Z"
 	mix := func(in instance, dashboardsOnly bool) []target {
 		ts := []target{{Name: "dashboard", Method: "POST", URLs: []string{in.url + "/graphql"}, Body: benchkit.DashboardBody(from, to), Conns: o.dashboards}}
 		if dashboardsOnly {
 			return ts
 		}
-		invoices := make([]string, len(t.invoices))
-		for i, id := range t.invoices {
+		invoices := make([]string, len(t.Invoices))
+		for i, id := range t.Invoices {
 			invoices[i] = in.url + "/api/p/v1/invoices?id=" + id.String()
 		}
 		return append(ts,
@@ -176,7 +165,7 @@ func run(ctx context.Context, o options) error {
 			}
 		}
 	}
-	w := &writer{pool: on.app.DB.Pool, tenant: t.id, loads: t.loads, statements: t.statements, token: token}
+	w := &writer{pool: on.app.DB.Pool, tenant: t.ID, loads: t.loads, statements: t.statements, token: token}
 
 	fmt.Printf("tenant %s (scale %d): %d dashboard clients, %d statement-search and %d invoice clients, %d writes/s; %s rounds, %d pairs\n\n",
 		o.tenant, o.scale, o.dashboards, o.pollers, o.pollers, o.writes, o.duration, o.pairs)
@@ -228,40 +217,24 @@ func run(ctx context.Context, o options) error {
 }
 
 type benchTenant struct {
-	id         uuid.UUID
-	invoices   []uuid.UUID
+	benchkit.Tenant
 	loads      []string
 	statements []int32
-	month      struct{ From, To domain.Date }
 }
 
 // tenant seeds the benchmark tenant unless it exists, then reads what the
 // clients and the writer pick from.
 func tenant(ctx context.Context, a *app.App, o options) (benchTenant, error) {
 	var t benchTenant
-	_, err := seed.Run(ctx, a.DB, seed.Options{Tenant: o.tenant, Scale: o.scale, Progress: os.Stderr})
-	if err != nil && !errors.Is(err, seed.ErrTenantExists) {
+	var err error
+	if t.Tenant, err = benchkit.SeedTenant(ctx, a.DB, o.tenant, o.scale, 1000); err != nil {
 		return t, err
 	}
 	pool := a.DB.Pool
-	if err := pool.QueryRow(ctx, "SELECT id FROM tenants WHERE slug = $1", o.tenant).Scan(&t.id); err != nil {
-		return t, fmt.Errorf("tenant %s: %w", o.tenant, err)
-	}
-	var first time.Time
-	if err := pool.QueryRow(ctx, "SELECT min(statement_date) FROM settlement_statements WHERE tenant_id = $1", t.id).Scan(&first); err != nil {
-		return t, err
-	}
-	t.month.From, t.month.To = domain.DateOf(first), domain.DateOf(first.AddDate(0, 1, -1))
 	for _, q := range []struct {
 		sql  string
 		into func(pgxRows) error
 	}{
-		{"SELECT id FROM invoices WHERE tenant_id = $1 ORDER BY id LIMIT 1000", func(r pgxRows) error {
-			var id uuid.UUID
-			err := r.Scan(&id)
-			t.invoices = append(t.invoices, id)
-			return err
-		}},
 		{"SELECT load_number FROM loads WHERE tenant_id = $1 ORDER BY id LIMIT 1000", func(r pgxRows) error {
 			var n string
 			err := r.Scan(&n)
@@ -275,9 +248,9 @@ func tenant(ctx context.Context, a *app.App, o options) (benchTenant, error) {
 			return err
 		}},
 	} {
-		args := []any{t.id}
+		args := []any{t.ID}
 		if strings.Contains(q.sql, "$2") {
-			args = append(args, first, first.AddDate(0, 1, -1))
+			args = append(args, t.From.Time, t.To.Time)
 		}
 		rows, err := pool.Query(ctx, q.sql, args...)
 		if err != nil {
@@ -294,8 +267,8 @@ func tenant(ctx context.Context, a *app.App, o options) (benchTenant, error) {
 			return t, err
 		}
 	}
-	if len(t.invoices) == 0 || len(t.loads) == 0 || len(t.statements) == 0 {
-		return t, fmt.Errorf("tenant %s lacks invoices, loads or statements", o.tenant)
+	if len(t.loads) == 0 || len(t.statements) == 0 {
+		return t, fmt.Errorf("tenant %s lacks loads or statements", o.tenant)
 	}
 	return t, nil
 }
@@ -465,7 +438,7 @@ func drive(in io.Reader, out io.Writer) error {
 			r.Name, r.Elapsed, r.Requests = t.Name, time.Since(start), len(latencies)
 			if len(latencies) > 0 {
 				slices.Sort(latencies)
-				r.P50, r.P99 = latencies[len(latencies)/2], latencies[min(len(latencies)-1, len(latencies)*99/100)]
+				r.P50, r.P99 = benchkit.Percentile(latencies, 50), benchkit.Percentile(latencies, 99)
 			}
 		})
 	}
@@ -480,18 +453,10 @@ func send(ctx context.Context, c *http.Client, t target, url string) error {
 
 // median takes each column's median on its own.
 func median(rs []res) res {
-	col := func(get func(res) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = get(r)
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
 	var m res
-	m.rps = col(func(r res) float64 { return r.rps })
-	m.cpuPerReq = col(func(r res) float64 { return r.cpuPerReq })
-	m.P50 = col(func(r res) float64 { return r.P50 })
-	m.P99 = col(func(r res) float64 { return r.P99 })
+	m.rps = benchkit.Median(rs, func(r res) float64 { return r.rps })
+	m.cpuPerReq = benchkit.Median(rs, func(r res) float64 { return r.cpuPerReq })
+	m.P50 = benchkit.Median(rs, func(r res) float64 { return r.P50 })
+	m.P99 = benchkit.Median(rs, func(r res) float64 { return r.P99 })
 	return m
 }

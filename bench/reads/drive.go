@@ -179,8 +179,7 @@ func drive(in io.Reader, out io.Writer) error {
 	res.Requests = len(latencies)
 	if len(latencies) > 0 {
 		slices.Sort(latencies)
-		res.P50 = latencies[len(latencies)/2]
-		res.P99 = latencies[min(len(latencies)-1, len(latencies)*99/100)]
+		res.P50, res.P99 = benchkit.Percentile(latencies, 50), benchkit.Percentile(latencies, 99)
 	}
 	return json.NewEncoder(out).Encode(res)
 }

@@ -28,8 +28,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -37,7 +35,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -45,15 +42,12 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/app"
 	"github.com/haulgraph/haulgraph/auth"
 	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
-	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/storage"
-	"github.com/haulgraph/haulgraph/storage/seed"
 )
 
 func main() {
@@ -123,34 +117,29 @@ func run(ctx context.Context, o options) error {
 	cfg.PublicURL = "http://" + cfg.Addr
 	hgTrips := &storage.RoundTrips{}
 	cfg.DBRoundTrips = hgTrips
-	a, err := app.New(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, stopHG, err := benchkit.Serve(ctx, cfg, hgLn) // the bounds serve has: the per-address cap on hgLn
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	workers, stopWorkers := context.WithCancel(ctx)
-	workersDone := make(chan struct{})
-	go func() { defer close(workersDone); _ = a.Run(workers) }()
-	defer func() { stopWorkers(); <-workersDone }()
+	defer stopHG()
 
-	t, err := tenant(ctx, a.DB, o)
+	t, err := benchkit.SeedTenant(ctx, a.DB, o.tenant, o.scale, 100000)
 	if err != nil {
 		return err
 	}
-	client, secret, err := a.Auth.CreateClient(ctx, t.id, auth.ClientSpec{Name: "bench-reads",
+	client, secret, err := a.Auth.CreateClient(ctx, t.ID, auth.ClientSpec{Name: "bench-reads",
 		Scopes: []domain.Scope{domain.ScopeInvoiceRead, domain.ScopeDriverRead}})
 	if err != nil {
 		return fmt.Errorf("bench client: %w (a tenant holds at most 10 clients: revoke stale bench-reads clients)", err)
 	}
-	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.id, client.ClientID) }()
+	defer func() { _ = a.Auth.RevokeClient(context.WithoutCancel(ctx), t.ID, client.ClientID) }()
 
-	hgSrv := a.NewServer() // the bounds serve has; hgLn takes the per-address cap below
 	bareTrips := &storage.RoundTrips{}
 	bareDB := cfg.DatabaseURL
 	if cfg.DirectDatabaseURL != "" {
 		bareDB = cfg.DirectDatabaseURL // it prepares by name: never through a pooler
 	}
-	bare, err := newBare(ctx, bareDB, t.id, bareTrips)
+	bare, err := newBare(ctx, bareDB, t.ID, bareTrips)
 	if err != nil {
 		return err
 	}
@@ -163,39 +152,31 @@ func run(ctx context.Context, o options) error {
 	bareMux.Handle("GET /invoices", bare)
 	bareMux.HandleFunc("GET /statements", bare.statements)
 	bareSrv := &http.Server{Handler: bareMux, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 2)
-	go func() { served <- hgSrv.Serve(a.Listener(hgLn)) }()
+	served := make(chan error, 1)
 	go func() { served <- bareSrv.Serve(bareLn) }()
-	defer func() {
-		_ = hgSrv.Close()
-		_ = bareSrv.Close()
-		<-served
-		<-served
-	}()
+	defer func() { _ = bareSrv.Close(); <-served }()
 
-	cc := clientcredentials.Config{ClientID: client.ClientID, ClientSecret: secret, TokenURL: cfg.PublicURL + "/oauth/token",
-		EndpointParams: map[string][]string{"audience": {cfg.Audience}}}
-	tok, err := cc.Token(ctx)
+	tok, err := benchkit.Token(ctx, cfg.PublicURL, client.ClientID, secret, cfg.Audience)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return err
 	}
 	hg, bareURL := cfg.PublicURL, "http://"+bareLn.Addr().String()
 	invoicePaths := func(base string) []string {
-		out := make([]string, len(t.invoices))
-		for i, id := range t.invoices {
+		out := make([]string, len(t.Invoices))
+		for i, id := range t.Invoices {
 			out[i] = base + id.String()
 		}
 		return out
 	}
-	from, to := t.month.From.String()+"T00:00:00Z", t.month.To.String()+"T00:00:00Z"
+	from, to := t.From.String()+"T00:00:00Z", t.To.String()+"T00:00:00Z"
 	targets := map[string]target{
-		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers},
+		"REST invoice": {Method: "GET", URLs: invoicePaths(hg + "/api/p/v1/invoices?id="), Token: tok, trips: hgTrips.Callers},
 		"bare invoice": {Method: "GET", URLs: invoicePaths(bareURL + "/invoices?id="), trips: bareTrips.Load},
-		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
+		"GraphQL dashboard": {Method: "POST", URLs: []string{hg + "/graphql"}, Token: tok, trips: hgTrips.Callers,
 			Body: benchkit.DashboardBody(from, to)},
-		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok.AccessToken,
+		"REST statement search": {Method: "POST", URLs: []string{hg + "/api/p/v1/driver-settlement-statements/search"}, Token: tok,
 			trips: hgTrips.Callers, Body: fmt.Sprintf(`{"Page":0,"PageSize":100,"StatementDateRange":{"Start":%q,"End":%q}}`, from, to)},
-		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.month.From, t.month.To)},
+		"bare statement page": {Method: "GET", URLs: []string{fmt.Sprintf("%s/statements?from=%s&to=%s", bareURL, t.From, t.To)},
 			trips: bareTrips.Load},
 	}
 	// The last target of each comparison is its baseline; the rounds take
@@ -262,8 +243,8 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 		defer stop()
-		targets["REST invoice traced"] = target{Method: "GET", URLs: invoicePaths(traced + "/api/p/v1/invoices?id="), Token: tok.AccessToken, trips: hgTrips.Callers}
-		targets["GraphQL dash traced"] = target{Method: "POST", URLs: []string{traced + "/graphql"}, Token: tok.AccessToken, trips: hgTrips.Callers,
+		targets["REST invoice traced"] = target{Method: "GET", URLs: invoicePaths(traced + "/api/p/v1/invoices?id="), Token: tok, trips: hgTrips.Callers}
+		targets["GraphQL dash traced"] = target{Method: "POST", URLs: []string{traced + "/graphql"}, Token: tok, trips: hgTrips.Callers,
 			Body: benchkit.DashboardBody(from, to)}
 	}
 	// Each target answers once before it is measured (and must answer 200).
@@ -286,7 +267,7 @@ func run(ctx context.Context, o options) error {
 		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("tenant %s (scale %d): %d invoices; statements %s..%s; %d connections, %s rounds, %d pairs\n\n",
-		o.tenant, o.scale, len(t.invoices), t.month.From, t.month.To, o.conns, o.duration, o.pairs)
+		o.tenant, o.scale, len(t.Invoices), t.From, t.To, o.conns, o.duration, o.pairs)
 	fmt.Printf("%-31s %5s %9s %8s %8s %12s %10s %7s\n", "target", "round", "req/s", "p50 ms", "p99 ms", "CPU ms/req", "PG RT/req", "errors")
 	results := map[string][]round{}
 	for _, c := range comparisons {
@@ -336,68 +317,12 @@ type comparison struct {
 
 // median takes each column's median on its own.
 func median(rs []round) round {
-	col := func(get func(round) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = get(r)
-		}
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
+	col := func(get func(round) float64) float64 { return benchkit.Median(rs, get) }
 	return round{rps: col(func(r round) float64 { return r.rps }),
 		result:          result{P50: col(func(r round) float64 { return r.P50 }), P99: col(func(r round) float64 { return r.P99 })},
 		cpuPerReq:       col(func(r round) float64 { return r.cpuPerReq }),
 		tripsPerReq:     col(func(r round) float64 { return r.tripsPerReq }),
 		poolerCPUPerReq: col(func(r round) float64 { return r.poolerCPUPerReq })}
-}
-
-// benchTenant is what the rounds read.
-type benchTenant struct {
-	id       uuid.UUID
-	invoices []uuid.UUID
-	month    reads.StatementQuery // From..To: the first month of statements
-}
-
-// tenant seeds the benchmark tenant unless it exists, then reads its
-// invoice ids and its first month of statements.
-func tenant(ctx context.Context, db *storage.DB, o options) (benchTenant, error) {
-	var t benchTenant
-	start := time.Now()
-	_, err := seed.Run(ctx, db, seed.Options{Tenant: o.tenant, Scale: o.scale, Progress: os.Stderr})
-	switch {
-	case errors.Is(err, seed.ErrTenantExists):
-		fmt.Fprintf(os.Stderr, "reusing tenant %s\n", o.tenant)
-	case err != nil:
-		return t, err
-	default:
-		fmt.Fprintf(os.Stderr, "seeded tenant %s at scale %d in %s\n", o.tenant, o.scale, time.Since(start).Round(time.Second))
-	}
-	if err := db.Pool.QueryRow(ctx, "SELECT id FROM tenants WHERE slug = $1", o.tenant).Scan(&t.id); err != nil {
-		return t, fmt.Errorf("tenant %s: %w", o.tenant, err)
-	}
-	rows, err := db.Pool.Query(ctx, "SELECT id FROM invoices WHERE tenant_id = $1 ORDER BY id LIMIT 100000", t.id)
-	if err != nil {
-		return t, err
-	}
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return t, err
-		}
-		t.invoices = append(t.invoices, id)
-	}
-	if err := rows.Err(); err != nil {
-		return t, err
-	}
-	if len(t.invoices) == 0 {
-		return t, fmt.Errorf("tenant %s has no invoices", o.tenant)
-	}
-	var first time.Time
-	if err := db.Pool.QueryRow(ctx, "SELECT min(statement_date) FROM settlement_statements WHERE tenant_id = $1", t.id).Scan(&first); err != nil {
-		return t, err
-	}
-	t.month.From, t.month.To = domain.DateOf(first), domain.DateOf(first.AddDate(0, 1, -1))
-	return t, nil
 }
 
 // bareHandler is the ceiling: pgx pool + encoding/json, the invoice read's

@@ -29,9 +29,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 )
 
 func main() {
@@ -70,11 +70,9 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 		return err
 	}
 	defer func() { _ = child.Process.Signal(syscall.SIGTERM); _ = child.Wait() }()
-	cc := clientcredentials.Config{ClientID: info.ClientID, ClientSecret: info.Secret, TokenURL: info.URL + "/oauth/token",
-		EndpointParams: map[string][]string{"audience": {app.DefaultAudience}}}
-	tok, err := cc.Token(ctx)
+	tok, err := benchkit.Token(ctx, info.URL, info.ClientID, info.Secret, app.DefaultAudience)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return err
 	}
 	base, err := stats(info.URL)
 	if err != nil {
@@ -94,7 +92,7 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			conn, err := subscribe(info.URL, tok.AccessToken, c*perConn, subs, distinct)
+			conn, err := subscribe(info.URL, tok, c*perConn, subs, distinct)
 			<-sem
 			if err != nil {
 				errs <- err
@@ -146,7 +144,7 @@ func run(ctx context.Context, n, perConn, writes, writers int, rate float64, dis
 	}
 	burst := time.Now()
 	cpu0, self0 := cpuTime(child.Process.Pid), cpuTime(os.Getpid())
-	if err := writeBurst(ctx, info, tok.AccessToken, writes, writers, rate); err != nil {
+	if err := writeBurst(ctx, info, tok, writes, writers, rate); err != nil {
 		return err
 	}
 	wrote := time.Since(burst)

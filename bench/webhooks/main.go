@@ -12,8 +12,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -21,7 +19,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -29,9 +26,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/haulgraph/haulgraph/app"
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 	"github.com/haulgraph/haulgraph/secretbox"
@@ -99,11 +96,7 @@ func (r *receiver) waitFor(n int) <-chan struct{} {
 
 func run(to webhooks.Type, nEvents, nLatency int) error {
 	ctx := context.Background()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		return fmt.Errorf("DATABASE_URL is not set (run through ./scripts/with-pg.sh)")
-	}
-	dbURL, drop, err := tempDatabase(ctx, base)
+	dbURL, drop, err := benchkit.TempDatabase(ctx)
 	if err != nil {
 		return err
 	}
@@ -250,35 +243,6 @@ func insertEvents(ctx context.Context, a *app.App, tenant, sub uuid.UUID, ids []
 		}
 	}
 	return tx.Commit()
-}
-
-// tempDatabase creates an empty database next to base's and returns its URL
-// and a function dropping it.
-func tempDatabase(ctx context.Context, base string) (string, func(), error) {
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", nil, err
-	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "hg_bench_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close(ctx)
-		return "", nil, err
-	}
-	admin.Close(ctx)
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	return u.String(), func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			c.Close(context.Background())
-		}
-	}, nil
 }
 
 // webhookDestination creates and enables a webhook posting to url.

@@ -22,11 +22,8 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -35,9 +32,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/haulgraph/haulgraph/bench/benchkit"
 	"github.com/haulgraph/haulgraph/domain"
 	"github.com/haulgraph/haulgraph/domain/loads"
 	"github.com/haulgraph/haulgraph/storage"
@@ -69,11 +66,7 @@ func main() {
 
 func run(writers int, duration time.Duration, rounds int, compare string) error {
 	ctx := context.Background()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		return fmt.Errorf("DATABASE_URL is not set (run through ./scripts/with-pg.sh)")
-	}
-	dbURL, drop, err := tempDatabase(ctx, base)
+	dbURL, drop, err := benchkit.TempDatabase(ctx)
 	if err != nil {
 		return err
 	}
@@ -194,7 +187,7 @@ func measure(caller context.Context, svc *loads.Writes, sub uuid.UUID, writers i
 		return result{}, fmt.Errorf("no write finished")
 	}
 	slices.Sort(all)
-	return result{writes: len(all), rate: float64(len(all)) / elapsed.Seconds(), p50: all[len(all)/2], p99: all[len(all)*99/100]}, nil
+	return result{writes: len(all), rate: float64(len(all)) / elapsed.Seconds(), p50: benchkit.Percentile(all, 50), p99: benchkit.Percentile(all, 99)}, nil
 }
 
 // machineCPU is the CPU time every core of this machine has spent so far
@@ -216,30 +209,4 @@ func machineCPU() time.Duration {
 		busy += n
 	}
 	return time.Duration(busy) * 10 * time.Millisecond
-}
-
-func tempDatabase(ctx context.Context, base string) (string, func(), error) {
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", nil, err
-	}
-	defer admin.Close(ctx)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "hg_bench_" + hex.EncodeToString(b)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		return "", nil, err
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", nil, err
-	}
-	u.Path = "/" + name
-	return u.String(), func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			c.Close(context.Background())
-		}
-	}, nil
 }
