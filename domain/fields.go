@@ -27,6 +27,17 @@ func ValidLoadNumber(s string) (string, error) {
 	return s, nil
 }
 
+// CheckLoadNumber records in v, under field, a load number no lookup takes
+// (ValidLoadNumber's rule, what naming the number in the message): a filter
+// matches loads as a lookup finds them, exactly as stored.
+func (v *Validation) CheckLoadNumber(field, what, s string) bool {
+	if _, err := ValidLoadNumber(s); err != nil {
+		v.Add(field, LoadNumberRule(what))
+		return false
+	}
+	return true
+}
+
 // UUIDField parses an id field in its canonical form (ParseUUID); "" is
 // absent (an error when required).
 func UUIDField(v *Validation, field, s string, required bool) *uuid.UUID {

@@ -127,12 +127,8 @@ func (l *Log) List(ctx context.Context, in ListInput) (domain.Page[LoggedEvent],
 	if domain.CheckEventTypeList(&v, "types", in.Types) {
 		q.Types = in.Types
 	}
-	if in.LoadNumber != nil {
-		n := strings.TrimSpace(*in.LoadNumber)
-		if n == "" || domain.Length(*in.LoadNumber) > domain.MaxLoadNumber {
-			v.Add("loadNumber", domain.LoadNumberRule("loadNumber"))
-		}
-		q.LoadNumber = n
+	if in.LoadNumber != nil && v.CheckLoadNumber("loadNumber", "loadNumber", *in.LoadNumber) {
+		q.LoadNumber = *in.LoadNumber
 	}
 	if in.SubsidiaryID != nil {
 		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, true) // given, it is not blank
