@@ -81,10 +81,7 @@ func addDomainBounds(doc *openapi3.T) {
 // nonBlankText is domain's text rule (TextPattern) with at least one
 // character that is not white space: a string the server reads as not
 // given when blank (minLength 1) states it so.
-var nonBlankText = func() string {
-	controls := strings.TrimSuffix(strings.TrimPrefix(domain.TextPattern, "^[^"), "]*$")
-	return "^[^" + controls + "]*[^" + controls + spaces + "][^" + controls + "]*$"
-}()
+const nonBlankText = "^[^" + domain.TextControls + "]*[^" + domain.TextControls + spaces + "][^" + domain.TextControls + "]*$"
 
 // eventCursorPattern is an events API after: an event's sealed cursor
 // (base64url characters) or its id, white space around either ignored, or
