@@ -12,9 +12,11 @@ import (
 const MaxLoadNumber = 64
 
 // LoadNumberRule is the message of a load or trip number out of bounds.
-func LoadNumberRule(field string) string {
-	return field + " must be 1 to " + strconv.Itoa(MaxLoadNumber) + " characters"
-}
+func LoadNumberRule(field string) string { return field + " " + loadNumberBounds }
+
+// loadNumberBounds continues a number's name: LoadNumberRule and
+// CheckIdentifier's message.
+var loadNumberBounds = "must be 1 to " + strconv.Itoa(MaxLoadNumber) + " characters"
 
 // ValidLoadNumber is s, exactly as given (a lookup trims nothing, so a
 // number another writer stored before the identifier rule is found as
