@@ -56,7 +56,7 @@ func (s *Service) CreateClient(ctx context.Context, tenantID uuid.UUID, spec Cli
 			Fields: map[string][]string{"expires": {"the expiry date must be in the future"}}}
 	}
 	secret := "hgcs_" + randomString(32, base64.RawURLEncoding)
-	row, err := s.store.CreateClient(ctx, clients.Client{
+	row, err := s.store.CreateClient(ctx, Client{
 		ID: uuid.New(), TenantID: tenantID,
 		ClientID:   "hgc_" + strings.ToLower(randomString(10, base32.StdEncoding.WithPadding(base32.NoPadding))),
 		SecretHash: hashSecret(secret), Name: spec.Name, Description: spec.Description,
@@ -101,7 +101,7 @@ func (s *Service) RevokeClient(ctx context.Context, tenantID uuid.UUID, clientID
 // EditClient changes name, description, scopes or expiry of a live set.
 // New scopes take effect with the next token.
 func (s *Service) EditClient(ctx context.Context, tenantID uuid.UUID, clientID string, e ClientEdit) (*Client, error) {
-	row, err := s.store.EditClient(ctx, tenantID, clientID, func(c *clients.Client) (err error) {
+	row, err := s.store.EditClient(ctx, tenantID, clientID, func(c *Client) (err error) {
 		if e.Name != nil {
 			c.Name = *e.Name
 		}
@@ -144,11 +144,10 @@ func (s *Service) authenticate(w http.ResponseWriter, r *http.Request, clientID,
 	if oerr := s.throttle(w, r, clientID); oerr != nil {
 		return nil, oerr
 	}
-	row, found, err := s.store.ClientByID(r.Context(), clientID)
+	c, found, err := s.store.ClientByID(r.Context(), clientID)
 	if err != nil {
 		return nil, err
 	}
-	c := row
 	want := c.SecretHash
 	if !found {
 		want = make([]byte, sha256.Size) // same work whether the id exists or not

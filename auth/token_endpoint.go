@@ -53,6 +53,24 @@ type tokenRequest struct {
 	TokenTypeHint string `json:"token_type_hint"`
 }
 
+// field is the value of the field named name, one of domain.OAuthFields
+// (TestTokenFieldBounds sends each).
+func (r *tokenRequest) field(name string) string {
+	switch name {
+	case "client_secret":
+		return r.ClientSecret
+	case "audience":
+		return r.Audience
+	case "scope":
+		return r.Scope
+	case "token":
+		return r.Token
+	case "token_type_hint":
+		return r.TokenTypeHint
+	}
+	panic("auth: a token request has no field " + name)
+}
+
 // maxTokenBody bounds the token request body.
 const maxTokenBody = 16 << 10
 
@@ -183,10 +201,8 @@ func parseTokenRequest(w http.ResponseWriter, r *http.Request) (tokenRequest, *O
 		}
 		req.ClientID, req.ClientSecret = uid, usecret
 	}
-	fields := map[string]string{"client_secret": req.ClientSecret, "audience": req.Audience, "scope": req.Scope,
-		"token": req.Token, "token_type_hint": req.TokenTypeHint}
 	for _, f := range domain.OAuthFields {
-		if domain.Length(fields[f.Name]) > f.MaxLength {
+		if domain.Length(req.field(f.Name)) > f.MaxLength {
 			return req, oauthErr(400, "invalid_request", fmt.Sprintf("%s must be at most %d characters", f.Name, f.MaxLength))
 		}
 	}

@@ -12,9 +12,11 @@ import (
 const MaxLoadNumber = 64
 
 // LoadNumberRule is the message of a load or trip number out of bounds.
-func LoadNumberRule(field string) string {
-	return field + " must be 1 to " + strconv.Itoa(MaxLoadNumber) + " characters"
-}
+func LoadNumberRule(field string) string { return field + " " + loadNumberBounds }
+
+// loadNumberBounds continues a number's name: LoadNumberRule and
+// CheckIdentifier's message.
+var loadNumberBounds = "must be 1 to " + strconv.Itoa(MaxLoadNumber) + " characters"
 
 // ValidLoadNumber is s, exactly as given (a lookup trims nothing, so a
 // number another writer stored before the identifier rule is found as
@@ -25,6 +27,17 @@ func ValidLoadNumber(s string) (string, error) {
 			Fields: map[string][]string{"loadNumber": {LoadNumberRule("loadNumber")}}}
 	}
 	return s, nil
+}
+
+// CheckLoadNumber records in v, under field, a load number no lookup takes
+// (ValidLoadNumber's rule, what naming the number in the message): a filter
+// matches loads as a lookup finds them, exactly as stored.
+func (v *Validation) CheckLoadNumber(field, what, s string) bool {
+	if _, err := ValidLoadNumber(s); err != nil {
+		v.Add(field, LoadNumberRule(what))
+		return false
+	}
+	return true
 }
 
 // UUIDField parses an id field in its canonical form (ParseUUID); "" is

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 )
@@ -32,7 +31,7 @@ const (
 func CheckIdentifier(s string) string {
 	switch {
 	case s == "" || Length(s) > MaxLoadNumber:
-		return "must be 1 to " + strconv.Itoa(MaxLoadNumber) + " characters"
+		return loadNumberBounds
 	case strings.ContainsAny(s, `/\`):
 		return `must not contain "/" or "\": it is a URL path segment`
 	case s == "." || s == "..":
@@ -48,9 +47,12 @@ func CheckIdentifier(s string) string {
 	return ""
 }
 
-// IdentifierField records in v a new identifier breaking the rule.
-func (v *Validation) IdentifierField(field, s string) {
+// IdentifierField records in v, under field, a new identifier breaking the
+// rule, the message starting with name; false when it does.
+func (v *Validation) IdentifierField(field, name, s string) bool {
 	if why := CheckIdentifier(s); why != "" {
-		v.Add(field, field+" "+why)
+		v.Add(field, name+" "+why)
+		return false
 	}
+	return true
 }

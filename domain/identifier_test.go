@@ -31,7 +31,7 @@ func TestIdentifierRule(t *testing.T) {
 		}
 	}
 	var v domain.Validation
-	v.IdentifierField("LoadNumber", "../x")
+	v.IdentifierField("LoadNumber", "LoadNumber", "../x")
 	if e := v.Err().(*domain.Error); e.Code != domain.CodeInvalid || !strings.HasPrefix(e.Fields["LoadNumber"][0], "LoadNumber must not") {
 		t.Fatalf("IdentifierField: %#v", e)
 	}

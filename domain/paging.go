@@ -161,10 +161,7 @@ func WholeListWindow(limit *int, after *string) (Window, error) {
 		}
 		w.Limit = *limit
 	}
-	CheckCursor(&v, "after", after)
-	if after != nil {
-		w.After = *after
-	}
+	w.After = CheckCursor(&v, "after", after)
 	return w, v.Err()
 }
 
@@ -185,13 +182,14 @@ func CheckPageSize(v *Validation, first *int) int {
 // base64url characters, at most this many.
 const MaxCursorLength = 512
 
-// CheckCursor refuses in v an after that no list could have issued: longer
-// than MaxCursorLength or not base64url. Empty is no cursor. Storage still
-// refuses a well-formed cursor it did not issue; this check runs first, so
-// that a malformed cursor is a 400 whether or not the list exists.
-func CheckCursor(v *Validation, field string, after *string) {
+// CheckCursor is the window's After: after ("" when nil), refused in v when
+// no list could have issued it: longer than MaxCursorLength or not
+// base64url. Empty is no cursor. Storage still refuses a well-formed cursor
+// it did not issue; this check runs first, so that a malformed cursor is a
+// 400 whether or not the list exists.
+func CheckCursor(v *Validation, field string, after *string) string {
 	if after == nil {
-		return
+		return ""
 	}
 	bad := len(*after) > MaxCursorLength
 	for _, r := range *after {
@@ -200,4 +198,5 @@ func CheckCursor(v *Validation, field string, after *string) {
 	if bad {
 		v.Add(field, fmt.Sprintf("%s is not a cursor returned by this list (base64url, at most %d characters)", field, MaxCursorLength))
 	}
+	return *after
 }

@@ -17,7 +17,11 @@ import (
 // TextPattern states the text rule as a regular expression that ECMA-262
 // (JSON Schema's dialect) and RE2 read alike: no character of Unicode's
 // Cc category but tab, line feed and carriage return.
-const TextPattern = `^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$`
+const TextPattern = `^[^` + TextControls + `]*$`
+
+// TextControls are the characters the text rule refuses, as a regex class's
+// contents (for patterns that add to the rule).
+const TextControls = `\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F`
 
 // TextError describes why a string breaks the text rule.
 type TextError struct {

@@ -2,6 +2,8 @@ package events
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -63,6 +65,37 @@ func TestSubscriptionsAuthorizeValidateAndFilter(t *testing.T) {
 	h.Publish(ev(tenant, domain.EventLoadChanged, "L-1", subsidiary))       // the one
 	if len(sink.ch) != 1 {
 		t.Fatalf("filter let %d events through, want 1", len(sink.ch))
+	}
+}
+
+// A subscription's loadNumbers match as GET /loads/{loadNumber} finds a
+// load: any number creation accepts (64 characters, not bytes), and exactly
+// as stored (" L-1" is not L-1).
+func TestSubscriptionsFilterLoadNumbersAsLookedUp(t *testing.T) {
+	t.Parallel()
+	h := NewHub()
+	svc := &eventlog.Subscriptions{Stream: h}
+	tenant := uuid.New()
+	ctx := domain.WithPrincipal(context.Background(), &domain.Principal{TenantID: tenant, Scopes: []domain.Scope{domain.ScopeLoadRead}})
+	long := strings.Repeat("Ł", domain.MaxLoadNumber) // 128 bytes
+	if _, err := svc.Subscribe(ctx, nil, domain.EventLoadChanged, eventlog.SubscriptionInput{LoadNumbers: []string{long + "Ł"}}, newSink(1).sink()); domain.CodeOf(err) != domain.CodeInvalid {
+		t.Fatalf("%d characters accepted: %v", domain.MaxLoadNumber+1, err)
+	}
+	sink := newSink(8)
+	sub, err := svc.Subscribe(ctx, nil, domain.EventLoadChanged, eventlog.SubscriptionInput{LoadNumbers: []string{long, " L-1"}}, sink.sink())
+	if err != nil {
+		t.Fatalf("%d non-ASCII characters and \" L-1\": %v", domain.MaxLoadNumber, err)
+	}
+	defer sub.Close()
+	for _, n := range []string{"L-1", long, " L-1"} {
+		h.Publish(&eventlog.LiveEvent{Type: domain.EventLoadChanged, TenantID: tenant, Data: domain.EventData{Load: &domain.Load{LoadNumber: n}}})
+	}
+	var got []string
+	for len(sink.ch) > 0 {
+		got = append(got, (<-sink.ch).Data.Load.LoadNumber)
+	}
+	if !slices.Equal(got, []string{long, " L-1"}) {
+		t.Fatalf("delivered %q, want the %d-character number and \" L-1\"", got, domain.MaxLoadNumber)
 	}
 }
 

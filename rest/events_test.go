@@ -449,3 +449,49 @@ func dataOf(t *testing.T, env []byte) []byte {
 	}
 	return m["data"]
 }
+
+// The loadNumber filter finds a load's events as GET /loads/{loadNumber}
+// finds the load: any number creation accepts (64 characters, not bytes),
+// and exactly as stored, so a row another writer stored with a leading
+// space is found by that number and " E-3" is not E-3.
+func TestEventsFilterLoadNumberAsLookedUp(t *testing.T) {
+	t.Parallel()
+	srv := apptest.Start(t, apptest.Options{})
+	tn := apptest.NewTenant(t, srv, "numbers")
+	oas := newOpenAPIChecker(t, srv.URL)
+	write := srv.Token(t, tn, domain.ScopeLoadCreate, domain.ScopeLoadUpdate)
+	long := strings.Repeat("Ł", domain.MaxLoadNumber)
+	gqlData(t, srv, write, `mutation($in: CreateLoadInput!) { createLoad(input: $in) { loadNumber } }`,
+		map[string]any{"in": map[string]any{"loadNumber": long, "subsidiaryId": tn.SubsidiaryID,
+			"stops": []map[string]any{{"type": "Pickup", "name": "A"}}}})
+	execSQL(t, srv, `INSERT INTO loads (id, tenant_id, load_number, status, billing_status, subsidiary_id, created_at, updated_at)
+		VALUES (?, ?, ' E-3', 'Open', 'Released', ?, now(), now())`, uuid.New(), tn.ID, tn.SubsidiaryID)
+	gqlData(t, srv, write, `mutation { changeLoadStatus(loadNumber: " E-3", status: Covered) { status } }`, nil)
+	waitFinal(t, srv)
+
+	reader := srv.Token(t, tn, domain.ScopeLoadRead)
+	for _, c := range []struct {
+		number string
+		want   []string
+	}{{long, []string{long}}, {" E-3", []string{" E-3", " E-3"}}, {"E-3", nil}} {
+		path := srv.URL + "/api/p/v1/events?loadNumber=" + url.QueryEscape(c.number)
+		res, body := testkit.Request(t, "GET", path, map[string]string{"Authorization": "Bearer " + reader}, "")
+		oas.check(t, "GET", path, "", "", res, body)
+		var got []string
+		for _, env := range list(t, res, body) {
+			var e struct {
+				Data struct{ Load struct{ LoadNumber string } }
+			}
+			if err := json.Unmarshal(env, &e); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, e.Data.Load.LoadNumber)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("loadNumber=%q: events of %q, want %q", c.number, got, c.want)
+		}
+	}
+	res, body := testkit.Request(t, "GET", srv.URL+"/api/p/v1/events?loadNumber="+url.QueryEscape(long+"Ł"),
+		map[string]string{"Authorization": "Bearer " + reader}, "")
+	wantFieldError(t, res, body, "loadNumber")
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/eventlog"
 	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/domain/webhooks"
 )
@@ -80,15 +81,12 @@ func addDomainBounds(doc *openapi3.T) {
 // nonBlankText is domain's text rule (TextPattern) with at least one
 // character that is not white space: a string the server reads as not
 // given when blank (minLength 1) states it so.
-var nonBlankText = func() string {
-	controls := strings.TrimSuffix(strings.TrimPrefix(domain.TextPattern, "^[^"), "]*$")
-	return "^[^" + controls + "]*[^" + controls + spaces + "][^" + controls + "]*$"
-}()
+const nonBlankText = "^[^" + domain.TextControls + "]*[^" + domain.TextControls + spaces + "][^" + domain.TextControls + "]*$"
 
-// eventCursorPattern is an events API after: an event's sealed cursor (43
-// base64url characters) or its id (<uuid>-<n>), white space around either
-// ignored, or blank (not given).
-const eventCursorPattern = "^" + trimmed + "([A-Za-z0-9_-]{43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3})?" + trimmed + "$"
+// eventCursorPattern is an events API after: an event's sealed cursor
+// (base64url characters) or its id, white space around either ignored, or
+// blank (not given).
+var eventCursorPattern = fmt.Sprintf("^%s([A-Za-z0-9_-]{%d}|%s)?%s$", trimmed, eventlog.EventCursorLength, eventlog.EventIDPattern, trimmed)
 
 // anyCasePattern matches exactly one of values, letters in either case.
 func anyCasePattern[T ~string](values []T) string {

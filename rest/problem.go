@@ -71,7 +71,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	status := StatusOf(de.Code)
 	httpedge.Challenge(r.Context(), w.Header(), de)
 	if de.Code == domain.CodeUnavailable {
-		status = httpedge.Unavailable(w.Header())
+		httpedge.Unavailable(w.Header()) // Retry-After; status is already 503
 	}
 	fields := de.Fields
 	if de.Code == domain.CodeForbidden || de.Code == domain.CodeUnauthenticated {

@@ -54,7 +54,7 @@ func TestDocumentsBoundedPerParent(t *testing.T) {
 	}
 	q := `mutation($file: Upload!) { uploadLoadDocument(loadNumber: "` + e.a.loadNumber + `", documentType: "Bill of Lading", file: $file) { id } }`
 	_, ans := gqlUpload(t, e, who, q, bytes.NewReader(pdfBytes), "one-more.pdf", 0)
-	if len(ans.Errors) != 1 || ans.Errors[0].Extensions["code"] != "CONFLICT" || ans.Data["uploadLoadDocument"] != nil {
+	if len(ans.Errors) != 1 || ans.Code(0) != "CONFLICT" || !ans.IsNull("uploadLoadDocument") {
 		t.Errorf("GraphQL upload past the bound: %+v, want CONFLICT and no data", ans)
 	}
 	if e.documentRows() != rows || e.blobCount() != blobs {

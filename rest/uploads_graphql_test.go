@@ -18,11 +18,12 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/testkit"
 )
 
 // gqlUpload posts a GraphQL multipart request (operations, map, one file
 // under "0" bound to $file) and returns the status and decoded answer.
-func gqlUpload(t *testing.T, e *uploadEnv, principal, query string, file io.Reader, filename string, length int64) (int, gqlAnswer) {
+func gqlUpload(t *testing.T, e *uploadEnv, principal, query string, file io.Reader, filename string, length int64) (int, testkit.GraphQLAnswer) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
@@ -48,20 +49,12 @@ func gqlUpload(t *testing.T, e *uploadEnv, principal, query string, file io.Read
 		t.Fatalf("graphql upload: %v", err)
 	}
 	defer res.Body.Close()
-	var out gqlAnswer
+	var out testkit.GraphQLAnswer
 	raw, _ := io.ReadAll(res.Body)
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("graphql answer %d not JSON: %q", res.StatusCode, raw)
 	}
 	return res.StatusCode, out
-}
-
-type gqlAnswer struct {
-	Data   map[string]map[string]any `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
 }
 
 const docFields = `{ id attachmentPath attachmentType attachmentSize uploadedAt parentId parentType contentType downloadUrl }`
@@ -81,7 +74,8 @@ func TestGraphQLUploadsToEveryTarget(t *testing.T) {
 		if status != 200 || len(ans.Errors) > 0 {
 			t.Fatalf("%s: %d %+v", c.field, status, ans.Errors)
 		}
-		d := ans.Data[c.field]
+		var d map[string]any
+		ans.Field(t, c.field, &d)
 		if d["parentType"] != c.parentType || d["parentId"] != c.parentID || d["attachmentType"] != c.docType ||
 			d["contentType"] != "image/png" || d["attachmentSize"] != float64(len(pngBytes)) {
 			t.Errorf("%s: %v", c.field, d)
@@ -117,7 +111,7 @@ func TestGraphQLUploadRejectionsMatchREST(t *testing.T) {
 	} {
 		q := `mutation($file: Upload!) { uploadTripDocument(` + c.args + `, documentType: "` + c.docType + `", file: $file) { id } }`
 		_, ans := gqlUpload(t, e, c.who, q, bytes.NewReader(c.file), "a.pdf", 0)
-		if len(ans.Errors) != 1 || ans.Data["uploadTripDocument"] != nil {
+		if len(ans.Errors) != 1 || !ans.IsNull("uploadTripDocument") {
 			t.Errorf("%s: %+v, want one error and no data", c.name, ans)
 			continue
 		}
@@ -141,7 +135,7 @@ func TestGraphQLUploadOverLimit(t *testing.T) {
 	q := `mutation($file: Upload!) { uploadLoadDocument(loadNumber: "` + e.a.loadNumber + `", documentType: "Bill of Lading", file: $file) { id } }`
 	var sent atomic.Int64
 	status, ans := gqlUpload(t, e, e.token(e.a, allUploadScopes), q, &pdfStream{left: 30 << 20, sent: &sent}, "big.pdf", 0)
-	if status != 413 || len(ans.Errors) != 1 || ans.Errors[0].Extensions["code"] != "PAYLOAD_TOO_LARGE" {
+	if status != 413 || len(ans.Errors) != 1 || ans.Code(0) != "PAYLOAD_TOO_LARGE" {
 		t.Fatalf("30 MB GraphQL upload: %d %+v", status, ans)
 	}
 	if e.documentRows() != 0 || e.blobCount() != 0 {
@@ -252,9 +246,9 @@ func TestGraphQLUploadDeclaredOverLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var ans gqlAnswer
+	var ans testkit.GraphQLAnswer
 	_ = json.NewDecoder(res.Body).Decode(&ans)
-	if res.StatusCode != 413 || len(ans.Errors) != 1 || ans.Errors[0].Extensions["code"] != "PAYLOAD_TOO_LARGE" {
+	if res.StatusCode != 413 || len(ans.Errors) != 1 || ans.Code(0) != "PAYLOAD_TOO_LARGE" {
 		t.Fatalf("declared 30 MB: %d %+v", res.StatusCode, ans)
 	}
 	if e.documentRows() != 0 || e.blobCount() != 0 {

@@ -94,7 +94,7 @@ func encodeCursor(parts ...string) string {
 // so a forged cursor is a client error, never a failing SQL cast.
 func decodeCursor(s string, types []string) ([]string, error) {
 	bad := &domain.Error{Code: domain.CodeInvalid, Message: "invalid cursor", Fields: map[string][]string{"after": {"after is not a cursor returned by this list"}}}
-	if len(s) > 512 {
+	if len(s) > domain.MaxCursorLength {
 		return nil, bad
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)

@@ -70,6 +70,23 @@ func AsyncAPI(schema *ast.Schema) (S, error) {
 		operations[channel] = op
 	}
 
+	// message is an event type's message: its envelope, with the headers
+	// headers lists, titled by the type and what the message is.
+	message := func(headers func(eventType string) []Header, what string) func(string) S {
+		return func(t string) S {
+			props, required := S{}, []any{}
+			for _, h := range headers(t) {
+				s := clone(headerSchema(h, ref))
+				s["description"] = h.Description
+				props[h.Name] = s
+				if h.Required {
+					required = append(required, h.Name)
+				}
+			}
+			return S{"title": t + " " + what, "payload": S{"$ref": ref(EnvelopeName(t))},
+				"headers": S{"type": "object", "properties": props, "required": required}}
+		}
+	}
 	addChannel(channelWebhook, S{
 		"address": nil,
 		"title":   "Webhook deliveries",
@@ -78,32 +95,8 @@ func AsyncAPI(schema *ast.Schema) (S, error) {
 		"servers":  []any{S{"$ref": "#/servers/receiver"}},
 		"bindings": S{"http": S{"bindingVersion": "0.3.0"}},
 	}, S{"title": "Deliver events to webhooks", "bindings": S{"http": S{"method": "POST", "bindingVersion": "0.3.0"}}},
-		EventTypes(), func(t string) S {
-			props, required := S{}, []any{}
-			for _, h := range Headers(t) {
-				s := clone(headerSchema(h, ref))
-				s["description"] = h.Description
-				props[h.Name] = s
-				if h.Required {
-					required = append(required, h.Name)
-				}
-			}
-			return S{"title": t + " delivery", "payload": S{"$ref": ref(EnvelopeName(t))},
-				"headers": S{"type": "object", "properties": props, "required": required}}
-		})
-	brokerMessage := func(t string) S {
-		props, required := S{}, []any{}
-		for _, h := range BrokerHeaders(t) {
-			s := clone(headerSchema(h, ref))
-			s["description"] = h.Description
-			props[h.Name] = s
-			if h.Required {
-				required = append(required, h.Name)
-			}
-		}
-		return S{"title": t + " message", "payload": S{"$ref": ref(EnvelopeName(t))},
-			"headers": S{"type": "object", "properties": props, "required": required}}
-	}
+		EventTypes(), message(Headers, "delivery"))
+	brokerMessage := message(BrokerHeaders, "message")
 	brokerNote := " Each message is the event envelope a webhook receives, signed with the destination's own secret " +
 		"(Standard Webhooks headers); at least once, in commit order per load, a failed publish retried as a webhook delivery is."
 	addChannel(ChannelNATS, S{

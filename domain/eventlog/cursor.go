@@ -27,9 +27,9 @@ type Cursors struct {
 	block cipher.Block
 }
 
-// eventCursorLen is the length of a cursor: base64url of the IV (16 bytes)
-// and the encrypted position (16 bytes), unpadded.
-const eventCursorLen = 43
+// EventCursorLength is the length of a cursor: base64url of the IV (16
+// bytes) and the encrypted position (16 bytes), unpadded.
+const EventCursorLength = 43
 
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
@@ -73,7 +73,7 @@ func (c *Cursors) Seal(tenant uuid.UUID, pos Position) string {
 // tenant's cursor, an altered one, the unsealed cursors of old, garbage —
 // is not a cursor: ok is false, with no lookup, so all of them answer alike.
 func (c *Cursors) Open(tenant uuid.UUID, s string) (pos Position, ok bool) {
-	if c == nil || len(s) != eventCursorLen {
+	if c == nil || len(s) != EventCursorLength {
 		return Position{}, false
 	}
 	var buf [32]byte

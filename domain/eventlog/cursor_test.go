@@ -22,7 +22,7 @@ func TestEventCursors(t *testing.T) {
 	c := NewCursors(cursorKey)
 	pos := Position{Xact: 1180, Seq: 4}
 	s := c.Seal(cursorTenant, pos)
-	if len(s) != eventCursorLen || s != c.Seal(cursorTenant, pos) {
+	if len(s) != EventCursorLength || s != c.Seal(cursorTenant, pos) {
 		t.Fatalf("cursor %q (len %d), again %q", s, len(s), c.Seal(cursorTenant, pos))
 	}
 	if got, ok := c.Open(cursorTenant, s); !ok || got != pos {
@@ -62,7 +62,7 @@ func FuzzOpenEventCursor(f *testing.F) {
 	c := NewCursors(cursorKey)
 	f.Add(c.Seal(cursorTenant, Position{Xact: 1180, Seq: 4}), int64(1180), int64(4))
 	f.Add(base64.RawURLEncoding.EncodeToString([]byte("ev1:1180.4")), int64(0), int64(0))
-	f.Add(strings.Repeat("A", eventCursorLen), int64(-1), int64(1<<62))
+	f.Add(strings.Repeat("A", EventCursorLength), int64(-1), int64(1<<62))
 	f.Add("\x00", int64(1<<40), int64(0))
 	f.Fuzz(func(t *testing.T, s string, xact, seq int64) {
 		if pos, ok := c.Open(cursorTenant, s); ok {

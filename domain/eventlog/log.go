@@ -72,8 +72,11 @@ func ParseEnvelope(payload []byte) (time.Time, domain.EventData, error) {
 	return ts, env.Data, err
 }
 
-// eventIDPattern is docs/api-contract.md §6.3's event id: <uuid>-<suffix>.
-var eventIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3}$`)
+// EventIDPattern is docs/api-contract.md §6.3's event id, <uuid>-<suffix>,
+// unanchored (a published schema embeds it in its own pattern).
+const EventIDPattern = `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}-[0-9]{1,3}`
+
+var eventIDPattern = regexp.MustCompile("^" + EventIDPattern + "$")
 
 // TypeScope is the scope that lets a caller see events of a type:
 // trip:read for trip.changed, load:read for the load events.
@@ -127,12 +130,8 @@ func (l *Log) List(ctx context.Context, in ListInput) (domain.Page[LoggedEvent],
 	if domain.CheckEventTypeList(&v, "types", in.Types) {
 		q.Types = in.Types
 	}
-	if in.LoadNumber != nil {
-		n := strings.TrimSpace(*in.LoadNumber)
-		if n == "" || domain.Length(*in.LoadNumber) > domain.MaxLoadNumber {
-			v.Add("loadNumber", domain.LoadNumberRule("loadNumber"))
-		}
-		q.LoadNumber = n
+	if in.LoadNumber != nil && v.CheckLoadNumber("loadNumber", "loadNumber", *in.LoadNumber) {
+		q.LoadNumber = *in.LoadNumber
 	}
 	if in.SubsidiaryID != nil {
 		q.SubsidiaryID = domain.UUIDField(&v, "subsidiaryId", *in.SubsidiaryID, true) // given, it is not blank

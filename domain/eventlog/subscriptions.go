@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -117,11 +116,9 @@ func (s *Subscriptions) Subscribe(ctx context.Context, stream Stream, eventType 
 		v.Add("filter.loadNumbers", fmt.Sprintf("at most %d load numbers", MaxFilterLoadNumbers))
 	}
 	for _, n := range in.LoadNumbers {
-		if n = strings.TrimSpace(n); n == "" || len(n) > domain.MaxLoadNumber {
-			v.Add("filter.loadNumbers", domain.LoadNumberRule("each load number"))
-			continue
+		if v.CheckLoadNumber("filter.loadNumbers", "each load number", n) {
+			f.LoadNumbers = append(f.LoadNumbers, n)
 		}
-		f.LoadNumbers = append(f.LoadNumbers, n)
 	}
 	for _, st := range in.Statuses {
 		if !slices.Contains(domain.LoadStatuses, domain.LoadStatus(st)) {

@@ -22,7 +22,7 @@ func (in Input) validate(now time.Time) (*domain.Load, []Ref, error) {
 	l := &domain.Load{ID: uuid.New(), Status: domain.LoadOpen, BillingStatus: "Released", CreatedAt: now, UpdatedAt: now,
 		Rate: domain.NewMoney(decimal.Zero, domain.USD), Stops: []domain.Stop{}, Trips: []domain.Trip{}}
 	l.LoadNumber = in.LoadNumber
-	v.IdentifierField("LoadNumber", l.LoadNumber)
+	v.IdentifierField("LoadNumber", "LoadNumber", l.LoadNumber)
 	if in.Status != nil {
 		l.Status = domain.LoadStatus(*in.Status)
 		if !slices.Contains(initialLoadStatuses, l.Status) {
@@ -68,9 +68,7 @@ func (in Input) validate(now time.Time) (*domain.Load, []Ref, error) {
 		path := "Trips[" + strconv.Itoa(i) + "]"
 		trip := domain.Trip{ID: uuid.New(), LoadID: l.ID, Status: "Planned", DriverIDs: []uuid.UUID{}}
 		trip.TripNumber = t.TripNumber
-		if why := domain.CheckIdentifier(t.TripNumber); why != "" {
-			v.Add(path+".TripNumber", "TripNumber "+why)
-		} else if seen[trip.TripNumber] {
+		if v.IdentifierField(path+".TripNumber", "TripNumber", t.TripNumber) && seen[trip.TripNumber] {
 			v.Add(path+".TripNumber", "TripNumber repeats another trip of this load")
 		}
 		seen[trip.TripNumber] = true
