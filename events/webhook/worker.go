@@ -117,7 +117,22 @@ func (w *Worker) Run(ctx context.Context) error {
 	for i := 0; i < w.Loops; i++ {
 		g.Go(func() error { return w.loop(ctx, i == 0) })
 	}
+	g.Go(func() error { return w.closeIdle(ctx) })
 	return g.Wait()
+}
+
+// closeIdle closes idle broker connections every minute until ctx ends.
+func (w *Worker) closeIdle(ctx context.Context) error {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			w.Brokers.CloseIdle()
+		}
+	}
 }
 
 func (w *Worker) loop(ctx context.Context, prunes bool) error {
