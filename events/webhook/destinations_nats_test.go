@@ -400,3 +400,41 @@ func TestWaitingDeliveryIsReleasedWhenItsLoadIsFree(t *testing.T) {
 		t.Fatalf("after the release: %v", msgs)
 	}
 }
+
+// A redelivery of an event of a load finishes while the head of that load
+// is still retrying: the delivery waiting behind the head stays waiting
+// (two of one load are never sent at once, out of order).
+func TestRedeliveryReleasesNothingWhileItsLoadIsBusy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	addr := sharedBroker(t, "nats").Addr
+	p := prefix()
+	stream := natsStream(t, addr, nil, p+".>")
+	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	old := e.insertLoadEvent("L1", domain.EventLoadChanged)
+	e.pump()
+	head, behind := e.insertLoadEvent("L1", domain.EventLoadChanged), e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dbtest.WaitOutboxFinal(t, e.db)
+	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The head failed once and retries in an hour.
+	e.exec("UPDATE webhook_deliveries SET attempt = 1, next_attempt_at = ? WHERE webhook_id = ? AND event_id = ?",
+		e.clk.Now().Add(time.Hour), d.ID, head)
+	if _, err := e.svc.Redeliver(e.ctx, d.ID, old); err != nil {
+		t.Fatal(err)
+	}
+	e.pump()
+	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'Delivered'", d.ID, old); n != 2 {
+		t.Fatalf("the redelivery was not delivered (%d deliveries of the event delivered)", n)
+	}
+	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'Pending' AND next_attempt_at IS NULL",
+		d.ID, behind); n != 1 {
+		t.Fatal("the delivery behind the retrying head was released by the redelivery")
+	}
+	for _, m := range streamMessages(t, stream) {
+		if m.eventID != old {
+			t.Fatalf("%s published while the head of its load retries", m.eventID)
+		}
+	}
+}
