@@ -34,7 +34,7 @@ const msgNoBroker = "could not connect to the broker (address, port and TLS)"
 // admits reports whether the service manages w: every type for event
 // destinations, webhooks alone for the webhook routes.
 func (s *Service) admits(w *Webhook) bool {
-	return s.AllTypes || w.Type == TypeWebhook || w.Type == ""
+	return s.AllTypes || w.Type == TypeWebhook
 }
 
 // find is the tenant's destination id of a type the service manages.
