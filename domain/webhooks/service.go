@@ -312,18 +312,17 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
 	defer cancel()
-	var verr error
+	var reason string // why the verification failed, "" if it did not
 	if w.Type.IsBroker() {
-		verr = s.verifyBroker(vctx, w)
-	} else {
-		verr = s.Challenger.Challenge(vctx, w.URL, newChallenge())
+		if err := s.verifyBroker(vctx, w); err != nil {
+			reason = brokerVerificationFailed(err)
+		}
+	} else if err := s.Challenger.Challenge(vctx, w.URL, newChallenge()); err != nil {
+		reason = VerificationFailed // whatever failed: the challenger logs the cause
 	}
-	trigger, reason := TriggerVerified, ""
-	if w.Type.IsBroker() && verr != nil {
-		trigger, reason = TriggerVerificationFailed, brokerVerificationFailed(verr)
-	} else if verr != nil {
-		// One reason whatever failed: the challenger logs the cause.
-		trigger, reason = TriggerVerificationFailed, VerificationFailed
+	trigger := TriggerVerified
+	if reason != "" {
+		trigger = TriggerVerificationFailed
 	}
 	to, _, err := NextState(WebhookPending, trigger)
 	if err != nil {

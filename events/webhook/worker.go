@@ -224,7 +224,6 @@ func (w *Worker) attempt(ctx context.Context, c webhooks.ClaimedDelivery) webhoo
 	start := time.Now()
 	status, err := w.send(ctx, c, s.AttemptID)
 	s.Latency, s.At, s.Status = time.Since(start), w.Now(), status
-	s.Acked = c.Type.IsBroker() && err == nil
 	endSpan(span, status, err)
 	if err != nil {
 		s.Err = err.Error()
