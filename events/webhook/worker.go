@@ -114,32 +114,43 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.init()
 	defer w.Brokers.Close()
 	g, ctx := errgroup.WithContext(ctx)
-	for i := 0; i < w.Loops; i++ {
-		g.Go(func() error { return w.loop(ctx, i == 0) })
+	for range w.Loops {
+		g.Go(func() error { return w.loop(ctx) })
 	}
-	g.Go(func() error { return w.closeIdle(ctx) })
+	g.Go(func() error { return w.housekeep(ctx) })
 	return g.Wait()
 }
 
-// closeIdle closes idle broker connections every minute until ctx ends.
-func (w *Worker) closeIdle(ctx context.Context) error {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
+// housekeep runs until ctx ends, beside the loops however busy they are:
+// every Poll it releases the waiting deliveries whose release was missed,
+// every hour it prunes history, every minute it closes idle broker
+// connections.
+func (w *Worker) housekeep(ctx context.Context) error {
+	release, prune, idle := time.NewTicker(w.Poll), time.NewTicker(time.Hour), time.NewTicker(time.Minute)
+	defer release.Stop()
+	defer prune.Stop()
+	defer idle.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-release.C:
+			if _, err := w.svc.Release(ctx); err != nil && ctx.Err() == nil {
+				w.Log.Error("releasing waiting deliveries", "err", err)
+			}
+		case <-prune.C:
+			if _, err := w.svc.Prune(ctx); err != nil && ctx.Err() == nil {
+				w.Log.Error("history pruning", "err", err)
+			}
+		case <-idle.C:
 			w.Brokers.CloseIdle()
 		}
 	}
 }
 
-func (w *Worker) loop(ctx context.Context, prunes bool) error {
+func (w *Worker) loop(ctx context.Context) error {
 	t := time.NewTicker(w.Poll)
 	defer t.Stop()
-	prune := time.NewTicker(time.Hour)
-	defer prune.Stop()
 	for {
 		n, err := w.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -157,19 +168,6 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 			return nil
 		case <-w.wake:
 		case <-t.C:
-			if !prunes {
-				continue
-			}
-			if _, err := w.svc.Release(ctx); err != nil && ctx.Err() == nil {
-				w.Log.Error("releasing waiting deliveries", "err", err)
-			}
-		case <-prune.C:
-			if !prunes {
-				continue
-			}
-			if _, err := w.svc.Prune(ctx); err != nil && ctx.Err() == nil {
-				w.Log.Error("history pruning", "err", err)
-			}
 		}
 	}
 }
