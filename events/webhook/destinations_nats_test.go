@@ -438,3 +438,46 @@ func TestRedeliveryReleasesNothingWhileItsLoadIsBusy(t *testing.T) {
 		}
 	}
 }
+
+// A recovered delivery of a load whose later event is still retrying waits
+// behind it; the periodic release leaves it waiting while that one is
+// Pending and releases it once it finished.
+func TestRecoveredDeliveryWaitsBehindItsBusyLoad(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	addr := sharedBroker(t, "nats").Addr
+	p := prefix()
+	natsStream(t, addr, nil, p+".>")
+	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	since := e.clk.Now().Add(-time.Hour)
+	dispatch := func() {
+		dbtest.WaitOutboxFinal(t, e.db)
+		if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dispatch()
+	e.exec("UPDATE webhook_deliveries SET status = 'Failed', attempt = 1, next_attempt_at = NULL WHERE webhook_id = ? AND event_id = ?", d.ID, failed)
+	retrying := e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dispatch()
+	e.exec("UPDATE webhook_deliveries SET attempt = 1, next_attempt_at = ? WHERE webhook_id = ? AND event_id = ?",
+		e.clk.Now().Add(time.Hour), d.ID, retrying)
+	if n, err := e.svc.Recover(e.ctx, d.ID, since); err != nil || n != 1 {
+		t.Fatalf("recovered %d: %v", n, err)
+	}
+	waiting := func() int {
+		return e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'Pending' AND next_attempt_at IS NULL",
+			d.ID, failed)
+	}
+	if waiting() != 1 {
+		t.Fatal("the recovered delivery is due while its load's later event retries")
+	}
+	if n, err := e.store.ReleaseWaiting(context.Background(), e.clk.Now()); err != nil || n != 0 || waiting() != 1 {
+		t.Fatalf("released %d (%v) while the load is busy", n, err)
+	}
+	e.exec("UPDATE webhook_deliveries SET status = 'Delivered', next_attempt_at = NULL WHERE webhook_id = ? AND event_id = ?", d.ID, retrying)
+	if n, err := e.store.ReleaseWaiting(context.Background(), e.clk.Now()); err != nil || n != 1 || waiting() != 0 {
+		t.Fatalf("released %d (%v) once the load is free", n, err)
+	}
+}
