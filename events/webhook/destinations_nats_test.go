@@ -143,10 +143,7 @@ func TestJetStreamOutageHoldsTheLoadThenDeliversEverything(t *testing.T) {
 func TestJetStreamKilledMidPublishDeliversAtLeastOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	ids := []string{e.insertLoadEvent("LX", domain.EventLoadChanged), e.insertLoadEvent("LY", domain.EventLoadChanged)}
 	dbtest.WaitOutboxFinal(t, e.db)
 	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
@@ -189,10 +186,7 @@ func TestJetStreamKilledMidPublishDeliversAtLeastOnce(t *testing.T) {
 func TestJetStreamTwoWorkersSkipNone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	for i := 0; i < 40; i++ {
 		e.insertLoadEvent("L"+string(rune('0'+i%4)), domain.EventLoadChanged)
 	}
@@ -374,10 +368,7 @@ func TestBrokerDialRefusesInternalAddresses(t *testing.T) {
 func TestWaitingDeliveryIsReleasedWhenItsLoadIsFree(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	first, second := e.insertLoadEvent("L1", domain.EventLoadChanged), e.insertLoadEvent("L1", domain.EventLoadChanged)
 	dbtest.WaitOutboxFinal(t, e.db)
 	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
@@ -407,10 +398,7 @@ func TestWaitingDeliveryIsReleasedWhenItsLoadIsFree(t *testing.T) {
 func TestRedeliveryReleasesNothingWhileItsLoadIsBusy(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	old := e.insertLoadEvent("L1", domain.EventLoadChanged)
 	e.pump()
 	head, behind := e.insertLoadEvent("L1", domain.EventLoadChanged), e.insertLoadEvent("L1", domain.EventLoadChanged)
@@ -445,10 +433,7 @@ func TestRedeliveryReleasesNothingWhileItsLoadIsBusy(t *testing.T) {
 func TestRecoveredDeliveryWaitsBehindItsBusyLoad(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, _ := e.jetStreamDestination()
 	since := e.clk.Now().Add(-time.Hour)
 	dispatch := func() {
 		dbtest.WaitOutboxFinal(t, e.db)
