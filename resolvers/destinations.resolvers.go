@@ -35,18 +35,11 @@ func (r *eventDestinationResolver) Deliveries(ctx context.Context, obj *model.We
 }
 
 func (r *mutationResolver) CreateEventDestination(ctx context.Context, input model.CreateEventDestinationInput) (*model.EventDestinationWithSecret, error) {
-	in := webhooks.Input{Type: input.Type, Name: input.Name, URL: input.URL, EventTypes: input.EventTypes,
-		IncludePreviousAttributes: input.IncludePreviousAttributes, SignatureScheme: input.SignatureScheme}
-	if in.EventTypes == nil {
-		in.EventTypes = []string{}
+	in, err := createInput(input.Name, input.URL, input.EventTypes, input.IncludePreviousAttributes, input.SignatureScheme, input.SubsidiaryID)
+	if err != nil {
+		return nil, err
 	}
-	if input.SubsidiaryID != nil {
-		id, err := parseID("subsidiaryId", *input.SubsidiaryID)
-		if err != nil {
-			return nil, err
-		}
-		in.SubsidiaryID = &id
-	}
+	in.Type = input.Type
 	if input.SubjectPrefix != nil || input.Exchange != nil || input.RoutingKey != nil {
 		in.Broker = &webhooks.Broker{SubjectPrefix: deref(input.SubjectPrefix), Exchange: deref(input.Exchange), RoutingKey: deref(input.RoutingKey)}
 	}

@@ -15,17 +15,9 @@ import (
 )
 
 func (r *mutationResolver) CreateWebhook(ctx context.Context, input model.CreateWebhookInput) (*model.WebhookWithSecret, error) {
-	in := webhooks.Input{Name: input.Name, URL: input.URL, EventTypes: input.EventTypes, IncludePreviousAttributes: input.IncludePreviousAttributes,
-		SignatureScheme: input.SignatureScheme}
-	if in.EventTypes == nil {
-		in.EventTypes = []string{}
-	}
-	if input.SubsidiaryID != nil {
-		id, err := parseID("subsidiaryId", *input.SubsidiaryID)
-		if err != nil {
-			return nil, err
-		}
-		in.SubsidiaryID = &id
+	in, err := createInput(input.Name, input.URL, input.EventTypes, input.IncludePreviousAttributes, input.SignatureScheme, input.SubsidiaryID)
+	if err != nil {
+		return nil, err
 	}
 	w, secret, err := r.WebhookService.Create(ctx, in)
 	if err != nil {

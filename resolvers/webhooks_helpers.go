@@ -29,6 +29,20 @@ func parseID(field, id string) (uuid.UUID, error) {
 	return u, nil
 }
 
+// createInput is what a webhook's and a destination's create share: the
+// fields and the subsidiary's id, parsed.
+func createInput(name, url *string, eventTypes []string, previous *bool, scheme *webhooks.SignatureScheme, subsidiaryID *string) (webhooks.Input, error) {
+	in := webhooks.Input{Name: name, URL: url, EventTypes: eventTypes, IncludePreviousAttributes: previous, SignatureScheme: scheme}
+	if subsidiaryID != nil {
+		id, err := parseID("subsidiaryId", *subsidiaryID)
+		if err != nil {
+			return in, err
+		}
+		in.SubsidiaryID = &id
+	}
+	return in, nil
+}
+
 // deliveriesLimit validates Webhook.deliveries(first:) (1..100, default 20).
 func deliveriesLimit(first *int) (int, error) {
 	w, err := domain.CursorWindow(first, nil)

@@ -37,9 +37,6 @@ type destinationJSON struct {
 
 func toDestinationJSON(w *webhooks.Webhook) destinationJSON {
 	out := destinationJSON{webhookJSON: toWebhookJSON(w), Type: string(w.Type)}
-	if w.Type == "" {
-		out.Type = string(webhooks.TypeWebhook)
-	}
 	if b := w.Broker; b != nil {
 		out.SubjectPrefix, out.Exchange, out.RoutingKey = nonEmpty(b.SubjectPrefix), nonEmpty(b.Exchange), nonEmpty(b.RoutingKey)
 	}

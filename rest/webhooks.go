@@ -29,7 +29,8 @@ func webhookRoutes(svc *webhooks.Service) []Route {
 // webhookHandlers serve the webhook routes and the event-destination
 // routes alike: the body, and the shape of the answers, are the routes'.
 type webhookHandlers struct {
-	svc          *webhooks.Service
+	svc *webhooks.Service
+	// decode reads a create or update body.
 	decode       func(w http.ResponseWriter, r *http.Request) (webhooks.Input, error)
 	render       func(*webhooks.Webhook) any
 	renderSecret func(*webhooks.Webhook, string) any
@@ -38,11 +39,6 @@ type webhookHandlers struct {
 func renderWebhook(w *webhooks.Webhook) any { return toWebhookJSON(w) }
 func renderWebhookSecret(w *webhooks.Webhook, secret string) any {
 	return webhookWithSecretJSON{toWebhookJSON(w), secret}
-}
-
-// body decodes a create or update body.
-func (h *webhookHandlers) body(w http.ResponseWriter, r *http.Request) (webhooks.Input, error) {
-	return h.decode(w, r)
 }
 
 // decodeInput reads a body of type B (its fields, no others) as input.
@@ -58,7 +54,7 @@ func decodeInput[B interface {
 
 // POST /webhooks: 201 with the webhook (Pending) and its secret, shown once.
 func (h *webhookHandlers) create(w http.ResponseWriter, r *http.Request) error {
-	in, err := h.body(w, r)
+	in, err := h.decode(w, r)
 	if err != nil {
 		return err
 	}
@@ -102,7 +98,7 @@ func (h *webhookHandlers) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, err := h.body(w, r)
+	in, err := h.decode(w, r)
 	if err != nil {
 		return err
 	}

@@ -65,15 +65,21 @@ func (s *WebhookStore) CountWebhooks(ctx context.Context, tenantID uuid.UUID) (i
 	return n, err
 }
 
-// CreateWebhook stores w with its secret encrypted.
+// CreateWebhook stores w, a webhook, with its secret encrypted.
 func (s *WebhookStore) CreateWebhook(ctx context.Context, w *webhooks.Webhook, secret string) error {
+	return s.insertWebhook(ctx, w, webhooks.TypeWebhook, secret, nil)
+}
+
+// insertWebhook stores w as of type t, its secret sealed, with its sealed
+// credentials (nil: none).
+func (s *WebhookStore) insertWebhook(ctx context.Context, w *webhooks.Webhook, t webhooks.Type, secret string, credentials []byte) error {
 	return s.db.inTenantTx(ctx, w.TenantID, func(ctx context.Context, tx *Tx) error {
 		tx.exec(`INSERT INTO webhooks (id, tenant_id, subsidiary_id, name, url, event_types, include_previous_attributes,
-			signature_scheme, public_key, state, state_reason, secret_ciphertext, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			signature_scheme, public_key, state, state_reason, secret_ciphertext, created_at, updated_at, type, broker, credentials_ciphertext)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 			w.ID, w.TenantID, w.SubsidiaryID, w.Name, w.URL, w.EventTypes, w.IncludePreviousAttributes,
 			string(w.SignatureScheme), nullable(w.PublicKey), string(w.State), w.StateReason,
-			s.box.Seal([]byte(secret), secretAAD(w.ID)), w.CreatedAt, w.UpdatedAt)
+			s.box.Seal([]byte(secret), secretAAD(w.ID)), w.CreatedAt, w.UpdatedAt, string(t), w.Broker, credentials)
 		return nil
 	})
 }

@@ -129,11 +129,10 @@ func (s *WebhookStore) RecoverDeliveries(ctx context.Context, tenantID, webhookI
 	err := s.db.inTenantTx(ctx, tenantID, func(ctx context.Context, tx *Tx) error {
 		exists := queueWebhookExists(tx, tenantID, webhookID)
 		// The first of each load is due now, the others of its load wait
-		// behind it (as dispatched ones do) and so does one behind a
-		// delivery of its load still Pending.
+		// behind it (as dispatched ones do) and so does one whose load is
+		// busy.
 		tx.execCount(&n, `UPDATE webhook_deliveries d SET status = `+pendingSQL+`, chain_base = d.attempt, updated_at = $1,
-			next_attempt_at = CASE WHEN d.load_key IS NULL OR r.place = 1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-				WHERE p.webhook_id = d.webhook_id AND p.load_key = d.load_key AND p.status = `+pendingSQL+`) THEN $1::timestamptz END
+			next_attempt_at = CASE WHEN d.load_key IS NULL OR r.place = 1 AND NOT `+loadBusySQL+` THEN $1::timestamptz END
 			FROM (SELECT id, row_number() OVER (PARTITION BY load_key ORDER BY event_seq) AS place FROM webhook_deliveries
 				WHERE tenant_id = $2 AND webhook_id = $3 AND status = `+sqlLiteral(webhooks.DeliveryFailed)+` AND created_at >= $4) r
 			WHERE d.id = r.id`, now, tenantID, webhookID, since)

@@ -43,16 +43,7 @@ func (s *WebhookStore) CreateDestination(ctx context.Context, w *webhooks.Webhoo
 	if err != nil {
 		return err
 	}
-	return s.db.inTenantTx(ctx, w.TenantID, func(ctx context.Context, tx *Tx) error {
-		tx.exec(`INSERT INTO webhooks (id, tenant_id, subsidiary_id, name, url, event_types, include_previous_attributes,
-			signature_scheme, public_key, state, state_reason, secret_ciphertext, created_at, updated_at, type, broker, credentials_ciphertext)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-			w.ID, w.TenantID, w.SubsidiaryID, w.Name, w.URL, w.EventTypes, w.IncludePreviousAttributes,
-			string(w.SignatureScheme), nullable(w.PublicKey), string(w.State), w.StateReason,
-			s.box.Seal([]byte(secret), secretAAD(w.ID)), w.CreatedAt, w.UpdatedAt, string(w.Type), w.Broker,
-			s.box.Seal(plain, credentialsAAD(w.ID)))
-		return nil
-	})
+	return s.insertWebhook(ctx, w, w.Type, secret, s.box.Seal(plain, credentialsAAD(w.ID)))
 }
 
 // DestinationCredentials opens the credentials of the tenant's destination.

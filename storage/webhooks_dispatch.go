@@ -63,20 +63,19 @@ func (s *WebhookStore) DispatchEvents(ctx context.Context, limit int,
 			tenantIDs[i], webhookIDs[i], eventIDs[i], seqs[i] = d.Event.TenantID.String(), d.Webhook.ID.String(), d.Event.ID, d.Event.Seq
 			previous[i], statuses[i], due[i] = d.Webhook.IncludePreviousAttributes, d.Status, d.Due
 		}
-		// A delivery behind an earlier Pending one of its load and
-		// destination (in the table or in this batch) waits without a due
-		// time; recording the earlier one releases it (recordAttempt).
+		// A delivery behind another of its load and destination (in the
+		// table or in this batch) waits without a due time; recording that
+		// one releases it (releaseLoad).
 		tx.exec(`INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme, load_key)
-			SELECT gen_random_uuid(), r.tenant_id, r.webhook_id, r.event_id, r.event_seq, r.status,
-				CASE WHEN r.load_key IS NOT NULL AND (r.place > 1 OR EXISTS (SELECT 1 FROM webhook_deliveries p
-					WHERE p.webhook_id = r.webhook_id AND p.load_key = r.load_key AND p.status = `+pendingSQL+`)) THEN NULL ELSE r.due END,
-				r.previous, r.due, r.signature_scheme, r.load_key
-			FROM (SELECT r.*, w.signature_scheme, `+loadKeySQL+` AS load_key,
+			SELECT d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.status,
+				CASE WHEN d.load_key IS NOT NULL AND (d.place > 1 OR `+loadBusySQL+`) THEN NULL ELSE d.due END,
+				d.previous, d.due, d.signature_scheme, d.load_key
+			FROM (SELECT gen_random_uuid() AS id, r.*, w.signature_scheme, `+loadKeySQL+` AS load_key,
 				row_number() OVER (PARTITION BY r.webhook_id, `+loadKeySQL+` ORDER BY r.event_seq) AS place
 				FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::timestamptz[])
 					AS r(tenant_id, webhook_id, event_id, event_seq, previous, status, due)
-				JOIN webhooks w ON w.id = r.webhook_id JOIN events e ON e.seq = r.event_seq) r
+				JOIN webhooks w ON w.id = r.webhook_id JOIN events e ON e.seq = r.event_seq) d
 			ON CONFLICT (webhook_id, event_seq) WHERE NOT redelivery DO NOTHING`,
 			tenantIDs, webhookIDs, eventIDs, seqs, previous, statuses, due)
 		return nil
@@ -119,6 +118,16 @@ var claimDeliveries = `WITH c AS (
 // loadKeySQL is a delivery's load_key: its event's load number, which
 // orders the deliveries of one load to one destination (claimDeliveries).
 const loadKeySQL = `e.payload #>> '{data,load,LoadNumber}'`
+
+// loadBusySQL holds while the delivery d must wait without a due time:
+// another Pending delivery of its load and destination is due or in
+// flight (a redelivery too), or waits ahead of it. Every statement that
+// makes a delivery of a load due or waiting asks it.
+var loadBusySQL = `EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.load_key = d.load_key
+	AND p.status = ` + pendingSQL + ` AND p.id <> d.id AND (p.next_attempt_at IS NOT NULL OR p.event_seq < d.event_seq))`
+
+// releasableSQL is a waiting delivery d whose load is no longer busy.
+var releasableSQL = `d.status = ` + pendingSQL + ` AND d.next_attempt_at IS NULL AND NOT ` + loadBusySQL
 
 // ClaimDeliveries is webhooks.DeliveryStore's. FOR UPDATE SKIP LOCKED keeps
 // concurrent workers (in this or another instance) off each other's rows,
@@ -188,8 +197,7 @@ type claimRow struct {
 	Load                      string           `db:"load_key"`
 }
 
-// recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
-// releases the next waiting delivery of its load once it is finished,
+// recordAttempt saves what webhooks.DecideAttempt decided after an attempt
 // in one statement (one round trip, no BEGIN or COMMIT): it logs the
 // attempt, moves the delivery on and saves the webhook's failing_since and,
 // when decided, its disabling (from the decision's state only). The claim
@@ -212,16 +220,17 @@ var recordAttempt = `WITH attempt AS (
 			updated_at = CASE WHEN $13 AND state = $17 THEN now() ELSE updated_at END
 		WHERE id = $16 AND EXISTS (SELECT 1 FROM moved)
 		  AND ($13 OR failing_since IS DISTINCT FROM $12::timestamptz AND ($12::timestamptz IS NULL OR failing_since IS NULL))
-		RETURNING 1),
-	released AS (
-		UPDATE webhook_deliveries SET next_attempt_at = $8, updated_at = now()
-		WHERE id = (SELECT n.id FROM webhook_deliveries n WHERE n.webhook_id = $16 AND n.load_key = $18
-		            AND n.status = ` + pendingSQL + ` AND n.next_attempt_at IS NULL ORDER BY n.event_seq LIMIT 1)
-		  AND $10 <> ` + pendingSQL + ` AND EXISTS (SELECT 1 FROM moved)
 		RETURNING 1)
 	SELECT EXISTS (SELECT 1 FROM moved)`
 
-// RecordAttempt is webhooks.DeliveryStore's (see recordAttempt).
+// releaseLoad makes the next waiting delivery of a load due once its load
+// is no longer busy. It follows recordAttempt in its implicit transaction:
+// unlike a step of that statement, it sees the recorded delivery finished.
+var releaseLoad = `UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = now()
+	WHERE d.webhook_id = $2 AND d.load_key = $3 AND ` + releasableSQL
+
+// RecordAttempt is webhooks.DeliveryStore's (see recordAttempt and
+// releaseLoad).
 func (s *WebhookStore) RecordAttempt(ctx context.Context, c webhooks.ClaimedDelivery, l webhooks.AttemptLog, d webhooks.AttemptDecision) (moved bool, err error) {
 	var errText *string
 	if l.Error != "" {
@@ -231,7 +240,10 @@ func (s *WebhookStore) RecordAttempt(ctx context.Context, c webhooks.ClaimedDeli
 	err = s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(recordAttempt, func(r pgx.Rows) error { return r.Scan(&moved) },
 			l.AttemptID, c.TenantID, c.ID, c.Attempt, l.StatusCode, l.Latency.Milliseconds(), errText, l.At, string(c.Scheme),
-			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From), c.Load)
+			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From))
+		if c.Load != "" && d.Status != webhooks.DeliveryPending {
+			tx.exec(releaseLoad, l.At, c.WebhookID, c.Load)
+		}
 		return nil
 	})
 	return moved, err
@@ -308,16 +320,13 @@ func truncate(s string, n int) string {
 }
 
 // ReleaseWaiting is webhooks.DeliveryStore's: every waiting delivery (no
-// due time) with no earlier Pending one of its load and destination is due
-// at now. Recording an attempt releases the next one at once; this mends
-// the race of a delivery dispatched behind one recorded meanwhile.
+// due time) whose load is no longer busy is due at now. Recording an
+// attempt releases the next one at once; this mends the race of a delivery
+// dispatched behind one recorded meanwhile.
 func (s *WebhookStore) ReleaseWaiting(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.db.inSystemTx(ctx, func(ctx context.Context, tx *Tx) error {
-		tx.execCount(&n, `UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = now()
-			WHERE d.status = `+pendingSQL+` AND d.next_attempt_at IS NULL
-			  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.load_key = d.load_key
-			                  AND p.status = `+pendingSQL+` AND p.event_seq < d.event_seq)`, now)
+		tx.execCount(&n, `UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = now() WHERE `+releasableSQL, now)
 		return nil
 	})
 	return n, err

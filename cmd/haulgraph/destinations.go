@@ -78,9 +78,6 @@ func destinationsCmd(ctx context.Context, args []string, stdout io.Writer) error
 func destinationJSON(w *webhooks.Webhook) map[string]any {
 	out := webhookJSON(w)
 	out["type"] = w.Type
-	if w.Type == "" {
-		out["type"] = webhooks.TypeWebhook
-	}
 	if w.Broker != nil {
 		out["broker"] = w.Broker
 	}

@@ -108,12 +108,11 @@ type AttemptLog struct {
 }
 
 // Sent is what the sender saw of one attempt: the endpoint's status (0:
-// no HTTP answer), or why there was none.
+// no HTTP answer), or why there was none. A broker's acknowledgement is
+// neither: status 0 and no error.
 type Sent struct {
 	AttemptID uuid.UUID
 	Status    int
-	// Acked: a broker acknowledged the message (broker types).
-	Acked bool
 	// Err is why no answer came (or why nothing was sent), "" otherwise.
 	Err     string
 	Latency time.Duration
@@ -128,13 +127,14 @@ const (
 	OutcomeError     = "error"    // no HTTP answer
 )
 
-// Outcome is what the attempt came to: any 2xx delivers, 410 Gone asks for
-// the endpoint to be disabled, any other status is a rejection.
+// Outcome is what the attempt came to: a broker's acknowledgement and any
+// 2xx deliver, 410 Gone asks for the endpoint to be disabled, any other
+// status is a rejection.
 func (s Sent) Outcome() string {
 	switch {
 	case s.Err != "":
 		return OutcomeError
-	case s.Acked:
+	case s.Status == 0: // no error and no HTTP answer: a broker acknowledged
 		return OutcomeDelivered
 	case s.Status >= 200 && s.Status < 300:
 		return OutcomeDelivered

@@ -34,7 +34,7 @@ const msgNoBroker = "could not connect to the broker (address, port and TLS)"
 // admits reports whether the service manages w: every type for event
 // destinations, webhooks alone for the webhook routes.
 func (s *Service) admits(w *Webhook) bool {
-	return s.AllTypes || w.Type == TypeWebhook || w.Type == ""
+	return s.AllTypes || w.Type == TypeWebhook
 }
 
 // find is the tenant's destination id of a type the service manages.
@@ -93,20 +93,15 @@ func (s *Service) createBroker(ctx context.Context, tenantID uuid.UUID, in Input
 	if err := s.probe(ctx, target); err != nil {
 		return nil, "", err
 	}
-	now := s.now().UTC().Truncate(time.Microsecond)
-	w := &Webhook{ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Type: t, Broker: &target.Broker,
-		Name: *in.Name, URL: target.URL, EventTypes: dedupe(in.EventTypes), SignatureScheme: scheme, CreatedAt: now, UpdatedAt: now}
-	if in.IncludePreviousAttributes != nil {
-		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
-	}
 	// Created, then verified by the probe: Pending, then Active.
+	var state State
 	for _, tr := range []Trigger{TriggerCreated, TriggerVerified} {
-		if w.State, _, err = NextState(w.State, tr); err != nil {
+		if state, _, err = NextState(state, tr); err != nil {
 			return nil, "", err
 		}
 	}
-	key := NewKey(scheme)
-	w.PublicKey = key.PublicKey
+	w, key := s.newWebhook(tenantID, in, t, target.URL, scheme, state)
+	w.Broker = &target.Broker
 	if err := s.Destinations.CreateDestination(ctx, w, key.Secret, target.Credentials); err != nil {
 		return nil, "", err
 	}

@@ -41,7 +41,8 @@ func (s *Service) DeliveryPage(ctx context.Context, webhookID uuid.UUID, first *
 }
 
 // RedeliverDelivery queues the event of one of the webhook's deliveries
-// again, as Redeliver does for an event id.
+// again, as Redeliver does for an event id (the caller and the webhook
+// checked once).
 func (s *Service) RedeliverDelivery(ctx context.Context, webhookID, deliveryID uuid.UUID) (*Delivery, error) {
 	tenantID, err := s.tenant(ctx)
 	if err != nil {
@@ -54,7 +55,7 @@ func (s *Service) RedeliverDelivery(ctx context.Context, webhookID, deliveryID u
 	if err != nil {
 		return nil, err
 	}
-	return s.Redeliver(ctx, webhookID, eventID)
+	return s.Store.Redeliver(ctx, tenantID, webhookID, eventID, s.now())
 }
 
 // boundAttempts keeps each delivery's first MaxDeliveryAttempts attempts:

@@ -123,25 +123,30 @@ func (s *Service) Create(ctx context.Context, in Input) (*Webhook, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	// Stored timestamps have microseconds: answer what a read returns later.
-	now := s.now().UTC().Truncate(time.Microsecond)
-	w := &Webhook{
-		ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Type: TypeWebhook, Name: *in.Name, URL: *in.URL,
-		EventTypes: dedupe(in.EventTypes), State: state, CreatedAt: now, UpdatedAt: now,
-	}
-	if in.IncludePreviousAttributes != nil {
-		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
-	}
-	w.SignatureScheme = SchemeService
+	scheme := SchemeService
 	if in.SignatureScheme != nil {
-		w.SignatureScheme = *in.SignatureScheme
+		scheme = *in.SignatureScheme
 	}
-	key := NewKey(w.SignatureScheme)
-	w.PublicKey = key.PublicKey
+	w, key := s.newWebhook(tenantID, in, TypeWebhook, *in.URL, scheme, state)
 	if err := s.Store.CreateWebhook(ctx, w, key.Secret); err != nil {
 		return nil, "", err
 	}
 	return w, key.Shown, nil
+}
+
+// newWebhook is the destination a create stores, of type t at url in
+// state, and its new key of scheme (the caller stores key.Secret).
+func (s *Service) newWebhook(tenantID uuid.UUID, in Input, t Type, url string, scheme SignatureScheme, state State) (*Webhook, Key) {
+	// Stored timestamps have microseconds: answer what a read returns later.
+	now := s.now().UTC().Truncate(time.Microsecond)
+	w := &Webhook{ID: uuid.New(), TenantID: tenantID, SubsidiaryID: *in.SubsidiaryID, Type: t, Name: *in.Name, URL: url,
+		EventTypes: dedupe(in.EventTypes), SignatureScheme: scheme, State: state, CreatedAt: now, UpdatedAt: now}
+	if in.IncludePreviousAttributes != nil {
+		w.IncludePreviousAttributes = *in.IncludePreviousAttributes
+	}
+	key := NewKey(scheme)
+	w.PublicKey = key.PublicKey
+	return w, key
 }
 
 // Get returns one webhook of the caller's tenant.
@@ -307,18 +312,17 @@ func (s *Service) Enable(ctx context.Context, id uuid.UUID) (*Webhook, error) {
 func (s *Service) verify(ctx context.Context, w *Webhook) (*Webhook, error) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), VerificationTimeout)
 	defer cancel()
-	var verr error
+	var reason string // why the verification failed, "" if it did not
 	if w.Type.IsBroker() {
-		verr = s.verifyBroker(vctx, w)
-	} else {
-		verr = s.Challenger.Challenge(vctx, w.URL, newChallenge())
+		if err := s.verifyBroker(vctx, w); err != nil {
+			reason = brokerVerificationFailed(err)
+		}
+	} else if err := s.Challenger.Challenge(vctx, w.URL, newChallenge()); err != nil {
+		reason = VerificationFailed // whatever failed: the challenger logs the cause
 	}
-	trigger, reason := TriggerVerified, ""
-	if w.Type.IsBroker() && verr != nil {
-		trigger, reason = TriggerVerificationFailed, brokerVerificationFailed(verr)
-	} else if verr != nil {
-		// One reason whatever failed: the challenger logs the cause.
-		trigger, reason = TriggerVerificationFailed, VerificationFailed
+	trigger := TriggerVerified
+	if reason != "" {
+		trigger = TriggerVerificationFailed
 	}
 	to, _, err := NextState(WebhookPending, trigger)
 	if err != nil {

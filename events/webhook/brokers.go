@@ -27,17 +27,22 @@ type Brokers struct {
 	AllowLoopback bool
 	// RootCAs overrides the system roots (tests trust their broker).
 	RootCAs *x509.CertPool
+	// ConnectTimeout bounds a dial with its handshake; zero is
+	// connectTimeout.
+	ConnectTimeout time.Duration
 
 	mu    sync.Mutex
 	conns map[uuid.UUID]*cachedConn
 }
 
-// cachedConn is a destination's connection and when an attempt last took
-// it: one unused for brokerIdle (a deleted or disabled destination's) is
-// closed.
+// cachedConn is a destination's connection, or its dial while ready is
+// open, and when an attempt last took it: one unused for brokerIdle (a
+// deleted or disabled destination's) is closed by CloseIdle.
 type cachedConn struct {
-	brokerConn
-	used time.Time
+	ready chan struct{} // closed when the dial has ended
+	conn  brokerConn    // set with err before ready is closed
+	err   error
+	used  time.Time
 }
 
 const brokerIdle = 10 * time.Minute
@@ -104,37 +109,46 @@ func (b *Brokers) Publish(ctx context.Context, c webhooks.ClaimedDelivery, body 
 }
 
 // conn is the destination's open connection, dialed when there is none.
-// Dialing holds the lock: a destination is dialed once, not by every
-// attempt in flight.
+// The map's lock is held only to look up: one destination's dial (up to
+// the connect timeout) delays no other's publish. Attempts in flight to one
+// destination share its dial and its outcome; a failed dial is not kept.
 func (b *Brokers) conn(ctx context.Context, id uuid.UUID, t webhooks.Target) (brokerConn, error) {
-	var idle []brokerConn
-	defer func() { // once the lock is released: closing waits for the broker
-		for _, c := range idle {
-			c.close()
-		}
-	}()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := time.Now()
-	for other, c := range b.conns {
-		if other != id && now.Sub(c.used) > brokerIdle {
-			delete(b.conns, other)
-			idle = append(idle, c.brokerConn)
+	c, ok := b.conns[id]
+	if ok {
+		select {
+		case <-c.ready:
+			if c.err == nil && !c.conn.broken() {
+				c.used = time.Now()
+				b.mu.Unlock()
+				return c.conn, nil
+			}
+		default: // being dialed
+			b.mu.Unlock()
+			select {
+			case <-c.ready:
+				return c.conn, c.err
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 	}
-	if c, ok := b.conns[id]; ok && !c.broken() {
-		c.used = now
-		return c.brokerConn, nil
-	}
-	c, err := b.dial(ctx, t)
-	if err != nil {
-		return nil, err
-	}
+	c = &cachedConn{ready: make(chan struct{})}
 	if b.conns == nil {
 		b.conns = map[uuid.UUID]*cachedConn{}
 	}
-	b.conns[id] = &cachedConn{brokerConn: c, used: now}
-	return c, nil
+	b.conns[id] = c
+	b.mu.Unlock()
+
+	conn, err := b.dial(ctx, t)
+	b.mu.Lock()
+	c.conn, c.err, c.used = conn, err, time.Now()
+	if err != nil && b.conns[id] == c {
+		delete(b.conns, id)
+	}
+	close(c.ready)
+	b.mu.Unlock()
+	return conn, err
 }
 
 func (b *Brokers) dial(ctx context.Context, t webhooks.Target) (brokerConn, error) {
@@ -149,21 +163,53 @@ func (b *Brokers) dial(ctx context.Context, t webhooks.Target) (brokerConn, erro
 
 func (b *Brokers) drop(id uuid.UUID, c brokerConn) {
 	b.mu.Lock()
-	if cached, ok := b.conns[id]; ok && cached.brokerConn == c {
+	if cached, ok := b.conns[id]; ok && cached.conn == c {
 		delete(b.conns, id)
 	}
 	b.mu.Unlock()
 	c.close()
 }
 
-// Close closes every connection (the worker's end).
+// Close closes every connection (the worker's end, once no attempt is in
+// flight).
 func (b *Brokers) Close() {
 	b.mu.Lock()
 	conns := b.conns
 	b.conns = nil
 	b.mu.Unlock()
+	closeDialed(conns)
+}
+
+// CloseIdle closes the connections no attempt took for brokerIdle: a
+// deleted or disabled destination's (the worker runs it now and then).
+func (b *Brokers) CloseIdle() {
+	idle := map[uuid.UUID]*cachedConn{}
+	now := time.Now()
+	b.mu.Lock()
+	for id, c := range b.conns {
+		select {
+		case <-c.ready:
+			if now.Sub(c.used) > brokerIdle {
+				idle[id] = c
+				delete(b.conns, id)
+			}
+		default: // being dialed: just used
+		}
+	}
+	b.mu.Unlock()
+	closeDialed(idle) // unlocked: closing waits for the broker
+}
+
+// closeDialed closes the connections of conns whose dial has ended.
+func closeDialed(conns map[uuid.UUID]*cachedConn) {
 	for _, c := range conns {
-		c.close()
+		select {
+		case <-c.ready:
+			if c.err == nil {
+				c.conn.close()
+			}
+		default:
+		}
 	}
 }
 
@@ -189,15 +235,22 @@ func (b *Brokers) tlsConfig(host string) *tls.Config {
 // connectTimeout (the broker clients' dial functions take no context).
 func (b *Brokers) dialGuarded(network, address string) (net.Conn, error) {
 	d := guardedDialer(b.AllowLoopback)
-	d.Timeout = connectTimeout
+	d.Timeout = b.connectTimeout()
 	c, err := d.Dial(network, address)
 	if err != nil {
 		return nil, err
 	}
 	// The handshake is bounded too; the clients clear the deadline once
 	// connected.
-	_ = c.SetDeadline(time.Now().Add(connectTimeout))
+	_ = c.SetDeadline(time.Now().Add(b.connectTimeout()))
 	return c, nil
+}
+
+func (b *Brokers) connectTimeout() time.Duration {
+	if b.ConnectTimeout > 0 {
+		return b.ConnectTimeout
+	}
+	return connectTimeout
 }
 
 // brokerHeaders are h's names in lower case (Standard Webhooks spells its

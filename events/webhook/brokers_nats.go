@@ -38,7 +38,7 @@ func (b *Brokers) dialNATS(_ context.Context, t webhooks.Target) (*natsConn, err
 		nats.Name("haulgraph event destination"),
 		nats.SetCustomDialer(guardedNATSDialer{b}),
 		nats.DontRandomize(), nats.IgnoreDiscoveredServers(),
-		nats.Timeout(connectTimeout), nats.ReconnectBufSize(-1),
+		nats.Timeout(b.connectTimeout()), nats.ReconnectBufSize(-1),
 		nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 	}
 	u, err := url.Parse(t.URL)

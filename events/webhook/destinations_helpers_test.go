@@ -194,6 +194,17 @@ func (e *env) destination(t webhooks.Type, url string, b webhooks.Broker, creds 
 		Type: &t, Broker: &b, Credentials: creds, SignatureScheme: &scheme})
 }
 
+// jetStreamDestination is an Active JetStream destination on the shared
+// server, with a stream of its own capturing its subjects.
+func (e *env) jetStreamDestination() (*webhooks.Webhook, jetstream.Stream) {
+	e.t.Helper()
+	addr := sharedBroker(e.t, "nats").Addr
+	p := prefix()
+	stream := natsStream(e.t, addr, nil, p+".>")
+	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	return d, stream
+}
+
 // mustDestination is destination that must succeed, Active.
 func (e *env) mustDestination(t webhooks.Type, url string, b webhooks.Broker) (*webhooks.Webhook, string) {
 	e.t.Helper()

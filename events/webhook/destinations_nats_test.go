@@ -143,10 +143,7 @@ func TestJetStreamOutageHoldsTheLoadThenDeliversEverything(t *testing.T) {
 func TestJetStreamKilledMidPublishDeliversAtLeastOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	ids := []string{e.insertLoadEvent("LX", domain.EventLoadChanged), e.insertLoadEvent("LY", domain.EventLoadChanged)}
 	dbtest.WaitOutboxFinal(t, e.db)
 	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
@@ -189,10 +186,7 @@ func TestJetStreamKilledMidPublishDeliversAtLeastOnce(t *testing.T) {
 func TestJetStreamTwoWorkersSkipNone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	for i := 0; i < 40; i++ {
 		e.insertLoadEvent("L"+string(rune('0'+i%4)), domain.EventLoadChanged)
 	}
@@ -374,10 +368,7 @@ func TestBrokerDialRefusesInternalAddresses(t *testing.T) {
 func TestWaitingDeliveryIsReleasedWhenItsLoadIsFree(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr := sharedBroker(t, "nats").Addr
-	p := prefix()
-	stream := natsStream(t, addr, nil, p+".>")
-	d, _ := e.mustDestination(webhooks.TypeNATSJetStream, "nats://"+addr, webhooks.Broker{SubjectPrefix: p})
+	d, stream := e.jetStreamDestination()
 	first, second := e.insertLoadEvent("L1", domain.EventLoadChanged), e.insertLoadEvent("L1", domain.EventLoadChanged)
 	dbtest.WaitOutboxFinal(t, e.db)
 	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
@@ -398,5 +389,80 @@ func TestWaitingDeliveryIsReleasedWhenItsLoadIsFree(t *testing.T) {
 	e.pump()
 	if msgs := streamMessages(t, stream); len(msgs) != 1 || msgs[0].eventID != second {
 		t.Fatalf("after the release: %v", msgs)
+	}
+}
+
+// A redelivery of an event of a load finishes while the head of that load
+// is still retrying: the delivery waiting behind the head stays waiting
+// (two of one load are never sent at once, out of order).
+func TestRedeliveryReleasesNothingWhileItsLoadIsBusy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d, stream := e.jetStreamDestination()
+	old := e.insertLoadEvent("L1", domain.EventLoadChanged)
+	e.pump()
+	head, behind := e.insertLoadEvent("L1", domain.EventLoadChanged), e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dbtest.WaitOutboxFinal(t, e.db)
+	if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The head failed once and retries in an hour.
+	e.exec("UPDATE webhook_deliveries SET attempt = 1, next_attempt_at = ? WHERE webhook_id = ? AND event_id = ?",
+		e.clk.Now().Add(time.Hour), d.ID, head)
+	if _, err := e.svc.Redeliver(e.ctx, d.ID, old); err != nil {
+		t.Fatal(err)
+	}
+	e.pump()
+	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'Delivered'", d.ID, old); n != 2 {
+		t.Fatalf("the redelivery was not delivered (%d deliveries of the event delivered)", n)
+	}
+	if n := e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'Pending' AND next_attempt_at IS NULL",
+		d.ID, behind); n != 1 {
+		t.Fatal("the delivery behind the retrying head was released by the redelivery")
+	}
+	for _, m := range streamMessages(t, stream) {
+		if m.eventID != old {
+			t.Fatalf("%s published while the head of its load retries", m.eventID)
+		}
+	}
+}
+
+// A recovered delivery of a load whose later event is still retrying waits
+// behind it; the periodic release leaves it waiting while that one is
+// Pending and releases it once it finished.
+func TestRecoveredDeliveryWaitsBehindItsBusyLoad(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d, _ := e.jetStreamDestination()
+	since := e.clk.Now().Add(-time.Hour)
+	dispatch := func() {
+		dbtest.WaitOutboxFinal(t, e.db)
+		if _, err := e.dispatcher.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dispatch()
+	e.exec("UPDATE webhook_deliveries SET status = 'Failed', attempt = 1, next_attempt_at = NULL WHERE webhook_id = ? AND event_id = ?", d.ID, failed)
+	retrying := e.insertLoadEvent("L1", domain.EventLoadChanged)
+	dispatch()
+	e.exec("UPDATE webhook_deliveries SET attempt = 1, next_attempt_at = ? WHERE webhook_id = ? AND event_id = ?",
+		e.clk.Now().Add(time.Hour), d.ID, retrying)
+	if n, err := e.svc.Recover(e.ctx, d.ID, since); err != nil || n != 1 {
+		t.Fatalf("recovered %d: %v", n, err)
+	}
+	waiting := func() int {
+		return e.count("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? AND status = 'Pending' AND next_attempt_at IS NULL",
+			d.ID, failed)
+	}
+	if waiting() != 1 {
+		t.Fatal("the recovered delivery is due while its load's later event retries")
+	}
+	if n, err := e.store.ReleaseWaiting(context.Background(), e.clk.Now()); err != nil || n != 0 || waiting() != 1 {
+		t.Fatalf("released %d (%v) while the load is busy", n, err)
+	}
+	e.exec("UPDATE webhook_deliveries SET status = 'Delivered', next_attempt_at = NULL WHERE webhook_id = ? AND event_id = ?", d.ID, retrying)
+	if n, err := e.store.ReleaseWaiting(context.Background(), e.clk.Now()); err != nil || n != 1 || waiting() != 0 {
+		t.Fatalf("released %d (%v) once the load is free", n, err)
 	}
 }

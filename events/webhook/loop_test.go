@@ -154,3 +154,49 @@ func TestLoopsStopOnAPermanentStoreError(t *testing.T) {
 		t.Errorf("dispatcher: %v, want the store's %v", err, undefined)
 	}
 }
+
+// The release of waiting deliveries does not wait for an idle loop: it
+// runs while the only loop is busy sending.
+func TestWaitingDeliveriesAreReleasedWhileEveryLoopSends(t *testing.T) {
+	t.Parallel()
+	arrived, hold := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	hook := uuid.New()
+	m := &memStore{released: make(chan struct{}, 1),
+		hooks: []webhooks.Webhook{{ID: hook, State: webhooks.WebhookActive}},
+		deliveries: []*memDelivery{{Status: webhooks.DeliveryPending, ClaimedDelivery: webhooks.ClaimedDelivery{
+			ID: uuid.New(), WebhookID: hook, EventID: "e", EventType: domain.EventLoadChanged, URL: srv.URL, Payload: []byte(`{"id":"e","data":{}}`)}}}}
+	w := &Worker{Store: m, Client: srv.Client(), AllowInsecure: true, Loops: 1, Poll: time.Millisecond, Timeout: time.Hour}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() {
+		cancel()
+		close(hold)
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}()
+
+	select {
+	case <-arrived: // the only loop sends, held
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delivery was never sent")
+	}
+	select {
+	case <-m.released: // one before the send held the loop does not count
+	default:
+	}
+	select {
+	case <-m.released:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no release while the loop sends")
+	}
+}

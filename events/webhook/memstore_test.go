@@ -27,6 +27,8 @@ type memStore struct {
 	forwarded  []uuid.UUID // webhooks whose retries were brought forward
 	dispatches int
 	fail       error // every method answers it when set
+	// released, when set, is told (without waiting) of every ReleaseWaiting.
+	released chan struct{}
 }
 
 type memDelivery struct {
@@ -146,7 +148,13 @@ func (m *memStore) BringForward(_ context.Context, webhookID uuid.UUID, horizon 
 func (m *memStore) PruneHistory(context.Context, time.Time) (int64, error) { return 0, m.fail }
 
 // ReleaseWaiting has nothing to release: memStore queues no delivery behind another.
-func (m *memStore) ReleaseWaiting(context.Context, time.Time) (int64, error) { return 0, nil }
+func (m *memStore) ReleaseWaiting(context.Context, time.Time) (int64, error) {
+	select {
+	case m.released <- struct{}{}:
+	default:
+	}
+	return 0, nil
+}
 
 // status is the delivery of the event's status.
 func (m *memStore) status(eventID string) (string, int) {

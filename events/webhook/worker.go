@@ -114,17 +114,43 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.init()
 	defer w.Brokers.Close()
 	g, ctx := errgroup.WithContext(ctx)
-	for i := 0; i < w.Loops; i++ {
-		g.Go(func() error { return w.loop(ctx, i == 0) })
+	for range w.Loops {
+		g.Go(func() error { return w.loop(ctx) })
 	}
+	g.Go(func() error { return w.housekeep(ctx) })
 	return g.Wait()
 }
 
-func (w *Worker) loop(ctx context.Context, prunes bool) error {
+// housekeep runs until ctx ends, beside the loops however busy they are:
+// every Poll it releases the waiting deliveries whose release was missed,
+// every hour it prunes history, every minute it closes idle broker
+// connections.
+func (w *Worker) housekeep(ctx context.Context) error {
+	release, prune, idle := time.NewTicker(w.Poll), time.NewTicker(time.Hour), time.NewTicker(time.Minute)
+	defer release.Stop()
+	defer prune.Stop()
+	defer idle.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-release.C:
+			if _, err := w.svc.Release(ctx); err != nil && ctx.Err() == nil {
+				w.Log.Error("releasing waiting deliveries", "err", err)
+			}
+		case <-prune.C:
+			if _, err := w.svc.Prune(ctx); err != nil && ctx.Err() == nil {
+				w.Log.Error("history pruning", "err", err)
+			}
+		case <-idle.C:
+			w.Brokers.CloseIdle()
+		}
+	}
+}
+
+func (w *Worker) loop(ctx context.Context) error {
 	t := time.NewTicker(w.Poll)
 	defer t.Stop()
-	prune := time.NewTicker(time.Hour)
-	defer prune.Stop()
 	for {
 		n, err := w.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -142,19 +168,6 @@ func (w *Worker) loop(ctx context.Context, prunes bool) error {
 			return nil
 		case <-w.wake:
 		case <-t.C:
-			if !prunes {
-				continue
-			}
-			if _, err := w.svc.Release(ctx); err != nil && ctx.Err() == nil {
-				w.Log.Error("releasing waiting deliveries", "err", err)
-			}
-		case <-prune.C:
-			if !prunes {
-				continue
-			}
-			if _, err := w.svc.Prune(ctx); err != nil && ctx.Err() == nil {
-				w.Log.Error("history pruning", "err", err)
-			}
 		}
 	}
 }
@@ -209,7 +222,6 @@ func (w *Worker) attempt(ctx context.Context, c webhooks.ClaimedDelivery) webhoo
 	start := time.Now()
 	status, err := w.send(ctx, c, s.AttemptID)
 	s.Latency, s.At, s.Status = time.Since(start), w.Now(), status
-	s.Acked = c.Type.IsBroker() && err == nil
 	endSpan(span, status, err)
 	if err != nil {
 		s.Err = err.Error()
