@@ -166,12 +166,14 @@ func (c *Cache) tenant(id uuid.UUID) *tenantCache {
 }
 
 // Read is one cacheable request's look at the cache: its key, the resources
-// its answer depends on, and their versions read at its start.
+// its answer depends on, their versions read at its start, and the tag they
+// make.
 type Read struct {
 	key      Key
 	tenant   uuid.UUID
 	reads    domain.Resources
 	versions domain.Versions
+	etag     string
 }
 
 // Begin reads the versions of reads for the request's tenant. ok is false
@@ -187,13 +189,18 @@ func (c *Cache) Begin(ctx context.Context, key Key, reads domain.Resources) (Rea
 		c.stats.uncached.Add(1)
 		return Read{}, false
 	}
-	return Read{key: key, tenant: p.TenantID, reads: reads, versions: v}, true
+	rd := Read{key: key, tenant: p.TenantID, reads: reads, versions: v}
+	rd.etag = rd.tag()
+	return rd, true
 }
 
 // ETag is the strong entity tag of the answer rd names: its key and the
 // versions of the resources it reads, so the same on every instance while
 // those are unchanged.
-func (rd Read) ETag() string {
+func (rd Read) ETag() string { return rd.etag }
+
+// tag computes ETag's value, once per request (Begin).
+func (rd Read) tag() string {
 	h := sha256.New()
 	h.Write(rd.key[:])
 	var n [8]byte
@@ -244,7 +251,9 @@ func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer,
 		store bool
 	}
 	var computed, stored bool
-	v, _, _ := c.flight.Do(string(rd.key[:])+rd.ETag(), func() (any, error) {
+	// The tag hashes the key with the versions: one flight per key and
+	// versions.
+	v, _, _ := c.flight.Do(rd.etag, func() (any, error) {
 		computed = true
 		// A flight of this key that ended between the look above and this
 		// one has stored the answer: it is not computed again.
