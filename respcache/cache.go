@@ -78,7 +78,6 @@ type Answer struct {
 	Header http.Header
 	// Status is the answer's status (only 200s are stored).
 	Status   int
-	reads    domain.Resources
 	versions domain.Versions
 }
 
@@ -105,7 +104,7 @@ type Cache struct {
 }
 
 type stats struct {
-	hits, misses, invalidations, evictions, uncached atomic.Uint64
+	hits, misses, invalidations, evictions, unchecked atomic.Uint64
 }
 
 // tenantCache holds one tenant's answers within its share.
@@ -186,7 +185,7 @@ func (c *Cache) Begin(ctx context.Context, key Key, reads domain.Resources) (Rea
 	}
 	v, err := c.versions.Versions(ctx, p.TenantID)
 	if err != nil {
-		c.stats.uncached.Add(1)
+		c.stats.unchecked.Add(1)
 		return Read{}, false
 	}
 	rd := Read{key: key, tenant: p.TenantID, reads: reads, versions: v}
@@ -264,7 +263,7 @@ func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer,
 		a, store := compute()
 		if store && a != nil && a.size() <= c.maxEntry {
 			stored := *a
-			stored.reads, stored.versions = rd.reads, rd.versions
+			stored.versions = rd.versions
 			tc.answers.Set(rd.key, &stored)
 			c.tenants.Set(rd.tenant, tc) // weighed again
 		}
