@@ -172,7 +172,7 @@ func (rl *RateLimits) take(w http.ResponseWriter, r *http.Request, checks []Chec
 	h.Set("RateLimit-Remaining", strconv.Itoa(binding.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(seconds(binding.Reset)))
 	if !binding.Allowed {
-		h.Set("Retry-After", strconv.Itoa(max(1, seconds(binding.RetryAfter))))
+		RetryAfter(h, max(1, seconds(binding.RetryAfter)))
 	}
 	return binding.Allowed, nil
 }
