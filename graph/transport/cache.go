@@ -64,7 +64,7 @@ func (q *CachedQueries) InterceptResponse(ctx context.Context, next graphql.Resp
 	if !ok {
 		return next(ctx)
 	}
-	rd, ok := q.Cache.Begin(ctx, note.Key, reads)
+	rd, ok := q.Cache.Begin(ctx, note.Key(), reads)
 	if !ok {
 		note.Bypassed()
 		return next(ctx)
@@ -138,14 +138,18 @@ func cacheKey(p *domain.Principal, params *graphql.RawParams) respcache.Key {
 	return respcache.NewKey(p, "graphql", doc, params.OperationName, vars)
 }
 
-// noteRequest marks a request of the plain HTTP transport cacheable, keyed.
-func noteRequest(r *http.Request, params *graphql.RawParams) (*http.Request, *respcache.Note) {
+// noteRequest marks a request of the plain HTTP transport cacheable. Its
+// key is computed only once the operation is known to be a cacheable query,
+// from the parameters as sent (the executor fills in a persisted query's
+// text in params).
+func noteRequest(r *http.Request, params *graphql.RawParams) *http.Request {
 	p := domain.PrincipalFrom(r.Context())
 	if p == nil {
-		return r, nil
+		return r
 	}
-	ctx, note := respcache.WithNote(r.Context(), cacheKey(p, params))
-	return r.WithContext(ctx), note
+	sent := *params
+	ctx, _ := respcache.WithNote(r.Context(), func() respcache.Key { return cacheKey(p, &sent) })
+	return r.WithContext(ctx)
 }
 
 // resources are what an operation's answer is computed from: the
