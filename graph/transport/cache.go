@@ -16,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/respcache"
 )
@@ -220,32 +221,21 @@ func possible(s *ast.Schema, t *ast.Definition) []string {
 }
 
 // queryResources are the resources each object type's fields are read
-// from (over-approximated: a type that shows a party's name counts the
-// parties). A type missing here makes an operation that selects it
-// uncacheable: events and webhooks (their own freshness), documents (signed
-// links that expire), Mutation and Subscription.
+// from: the entity's it shows (domain/reads). A type missing here makes an
+// operation that selects it uncacheable: events and webhooks (their own
+// freshness), documents (signed links that expire), Mutation and
+// Subscription.
 var queryResources = func() map[string]domain.Resources {
-	set := domain.ResourceSet
-	const (
-		inv  = domain.ResourceInvoices
-		st   = domain.ResourceStatements
-		tr   = domain.ResourceTrailers
-		loc  = domain.ResourceLocations
-		usr  = domain.ResourceUsers
-		ld   = domain.ResourceLoads
-		pty  = domain.ResourceParties
-		none = domain.Resources(0)
-	)
-	m := map[string]domain.Resources{"Query": none, "Money": none, "Address": none, "PageInfo": none}
+	m := map[string]domain.Resources{"Query": 0, "Money": 0, "Address": 0, "PageInfo": 0}
 	for names, r := range map[string]domain.Resources{
-		"Invoice InvoiceLineItem LineRate InvoicePayment": set(inv, pty),
-		"InvoiceLoad": set(inv, ld, pty),
-		"SettlementStatement StatementTotals StatementLineItem StatementSubLine SettlementStatementConnection SettlementStatementEdge": set(st, pty),
-		"Trailer TrailerCapacity TrailerReference Note TrailerConnection TrailerEdge":                                                  set(tr, pty),
-		"Location LocationNote LocationConnection LocationEdge":                                                                        set(loc, pty),
-		"User UserConnection UserEdge":           set(usr),
-		"Load Stop Trip LoadConnection LoadEdge": set(ld, pty),
-		"Customer Vendor Carrier Driver Fleet":   set(pty),
+		"Invoice InvoiceLineItem LineRate InvoicePayment": reads.InvoiceReads,
+		"InvoiceLoad": reads.InvoiceLoadReads,
+		"SettlementStatement StatementTotals StatementLineItem StatementSubLine SettlementStatementConnection SettlementStatementEdge": reads.StatementReads,
+		"Trailer TrailerCapacity TrailerReference Note TrailerConnection TrailerEdge":                                                  reads.TrailerReads,
+		"Location LocationNote LocationConnection LocationEdge":                                                                        reads.LocationReads,
+		"User UserConnection UserEdge":           reads.UserReads,
+		"Load Stop Trip LoadConnection LoadEdge": reads.LoadReads,
+		"Customer Vendor Carrier Driver Fleet":   reads.PartyReads,
 	} {
 		for _, name := range strings.Fields(names) {
 			m[name] = r
