@@ -38,6 +38,7 @@ type CachedQueries struct {
 	Rules     func() *rules.Rules
 	MaxQuery  int64 // a GET's query string (the POST body limit)
 	schema    *ast.Schema
+	types     map[string]domain.Resources // typeResources of schema
 }
 
 var _ interface {
@@ -49,6 +50,7 @@ func (*CachedQueries) ExtensionName() string { return "ResponseCache" }
 
 func (q *CachedQueries) Validate(es graphql.ExecutableSchema) error {
 	q.schema = es.Schema()
+	q.types = typeResources(q.schema)
 	return nil
 }
 
@@ -170,19 +172,11 @@ func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefin
 				if s.Definition == nil {
 					return false // introspection (__schema, __type) and the unknown
 				}
-				t := q.schema.Types[s.Definition.Type.Name()]
-				if t == nil {
+				r, ok := q.types[s.Definition.Type.Name()]
+				if !ok {
 					return false
 				}
-				if t.Kind == ast.Object || t.Kind == ast.Interface || t.Kind == ast.Union {
-					for _, name := range append([]string{t.Name}, possible(q.schema, t)...) {
-						r, ok := queryResources[name]
-						if !ok {
-							return false
-						}
-						reads |= r
-					}
-				}
+				reads |= r
 				if !walk(s.SelectionSet) {
 					return false
 				}
@@ -209,15 +203,28 @@ func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefin
 	return reads, true
 }
 
-func possible(s *ast.Schema, t *ast.Definition) []string {
-	if t.Kind == ast.Object {
-		return nil
+// typeResources are the resources a field of each type of s reads: none
+// for a scalar or an enum; for an object its queryResources, for an
+// interface or a union those of every type it may be. A type that is
+// missing (one of them not in queryResources) makes a selection of it
+// uncacheable.
+func typeResources(s *ast.Schema) map[string]domain.Resources {
+	m := make(map[string]domain.Resources, len(s.Types))
+	for name, t := range s.Types {
+		if t.Kind != ast.Object && t.Kind != ast.Interface && t.Kind != ast.Union {
+			m[name] = 0
+			continue
+		}
+		r, ok := queryResources[name]
+		for _, d := range s.GetPossibleTypes(t) {
+			pr, known := queryResources[d.Name]
+			r, ok = r|pr, ok && known
+		}
+		if ok {
+			m[name] = r
+		}
 	}
-	var names []string
-	for _, d := range s.PossibleTypes[t.Name] {
-		names = append(names, d.Name)
-	}
-	return names
+	return m
 }
 
 // queryResources are the resources each object type's fields are read
