@@ -114,17 +114,14 @@ func (c *Cache) revalidate(w http.ResponseWriter, r *http.Request, req *request,
 	if !req.ok || !names(r.Header.Get("If-None-Match"), req.read.ETag()) {
 		return false
 	}
-	notModified(w, r, limits, domain.PrincipalFrom(r.Context()), req.read.ETag())
+	notModified(w, r, limits, req.read.ETag())
 	return true
 }
 
 // notModified answers 304 after spending a token of the tenant's bucket
 // (a refusal is the limits' own answer).
-func notModified(w http.ResponseWriter, r *http.Request, limits *httpedge.RateLimits, p *domain.Principal, tag string) {
-	if err := limits.AdmitOrRefuse(w, r, limits.TenantCheck(p)); err != nil {
-		if r.Context().Err() == nil {
-			limits.Refuse(w, r, err.(*domain.Error))
-		}
+func notModified(w http.ResponseWriter, r *http.Request, limits *httpedge.RateLimits, tag string) {
+	if !limits.AdmitTenant(w, r) {
 		return
 	}
 	h := w.Header()
