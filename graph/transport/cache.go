@@ -63,11 +63,11 @@ func (q *CachedQueries) InterceptResponse(ctx context.Context, next graphql.Resp
 	if op.Operation == nil || op.Operation.Operation != ast.Query || strings.Contains(op.RawQuery, "@defer") {
 		return next(ctx)
 	}
-	reads, ok := q.resources(op.Doc, op.Operation)
+	rs, ok := q.resources(op.Doc, op.Operation)
 	if !ok {
 		return next(ctx)
 	}
-	rd, ok := q.Cache.Begin(ctx, note.Key(), reads)
+	rd, ok := q.Cache.Begin(ctx, note.Key(), rs)
 	if !ok {
 		note.Bypassed()
 		return next(ctx)
@@ -118,8 +118,8 @@ func (q *CachedQueries) Describe(r *http.Request, p *domain.Principal) (respcach
 	if op == nil || op.Operation != ast.Query {
 		return respcache.Key{}, 0, false
 	}
-	reads, ok := q.resources(doc, op)
-	return cacheKey(p, params), reads, ok
+	rs, ok := q.resources(doc, op)
+	return cacheKey(p, params), rs, ok
 }
 
 // cacheKey is a GraphQL request's key: the document (the SHA-256 of its
@@ -159,7 +159,7 @@ func noteRequest(r *http.Request, params *graphql.RawParams) *http.Request {
 // resources of every type it selects (queryResources); ok is false when
 // it selects one no resource accounts for.
 func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefinition) (domain.Resources, bool) {
-	var reads domain.Resources
+	var rs domain.Resources
 	seen := map[string]bool{}
 	var walk func(set ast.SelectionSet) bool
 	walk = func(set ast.SelectionSet) bool {
@@ -176,7 +176,7 @@ func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefin
 				if !ok {
 					return false
 				}
-				reads |= r
+				rs |= r
 				if !walk(s.SelectionSet) {
 					return false
 				}
@@ -197,10 +197,10 @@ func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefin
 		}
 		return true
 	}
-	if !walk(op.SelectionSet) || reads == 0 {
+	if !walk(op.SelectionSet) || rs == 0 {
 		return 0, false
 	}
-	return reads, true
+	return rs, true
 }
 
 // typeResources are the resources a field of each type of s reads: none
