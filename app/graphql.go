@@ -79,21 +79,17 @@ func (a *App) wireGraphQL(mux *http.ServeMux, auth func(http.Handler) http.Handl
 		},
 	})
 	a.GraphQL.Server.AddTransport(a.websocketTransport(limits))
-	endpointAuth := auth
-	if a.GraphQL.Cached != nil {
-		// A conditional GET is answered 304 before the limits: the tenant's
-		// bucket alone, no client token, no query cost.
-		var mark func(context.Context) context.Context
-		if a.replicas != nil {
-			mark = storage.ReadOnly
-		}
-		endpointAuth = func(h http.Handler) http.Handler {
-			return a.Auth.Middleware(a.Cache.Conditional(a.GraphQL.Cached.Describe, limits.Refusing(transport.WriteRateLimited), mark)(h))
-		}
+	// A conditional GET is answered 304 before the limits: the tenant's
+	// bucket alone, no client token, no query cost (without a cache,
+	// Conditional is the limits alone).
+	var mark func(context.Context) context.Context
+	if a.replicas != nil {
+		mark = storage.ReadOnly
 	}
+	conditional := a.Cache.Conditional(a.GraphQL.Describe, limits.Refusing(transport.WriteRateLimited), mark)
 	a.GraphQL.Page = graphiql.Page(a.graphiqlOptions)
 	mux.Handle("GET "+graphiql.AssetsPath, graphiql.Assets())
-	mux.Handle("/graphql", endpointAuth(a.GraphQL))
+	mux.Handle("/graphql", a.Auth.Middleware(conditional(a.GraphQL)))
 	mux.Handle("/graphql/stream", auth(transport.StreamRoute(a.GraphQL))) // graphql-sse, distinct connections
 }
 
@@ -216,10 +212,11 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	srv.Use(dataloaders)
 	srv.Use(transport.SubscriptionGuard{})
 	srv.Use(&operation.Cost{MaxCost: o.MaxCost, MaxDepth: o.MaxDepth, Throttle: o.Throttle, Log: log})
-	var cached *transport.CachedQueries
+	var describe respcache.Describe
 	if o.Cache != nil { // inside the cost check and report: both run for every answer
-		cached = &transport.CachedQueries{Cache: o.Cache, Bounds: bounds, Validated: validated, Rules: validation, MaxQuery: o.MaxBodyBytes}
+		cached := &transport.CachedQueries{Cache: o.Cache, Bounds: bounds, Validated: validated, Rules: validation, MaxQuery: o.MaxBodyBytes}
 		srv.Use(cached)
+		describe = cached.Describe
 	}
 	present := operation.PresentError(log)
 	if o.DisableIntrospection {
@@ -227,7 +224,7 @@ func NewGraphQL(r *resolvers.Resolver, src loaders.Source, log *slog.Logger, o G
 	}
 	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(operation.RecoverPanic(log))
-	return &transport.Endpoint{Server: srv, Live: shared, SSE: sse, MaxBodyBytes: o.MaxBodyBytes, Cached: cached}
+	return &transport.Endpoint{Server: srv, Live: shared, SSE: sse, MaxBodyBytes: o.MaxBodyBytes, Describe: describe}
 }
 
 // graphiqlOptions fills GraphiQL's page: the audience to ask tokens for and,

@@ -91,12 +91,10 @@ func tokenLimits(cfg Config) httpedge.TokenLimits {
 	}
 }
 
-// wrap puts an API handler (REST or GraphQL) behind authentication and the
-// rate limits, which key on the Principal authentication puts in the context.
-func (c *apiChain) wrap(h http.Handler) http.Handler { return c.authn(c.limits.Wrap(h)) }
-
-// wrapRefusing is wrap with refusals in another transport's error format
-// (GraphQL errors on /graphql); the buckets are the same.
+// wrapRefusing puts an API handler behind authentication and the rate
+// limits (which key on the Principal authentication puts in the context),
+// refusing in another transport's error format (GraphQL errors on
+// /graphql); the buckets are the same.
 func (c *apiChain) wrapRefusing(refuse httpedge.Refusal) func(http.Handler) http.Handler {
 	limits := c.limits.Refusing(refuse)
 	return func(h http.Handler) http.Handler { return c.authn(limits.Wrap(h)) }

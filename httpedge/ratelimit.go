@@ -66,30 +66,51 @@ func (rl *RateLimits) Refusing(refuse Refusal) *RateLimits {
 // RateLimit-* headers to every response.
 func (rl *RateLimits) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		var checks []Check
-		if p := domain.PrincipalFrom(ctx); p != nil {
-			SetClient(ctx, p.ClientID)
-			checks = rl.principalChecks(p)
-		} else {
-			checks = []Check{{Key: "addr:" + ClientHost(r), Limit: rl.Client}}
+		if rl.admit(w, r, false) {
+			next.ServeHTTP(w, r)
 		}
-		if err := rl.AdmitOrRefuse(w, r, checks...); err != nil {
-			if ctx.Err() == nil { // nobody to answer when the caller has gone
-				rl.Refuse(w, r, err.(*domain.Error))
-			}
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// AdmitTenant is Wrap's admission for a request that spends its tenant's
+// bucket alone, none of its client's (a conditional GET answered 304): it
+// answers a refusal itself and reports whether the request goes on.
+func (rl *RateLimits) AdmitTenant(w http.ResponseWriter, r *http.Request) bool {
+	return rl.admit(w, r, true)
+}
+
+// admit names the caller's client for the request's log line, spends its
+// buckets (its tenant's alone when tenantOnly; an anonymous request its
+// address's) and answers a refusal.
+func (rl *RateLimits) admit(w http.ResponseWriter, r *http.Request, tenantOnly bool) bool {
+	ctx := r.Context()
+	var checks []Check
+	switch p := domain.PrincipalFrom(ctx); {
+	case p == nil:
+		checks = []Check{{Key: "addr:" + ClientHost(r), Limit: rl.Client}}
+	case tenantOnly:
+		SetClient(ctx, p.ClientID)
+		checks = []Check{rl.tenantCheck(p)}
+	default:
+		SetClient(ctx, p.ClientID)
+		checks = rl.principalChecks(p)
+	}
+	if err := rl.AdmitOrRefuse(w, r, checks...); err != nil {
+		if ctx.Err() == nil { // nobody to answer when the caller has gone
+			rl.Refuse(w, r, err.(*domain.Error))
+		}
+		return false
+	}
+	return true
 }
 
 // principalChecks are the buckets an authenticated caller spends from.
 func (rl *RateLimits) principalChecks(p *domain.Principal) []Check {
-	return []Check{
-		{Key: "client:" + p.TenantID.String() + ":" + p.ClientID, Limit: rl.Client},
-		{Key: "tenant:" + p.TenantID.String(), Limit: rl.Tenant},
-	}
+	return []Check{{Key: "client:" + p.TenantID.String() + ":" + p.ClientID, Limit: rl.Client}, rl.tenantCheck(p)}
+}
+
+func (rl *RateLimits) tenantCheck(p *domain.Principal) Check {
+	return Check{Key: "tenant:" + p.TenantID.String(), Limit: rl.Tenant}
 }
 
 // AdmitOperation charges one operation of a streaming connection (a
@@ -172,7 +193,7 @@ func (rl *RateLimits) take(w http.ResponseWriter, r *http.Request, checks []Chec
 	h.Set("RateLimit-Remaining", strconv.Itoa(binding.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(seconds(binding.Reset)))
 	if !binding.Allowed {
-		h.Set("Retry-After", strconv.Itoa(max(1, seconds(binding.RetryAfter))))
+		RetryAfter(h, max(1, seconds(binding.RetryAfter)))
 	}
 	return binding.Allowed, nil
 }
@@ -191,7 +212,3 @@ func (rl *RateLimits) count(key string) {
 }
 
 func seconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
-
-// TenantCheck is the bucket of p's tenant alone: what a conditional GET
-// answered 304 spends (none of its client's).
-func (rl *RateLimits) TenantCheck(p *domain.Principal) Check { return rl.principalChecks(p)[1] }

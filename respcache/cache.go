@@ -78,7 +78,6 @@ type Answer struct {
 	Header http.Header
 	// Status is the answer's status (only 200s are stored).
 	Status   int
-	reads    domain.Resources
 	versions domain.Versions
 }
 
@@ -105,7 +104,7 @@ type Cache struct {
 }
 
 type stats struct {
-	hits, misses, invalidations, evictions, uncached atomic.Uint64
+	hits, misses, invalidations, evictions, unchecked atomic.Uint64
 }
 
 // tenantCache holds one tenant's answers within its share.
@@ -166,12 +165,14 @@ func (c *Cache) tenant(id uuid.UUID) *tenantCache {
 }
 
 // Read is one cacheable request's look at the cache: its key, the resources
-// its answer depends on, and their versions read at its start.
+// its answer depends on, their versions read at its start, and the tag they
+// make.
 type Read struct {
 	key      Key
 	tenant   uuid.UUID
 	reads    domain.Resources
 	versions domain.Versions
+	etag     string
 }
 
 // Begin reads the versions of reads for the request's tenant. ok is false
@@ -184,16 +185,21 @@ func (c *Cache) Begin(ctx context.Context, key Key, reads domain.Resources) (Rea
 	}
 	v, err := c.versions.Versions(ctx, p.TenantID)
 	if err != nil {
-		c.stats.uncached.Add(1)
+		c.stats.unchecked.Add(1)
 		return Read{}, false
 	}
-	return Read{key: key, tenant: p.TenantID, reads: reads, versions: v}, true
+	rd := Read{key: key, tenant: p.TenantID, reads: reads, versions: v}
+	rd.etag = rd.tag()
+	return rd, true
 }
 
 // ETag is the strong entity tag of the answer rd names: its key and the
 // versions of the resources it reads, so the same on every instance while
 // those are unchanged.
-func (rd Read) ETag() string {
+func (rd Read) ETag() string { return rd.etag }
+
+// tag computes ETag's value, once per request (Begin).
+func (rd Read) tag() string {
 	h := sha256.New()
 	h.Write(rd.key[:])
 	var n [8]byte
@@ -244,7 +250,9 @@ func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer,
 		store bool
 	}
 	var computed, stored bool
-	v, _, _ := c.flight.Do(string(rd.key[:])+rd.ETag(), func() (any, error) {
+	// The tag hashes the key with the versions: one flight per key and
+	// versions.
+	v, _, _ := c.flight.Do(rd.etag, func() (any, error) {
 		computed = true
 		// A flight of this key that ended between the look above and this
 		// one has stored the answer: it is not computed again.
@@ -255,7 +263,7 @@ func (c *Cache) Get(rd Read, compute func() (a *Answer, store bool)) (a *Answer,
 		a, store := compute()
 		if store && a != nil && a.size() <= c.maxEntry {
 			stored := *a
-			stored.reads, stored.versions = rd.reads, rd.versions
+			stored.versions = rd.versions
 			tc.answers.Set(rd.key, &stored)
 			c.tenants.Set(rd.tenant, tc) // weighed again
 		}

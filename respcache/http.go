@@ -114,17 +114,14 @@ func (c *Cache) revalidate(w http.ResponseWriter, r *http.Request, req *request,
 	if !req.ok || !names(r.Header.Get("If-None-Match"), req.read.ETag()) {
 		return false
 	}
-	notModified(w, r, limits, domain.PrincipalFrom(r.Context()), req.read.ETag())
+	notModified(w, r, limits, req.read.ETag())
 	return true
 }
 
 // notModified answers 304 after spending a token of the tenant's bucket
 // (a refusal is the limits' own answer).
-func notModified(w http.ResponseWriter, r *http.Request, limits *httpedge.RateLimits, p *domain.Principal, tag string) {
-	if err := limits.AdmitOrRefuse(w, r, limits.TenantCheck(p)); err != nil {
-		if r.Context().Err() == nil {
-			limits.Refuse(w, r, err.(*domain.Error))
-		}
+func notModified(w http.ResponseWriter, r *http.Request, limits *httpedge.RateLimits, tag string) {
+	if !limits.AdmitTenant(w, r) {
 		return
 	}
 	h := w.Header()
@@ -175,24 +172,14 @@ func (c *Cache) serve(w http.ResponseWriter, r *http.Request, next http.Handler)
 	for k, v := range a.Header {
 		h[k] = v
 	}
-	switch {
-	case hit:
-		h.Set(StatusHeader, statusHit)
-	case stored:
-		h.Set(StatusHeader, statusStored)
-	default:
-		h.Set(StatusHeader, statusMiss)
-	}
-	if a.Status == http.StatusOK && r.Method == http.MethodGet {
-		validators(h, req.read.ETag())
-		if anyTag(r.Header.Get("If-None-Match")) {
-			// "*": a current answer exists, which only running it could tell.
-			for _, k := range contentHeaders {
-				h.Del(k)
-			}
-			w.WriteHeader(http.StatusNotModified)
-			return
+	var n Note // the headers as GraphQL's answers get them
+	n.Answered(req.read, hit, stored)
+	if n.Header(r, h, a.Status == http.StatusOK) == http.StatusNotModified {
+		for _, k := range contentHeaders {
+			h.Del(k)
 		}
+		w.WriteHeader(http.StatusNotModified)
+		return
 	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(a.Body)

@@ -18,7 +18,7 @@ func (c *Cache) Stats() Stats {
 	}
 	return Stats{
 		Hits: c.stats.hits.Load(), Misses: c.stats.misses.Load(), Invalidations: c.stats.invalidations.Load(),
-		Evictions: c.stats.evictions.Load(), Unchecked: c.stats.uncached.Load(), Bytes: c.tenants.WeightedSize(),
+		Evictions: c.stats.evictions.Load(), Unchecked: c.stats.unchecked.Load(), Bytes: c.tenants.WeightedSize(),
 	}
 }
 

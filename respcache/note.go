@@ -9,18 +9,23 @@ import (
 // writes the answer's headers, and the layer that answers it from memory or
 // not (GraphQL's executor, which the transport does not see into).
 type Note struct {
-	Key    Key
+	key    func() Key
 	status string
 	etag   string
 }
 
 type noteKey struct{}
 
-// WithNote returns ctx carrying a note of key for the executor to fill.
-func WithNote(ctx context.Context, key Key) (context.Context, *Note) {
-	n := &Note{Key: key}
+// WithNote returns ctx carrying a note for the executor to fill; key
+// computes the request's key, called only for a request the executor finds
+// cacheable (a query, not a mutation).
+func WithNote(ctx context.Context, key func() Key) (context.Context, *Note) {
+	n := &Note{key: key}
 	return context.WithValue(ctx, noteKey{}, n), n
 }
+
+// Key is the request's key.
+func (n *Note) Key() Key { return n.key() }
 
 // NoteFrom is ctx's note (nil: the request is not cacheable).
 func NoteFrom(ctx context.Context) *Note {

@@ -14,16 +14,15 @@ import (
 type handlers struct{ reads *reads.Service }
 
 func (h *handlers) routes() []Route {
-	inv := domain.ResourceSet(domain.ResourceInvoices, domain.ResourceLoads, domain.ResourceParties)
-	st := domain.ResourceSet(domain.ResourceStatements, domain.ResourceParties)
 	return []Route{
-		{Method: http.MethodGet, Path: "/invoices", Handle: h.invoice, Reads: inv},
-		{Method: http.MethodPost, Path: "/driver-settlement-statements/search", Handle: h.searchStatements, Reads: st},
-		{Method: http.MethodGet, Path: "/driver-settlement-statements/{number}", Handle: h.statement, Reads: st},
-		{Method: http.MethodGet, Path: "/trailers", Handle: h.trailers, Reads: domain.ResourceSet(domain.ResourceTrailers, domain.ResourceParties)},
-		{Method: http.MethodPost, Path: "/locations/search", Handle: h.searchLocations, Reads: domain.ResourceSet(domain.ResourceLocations)},
-		{Method: http.MethodPost, Path: "/users/search", Handle: h.searchUsers, Reads: domain.ResourceSet(domain.ResourceUsers)},
-		{Method: http.MethodGet, Path: "/loads/{loadNumber}", Handle: h.load, Reads: domain.ResourceSet(domain.ResourceLoads, domain.ResourceParties)},
+		// An invoice is answered whole, its loads included.
+		{Method: http.MethodGet, Path: "/invoices", Handle: h.invoice, Reads: reads.InvoiceReads | reads.InvoiceLoadReads},
+		{Method: http.MethodPost, Path: "/driver-settlement-statements/search", Handle: h.searchStatements, Reads: reads.StatementReads},
+		{Method: http.MethodGet, Path: "/driver-settlement-statements/{number}", Handle: h.statement, Reads: reads.StatementReads},
+		{Method: http.MethodGet, Path: "/trailers", Handle: h.trailers, Reads: reads.TrailerReads},
+		{Method: http.MethodPost, Path: "/locations/search", Handle: h.searchLocations, Reads: reads.LocationReads},
+		{Method: http.MethodPost, Path: "/users/search", Handle: h.searchUsers, Reads: reads.UserReads},
+		{Method: http.MethodGet, Path: "/loads/{loadNumber}", Handle: h.load, Reads: reads.LoadReads},
 		{Method: http.MethodGet, Path: "/webhooks/event-types", Handle: h.eventTypes},
 	}
 }

@@ -46,7 +46,7 @@ func (v *ResponseVersions) Versions(ctx context.Context, tenant uuid.UUID) (doma
 			}
 			return nil
 		}, tenant)
-		return tx.flush(ctx)
+		return nil // run flushes
 	})
 	return out, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/haulgraph/haulgraph/domain"
+	"github.com/haulgraph/haulgraph/domain/reads"
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/respcache"
 )
@@ -37,6 +38,7 @@ type CachedQueries struct {
 	Rules     func() *rules.Rules
 	MaxQuery  int64 // a GET's query string (the POST body limit)
 	schema    *ast.Schema
+	types     map[string]domain.Resources // typeResources of schema
 }
 
 var _ interface {
@@ -48,6 +50,7 @@ func (*CachedQueries) ExtensionName() string { return "ResponseCache" }
 
 func (q *CachedQueries) Validate(es graphql.ExecutableSchema) error {
 	q.schema = es.Schema()
+	q.types = typeResources(q.schema)
 	return nil
 }
 
@@ -60,11 +63,11 @@ func (q *CachedQueries) InterceptResponse(ctx context.Context, next graphql.Resp
 	if op.Operation == nil || op.Operation.Operation != ast.Query || strings.Contains(op.RawQuery, "@defer") {
 		return next(ctx)
 	}
-	reads, ok := q.resources(op.Doc, op.Operation)
+	rs, ok := q.resources(op.Doc, op.Operation)
 	if !ok {
 		return next(ctx)
 	}
-	rd, ok := q.Cache.Begin(ctx, note.Key, reads)
+	rd, ok := q.Cache.Begin(ctx, note.Key(), rs)
 	if !ok {
 		note.Bypassed()
 		return next(ctx)
@@ -115,8 +118,8 @@ func (q *CachedQueries) Describe(r *http.Request, p *domain.Principal) (respcach
 	if op == nil || op.Operation != ast.Query {
 		return respcache.Key{}, 0, false
 	}
-	reads, ok := q.resources(doc, op)
-	return cacheKey(p, params), reads, ok
+	rs, ok := q.resources(doc, op)
+	return cacheKey(p, params), rs, ok
 }
 
 // cacheKey is a GraphQL request's key: the document (the SHA-256 of its
@@ -138,21 +141,25 @@ func cacheKey(p *domain.Principal, params *graphql.RawParams) respcache.Key {
 	return respcache.NewKey(p, "graphql", doc, params.OperationName, vars)
 }
 
-// noteRequest marks a request of the plain HTTP transport cacheable, keyed.
-func noteRequest(r *http.Request, params *graphql.RawParams) (*http.Request, *respcache.Note) {
+// noteRequest marks a request of the plain HTTP transport cacheable. Its
+// key is computed only once the operation is known to be a cacheable query,
+// from the parameters as sent (the executor fills in a persisted query's
+// text in params).
+func noteRequest(r *http.Request, params *graphql.RawParams) *http.Request {
 	p := domain.PrincipalFrom(r.Context())
 	if p == nil {
-		return r, nil
+		return r
 	}
-	ctx, note := respcache.WithNote(r.Context(), cacheKey(p, params))
-	return r.WithContext(ctx), note
+	sent := *params
+	ctx, _ := respcache.WithNote(r.Context(), func() respcache.Key { return cacheKey(p, &sent) })
+	return r.WithContext(ctx)
 }
 
 // resources are what an operation's answer is computed from: the
 // resources of every type it selects (queryResources); ok is false when
 // it selects one no resource accounts for.
 func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefinition) (domain.Resources, bool) {
-	var reads domain.Resources
+	var rs domain.Resources
 	seen := map[string]bool{}
 	var walk func(set ast.SelectionSet) bool
 	walk = func(set ast.SelectionSet) bool {
@@ -165,19 +172,11 @@ func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefin
 				if s.Definition == nil {
 					return false // introspection (__schema, __type) and the unknown
 				}
-				t := q.schema.Types[s.Definition.Type.Name()]
-				if t == nil {
+				r, ok := q.types[s.Definition.Type.Name()]
+				if !ok {
 					return false
 				}
-				if t.Kind == ast.Object || t.Kind == ast.Interface || t.Kind == ast.Union {
-					for _, name := range append([]string{t.Name}, possible(q.schema, t)...) {
-						r, ok := queryResources[name]
-						if !ok {
-							return false
-						}
-						reads |= r
-					}
-				}
+				rs |= r
 				if !walk(s.SelectionSet) {
 					return false
 				}
@@ -198,50 +197,52 @@ func (q *CachedQueries) resources(doc *ast.QueryDocument, op *ast.OperationDefin
 		}
 		return true
 	}
-	if !walk(op.SelectionSet) || reads == 0 {
+	if !walk(op.SelectionSet) || rs == 0 {
 		return 0, false
 	}
-	return reads, true
+	return rs, true
 }
 
-func possible(s *ast.Schema, t *ast.Definition) []string {
-	if t.Kind == ast.Object {
-		return nil
+// typeResources are the resources a field of each type of s reads: none
+// for a scalar or an enum; for an object its queryResources, for an
+// interface or a union those of every type it may be. A type that is
+// missing (one of them not in queryResources) makes a selection of it
+// uncacheable.
+func typeResources(s *ast.Schema) map[string]domain.Resources {
+	m := make(map[string]domain.Resources, len(s.Types))
+	for name, t := range s.Types {
+		if t.Kind != ast.Object && t.Kind != ast.Interface && t.Kind != ast.Union {
+			m[name] = 0
+			continue
+		}
+		r, ok := queryResources[name]
+		for _, d := range s.GetPossibleTypes(t) {
+			pr, known := queryResources[d.Name]
+			r, ok = r|pr, ok && known
+		}
+		if ok {
+			m[name] = r
+		}
 	}
-	var names []string
-	for _, d := range s.PossibleTypes[t.Name] {
-		names = append(names, d.Name)
-	}
-	return names
+	return m
 }
 
 // queryResources are the resources each object type's fields are read
-// from (over-approximated: a type that shows a party's name counts the
-// parties). A type missing here makes an operation that selects it
-// uncacheable: events and webhooks (their own freshness), documents (signed
-// links that expire), Mutation and Subscription.
+// from: the entity's it shows (domain/reads). A type missing here makes an
+// operation that selects it uncacheable: events and webhooks (their own
+// freshness), documents (signed links that expire), Mutation and
+// Subscription.
 var queryResources = func() map[string]domain.Resources {
-	set := domain.ResourceSet
-	const (
-		inv  = domain.ResourceInvoices
-		st   = domain.ResourceStatements
-		tr   = domain.ResourceTrailers
-		loc  = domain.ResourceLocations
-		usr  = domain.ResourceUsers
-		ld   = domain.ResourceLoads
-		pty  = domain.ResourceParties
-		none = domain.Resources(0)
-	)
-	m := map[string]domain.Resources{"Query": none, "Money": none, "Address": none, "PageInfo": none}
+	m := map[string]domain.Resources{"Query": 0, "Money": 0, "Address": 0, "PageInfo": 0}
 	for names, r := range map[string]domain.Resources{
-		"Invoice InvoiceLineItem LineRate InvoicePayment": set(inv, pty),
-		"InvoiceLoad": set(inv, ld, pty),
-		"SettlementStatement StatementTotals StatementLineItem StatementSubLine SettlementStatementConnection SettlementStatementEdge": set(st, pty),
-		"Trailer TrailerCapacity TrailerReference Note TrailerConnection TrailerEdge":                                                  set(tr, pty),
-		"Location LocationNote LocationConnection LocationEdge":                                                                        set(loc, pty),
-		"User UserConnection UserEdge":           set(usr),
-		"Load Stop Trip LoadConnection LoadEdge": set(ld, pty),
-		"Customer Vendor Carrier Driver Fleet":   set(pty),
+		"Invoice InvoiceLineItem LineRate InvoicePayment": reads.InvoiceReads,
+		"InvoiceLoad": reads.InvoiceLoadReads,
+		"SettlementStatement StatementTotals StatementLineItem StatementSubLine SettlementStatementConnection SettlementStatementEdge": reads.StatementReads,
+		"Trailer TrailerCapacity TrailerReference Note TrailerConnection TrailerEdge":                                                  reads.TrailerReads,
+		"Location LocationNote LocationConnection LocationEdge":                                                                        reads.LocationReads,
+		"User UserConnection UserEdge":           reads.UserReads,
+		"Load Stop Trip LoadConnection LoadEdge": reads.LoadReads,
+		"Customer Vendor Carrier Driver Fleet":   reads.PartyReads,
 	} {
 		for _, name := range strings.Fields(names) {
 			m[name] = r

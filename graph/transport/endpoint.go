@@ -14,6 +14,7 @@ import (
 	"github.com/haulgraph/haulgraph/graph/live"
 	"github.com/haulgraph/haulgraph/graph/operation"
 	"github.com/haulgraph/haulgraph/httpedge"
+	"github.com/haulgraph/haulgraph/respcache"
 )
 
 // Endpoint serves /graphql: GraphiQL for browsers, GET and POST operations
@@ -33,8 +34,9 @@ type Endpoint struct {
 	Page http.Handler
 	// MaxBodyBytes bounds a POST's JSON body (uploads have their own).
 	MaxBodyBytes int64
-	// Cached answers queries from the response cache (nil: no cache).
-	Cached *CachedQueries
+	// Describe keys a conditional GET for the response cache
+	// (CachedQueries.Describe; nil: no cache).
+	Describe respcache.Describe
 }
 
 func (h *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {

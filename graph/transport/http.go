@@ -57,7 +57,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		return
 	}
 	if t.keyed {
-		r, _ = noteRequest(r, params) // the response cache's key (CachedQueries)
+		r = noteRequest(r, params) // for the response cache (CachedQueries)
 	}
 	execute(w, r, exec, params)
 }
