@@ -65,7 +65,7 @@ func (s *WebhookStore) DispatchEvents(ctx context.Context, limit int,
 		}
 		// A delivery behind another of its load and destination (in the
 		// table or in this batch) waits without a due time; recording that
-		// one releases it (releaseLoad).
+		// one releases it (recordAttempt).
 		tx.exec(`INSERT INTO webhook_deliveries
 			(id, tenant_id, webhook_id, event_id, event_seq, status, next_attempt_at, include_previous_attributes, created_at, signature_scheme, load_key)
 			SELECT d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_seq, d.status,
@@ -197,9 +197,10 @@ type claimRow struct {
 	Load                      string           `db:"load_key"`
 }
 
-// recordAttempt saves what webhooks.DecideAttempt decided after an attempt
-// in one statement (one round trip, no BEGIN or COMMIT): it logs the
-// attempt, moves the delivery on and saves the webhook's failing_since and,
+// recordAttempt saves what webhooks.DecideAttempt decided after an attempt,
+// and releases the next waiting delivery of its load once it is finished
+// and the load no longer busy, in one statement (one round trip, no BEGIN
+// or COMMIT): it logs the attempt, moves the delivery on and saves the webhook's failing_since and,
 // when decided, its disabling (from the decision's state only). The claim
 // was the load and its lease the lock: only the worker holding attempt
 // c.Attempt of a still Pending delivery moves it; a stale one (its lease
@@ -220,17 +221,21 @@ var recordAttempt = `WITH attempt AS (
 			updated_at = CASE WHEN $13 AND state = $17 THEN now() ELSE updated_at END
 		WHERE id = $16 AND EXISTS (SELECT 1 FROM moved)
 		  AND ($13 OR failing_since IS DISTINCT FROM $12::timestamptz AND ($12::timestamptz IS NULL OR failing_since IS NULL))
+		RETURNING 1),
+	released AS (
+		UPDATE webhook_deliveries SET next_attempt_at = $8, updated_at = now()
+		WHERE id = (SELECT n.id FROM webhook_deliveries n WHERE n.webhook_id = $16 AND n.load_key = $18
+		            AND n.status = ` + pendingSQL + ` AND n.next_attempt_at IS NULL ORDER BY n.event_seq LIMIT 1)
+		  AND $10 <> ` + pendingSQL + ` AND EXISTS (SELECT 1 FROM moved)
+		  -- loadBusySQL for the load's first waiting delivery, which nothing
+		  -- waits ahead of: only a due or in-flight one holds it, the one
+		  -- recorded here aside (this statement still reads it Pending).
+		  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = $16 AND p.load_key = $18
+		                  AND p.status = ` + pendingSQL + ` AND p.id <> $3 AND p.next_attempt_at IS NOT NULL)
 		RETURNING 1)
 	SELECT EXISTS (SELECT 1 FROM moved)`
 
-// releaseLoad makes the next waiting delivery of a load due once its load
-// is no longer busy. It follows recordAttempt in its implicit transaction:
-// unlike a step of that statement, it sees the recorded delivery finished.
-var releaseLoad = `UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = now()
-	WHERE d.webhook_id = $2 AND d.load_key = $3 AND ` + releasableSQL
-
-// RecordAttempt is webhooks.DeliveryStore's (see recordAttempt and
-// releaseLoad).
+// RecordAttempt is webhooks.DeliveryStore's (see recordAttempt).
 func (s *WebhookStore) RecordAttempt(ctx context.Context, c webhooks.ClaimedDelivery, l webhooks.AttemptLog, d webhooks.AttemptDecision) (moved bool, err error) {
 	var errText *string
 	if l.Error != "" {
@@ -240,10 +245,7 @@ func (s *WebhookStore) RecordAttempt(ctx context.Context, c webhooks.ClaimedDeli
 	err = s.db.inSystemPipeline(ctx, func(ctx context.Context, tx *Tx) error {
 		tx.query(recordAttempt, func(r pgx.Rows) error { return r.Scan(&moved) },
 			l.AttemptID, c.TenantID, c.ID, c.Attempt, l.StatusCode, l.Latency.Milliseconds(), errText, l.At, string(c.Scheme),
-			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From))
-		if c.Load != "" && d.Status != webhooks.DeliveryPending {
-			tx.exec(releaseLoad, l.At, c.WebhookID, c.Load)
-		}
+			d.Status, d.NextAttemptAt, d.FailingSince, d.Disable, string(d.To), d.Reason, c.WebhookID, string(d.From), c.Load)
 		return nil
 	})
 	return moved, err
