@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// listenEnv makes the test binary a server: it listens on the address the
-// variable holds, says so, and serves until it is killed (ignoring SIGTERM
-// when ignoreEnv is set).
+// listenEnv makes the test binary a server: it says it is starting, listens
+// on the address the variable holds and serves until it is killed (ignoring
+// SIGTERM when ignoreEnv is set).
 const (
 	listenEnv = "PROC_TEST_LISTEN"
 	ignoreEnv = "PROC_TEST_IGNORE_TERM"
@@ -24,11 +24,13 @@ func TestMain(m *testing.M) {
 		if os.Getenv(ignoreEnv) != "" {
 			signal.Ignore(syscall.SIGTERM)
 		}
+		// Written before it listens: once it listens, Start returns and the
+		// test may stop it at once.
+		os.Stdout.WriteString("starting\n")
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			os.Exit(2)
 		}
-		os.Stdout.WriteString("listening\n")
 		for {
 			c, err := ln.Accept()
 			if err != nil {
@@ -50,17 +52,31 @@ func server(addr string, ignoreTerm bool) *exec.Cmd {
 	return cmd
 }
 
+// startServer starts server on a free address with grace. The child exits
+// 2 when it cannot listen: on a busy machine another socket (an outgoing
+// connection's) can take the port between FreeAddr and its bind, and it
+// tries another.
+func startServer(t *testing.T, ignoreTerm bool, grace time.Duration) (*Running, *Output, string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addr, err := FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &Output{}
+		r, err := Start(server(addr, ignoreTerm), out, 30*time.Second, grace, addr)
+		if err == nil {
+			return r, out, addr
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "exit status 2") {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestStartReturnsOnceListeningAndStopEndsIt(t *testing.T) {
 	t.Parallel()
-	addr, err := FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out Output
-	r, err := Start(server(addr, false), &out, 30*time.Second, 30*time.Second, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, out, addr := startServer(t, false, 30*time.Second)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatalf("Start returned before %s listened: %v", addr, err)
@@ -70,21 +86,14 @@ func TestStartReturnsOnceListeningAndStopEndsIt(t *testing.T) {
 	if r.err == nil || !strings.Contains(r.err.Error(), "terminated") {
 		t.Errorf("exit after Stop: %v, want the SIGTERM", r.err)
 	}
-	if !strings.Contains(out.String(), "listening") {
+	if !strings.Contains(out.String(), "starting") {
 		t.Errorf("output %q lacks what the process printed", out.String())
 	}
 }
 
 func TestStopKillsWhatIgnoresSIGTERMAfterTheGrace(t *testing.T) {
 	t.Parallel()
-	addr, err := FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Start(server(addr, true), &Output{}, 30*time.Second, 100*time.Millisecond, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, _ := startServer(t, true, 100*time.Millisecond)
 	r.Stop()
 	if r.err == nil || !strings.Contains(r.err.Error(), "killed") {
 		t.Errorf("exit after Stop: %v, want the SIGKILL", r.err)
